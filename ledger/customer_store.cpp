@@ -1,0 +1,264 @@
+#include "ledger/customer_store.hpp"
+
+#include "ledger/assert.hpp"
+#include "ledger/database.hpp"
+
+namespace corridor {
+namespace {
+
+struct nullable_text {
+    std::string value;
+    soci::indicator indicator = soci::i_null;
+
+    nullable_text() = default;
+    explicit nullable_text(const std::optional<std::string>& from)
+        : value(from.value_or("")), indicator(from ? soci::i_ok : soci::i_null) {}
+    std::optional<std::string> get() const {
+        return indicator == soci::i_ok ? std::optional(value) : std::nullopt;
+    }
+};
+
+struct customer_row {
+    std::string id, platform_id, environment, platform_customer_id, customer_type, uma_address,
+        kyc_status;
+    nullable_text full_name, birth_date, nationality, address, business_info, beneficial_owners;
+    int is_deleted = 0;
+    long long created_at_ms = 0, updated_at_ms = 0;
+
+    void bind(soci::statement& statement) {
+        for (auto* text : {&id, &platform_id, &environment, &platform_customer_id, &customer_type,
+                           &uma_address, &kyc_status}) {
+            statement.exchange(soci::into(*text));
+        }
+        for (auto* text : {&full_name, &birth_date, &nationality, &address, &business_info,
+                           &beneficial_owners}) {
+            statement.exchange(soci::into(text->value, text->indicator));
+        }
+        statement.exchange(soci::into(is_deleted));
+        statement.exchange(soci::into(created_at_ms));
+        statement.exchange(soci::into(updated_at_ms));
+    }
+
+    customer to_customer() const {
+        auto env = parse_environment(environment);
+        CORRIDOR_ASSERT(env.has_value());
+        customer out;
+        out.id = id;
+        out.owner = tenant{platform_id, *env};
+        out.platform_customer_id = platform_customer_id;
+        out.customer_type = customer_type;
+        out.uma_address = uma_address;
+        out.kyc_status = kyc_status;
+        out.full_name = full_name.get();
+        out.birth_date = birth_date.get();
+        out.nationality = nationality.get();
+        out.address_json = address.get();
+        out.business_info_json = business_info.get();
+        out.beneficial_owners_json = beneficial_owners.get();
+        out.is_deleted = is_deleted != 0;
+        out.created_at_ms = created_at_ms;
+        out.updated_at_ms = updated_at_ms;
+        return out;
+    }
+};
+
+constexpr const char* customer_select =
+    "SELECT id, platform_id, environment, platform_customer_id, customer_type, uma_address, "
+    "kyc_status, full_name, birth_date, nationality, address, business_info, beneficial_owners, "
+    "is_deleted, created_at_ms, updated_at_ms FROM customers";
+
+sql_filter tenant_filter(const tenant& owner) {
+    sql_filter filter;
+    filter.equals("platform_id", owner.platform_id);
+    filter.equals("environment", std::string(owner.env_name()));
+    return filter;
+}
+
+bool uma_address_taken(soci::session& session, const tenant& owner, const std::string& address,
+                       const std::string& except_id) {
+    int count = 0;
+    std::string env_name(owner.env_name());
+    session << "SELECT COUNT(*) FROM customers WHERE environment = :e AND uma_address = :a AND "
+               "is_deleted = 0 AND id <> :i",
+        soci::use(env_name), soci::use(address), soci::use(except_id), soci::into(count);
+    return count > 0;
+}
+
+bool platform_customer_id_taken(soci::session& session, const tenant& owner,
+                                const std::string& platform_customer_id) {
+    int count = 0;
+    std::string env_name(owner.env_name());
+    session << "SELECT COUNT(*) FROM customers WHERE platform_id = :p AND environment = :e AND "
+               "platform_customer_id = :c AND is_deleted = 0",
+        soci::use(owner.platform_id), soci::use(env_name), soci::use(platform_customer_id),
+        soci::into(count);
+    return count > 0;
+}
+
+// Which unique index a violation hit, from the constraint name both backends report.
+customer_error classify_unique_violation(const soci::soci_error& error) {
+    std::string text = error.what();
+    if (text.find("platform_customer_id") != std::string::npos) {
+        return customer_error::platform_customer_id_taken;
+    }
+    return customer_error::uma_address_taken;
+}
+
+}  // namespace
+
+std::optional<customer> find_customer(soci::session& session, const tenant& owner,
+                                      const std::string& id) {
+    sql_filter where = tenant_filter(owner);
+    where.equals("id", id);
+    customer_row row;
+    std::optional<customer> found;
+    fetch_page(session, customer_select, where, page_request{1, std::nullopt, false}, row,
+               [&](const customer_row& r) { found = r.to_customer(); });
+    return found;
+}
+
+result<customer, customer_error> create_customer(soci::session& session,
+                                                 customer_services services, const tenant& owner,
+                                                 const std::string& uma_domain,
+                                                 const new_customer& request) {
+    CORRIDOR_ASSERT(request.customer_type == "INDIVIDUAL" || request.customer_type == "BUSINESS");
+    CORRIDOR_ASSERT(!uma_domain.empty());
+    std::string id = services.ids.next("Customer");
+    std::string platform_customer_id =
+        request.platform_customer_id.value_or(id.substr(id.find(':') + 1));
+    long long now_ms = services.time.now_ms();
+    std::string env_name(owner.env_name());
+    try {
+        write_transaction transaction(session);
+        std::string address;
+        if (request.fields.uma_address) {
+            address = *request.fields.uma_address;
+            if (uma_address_taken(session, owner, address, id)) {
+                return customer_error::uma_address_taken;
+            }
+        } else {
+            do {
+                address = "$" + random_base32(services.random, 12) + "@" + uma_domain;
+            } while (uma_address_taken(session, owner, address, id));
+        }
+        if (platform_customer_id_taken(session, owner, platform_customer_id)) {
+            return customer_error::platform_customer_id_taken;
+        }
+        const auto& fields = request.fields;
+        nullable_text full_name(fields.full_name), birth_date(fields.birth_date),
+            nationality(fields.nationality), address_json(fields.address_json),
+            business_info(fields.business_info_json),
+            beneficial_owners(fields.beneficial_owners_json);
+        session << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
+                   "customer_type, uma_address, kyc_status, full_name, birth_date, nationality, "
+                   "address, business_info, beneficial_owners, is_deleted, created_at_ms, "
+                   "updated_at_ms) VALUES (:i, :p, :e, :c, :y, :u, :k, :fn, :bd, :na, :ad, :bi, "
+                   ":bo, 0, :t, :t2)",
+            soci::use(id), soci::use(owner.platform_id), soci::use(env_name),
+            soci::use(platform_customer_id), soci::use(request.customer_type), soci::use(address),
+            soci::use(request.kyc_status), soci::use(full_name.value, full_name.indicator),
+            soci::use(birth_date.value, birth_date.indicator),
+            soci::use(nationality.value, nationality.indicator),
+            soci::use(address_json.value, address_json.indicator),
+            soci::use(business_info.value, business_info.indicator),
+            soci::use(beneficial_owners.value, beneficial_owners.indicator), soci::use(now_ms),
+            soci::use(now_ms);
+        auto created = find_customer(session, owner, id);
+        CORRIDOR_ASSERT(created.has_value());
+        transaction.commit();
+        return std::move(*created);
+    } catch (const soci::soci_error& error) {
+        if (is_unique_violation(error)) return classify_unique_violation(error);
+        throw;
+    }
+}
+
+page<customer> list_customers(soci::session& session, const tenant& owner,
+                              const customer_filter& filter, const page_request& request) {
+    sql_filter where = tenant_filter(owner);
+    if (!filter.include_deleted) where.equals("is_deleted", std::int64_t{0});
+    if (filter.platform_customer_id) {
+        where.equals("platform_customer_id", *filter.platform_customer_id);
+    }
+    if (filter.customer_type) where.equals("customer_type", *filter.customer_type);
+    if (filter.uma_address) where.equals("uma_address", *filter.uma_address);
+    if (filter.created_after_ms) where.at_least("created_at_ms", *filter.created_after_ms);
+    if (filter.created_before_ms) where.at_most("created_at_ms", *filter.created_before_ms);
+    if (filter.updated_after_ms) where.at_least("updated_at_ms", *filter.updated_after_ms);
+    if (filter.updated_before_ms) where.at_most("updated_at_ms", *filter.updated_before_ms);
+    page<customer> result;
+    result.total_count = count_rows(session, "customers", where);
+    customer_row row;
+    result.has_more =
+        fetch_page(session, customer_select, where, request, row,
+                   [&](const customer_row& r) { result.items.push_back(r.to_customer()); });
+    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
+    return result;
+}
+
+result<customer, customer_error> update_customer(soci::session& session, const clock& time,
+                                                 const tenant& owner, const std::string& id,
+                                                 const std::string& customer_type,
+                                                 const customer_fields& changes) {
+    try {
+        write_transaction transaction(session);
+        auto current = find_customer(session, owner, id);
+        if (!current) return customer_error::not_found;
+        if (current->is_deleted) return customer_error::deleted;
+        if (current->customer_type != customer_type) return customer_error::customer_type_mismatch;
+        if (changes.uma_address && *changes.uma_address != current->uma_address &&
+            uma_address_taken(session, owner, *changes.uma_address, id)) {
+            return customer_error::uma_address_taken;
+        }
+        auto pick = [](const std::optional<std::string>& change,
+                       const std::optional<std::string>& old) {
+            return nullable_text(change ? change : old);
+        };
+        std::string address = changes.uma_address.value_or(current->uma_address);
+        nullable_text full_name = pick(changes.full_name, current->full_name);
+        nullable_text birth_date = pick(changes.birth_date, current->birth_date);
+        nullable_text nationality = pick(changes.nationality, current->nationality);
+        nullable_text address_json = pick(changes.address_json, current->address_json);
+        nullable_text business_info = pick(changes.business_info_json, current->business_info_json);
+        nullable_text owners = pick(changes.beneficial_owners_json, current->beneficial_owners_json);
+        long long now_ms = std::max<long long>(time.now_ms(), current->updated_at_ms);
+        std::string env_name(owner.env_name());
+        session << "UPDATE customers SET uma_address = :u, full_name = :fn, birth_date = :bd, "
+                   "nationality = :na, address = :ad, business_info = :bi, beneficial_owners = "
+                   ":bo, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND environment = "
+                   ":e",
+            soci::use(address), soci::use(full_name.value, full_name.indicator),
+            soci::use(birth_date.value, birth_date.indicator),
+            soci::use(nationality.value, nationality.indicator),
+            soci::use(address_json.value, address_json.indicator),
+            soci::use(business_info.value, business_info.indicator),
+            soci::use(owners.value, owners.indicator), soci::use(now_ms), soci::use(id),
+            soci::use(owner.platform_id), soci::use(env_name);
+        auto updated = find_customer(session, owner, id);
+        CORRIDOR_ASSERT(updated.has_value());
+        transaction.commit();
+        return std::move(*updated);
+    } catch (const soci::soci_error& error) {
+        if (is_unique_violation(error)) return customer_error::uma_address_taken;
+        throw;
+    }
+}
+
+result<customer, customer_error> delete_customer(soci::session& session, const clock& time,
+                                                 const tenant& owner, const std::string& id) {
+    write_transaction transaction(session);
+    auto current = find_customer(session, owner, id);
+    if (!current) return customer_error::not_found;
+    if (current->is_deleted) return customer_error::deleted;
+    long long now_ms = std::max<long long>(time.now_ms(), current->updated_at_ms);
+    std::string env_name(owner.env_name());
+    session << "UPDATE customers SET is_deleted = 1, updated_at_ms = :t WHERE id = :i AND "
+               "platform_id = :p AND environment = :e",
+        soci::use(now_ms), soci::use(id), soci::use(owner.platform_id), soci::use(env_name);
+    auto deleted = find_customer(session, owner, id);
+    CORRIDOR_ASSERT(deleted.has_value() && deleted->is_deleted);
+    transaction.commit();
+    return std::move(*deleted);
+}
+
+}  // namespace corridor

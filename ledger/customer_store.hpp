@@ -1,0 +1,83 @@
+#pragma once
+// Customers of a platform environment. Structured sub-documents (address, businessInfo,
+// beneficialOwners) are validated at the edge and stored as JSON text.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <soci/soci.h>
+
+#include "ledger/clock.hpp"
+#include "ledger/ids.hpp"
+#include "ledger/page.hpp"
+#include "ledger/random.hpp"
+#include "ledger/result.hpp"
+#include "ledger/tenant.hpp"
+
+namespace corridor {
+
+struct customer {
+    std::string id;  // Customer:<uuid>
+    tenant owner;
+    std::string platform_customer_id;
+    std::string customer_type;  // INDIVIDUAL or BUSINESS
+    std::string uma_address;
+    std::string kyc_status;
+    std::optional<std::string> full_name, birth_date, nationality;
+    std::optional<std::string> address_json, business_info_json, beneficial_owners_json;
+    bool is_deleted = false;
+    std::int64_t created_at_ms = 0;
+    std::int64_t updated_at_ms = 0;
+};
+
+struct customer_fields {
+    std::optional<std::string> uma_address;  // normalised "$user@domain"
+    std::optional<std::string> full_name, birth_date, nationality;
+    std::optional<std::string> address_json, business_info_json, beneficial_owners_json;
+};
+
+struct new_customer {
+    std::optional<std::string> platform_customer_id;
+    std::string customer_type;
+    std::string kyc_status;
+    customer_fields fields;
+};
+
+enum class customer_error {
+    not_found,
+    deleted,
+    uma_address_taken,
+    platform_customer_id_taken,
+    customer_type_mismatch,
+};
+
+struct customer_filter {
+    std::optional<std::string> platform_customer_id, customer_type, uma_address;
+    std::optional<std::int64_t> created_after_ms, created_before_ms;
+    std::optional<std::int64_t> updated_after_ms, updated_before_ms;
+    bool include_deleted = false;
+};
+
+struct customer_services {
+    id_generator& ids;
+    random_source& random;
+    const clock& time;
+};
+
+// uma_domain is the platform's, used to generate an address when none is given.
+result<customer, customer_error> create_customer(soci::session& session,
+                                                 customer_services services, const tenant& owner,
+                                                 const std::string& uma_domain,
+                                                 const new_customer& request);
+page<customer> list_customers(soci::session& session, const tenant& owner,
+                              const customer_filter& filter, const page_request& request);
+std::optional<customer> find_customer(soci::session& session, const tenant& owner,
+                                      const std::string& id);
+result<customer, customer_error> update_customer(soci::session& session, const clock& time,
+                                                 const tenant& owner, const std::string& id,
+                                                 const std::string& customer_type,
+                                                 const customer_fields& changes);
+result<customer, customer_error> delete_customer(soci::session& session, const clock& time,
+                                                 const tenant& owner, const std::string& id);
+
+}  // namespace corridor

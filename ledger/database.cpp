@@ -1,0 +1,106 @@
+#include "ledger/database.hpp"
+
+#include <soci/postgresql/soci-postgresql.h>
+#include <soci/sqlite3/soci-sqlite3.h>
+#include <sqlite3.h>
+
+#include <cstring>
+
+namespace corridor {
+
+std::optional<database_url> database_url::parse(std::string_view text) {
+    database_url url;
+    url.text = std::string(text);
+    if (text.starts_with("sqlite:")) {
+        url.backend = database_backend::sqlite;
+        url.connect_string = std::string(text.substr(7));
+        if (url.connect_string.starts_with("//")) url.connect_string.erase(0, 2);
+        if (url.connect_string.empty()) return std::nullopt;
+        return url;
+    }
+    if (text.starts_with("postgresql://") || text.starts_with("postgres://")) {
+        url.backend = database_backend::postgresql;
+        url.connect_string = std::string(text);
+        return url;
+    }
+    return std::nullopt;
+}
+
+std::string database_url::redacted() const {
+    if (backend != database_backend::postgresql) return text;
+    auto scheme_end = text.find("://");
+    auto at = text.find('@');
+    if (scheme_end == std::string::npos || at == std::string::npos) return text;
+    auto colon = text.find(':', scheme_end + 3);
+    if (colon == std::string::npos || colon > at) return text;
+    return text.substr(0, colon + 1) + "***" + text.substr(at);
+}
+
+std::unique_ptr<soci::session> open_session(const database_url& url) {
+    std::unique_ptr<soci::session> session;
+    if (url.backend == database_backend::sqlite) {
+        session = std::make_unique<soci::session>(*soci::factory_sqlite3(),
+                                                  "db=\"" + url.connect_string + "\"");
+        *session << "PRAGMA journal_mode=WAL";
+        *session << "PRAGMA synchronous=FULL";
+        *session << "PRAGMA foreign_keys=ON";
+        *session << "PRAGMA busy_timeout=10000";
+    } else {
+        session = std::make_unique<soci::session>(*soci::factory_postgresql(), url.connect_string);
+        *session << "SET synchronous_commit = on";
+        *session << "SET client_min_messages = warning";
+    }
+    return session;
+}
+
+database_backend backend_of(soci::session& session) {
+    return session.get_backend_name() == "postgresql" ? database_backend::postgresql
+                                                       : database_backend::sqlite;
+}
+
+write_transaction::write_transaction(soci::session& session) : session_(session) {
+    if (backend_of(session_) == database_backend::sqlite) {
+        session_ << "BEGIN IMMEDIATE";
+    } else {
+        session_ << "BEGIN";
+    }
+}
+
+write_transaction::~write_transaction() {
+    if (!open_) return;
+    try {
+        session_ << "ROLLBACK";
+    } catch (...) {
+        // The connection is broken; the database discards the transaction on its side.
+    }
+}
+
+void write_transaction::commit() {
+    session_ << "COMMIT";
+    open_ = false;
+}
+
+bool is_unique_violation(const soci::soci_error& error) {
+    if (const auto* sqlite_error = dynamic_cast<const soci::sqlite3_soci_error*>(&error)) {
+        return (sqlite_error->result() & 0xff) == SQLITE_CONSTRAINT &&
+               (std::strstr(error.what(), "UNIQUE") || std::strstr(error.what(), "PRIMARY KEY"));
+    }
+    if (const auto* pg_error = dynamic_cast<const soci::postgresql_soci_error*>(&error)) {
+        return pg_error->sqlstate() == "23505";
+    }
+    return false;
+}
+
+bool is_retryable_conflict(const soci::soci_error& error) {
+    if (const auto* sqlite_error = dynamic_cast<const soci::sqlite3_soci_error*>(&error)) {
+        int code = sqlite_error->result() & 0xff;
+        return code == SQLITE_BUSY || code == SQLITE_LOCKED;
+    }
+    if (const auto* pg_error = dynamic_cast<const soci::postgresql_soci_error*>(&error)) {
+        auto state = pg_error->sqlstate();
+        return state == "40001" || state == "40P01";
+    }
+    return false;
+}
+
+}  // namespace corridor

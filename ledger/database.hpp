@@ -1,0 +1,52 @@
+#pragma once
+// One soci code path for SQLite (embedded default) and PostgreSQL (production, several processes).
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <soci/soci.h>
+
+namespace corridor {
+
+enum class database_backend { sqlite, postgresql };
+
+struct database_url {
+    database_backend backend = database_backend::sqlite;
+    std::string connect_string;  // a file path for SQLite, the URI itself for PostgreSQL
+    std::string text;            // as given, for messages (never contains a password: see redacted)
+
+    // "sqlite:PATH" or "postgresql://..." (also "postgres://..."); nullopt when neither.
+    static std::optional<database_url> parse(std::string_view text);
+    // The URL with any password replaced by "***", for logs and messages.
+    std::string redacted() const;
+};
+
+// Opens a session with the settings money needs: SQLite in WAL with synchronous=FULL (an
+// acknowledged write survives power loss), foreign keys on, a busy timeout for the rare writer
+// contention; PostgreSQL at READ COMMITTED with synchronous_commit on.
+std::unique_ptr<soci::session> open_session(const database_url& url);
+
+database_backend backend_of(soci::session& session);
+
+// A write transaction. SQLite takes the write lock at BEGIN (BEGIN IMMEDIATE) so two writers never
+// deadlock upgrading read locks; PostgreSQL uses a plain BEGIN. Rolls back unless committed.
+class write_transaction {
+public:
+    explicit write_transaction(soci::session& session);
+    ~write_transaction();
+    write_transaction(const write_transaction&) = delete;
+    write_transaction& operator=(const write_transaction&) = delete;
+    void commit();
+
+private:
+    soci::session& session_;
+    bool open_ = true;
+};
+
+// True when the error is a unique or primary-key constraint violation, on either backend.
+bool is_unique_violation(const soci::soci_error& error);
+// True for transient contention (SQLite busy/locked, PostgreSQL serialization failure/deadlock).
+bool is_retryable_conflict(const soci::soci_error& error);
+
+}  // namespace corridor

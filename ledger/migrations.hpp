@@ -1,0 +1,15 @@
+#pragma once
+// Numbered schema migrations, applied in order by `corridor migrate` and at `serve` start.
+#include <soci/soci.h>
+
+namespace corridor {
+
+// Applies every migration not yet recorded in schema_migrations; returns how many were applied.
+// Safe to run from several processes at once (PostgreSQL advisory lock, SQLite write lock).
+int apply_migrations(soci::session& session);
+// The highest migration this build knows.
+int latest_migration_version();
+// The highest applied version in the database (0 when none).
+int applied_migration_version(soci::session& session);
+
+}  // namespace corridor

@@ -1,0 +1,136 @@
+#include "ledger/page.hpp"
+
+#include <openssl/evp.h>
+
+#include <array>
+
+#include "ledger/assert.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr std::string_view cursor_prefix = "k1|";
+
+std::string base64url_encode(std::string_view data) {
+    std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
+    int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                  reinterpret_cast<const unsigned char*>(data.data()),
+                                  static_cast<int>(data.size()));
+    out.resize(static_cast<std::size_t>(written));
+    for (auto& c : out) {
+        if (c == '+') c = '-';
+        if (c == '/') c = '_';
+    }
+    while (!out.empty() && out.back() == '=') out.pop_back();
+    return out;
+}
+
+std::optional<std::string> base64url_decode(std::string_view text) {
+    if (text.empty() || text.size() > 512) return std::nullopt;
+    std::string padded(text);
+    for (auto& c : padded) {
+        if (c == '-') c = '+';
+        else if (c == '_') c = '/';
+        else if (!std::isalnum(static_cast<unsigned char>(c))) return std::nullopt;
+    }
+    while (padded.size() % 4 != 0) padded.push_back('=');
+    std::string out(padded.size() / 4 * 3, '\0');
+    int written = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                  reinterpret_cast<const unsigned char*>(padded.data()),
+                                  static_cast<int>(padded.size()));
+    if (written < 0) return std::nullopt;
+    std::size_t padding = padded.size() - text.size();
+    out.resize(static_cast<std::size_t>(written) - padding);
+    return out;
+}
+
+}  // namespace
+
+std::string encode_cursor(std::string_view last_id) {
+    CORRIDOR_ASSERT(!last_id.empty());
+    return base64url_encode(std::string(cursor_prefix) + std::string(last_id));
+}
+
+std::optional<std::string> decode_cursor(std::string_view cursor) {
+    auto decoded = base64url_decode(cursor);
+    if (!decoded || !decoded->starts_with(cursor_prefix)) return std::nullopt;
+    std::string id = decoded->substr(cursor_prefix.size());
+    if (id.empty() || id.size() > 128) return std::nullopt;
+    for (char c : id) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '-') {
+            return std::nullopt;
+        }
+    }
+    return id;
+}
+
+std::string sql_filter::next_placeholder() { return "f" + std::to_string(count_++); }
+
+void sql_filter::equals(std::string_view column, std::string value) {
+    auto name = next_placeholder();
+    clauses_.push_back(std::string(column) + " = :" + name);
+    strings_.emplace_back(name, std::move(value));
+}
+
+void sql_filter::equals(std::string_view column, std::int64_t value) {
+    auto name = next_placeholder();
+    clauses_.push_back(std::string(column) + " = :" + name);
+    integers_.emplace_back(name, value);
+}
+
+void sql_filter::at_least(std::string_view column, std::int64_t value) {
+    auto name = next_placeholder();
+    clauses_.push_back(std::string(column) + " >= :" + name);
+    integers_.emplace_back(name, value);
+}
+
+void sql_filter::at_most(std::string_view column, std::int64_t value) {
+    auto name = next_placeholder();
+    clauses_.push_back(std::string(column) + " <= :" + name);
+    integers_.emplace_back(name, value);
+}
+
+void sql_filter::id_after(std::string_view column, std::string id, bool descending) {
+    auto name = next_placeholder();
+    clauses_.push_back(std::string(column) + (descending ? " < :" : " > :") + name);
+    strings_.emplace_back(name, std::move(id));
+}
+
+void sql_filter::clause(std::string_view sql_with_placeholder, std::string value) {
+    auto name = next_placeholder();
+    std::string sql(sql_with_placeholder);
+    auto at = sql.find("{}");
+    CORRIDOR_ASSERT(at != std::string::npos);
+    sql.replace(at, 2, ":" + name);
+    clauses_.push_back(std::move(sql));
+    strings_.emplace_back(name, std::move(value));
+}
+
+std::string sql_filter::where_sql() const {
+    std::string sql;
+    for (std::size_t i = 0; i < clauses_.size(); ++i) {
+        sql += i == 0 ? " WHERE " : " AND ";
+        sql += clauses_[i];
+    }
+    return sql;
+}
+
+void sql_filter::bind(soci::statement& statement) {
+    for (auto& [name, value] : strings_) statement.exchange(soci::use(value, name));
+    for (auto& [name, value] : integers_) statement.exchange(soci::use(value, name));
+}
+
+std::int64_t count_rows(soci::session& session, std::string_view table, sql_filter filter) {
+    long long count = 0;
+    soci::statement statement(session);
+    statement.exchange(soci::into(count));
+    filter.bind(statement);
+    statement.alloc();
+    statement.prepare("SELECT COUNT(*) FROM " + std::string(table) + filter.where_sql());
+    statement.define_and_bind();
+    statement.execute(true);
+    CORRIDOR_ASSERT(count >= 0);
+    return count;
+}
+
+}  // namespace corridor

@@ -1,0 +1,177 @@
+#include "ledger/platform_store.hpp"
+
+#include <boost/json.hpp>
+
+#include "ledger/assert.hpp"
+#include "ledger/database.hpp"
+
+namespace corridor {
+namespace json = boost::json;
+
+std::string supported_currencies_to_json(const std::vector<supported_currency>& currencies) {
+    json::array out;
+    for (const auto& item : currencies) {
+        json::array types(item.enabled_transaction_types.begin(),
+                          item.enabled_transaction_types.end());
+        json::array fields;
+        for (const auto& field : item.required_counterparty_fields) {
+            fields.push_back(json::object{{"name", field.name}, {"mandatory", field.mandatory}});
+        }
+        out.push_back(json::object{{"currencyCode", item.currency_code},
+                                   {"minAmount", item.min_amount},
+                                   {"maxAmount", item.max_amount},
+                                   {"enabledTransactionTypes", std::move(types)},
+                                   {"requiredCounterpartyFields", std::move(fields)}});
+    }
+    return json::serialize(out);
+}
+
+std::vector<supported_currency> supported_currencies_from_json(const std::string& text) {
+    // Written only by supported_currencies_to_json, so the shape is trusted.
+    std::vector<supported_currency> out;
+    const json::value document = json::parse(text);
+    for (const auto& entry : document.as_array()) {
+        const auto& object = entry.as_object();
+        supported_currency item;
+        item.currency_code = std::string(object.at("currencyCode").as_string());
+        item.min_amount = object.at("minAmount").to_number<std::int64_t>();
+        item.max_amount = object.at("maxAmount").to_number<std::int64_t>();
+        for (const auto& type : object.at("enabledTransactionTypes").as_array()) {
+            item.enabled_transaction_types.emplace_back(type.as_string());
+        }
+        for (const auto& field : object.at("requiredCounterpartyFields").as_array()) {
+            item.required_counterparty_fields.push_back(
+                {std::string(field.at("name").as_string()), field.at("mandatory").as_bool()});
+        }
+        out.push_back(std::move(item));
+    }
+    return out;
+}
+
+namespace {
+
+bool uma_domain_taken(soci::session& session, const std::string& domain, environment env,
+                      const std::string& except_platform_id) {
+    int count = 0;
+    std::string env_name(to_string(env));
+    session << "SELECT COUNT(*) FROM platform_configs WHERE environment = :e AND uma_domain = :d "
+               "AND platform_id <> :p",
+        soci::use(env_name), soci::use(domain), soci::use(except_platform_id), soci::into(count);
+    return count > 0;
+}
+
+}  // namespace
+
+result<std::string, platform_error> create_platform(soci::session& session,
+                                                    platform_services services,
+                                                    const new_platform& request) {
+    CORRIDOR_ASSERT(!request.name.empty());
+    CORRIDOR_ASSERT(!request.uma_domain.empty());
+    std::string platform_id = services.ids.next("PlatformConfig");
+    long long now_ms = services.time.now_ms();
+    int regulated = request.is_regulated ? 1 : 0;
+    std::string currencies = supported_currencies_to_json(request.supported_currencies);
+    try {
+        write_transaction transaction(session);
+        for (auto env : {environment::sandbox, environment::production}) {
+            if (uma_domain_taken(session, request.uma_domain, env, platform_id)) {
+                return platform_error::uma_domain_taken;
+            }
+        }
+        session << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES (:i, :n, "
+                   ":r, :t)",
+            soci::use(platform_id), soci::use(request.name), soci::use(regulated),
+            soci::use(now_ms);
+        for (auto env : {environment::sandbox, environment::production}) {
+            // The production config id is the platform id, so the id an operator sees at creation
+            // is the one GET /config returns with production credentials.
+            std::string config_id = env == environment::production
+                                        ? platform_id
+                                        : services.ids.next("PlatformConfig");
+            std::string env_name(to_string(env));
+            std::string subdomain = random_base32(services.random, 16);
+            session << "INSERT INTO platform_configs (platform_id, environment, id, uma_domain, "
+                       "proxy_uma_subdomain, webhook_endpoint, supported_currencies, "
+                       "created_at_ms, updated_at_ms) VALUES (:p, :e, :i, :d, :s, NULL, :c, :t, "
+                       ":t2)",
+                soci::use(platform_id), soci::use(env_name), soci::use(config_id),
+                soci::use(request.uma_domain), soci::use(subdomain), soci::use(currencies),
+                soci::use(now_ms), soci::use(now_ms);
+        }
+        transaction.commit();
+    } catch (const soci::soci_error& error) {
+        if (is_unique_violation(error)) return platform_error::uma_domain_taken;
+        throw;
+    }
+    return platform_id;
+}
+
+bool platform_exists(soci::session& session, const std::string& platform_id) {
+    int count = 0;
+    session << "SELECT COUNT(*) FROM platforms WHERE id = :i", soci::use(platform_id),
+        soci::into(count);
+    return count == 1;
+}
+
+std::optional<platform_config> load_platform_config(soci::session& session, const tenant& owner) {
+    platform_config config;
+    std::string env_name(owner.env_name());
+    std::string webhook, currencies;
+    soci::indicator webhook_indicator = soci::i_null;
+    int regulated = 0;
+    long long created_ms = 0, updated_ms = 0;
+    session << "SELECT c.id, c.uma_domain, c.proxy_uma_subdomain, c.webhook_endpoint, "
+               "c.supported_currencies, p.is_regulated, c.created_at_ms, c.updated_at_ms FROM "
+               "platform_configs c JOIN platforms p ON p.id = c.platform_id WHERE c.platform_id "
+               "= :p AND c.environment = :e",
+        soci::use(owner.platform_id), soci::use(env_name), soci::into(config.id),
+        soci::into(config.uma_domain), soci::into(config.proxy_uma_subdomain),
+        soci::into(webhook, webhook_indicator), soci::into(currencies), soci::into(regulated),
+        soci::into(created_ms), soci::into(updated_ms);
+    if (!session.got_data()) return std::nullopt;
+    config.owner = owner;
+    if (webhook_indicator == soci::i_ok) config.webhook_endpoint = webhook;
+    config.supported_currencies = supported_currencies_from_json(currencies);
+    config.is_regulated = regulated != 0;
+    config.created_at_ms = created_ms;
+    config.updated_at_ms = updated_ms;
+    return config;
+}
+
+result<platform_config, platform_error> update_platform_config(soci::session& session,
+                                                               const clock& time,
+                                                               const tenant& owner,
+                                                               const config_patch& patch) {
+    std::string env_name(owner.env_name());
+    try {
+        write_transaction transaction(session);
+        auto current = load_platform_config(session, owner);
+        if (!current) return platform_error::not_found;
+        if (patch.uma_domain &&
+            uma_domain_taken(session, *patch.uma_domain, owner.env, owner.platform_id)) {
+            return platform_error::uma_domain_taken;
+        }
+        std::string domain = patch.uma_domain.value_or(current->uma_domain);
+        auto webhook = patch.webhook_endpoint.value_or(current->webhook_endpoint);
+        std::string currencies = supported_currencies_to_json(
+            patch.supported_currencies.value_or(current->supported_currencies));
+        std::string webhook_text = webhook.value_or("");
+        soci::indicator webhook_indicator = webhook ? soci::i_ok : soci::i_null;
+        long long now_ms = std::max<long long>(time.now_ms(), current->updated_at_ms);
+        session << "UPDATE platform_configs SET uma_domain = :d, webhook_endpoint = :w, "
+                   "supported_currencies = :c, updated_at_ms = :t WHERE platform_id = :p AND "
+                   "environment = :e",
+            soci::use(domain), soci::use(webhook_text, webhook_indicator), soci::use(currencies),
+            soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name);
+        auto updated = load_platform_config(session, owner);
+        CORRIDOR_ASSERT(updated.has_value());
+        CORRIDOR_ASSERT(updated->uma_domain == domain);
+        transaction.commit();
+        return std::move(*updated);
+    } catch (const soci::soci_error& error) {
+        if (is_unique_violation(error)) return platform_error::uma_domain_taken;
+        throw;
+    }
+}
+
+}  // namespace corridor

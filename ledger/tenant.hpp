@@ -1,0 +1,30 @@
+#pragma once
+// Every row belongs to a platform and one of its two environments. Store functions take the caller's
+// tenant and filter by it, so another tenant's id reads as not found.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace corridor {
+
+enum class environment { sandbox, production };
+
+constexpr std::string_view to_string(environment env) {
+    return env == environment::sandbox ? "sandbox" : "production";
+}
+
+inline std::optional<environment> parse_environment(std::string_view text) {
+    if (text == "sandbox") return environment::sandbox;
+    if (text == "production") return environment::production;
+    return std::nullopt;
+}
+
+struct tenant {
+    std::string platform_id;
+    environment env = environment::sandbox;
+
+    std::string_view env_name() const { return to_string(env); }
+    bool operator==(const tenant&) const = default;
+};
+
+}  // namespace corridor

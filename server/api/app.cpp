@@ -1,0 +1,192 @@
+#include "server/api/app.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <spdlog/spdlog.h>
+
+#include "ledger/assert.hpp"
+#include "server/api/errors.hpp"
+
+namespace corridor {
+namespace {
+
+bool looks_like_version(std::string_view segment) {
+    if (segment.size() != 10 || segment[4] != '-' || segment[7] != '-') return false;
+    for (std::size_t i = 0; i < segment.size(); ++i) {
+        if (i != 4 && i != 7 && (segment[i] < '0' || segment[i] > '9')) return false;
+    }
+    return true;
+}
+
+std::string_view path_of(std::string_view target) { return target.substr(0, target.find('?')); }
+
+principal principal_of(const token_credentials& credentials) {
+    return principal{credentials.token.id, credentials.token.client_id, credentials.token.owner,
+                     credentials.token.permissions};
+}
+
+void authorize(const route_spec& route, const principal& who) {
+    unsigned missing = route.permission & ~who.permissions;
+    if (missing != 0) {
+        fail(error_code::forbidden,
+             "this token lacks the " + permission_names(missing) + " permission");
+    }
+    if (route.sandbox_only && who.owner.env != environment::sandbox) {
+        fail(error_code::forbidden, "sandbox operations are not available with production credentials");
+    }
+}
+
+http_response method_not_allowed(const std::vector<http_method>& allowed) {
+    auto response = error_response(error_code::method_not_allowed, "method not allowed on this path");
+    std::string list;
+    for (auto method : allowed) {
+        if (!list.empty()) list += ", ";
+        list += to_string(method);
+    }
+    response.headers.emplace_back("Allow", list);
+    return response;
+}
+
+}  // namespace
+
+std::string versioned(std::string_view path) {
+    return "/" + std::string(api_version) + std::string(path);
+}
+
+http_response json_response(int status, const boost::json::value& body) {
+    http_response response;
+    response.status = status;
+    response.body = boost::json::serialize(body);
+    return response;
+}
+
+std::string tenant_key(const tenant& owner) {
+    return owner.platform_id + "|" + std::string(owner.env_name());
+}
+
+soci::session& request_context::session() const {
+    CORRIDOR_ASSERT(db != nullptr);
+    return *db;
+}
+
+const tenant& request_context::owner() const {
+    CORRIDOR_ASSERT(who.has_value());
+    return who->owner;
+}
+
+api::api(app_services& services) : services_(services) {
+    register_health_routes(router_);
+    register_config_routes(router_);
+    register_token_routes(router_);
+    register_customer_routes(router_);
+    std::vector<std::string> labels;
+    for (const auto& route : router_.routes()) {
+        labels.push_back(std::string(to_string(route.method)) + " " + route.pattern);
+    }
+    services_.stats = std::make_unique<metrics>(std::move(labels));
+}
+
+dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
+    dispatch_plan plan;
+    route_match match;
+    try {
+        std::string_view path = path_of(request->target);
+        match = router_.match(request->method, path);
+        if (!match.route) {
+            auto segments = split_path(path);
+            if (segments && !segments->empty() && looks_like_version(segments->front()) &&
+                segments->front() != api_version) {
+                boost::json::object details;
+                details["supportedVersions"] = boost::json::array{api_version};
+                fail(error_code::unsupported_version,
+                     "API version " + segments->front() + " is not supported; use " +
+                         std::string(api_version),
+                     std::move(details));
+            }
+            if (!match.allowed.empty()) {
+                plan.immediate = method_not_allowed(match.allowed);
+                return plan;
+            }
+            fail(error_code::not_found, "no such endpoint");
+        }
+        const route_spec& route = *match.route;
+        std::optional<principal> who;
+        std::optional<basic_credentials> credentials;
+        if (route.who == access::authenticated) {
+            auto header = request->header("authorization");
+            if (header) credentials = parse_basic_authorization(*header);
+            if (!credentials) {
+                fail(error_code::unauthorized,
+                     "HTTP Basic credentials (clientId:clientSecret) are required");
+            }
+            auto cached = services_.tokens.get(credentials->client_id, services_.time.now_ms());
+            if (cached) {
+                if (!secret_matches(credentials->client_secret, cached->secret_hash)) {
+                    fail(error_code::unauthorized, "invalid credentials");
+                }
+                who = principal_of(*cached);
+                authorize(route, *who);
+            }
+        }
+        bool authenticated = route.who == access::public_route || who.has_value();
+        if (authenticated && (route.fast || !route.needs_database)) {
+            request_context context{*request, query_params(request->target), match.params, who,
+                                    nullptr, services_};
+            if (route.fast) {
+                if (auto response = route.fast(context)) plan.immediate = std::move(response);
+            } else {
+                plan.immediate = route.handler(context);
+            }
+            if (plan.immediate && who) plan.immediate->client_id = who->client_id;
+        }
+        if (!plan.immediate) {
+            plan.job = [this, request, match, who, credentials](soci::session& session) {
+                return run_with_database(session, *request, match, who, credentials);
+            };
+            return plan;
+        }
+    } catch (const api_error& error) {
+        plan.immediate = error_response(error);
+    }
+    CORRIDOR_ASSERT(plan.immediate.has_value());
+    plan.immediate->route_index = match.index;
+    return plan;
+}
+
+http_response api::run_with_database(soci::session& session, const http_request& request,
+                                     const route_match& match, std::optional<principal> who,
+                                     const std::optional<basic_credentials>& credentials) const {
+    http_response response;
+    try {
+        const route_spec& route = *match.route;
+        if (route.who == access::authenticated && !who) {
+            CORRIDOR_ASSERT(credentials.has_value());
+            auto epoch = services_.tokens.epoch();
+            auto stored = find_token_by_client_id(session, credentials->client_id);
+            if (!stored || !secret_matches(credentials->client_secret, stored->secret_hash)) {
+                fail(error_code::unauthorized, "invalid credentials");
+            }
+            services_.tokens.put(credentials->client_id, *stored, services_.time.now_ms(), epoch);
+            who = principal_of(*stored);
+            authorize(route, *who);
+        }
+        request_context context{request, query_params(request.target), match.params, who, &session,
+                                services_};
+        response = route.handler(context);
+    } catch (const api_error& error) {
+        response = error_response(error);
+    } catch (const soci::soci_error& error) {
+        spdlog::error("database error on {} {}: {}", to_string(request.method),
+                      match.route ? match.route->pattern : "?", error.what());
+        response = error_response(error_code::internal_error, "internal error; retry later");
+        response.database_failed = true;
+    } catch (const std::exception& error) {
+        spdlog::error("unexpected error on {} {}: {}", to_string(request.method),
+                      match.route ? match.route->pattern : "?", error.what());
+        response = error_response(error_code::internal_error, "internal error; retry later");
+    }
+    response.route_index = match.index;
+    if (who) response.client_id = who->client_id;
+    return response;
+}
+
+}  // namespace corridor

@@ -1,0 +1,97 @@
+#pragma once
+// The API: the route table and the dispatcher that runs a request through version check, routing,
+// authentication, permission checks and its handler. The io thread calls plan(); what needs the
+// database comes back as a job for a database thread. No Beast or Asio here.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <soci/soci.h>
+
+#include "ledger/clock.hpp"
+#include "ledger/currencies.hpp"
+#include "ledger/database.hpp"
+#include "ledger/ids.hpp"
+#include "ledger/random.hpp"
+#include "ledger/token_store.hpp"
+#include "server/api/auth.hpp"
+#include "server/api/cache.hpp"
+#include "server/api/input.hpp"
+#include "server/api/router.hpp"
+#include "server/config.hpp"
+#include "server/http/http_types.hpp"
+#include "server/metrics.hpp"
+
+namespace corridor {
+
+constexpr std::string_view api_version = "2025-10-13";
+
+struct app_services {
+    service_config config;
+    const clock& time;
+    random_source& random;
+    id_generator& ids;
+    currency_registry currencies;
+    shared_cache<token_credentials> tokens;  // by clientId
+    shared_cache<std::string> configs;       // rendered PlatformConfig by tenant key
+    std::unique_ptr<metrics> stats;
+
+    app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
+                 currency_registry currencies)
+        : config(std::move(config)),
+          time(time),
+          random(random),
+          ids(ids),
+          currencies(std::move(currencies)),
+          tokens(this->config.cache_ttl_ms),
+          configs(this->config.cache_ttl_ms) {}
+};
+
+struct request_context {
+    const http_request& request;
+    query_params query;
+    std::vector<std::string> params;
+    std::optional<principal> who;
+    soci::session* db = nullptr;
+    app_services& services;
+
+    soci::session& session() const;
+    const tenant& owner() const;
+    const std::string& param(std::size_t index) const { return params.at(index); }
+};
+
+struct dispatch_plan {
+    std::optional<http_response> immediate;
+    std::function<http_response(soci::session&)> job;  // set when immediate is not
+};
+
+class api {
+public:
+    explicit api(app_services& services);
+    dispatch_plan plan(std::shared_ptr<const http_request> request) const;
+    const router& routes() const { return router_; }
+    app_services& services() const { return services_; }
+
+private:
+    http_response run_with_database(soci::session& session, const http_request& request,
+                                    const route_match& match,
+                                    std::optional<principal> who,
+                                    const std::optional<basic_credentials>& credentials) const;
+    app_services& services_;
+    router router_;
+};
+
+// Route registration, one function per resource file.
+void register_health_routes(router& routes);
+void register_config_routes(router& routes);
+void register_token_routes(router& routes);
+void register_customer_routes(router& routes);
+
+// Helpers shared by the handlers.
+std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"
+http_response json_response(int status, const boost::json::value& body);
+std::string tenant_key(const tenant& owner);
+
+}  // namespace corridor

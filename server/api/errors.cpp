@@ -1,0 +1,103 @@
+#include "server/api/errors.hpp"
+
+#include <boost/json/serialize.hpp>
+
+namespace corridor {
+
+int http_status_of(error_code code) {
+    switch (code) {
+        case error_code::invalid_input:
+        case error_code::invalid_uma_address:
+        case error_code::invalid_currency:
+        case error_code::invalid_amount:
+        case error_code::amount_out_of_range: return 400;
+        case error_code::unauthorized: return 401;
+        case error_code::forbidden:
+        case error_code::user_not_ready: return 403;
+        case error_code::not_found:
+        case error_code::unsupported_version:
+        case error_code::user_not_found:
+        case error_code::token_not_found:
+        case error_code::quote_not_found:
+        case error_code::transaction_not_found: return 404;
+        case error_code::method_not_allowed: return 405;
+        case error_code::conflict:
+        case error_code::uma_address_exists:
+        case error_code::platform_customer_id_exists:
+        case error_code::uma_domain_exists:
+        case error_code::idempotency_key_in_use: return 409;
+        case error_code::customer_deleted: return 410;
+        case error_code::payload_too_large: return 413;
+        case error_code::unsupported_media_type: return 415;
+        case error_code::idempotency_key_mismatch: return 422;
+        case error_code::header_too_large: return 431;
+        case error_code::internal_error: return 500;
+        case error_code::service_unavailable: return 503;
+    }
+    return 500;
+}
+
+std::string_view name_of(error_code code) {
+    switch (code) {
+        case error_code::invalid_input: return "INVALID_INPUT";
+        case error_code::invalid_uma_address: return "INVALID_UMA_ADDRESS";
+        case error_code::invalid_currency: return "INVALID_CURRENCY";
+        case error_code::invalid_amount: return "INVALID_AMOUNT";
+        case error_code::amount_out_of_range: return "AMOUNT_OUT_OF_RANGE";
+        case error_code::unauthorized: return "UNAUTHORIZED";
+        case error_code::forbidden: return "FORBIDDEN";
+        case error_code::user_not_ready: return "USER_NOT_READY";
+        case error_code::not_found: return "NOT_FOUND";
+        case error_code::unsupported_version: return "UNSUPPORTED_API_VERSION";
+        case error_code::user_not_found: return "USER_NOT_FOUND";
+        case error_code::token_not_found: return "TOKEN_NOT_FOUND";
+        case error_code::quote_not_found: return "QUOTE_NOT_FOUND";
+        case error_code::transaction_not_found: return "TRANSACTION_NOT_FOUND";
+        case error_code::method_not_allowed: return "METHOD_NOT_ALLOWED";
+        case error_code::conflict: return "CONFLICT";
+        case error_code::uma_address_exists: return "UMA_ADDRESS_EXISTS";
+        case error_code::platform_customer_id_exists: return "PLATFORM_CUSTOMER_ID_EXISTS";
+        case error_code::uma_domain_exists: return "UMA_DOMAIN_EXISTS";
+        case error_code::idempotency_key_in_use: return "IDEMPOTENCY_KEY_IN_USE";
+        case error_code::customer_deleted: return "CUSTOMER_DELETED";
+        case error_code::payload_too_large: return "PAYLOAD_TOO_LARGE";
+        case error_code::unsupported_media_type: return "UNSUPPORTED_MEDIA_TYPE";
+        case error_code::idempotency_key_mismatch: return "IDEMPOTENCY_KEY_MISMATCH";
+        case error_code::header_too_large: return "HEADER_TOO_LARGE";
+        case error_code::internal_error: return "INTERNAL_ERROR";
+        case error_code::service_unavailable: return "SERVICE_UNAVAILABLE";
+    }
+    return "INTERNAL_ERROR";
+}
+
+void fail(error_code code, std::string message, boost::json::object details) {
+    throw api_error{code, std::move(message), std::move(details)};
+}
+
+void fail_field(std::string_view field, std::string message) {
+    boost::json::object details;
+    details["field"] = field;
+    throw api_error{error_code::invalid_input, std::string(field) + ": " + message,
+                    std::move(details)};
+}
+
+http_response error_response(const api_error& error) {
+    http_response response;
+    response.status = http_status_of(error.code);
+    boost::json::object body;
+    body["status"] = response.status;
+    body["code"] = name_of(error.code);
+    body["message"] = error.message;
+    body["details"] = error.details;
+    response.body = boost::json::serialize(body);
+    if (response.status == 401) {
+        response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"corridor\", charset=\"UTF-8\"");
+    }
+    return response;
+}
+
+http_response error_response(error_code code, std::string message) {
+    return error_response(api_error{code, std::move(message), {}});
+}
+
+}  // namespace corridor

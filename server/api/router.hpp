@@ -1,0 +1,56 @@
+#pragma once
+// Routes by method and path pattern ("/2025-10-13/customers/{customerId}"). A literal segment beats a
+// parameter at the same position, so /customers/external-accounts never reaches /customers/{id}.
+// Registering the same method and pattern twice is a start-up bug and aborts.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/http/http_types.hpp"
+
+namespace corridor {
+
+struct request_context;
+using handler_fn = http_response (*)(request_context&);
+// Runs on the io thread without a database session; nullopt sends the request to the handler.
+using fast_handler_fn = std::optional<http_response> (*)(request_context&);
+
+enum class access { public_route, authenticated };
+
+struct route_spec {
+    http_method method;
+    std::string pattern;
+    access who = access::authenticated;
+    unsigned permission = 0;    // permission bits the token must hold
+    bool sandbox_only = false;  // 403 for production credentials
+    bool needs_database = true;
+    handler_fn handler = nullptr;
+    fast_handler_fn fast = nullptr;
+};
+
+struct route_match {
+    const route_spec* route = nullptr;
+    int index = -1;
+    std::vector<std::string> params;  // decoded, in pattern order
+    std::vector<http_method> allowed;  // when the path matched but the method did not
+};
+
+class router {
+public:
+    void add(route_spec spec);
+    route_match match(http_method method, std::string_view path) const;
+    const std::vector<route_spec>& routes() const { return routes_; }
+
+private:
+    struct compiled {
+        std::vector<std::string> segments;  // "{...}" marks a parameter
+    };
+    std::vector<route_spec> routes_;
+    std::vector<compiled> compiled_;
+};
+
+// Splits a path into percent-decoded segments; nullopt when a segment is malformed.
+std::optional<std::vector<std::string>> split_path(std::string_view path);
+
+}  // namespace corridor

@@ -1,0 +1,287 @@
+#include "server/cli/cli.hpp"
+
+#include <boost/json.hpp>
+#include <boost/program_options.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "ledger/currencies.hpp"
+#include "ledger/database.hpp"
+#include "ledger/migrations.hpp"
+#include "ledger/platform_store.hpp"
+#include "ledger/token_store.hpp"
+#include "ledger/uma_address.hpp"
+#include "server/api/app.hpp"
+#include "server/api/auth.hpp"
+#include "server/config.hpp"
+#include "server/http/db_pool.hpp"
+#include "server/http/server.hpp"
+
+namespace corridor {
+namespace po = boost::program_options;
+namespace json = boost::json;
+namespace {
+
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+constexpr const char* usage_text = R"(usage:
+  corridor serve    [--config FILE] [--listen HOST:PORT] [--database URL] [--threads N]
+  corridor migrate  [--config FILE] [--database URL]
+  corridor platform create --name NAME --uma-domain DOMAIN [--regulated] [--json]
+  corridor token create --platform ID --environment sandbox|production --name NAME
+                        --permissions VIEW,TRANSACT,MANAGE [--json]
+Every command takes --config FILE (default conf/corridor.json when present) and --database URL
+(sqlite:PATH or postgresql://...).
+)";
+
+po::options_description common_options() {
+    po::options_description options;
+    options.add_options()("config", po::value<std::string>(), "configuration file")(
+        "database", po::value<std::string>(), "database URL")("help", "show usage");
+    return options;
+}
+
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& options) {
+    po::variables_map values;
+    try {
+        po::store(po::command_line_parser(args).options(options).run(), values);
+        po::notify(values);
+    } catch (const po::error& error) {
+        throw usage_error(error.what());
+    }
+    if (values.count("help")) {
+        std::cout << usage_text;
+        std::exit(0);
+    }
+    return values;
+}
+
+service_config load_config(const po::variables_map& values) {
+    service_config config;
+    if (values.count("config")) {
+        config = service_config::load_file(values["config"].as<std::string>());
+    } else if (std::filesystem::exists("conf/corridor.json")) {
+        config = service_config::load_file("conf/corridor.json");
+    } else {
+        config = service_config::defaults(".");
+    }
+    if (values.count("database")) {
+        auto url = values["database"].as<std::string>();
+        if (!database_url::parse(url)) throw usage_error("--database must be sqlite:PATH or postgresql://...");
+        config.database = url;
+    }
+    return config;
+}
+
+std::unique_ptr<soci::session> open_migrated(const service_config& config) {
+    auto url = database_url::parse(config.database);
+    auto session = open_session(*url);
+    apply_migrations(*session);
+    return session;
+}
+
+void setup_logging(const service_config& config) {
+    auto errors = spdlog::stderr_logger_mt("corridor");
+    spdlog::set_default_logger(errors);
+    spdlog::set_level(spdlog::level::from_str(config.log_level));
+    auto access = spdlog::stdout_logger_mt("access");
+    access->set_pattern("%v");
+    access->set_level(spdlog::level::info);
+    access->flush_on(spdlog::level::info);
+}
+
+int serve(const std::vector<std::string>& args) {
+    auto options = common_options();
+    options.add_options()("listen", po::value<std::string>(), "HOST:PORT")(
+        "threads", po::value<int>(), "io threads");
+    auto values = parse(args, options);
+    auto config = load_config(values);
+    if (values.count("listen")) config.listen = values["listen"].as<std::string>();
+    if (values.count("threads")) {
+        int threads = values["threads"].as<int>();
+        if (threads < 0 || threads > 256) throw usage_error("--threads must be 0 to 256");
+        config.threads = threads;
+    }
+    setup_logging(config);
+    auto currencies = currency_registry::load_file(config.currencies_file);
+    {
+        auto session = open_migrated(config);
+    }
+    system_clock wall;
+    os_random random;
+    id_generator ids(wall, random);
+    app_services services(config, wall, random, ids, std::move(currencies));
+    api application(services);
+    db_pool database(*database_url::parse(config.database), config.database_threads);
+    http_server server(application, database, services.config);
+    auto port = server.start();
+    std::string host = config.listen.substr(0, config.listen.rfind(':'));
+    std::cout << "corridor listening on http://" << host << ":" << port << std::endl;
+    server.run_until_signal();
+    database.stop();
+    spdlog::info("stopped cleanly");
+    return 0;
+}
+
+int migrate(const std::vector<std::string>& args) {
+    auto values = parse(args, common_options());
+    auto config = load_config(values);
+    auto url = database_url::parse(config.database);
+    auto session = open_session(*url);
+    int applied = apply_migrations(*session);
+    std::cout << "applied " << applied << " migration(s); schema at version "
+              << applied_migration_version(*session) << std::endl;
+    return 0;
+}
+
+std::vector<supported_currency> default_currencies(const service_config& config) {
+    auto registry = currency_registry::load_file(config.currencies_file);
+    std::vector<supported_currency> out;
+    for (const auto& code : config.platform_default_currencies) {
+        const currency* known = registry.find(code);
+        if (!known) throw std::runtime_error("platform_defaults.supported_currencies: unknown currency " + code);
+        // Up to ten million whole units per transfer by default; platforms narrow it with PATCH /config.
+        std::int64_t max_amount = 10'000'000;
+        for (int i = 0; i < known->decimals && max_amount < 9'000'000'000'000'000 / 10; ++i) max_amount *= 10;
+        out.push_back({code, 1, max_amount, {"OUTGOING", "INCOMING"}, {}});
+    }
+    return out;
+}
+
+json::object credentials_json(const created_token& created) {
+    return json::object{{"tokenId", created.token.id},
+                        {"clientId", created.token.client_id},
+                        {"clientSecret", created.client_secret}};
+}
+
+int platform_create(const std::vector<std::string>& args) {
+    auto options = common_options();
+    options.add_options()("name", po::value<std::string>(), "platform name")(
+        "uma-domain", po::value<std::string>(), "UMA domain")("regulated", "regulated institution")(
+        "json", "print JSON");
+    auto values = parse(args, options);
+    if (!values.count("name") || values["name"].as<std::string>().empty()) throw usage_error("--name is required");
+    if (!values.count("uma-domain")) throw usage_error("--uma-domain is required");
+    auto domain = normalize_uma_domain(values["uma-domain"].as<std::string>());
+    if (!domain) throw usage_error("--uma-domain must be a DNS name or an IP literal, optionally with :port");
+    auto config = load_config(values);
+    auto session = open_migrated(config);
+    system_clock wall;
+    os_random random;
+    id_generator ids(wall, random);
+    new_platform request{values["name"].as<std::string>(), *domain, values.count("regulated") > 0,
+                         default_currencies(config)};
+    auto created = create_platform(*session, platform_services{ids, random, wall}, request);
+    if (!created) throw std::runtime_error("UMA domain " + *domain + " is already used by another platform");
+    const std::string& platform_id = created.value();
+    auto sandbox = create_token(*session, ids, random, wall, tenant{platform_id, environment::sandbox},
+                                "operator (sandbox)", permissions_all);
+    auto production = create_token(*session, ids, random, wall,
+                                   tenant{platform_id, environment::production},
+                                   "operator (production)", permissions_all);
+    if (values.count("json")) {
+        std::cout << json::serialize(json::object{{"platformId", platform_id},
+                                                  {"sandbox", credentials_json(sandbox)},
+                                                  {"production", credentials_json(production)}})
+                  << std::endl;
+    } else {
+        std::cout << "platform " << platform_id << " (UMA domain " << *domain << ")\n"
+                  << "sandbox    clientId " << sandbox.token.client_id << "  clientSecret "
+                  << sandbox.client_secret << "\n"
+                  << "production clientId " << production.token.client_id << "  clientSecret "
+                  << production.client_secret << "\n"
+                  << "The secrets are shown once; store them now." << std::endl;
+    }
+    return 0;
+}
+
+unsigned parse_permissions(const std::string& text) {
+    unsigned permissions = 0;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        auto end = text.find(',', start);
+        if (end == std::string::npos) end = text.size();
+        auto name = text.substr(start, end - start);
+        if (name == "VIEW") permissions |= permission_view;
+        else if (name == "TRANSACT") permissions |= permission_transact;
+        else if (name == "MANAGE") permissions |= permission_manage;
+        else throw usage_error("--permissions takes VIEW, TRANSACT and MANAGE, comma-separated");
+        start = end + 1;
+    }
+    return permissions;
+}
+
+int token_create(const std::vector<std::string>& args) {
+    auto options = common_options();
+    options.add_options()("platform", po::value<std::string>(), "platform id")(
+        "environment", po::value<std::string>(), "sandbox or production")(
+        "name", po::value<std::string>(), "token name")("permissions", po::value<std::string>(),
+                                                        "VIEW,TRANSACT,MANAGE")("json", "print JSON");
+    auto values = parse(args, options);
+    for (auto required : {"platform", "environment", "name", "permissions"}) {
+        if (!values.count(required)) throw usage_error(std::string("--") + required + " is required");
+    }
+    auto env = parse_environment(values["environment"].as<std::string>());
+    if (!env) throw usage_error("--environment must be sandbox or production");
+    unsigned permissions = parse_permissions(values["permissions"].as<std::string>());
+    auto config = load_config(values);
+    auto session = open_migrated(config);
+    auto platform_id = values["platform"].as<std::string>();
+    if (!platform_exists(*session, platform_id)) throw std::runtime_error("no platform " + platform_id);
+    system_clock wall;
+    os_random random;
+    id_generator ids(wall, random);
+    auto created = create_token(*session, ids, random, wall, tenant{platform_id, *env},
+                                values["name"].as<std::string>(), permissions);
+    if (values.count("json")) {
+        auto body = credentials_json(created);
+        body["platformId"] = platform_id;
+        body["environment"] = to_string(*env);
+        body["permissions"] = permission_names(permissions);
+        std::cout << json::serialize(body) << std::endl;
+    } else {
+        std::cout << "token " << created.token.id << "\nclientId     " << created.token.client_id
+                  << "\nclientSecret " << created.client_secret
+                  << "\nThe secret is shown once; store it now." << std::endl;
+    }
+    return 0;
+}
+
+int dispatch(const std::vector<std::string>& words) {
+    if (words.empty()) throw usage_error("a command is required");
+    const std::string& command = words[0];
+    std::vector<std::string> rest(words.begin() + 1, words.end());
+    if (command == "serve") return serve(rest);
+    if (command == "migrate") return migrate(rest);
+    if (command == "--help" || command == "help") {
+        std::cout << usage_text;
+        return 0;
+    }
+    if ((command == "platform" || command == "token") && !rest.empty() && rest[0] == "create") {
+        std::vector<std::string> options(rest.begin() + 1, rest.end());
+        return command == "platform" ? platform_create(options) : token_create(options);
+    }
+    throw usage_error("unknown command: " + command);
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+    std::vector<std::string> words(argv + 1, argv + argc);
+    try {
+        return dispatch(words);
+    } catch (const usage_error& error) {
+        std::cerr << "corridor: " << error.what() << "\n\n" << usage_text;
+        return 2;
+    } catch (const std::exception& error) {
+        std::cerr << "corridor: " << error.what() << std::endl;
+        return 1;
+    }
+}
+
+}  // namespace corridor

@@ -1,0 +1,223 @@
+#include "server/config.hpp"
+
+#include <boost/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "ledger/database.hpp"
+
+namespace corridor {
+namespace json = boost::json;
+namespace {
+
+std::string resolve(const std::string& base_dir, const std::string& path) {
+    if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
+    return (std::filesystem::path(base_dir) / path).lexically_normal().string();
+}
+
+class reader {
+public:
+    explicit reader(const json::object& root) : root_(root) {}
+
+    // Calls `apply` with the value at a dotted key when present; records every key it knows so
+    // that the rest can be reported as unknown.
+    void at(const std::string& dotted, const std::function<void(const json::value&)>& apply) {
+        known_.insert(dotted);
+        const json::value* value = find(dotted);
+        if (value) apply(*value);
+    }
+
+    void check_unknown(const json::object& object, const std::string& prefix) const {
+        for (const auto& [key, value] : object) {
+            std::string dotted = prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+            bool is_section = false;
+            for (const auto& known : known_) {
+                if (known.starts_with(dotted + ".")) is_section = true;
+            }
+            if (is_section && value.is_object()) {
+                check_unknown(value.as_object(), dotted);
+            } else if (!known_.contains(dotted)) {
+                throw config_error("unknown configuration key \"" + dotted + "\"");
+            }
+        }
+    }
+
+private:
+    const json::value* find(const std::string& dotted) const {
+        const json::object* object = &root_;
+        std::size_t start = 0;
+        while (true) {
+            auto dot = dotted.find('.', start);
+            std::string part = dotted.substr(start, dot == std::string::npos ? dot : dot - start);
+            const json::value* value = object->if_contains(part);
+            if (!value) return nullptr;
+            if (dot == std::string::npos) return value;
+            if (!value->is_object()) {
+                throw config_error("configuration key \"" + dotted.substr(0, dot) +
+                                   "\" must be an object");
+            }
+            object = &value->as_object();
+            start = dot + 1;
+        }
+    }
+
+    const json::object& root_;
+    std::set<std::string> known_;
+};
+
+[[noreturn]] void bad(const std::string& key, const std::string& expected) {
+    throw config_error("configuration key \"" + key + "\" must be " + expected);
+}
+
+std::function<void(const json::value&)> text(const std::string& key, std::string& out) {
+    return [key, &out](const json::value& v) {
+        if (!v.is_string() || v.as_string().empty()) bad(key, "a non-empty string");
+        out = std::string(v.as_string());
+    };
+}
+
+std::function<void(const json::value&)> boolean(const std::string& key, bool& out) {
+    return [key, &out](const json::value& v) {
+        if (!v.is_bool()) bad(key, "true or false");
+        out = v.as_bool();
+    };
+}
+
+template <class Int>
+std::function<void(const json::value&)> integer(const std::string& key, Int& out, std::int64_t min,
+                                                 std::int64_t max) {
+    return [key, &out, min, max](const json::value& v) {
+        if (!v.is_int64() && !v.is_uint64()) bad(key, "an integer");
+        if (v.is_uint64() && v.as_uint64() > static_cast<std::uint64_t>(max)) {
+            bad(key, "at most " + std::to_string(max));
+        }
+        std::int64_t value = v.is_int64() ? v.as_int64() : static_cast<std::int64_t>(v.as_uint64());
+        if (value < min || value > max) {
+            bad(key, "between " + std::to_string(min) + " and " + std::to_string(max));
+        }
+        out = static_cast<Int>(value);
+    };
+}
+
+std::function<void(const json::value&)> text_list(const std::string& key,
+                                                  std::vector<std::string>& out) {
+    return [key, &out](const json::value& v) {
+        if (!v.is_array()) bad(key, "an array of strings");
+        out.clear();
+        for (const auto& item : v.as_array()) {
+            if (!item.is_string()) bad(key, "an array of strings");
+            out.emplace_back(item.as_string());
+        }
+    };
+}
+
+void validate(const service_config& config) {
+    std::string host;
+    std::uint16_t port = 0;
+    if (!split_host_port(config.listen, host, port)) bad("listen", "HOST:PORT");
+    if (!database_url::parse(config.database)) {
+        bad("database", "sqlite:PATH or postgresql://...");
+    }
+    if (!config.public_base_url.starts_with("http://") &&
+        !config.public_base_url.starts_with("https://")) {
+        bad("public_base_url", "an http:// or https:// URL");
+    }
+    static const std::set<std::string> levels = {"trace", "debug", "info", "warn", "error", "off"};
+    if (!levels.contains(config.log_level)) bad("log.level", "one of trace, debug, info, warn, error, off");
+}
+
+}  // namespace
+
+bool split_host_port(const std::string& text, std::string& host, std::uint16_t& port) {
+    auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return false;
+    host = text.substr(0, colon);
+    if (host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    auto digits = text.substr(colon + 1);
+    if (digits.size() > 5) return false;
+    long value = 0;
+    for (char c : digits) {
+        if (c < '0' || c > '9') return false;
+        value = value * 10 + (c - '0');
+    }
+    if (value > 65535) return false;
+    port = static_cast<std::uint16_t>(value);
+    return !host.empty();
+}
+
+service_config service_config::defaults(const std::string& base_dir) {
+    service_config config;
+    config.currencies_file = resolve(base_dir, config.currencies_file);
+    config.plugins_dir = resolve(base_dir, config.plugins_dir);
+    config.database = "sqlite:" + resolve(base_dir, "corridor.db");
+    return config;
+}
+
+service_config service_config::load_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw config_error("cannot read configuration file " + path);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    boost::system::error_code ec;
+    json::value document = json::parse(buffer.str(), ec);
+    if (ec) throw config_error("configuration file " + path + " is not valid JSON: " + ec.message());
+    if (!document.is_object()) throw config_error("configuration file " + path + " must hold an object");
+
+    std::string base_dir = std::filesystem::path(path).parent_path().string();
+    if (base_dir.empty()) base_dir = ".";
+    service_config config = defaults(base_dir);
+    std::string currencies_file, plugins_dir, database;
+    reader keys(document.as_object());
+    keys.at("listen", text("listen", config.listen));
+    keys.at("database", text("database", database));
+    keys.at("threads", integer("threads", config.threads, 0, 256));
+    keys.at("database_threads", integer("database_threads", config.database_threads, 1, 256));
+    keys.at("public_base_url", text("public_base_url", config.public_base_url));
+    keys.at("currencies_file", text("currencies_file", currencies_file));
+    keys.at("uma.proxy_host", text("uma.proxy_host", config.uma_proxy_host));
+    keys.at("quotes.ttl_seconds", integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 10, 3600));
+    keys.at("sandbox.timeout_seconds",
+            integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600));
+    keys.at("outbound.allow_private_addresses",
+            boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses));
+    keys.at("webhooks.approval_timeout_ms",
+            integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000));
+    keys.at("plugins.dir", text("plugins.dir", plugins_dir));
+    keys.at("plugins.rails", text_list("plugins.rails", config.plugins_rails));
+    auto& limits = config.limits;
+    keys.at("limits.request_body_bytes_max",
+            integer("limits.request_body_bytes_max", limits.request_body_bytes_max, 1024, 1LL << 30));
+    keys.at("limits.request_header_bytes_max",
+            integer("limits.request_header_bytes_max", limits.request_header_bytes_max, 1024, 1 << 20));
+    keys.at("limits.request_timeout_ms",
+            integer("limits.request_timeout_ms", limits.request_timeout_ms, 100, 3600000));
+    keys.at("limits.response_write_timeout_ms",
+            integer("limits.response_write_timeout_ms", limits.response_write_timeout_ms, 100, 3600000));
+    keys.at("limits.shutdown_timeout_ms",
+            integer("limits.shutdown_timeout_ms", limits.shutdown_timeout_ms, 0, 600000));
+    keys.at("limits.connections_per_core_max",
+            integer("limits.connections_per_core_max", limits.connections_per_core_max, 1, 1000000));
+    keys.at("cache.ttl_ms", integer("cache.ttl_ms", config.cache_ttl_ms, 0, 600000));
+    keys.at("log.access", boolean("log.access", config.log_access));
+    keys.at("log.level", text("log.level", config.log_level));
+    keys.at("platform_defaults.supported_currencies",
+            text_list("platform_defaults.supported_currencies", config.platform_default_currencies));
+    keys.check_unknown(document.as_object(), "");
+
+    if (!currencies_file.empty()) config.currencies_file = resolve(base_dir, currencies_file);
+    if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
+    if (!database.empty()) {
+        config.database = database.starts_with("sqlite:")
+                              ? "sqlite:" + resolve(base_dir, database.substr(7))
+                              : database;
+    }
+    validate(config);
+    return config;
+}
+
+}  // namespace corridor

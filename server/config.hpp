@@ -1,0 +1,56 @@
+#pragma once
+// The operator's configuration (conf/corridor.json). Every key has a default; an unknown key or a bad
+// value stops start-up with a message naming it. Relative paths in the file are relative to the
+// file's own folder; paths given on the command line are relative to the working directory.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace corridor {
+
+struct limits_config {
+    std::int64_t request_body_bytes_max = 1024 * 1024;
+    std::int64_t request_header_bytes_max = 16 * 1024;
+    std::int64_t request_timeout_ms = 30000;       // reading one request, idle keep-alive included
+    std::int64_t response_write_timeout_ms = 30000;
+    std::int64_t shutdown_timeout_ms = 10000;      // in-flight requests get this long at SIGTERM
+    std::int64_t connections_per_core_max = 10000;
+};
+
+struct service_config {
+    std::string listen = "127.0.0.1:8080";
+    std::string database = "sqlite:corridor.db";
+    int threads = 0;           // io threads; 0 = one per core
+    int database_threads = 4;  // threads that own a database session each
+    std::string public_base_url = "http://127.0.0.1:8080";
+    std::string currencies_file = "currencies.json";
+    std::string uma_proxy_host = "uma.corridor.localhost";
+    std::int64_t quotes_ttl_seconds = 300;
+    std::int64_t sandbox_timeout_seconds = 30;
+    bool outbound_allow_private_addresses = false;
+    std::int64_t webhooks_approval_timeout_ms = 5000;
+    std::string plugins_dir = "plugins";
+    std::vector<std::string> plugins_rails;
+    limits_config limits;
+    std::int64_t cache_ttl_ms = 1000;  // how stale another process's token or config change may be
+    bool log_access = true;
+    std::string log_level = "info";
+    std::vector<std::string> platform_default_currencies = {"USD", "EUR", "GBP", "MXN",
+                                                            "BRL", "INR", "BTC"};
+
+    // Loads the file; throws config_error naming the key on any problem.
+    static service_config load_file(const std::string& path);
+    // Defaults only, with file paths relative to `base_dir`.
+    static service_config defaults(const std::string& base_dir);
+};
+
+struct config_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// "HOST:PORT" with a numeric port 0..65535 (IPv6 hosts in brackets).
+bool split_host_port(const std::string& text, std::string& host, std::uint16_t& port);
+
+}  // namespace corridor

@@ -1,0 +1,79 @@
+#include "server/http/db_pool.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "ledger/assert.hpp"
+
+namespace corridor {
+
+db_pool::db_pool(database_url url, int threads, std::size_t queue_jobs_max)
+    : url_(std::move(url)), queue_jobs_max_(queue_jobs_max) {
+    CORRIDOR_ASSERT(threads > 0);
+    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { worker(); });
+}
+
+db_pool::~db_pool() { stop(); }
+
+void db_pool::submit(std::unique_ptr<job> work) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!stopping_ && queue_.size() < queue_jobs_max_) {
+            queue_.push_back(std::move(work));
+            ready_.notify_one();
+            return;
+        }
+    }
+    work->refuse();
+}
+
+void db_pool::stop() {
+    {
+        std::lock_guard lock(mutex_);
+        if (stopping_ && threads_.empty()) return;
+        stopping_ = true;
+    }
+    ready_.notify_all();
+    for (auto& thread : threads_) {
+        if (thread.joinable()) thread.join();
+    }
+    threads_.clear();
+}
+
+std::size_t db_pool::queue_depth() const {
+    std::lock_guard lock(mutex_);
+    return queue_.size();
+}
+
+void db_pool::worker() {
+    std::unique_ptr<soci::session> session;
+    while (true) {
+        std::unique_ptr<job> work;
+        {
+            std::unique_lock lock(mutex_);
+            ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+            if (queue_.empty()) return;  // stopping and drained
+            work = std::move(queue_.front());
+            queue_.pop_front();
+        }
+        try {
+            if (!session) session = open_session(url_);
+        } catch (const std::exception& error) {
+            spdlog::error("cannot open database {}: {}", url_.redacted(), error.what());
+            work->refuse();
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            continue;
+        }
+        if (!work->run(*session)) {
+            // A database error may have left the connection unusable; probe it, reopen if dead.
+            try {
+                *session << "SELECT 1";
+            } catch (const std::exception&) {
+                session.reset();
+            }
+        }
+    }
+}
+
+}  // namespace corridor

@@ -1,0 +1,50 @@
+#pragma once
+// Database threads: each owns one soci session and runs jobs from a shared queue, so io threads
+// never block on the database. The queue is bounded; when it is full a job is refused at once and the
+// caller answers 503 rather than letting latency grow without limit.
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <soci/soci.h>
+
+#include "ledger/database.hpp"
+
+namespace corridor {
+
+class db_pool {
+public:
+    struct job {
+        virtual ~job() = default;
+        // Returns false when the session may be broken (it is then reopened).
+        virtual bool run(soci::session& session) noexcept = 0;
+        // Called instead of run() when the pool is stopping or the queue is full.
+        virtual void refuse() noexcept = 0;
+    };
+
+    db_pool(database_url url, int threads, std::size_t queue_jobs_max = 65536);
+    ~db_pool();
+    db_pool(const db_pool&) = delete;
+    db_pool& operator=(const db_pool&) = delete;
+
+    void submit(std::unique_ptr<job> work);
+    // Finishes queued jobs, then joins the threads.
+    void stop();
+    std::size_t queue_depth() const;
+
+private:
+    void worker();
+    database_url url_;
+    std::size_t queue_jobs_max_;
+    mutable std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::unique_ptr<job>> queue_;
+    bool stopping_ = false;
+    std::vector<std::thread> threads_;
+};
+
+}  // namespace corridor

@@ -1,0 +1,402 @@
+#include "server/http/server.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <chrono>
+#include <list>
+#include <thread>
+
+#include "ledger/assert.hpp"
+#include "ledger/random.hpp"
+#include "server/api/app.hpp"
+#include "server/api/errors.hpp"
+#include "server/config.hpp"
+#include "server/http/db_pool.hpp"
+
+namespace corridor {
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+using reuse_port = net::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+
+namespace {
+
+http_method method_of(http::verb verb) {
+    switch (verb) {
+        case http::verb::get: return http_method::get;
+        case http::verb::post: return http_method::post;
+        case http::verb::patch: return http_method::patch;
+        case http::verb::put: return http_method::put;
+        case http::verb::delete_: return http_method::delete_;
+        case http::verb::head: return http_method::head;
+        case http::verb::options: return http_method::options;
+        default: return http_method::other;
+    }
+}
+
+bool valid_request_id(std::string_view id) {
+    if (id.empty() || id.size() > 128) return false;
+    for (char c : id) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' &&
+            c != ':') {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Request ids: a random per-process prefix and a counter; unique without a syscall per request.
+class request_id_source {
+public:
+    request_id_source() {
+        os_random random;
+        prefix_ = "req_" + random_hex(random, 6) + "_";
+    }
+    std::string next() { return prefix_ + std::to_string(counter_.fetch_add(1) + 1); }
+
+private:
+    std::string prefix_;
+    std::atomic<std::uint64_t> counter_{0};
+};
+
+struct session_slot {
+    beast::tcp_stream* stream = nullptr;
+    bool idle = true;  // waiting for the next request, nothing of it read yet
+};
+
+struct core {
+    net::io_context context{1};
+    std::optional<tcp::acceptor> acceptor;
+    std::list<session_slot> sessions;  // touched only on this core's thread
+    std::thread thread;
+};
+
+}  // namespace
+
+struct http_server::impl {
+    const api& app;
+    db_pool& database;
+    const service_config& config;
+    std::vector<std::unique_ptr<core>> cores;
+    std::atomic<bool> draining{false};
+    std::atomic<std::int64_t> sessions_open{0};
+    request_id_source request_ids;
+    std::shared_ptr<spdlog::logger> access_log;
+    // Installed before any io thread starts, so an early SIGTERM still drains gracefully.
+    net::io_context signals_context{1};
+    net::signal_set signals{signals_context, SIGTERM, SIGINT};
+
+    impl(const api& app, db_pool& database, const service_config& config)
+        : app(app), database(database), config(config) {}
+
+    net::awaitable<http_response> run_job(core& owner,
+                                          std::function<http_response(soci::session&)> work);
+    net::awaitable<void> accept_loop(core& owner);
+    net::awaitable<void> run_session(core& owner, tcp::socket socket);
+    std::shared_ptr<const http_request> to_request(http::request<http::string_body>& message,
+                                                   const std::string& remote);
+    void log_access(const http_request* request, const http_response& response, http::verb verb,
+                    std::string_view target, std::int64_t duration_us, std::size_t bytes_out);
+};
+
+namespace {
+
+// A database job that resumes the waiting coroutine on its own io thread.
+template <class Handler>
+class resume_job final : public db_pool::job {
+public:
+    resume_job(Handler handler, net::io_context& context,
+               std::function<http_response(soci::session&)> work)
+        : handler_(std::move(handler)),
+          work_guard_(net::make_work_guard(context)),
+          work_(std::move(work)) {}
+
+    bool run(soci::session& session) noexcept override {
+        http_response response;
+        try {
+            response = work_(session);
+        } catch (...) {
+            response = error_response(error_code::internal_error, "internal error; retry later");
+            response.database_failed = true;
+        }
+        bool healthy = !response.database_failed;
+        complete(std::move(response));
+        return healthy;
+    }
+
+    void refuse() noexcept override {
+        complete(error_response(error_code::service_unavailable,
+                                "the service is busy or shutting down; retry later"));
+    }
+
+private:
+    void complete(http_response response) noexcept {
+        auto executor = work_guard_.get_executor();
+        net::post(executor, [handler = std::move(handler_), response = std::move(response),
+                             guard = std::move(work_guard_)]() mutable {
+            std::move(handler)(std::move(response));
+        });
+    }
+
+    Handler handler_;
+    net::executor_work_guard<net::io_context::executor_type> work_guard_;
+    std::function<http_response(soci::session&)> work_;
+};
+
+}  // namespace
+
+net::awaitable<http_response> http_server::impl::run_job(
+    core& owner, std::function<http_response(soci::session&)> work) {
+    auto initiate = [this, &owner](auto handler, std::function<http_response(soci::session&)> job) {
+        using handler_type = decltype(handler);
+        database.submit(
+            std::make_unique<resume_job<handler_type>>(std::move(handler), owner.context, std::move(job)));
+    };
+    co_return co_await net::async_initiate<decltype(net::use_awaitable), void(http_response)>(
+        initiate, net::use_awaitable, std::move(work));
+}
+
+std::shared_ptr<const http_request> http_server::impl::to_request(
+    http::request<http::string_body>& message, const std::string& remote) {
+    auto request = std::make_shared<http_request>();
+    request->method = method_of(message.method());
+    request->target = std::string(message.target());
+    request->body = std::move(message.body());
+    request->remote_address = remote;
+    for (const auto& field : message) {
+        std::string name(field.name_string());
+        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        request->headers.emplace_back(std::move(name), std::string(field.value()));
+    }
+    auto given = request->header("x-request-id");
+    request->request_id = given && valid_request_id(*given) ? std::string(*given) : request_ids.next();
+    return request;
+}
+
+void http_server::impl::log_access(const http_request* request, const http_response& response,
+                                   http::verb verb, std::string_view target,
+                                   std::int64_t duration_us, std::size_t bytes_out) {
+    if (!config.log_access) return;
+    // The path only: query strings can carry personal data (UMA addresses, names).
+    std::string_view path = target.substr(0, target.find('?'));
+    boost::json::object line{{"requestId", request ? request->request_id : ""},
+                             {"method", std::string(http::to_string(verb))},
+                             {"path", path},
+                             {"status", response.status},
+                             {"durationUs", duration_us},
+                             {"bytesIn", request ? request->body.size() : 0},
+                             {"bytesOut", bytes_out}};
+    if (!response.client_id.empty()) line["clientId"] = response.client_id;
+    if (request) line["remote"] = request->remote_address;
+    access_log->info(boost::json::serialize(line));
+}
+
+net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    std::string remote;
+    {
+        beast::error_code ec;
+        auto endpoint = stream.socket().remote_endpoint(ec);
+        if (!ec) remote = endpoint.address().to_string();
+    }
+    auto slot = owner.sessions.insert(owner.sessions.end(), session_slot{&stream, true});
+    sessions_open.fetch_add(1);
+    app.services().stats->connection_opened();
+    struct cleanup {
+        impl& self;
+        core& owner;
+        std::list<session_slot>::iterator slot;
+        ~cleanup() {
+            owner.sessions.erase(slot);
+            self.sessions_open.fetch_sub(1);
+            self.app.services().stats->connection_closed();
+        }
+    } on_exit{*this, owner, slot};
+
+    const auto& limits = config.limits;
+    beast::flat_buffer buffer;
+    while (!draining.load(std::memory_order_relaxed)) {
+        http::request_parser<http::string_body> parser;
+        parser.header_limit(static_cast<std::uint32_t>(limits.request_header_bytes_max));
+        parser.body_limit(static_cast<std::uint64_t>(limits.request_body_bytes_max));
+        slot->idle = buffer.size() == 0;
+        stream.expires_after(std::chrono::milliseconds(limits.request_timeout_ms));
+        auto [read_error, bytes_read] =
+            co_await http::async_read(stream, buffer, parser, net::as_tuple(net::use_awaitable));
+        slot->idle = false;
+        auto started = std::chrono::steady_clock::now();
+        if (read_error == http::error::end_of_stream || read_error == beast::error::timeout ||
+            read_error == net::error::operation_aborted || read_error == net::error::connection_reset ||
+            read_error == net::error::eof || read_error == net::error::bad_descriptor) {
+            break;
+        }
+        http_response response;
+        std::shared_ptr<const http_request> request;
+        bool close_after = false;
+        if (read_error == http::error::body_limit) {
+            response = error_response(error_code::payload_too_large,
+                                      "request body exceeds " +
+                                          std::to_string(limits.request_body_bytes_max) + " bytes");
+            close_after = true;
+        } else if (read_error == http::error::header_limit) {
+            response = error_response(error_code::header_too_large, "request headers are too large");
+            close_after = true;
+        } else if (read_error) {
+            response = error_response(error_code::invalid_input, "malformed HTTP request");
+            close_after = true;
+        } else {
+            request = to_request(parser.get(), remote);
+            auto plan = app.plan(request);
+            if (plan.immediate) {
+                response = std::move(*plan.immediate);
+            } else {
+                response = co_await run_job(owner, std::move(plan.job));
+            }
+        }
+
+        http::response<http::string_body> out{static_cast<http::status>(response.status), 11};
+        if (!response.content_type.empty()) out.set(http::field::content_type, response.content_type);
+        out.set(http::field::cache_control, "no-store");
+        out.set("X-Request-Id", request ? request->request_id : request_ids.next());
+        for (auto& [name, value] : response.headers) out.set(name, value);
+        out.body() = std::move(response.body);
+        bool keep_alive = !close_after && !read_error && parser.get().keep_alive() &&
+                          !draining.load(std::memory_order_relaxed);
+        out.keep_alive(keep_alive);
+        out.prepare_payload();
+        std::size_t bytes_out = out.body().size();
+
+        stream.expires_after(std::chrono::milliseconds(limits.response_write_timeout_ms));
+        auto [write_error, written] = co_await http::async_write(stream, out, net::as_tuple(net::use_awaitable));
+        auto duration_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                               std::chrono::steady_clock::now() - started)
+                               .count();
+        app.services().stats->observe_request(response.route_index, response.status, duration_us);
+        http::verb verb = read_error ? http::verb::unknown : parser.get().method();
+        std::string target = read_error ? std::string{} : std::string(parser.get().target());
+        log_access(request.get(), response, verb, target, duration_us, bytes_out);
+        if (write_error || !keep_alive) break;
+    }
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    co_return;
+}
+
+net::awaitable<void> http_server::impl::accept_loop(core& owner) {
+    while (true) {
+        auto [error, socket] = co_await owner.acceptor->async_accept(net::as_tuple(net::use_awaitable));
+        if (error == net::error::operation_aborted || !owner.acceptor->is_open()) co_return;
+        if (error) {
+            // Out of descriptors or a transient network error: pause rather than spin.
+            spdlog::warn("accept failed: {}", error.message());
+            net::steady_timer pause(owner.context, std::chrono::milliseconds(50));
+            co_await pause.async_wait(net::as_tuple(net::use_awaitable));
+            continue;
+        }
+        if (owner.sessions.size() >= static_cast<std::size_t>(config.limits.connections_per_core_max)) {
+            beast::error_code ignored;
+            socket.close(ignored);
+            continue;
+        }
+        beast::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        net::co_spawn(owner.context, run_session(owner, std::move(socket)),
+                      [](std::exception_ptr failure) {
+                          if (!failure) return;
+                          try {
+                              std::rethrow_exception(failure);
+                          } catch (const std::exception& error) {
+                              spdlog::error("session ended with an error: {}", error.what());
+                          }
+                      });
+    }
+}
+
+http_server::http_server(const api& api, db_pool& database, const service_config& config)
+    : impl_(std::make_unique<impl>(api, database, config)) {}
+
+http_server::~http_server() {
+    for (auto& owner : impl_->cores) {
+        owner->context.stop();
+        if (owner->thread.joinable()) owner->thread.join();
+    }
+}
+
+std::uint16_t http_server::start() {
+    auto& self = *impl_;
+    self.access_log = spdlog::get("access");
+    if (!self.access_log) self.access_log = spdlog::default_logger();
+    std::string host;
+    std::uint16_t port = 0;
+    if (!split_host_port(self.config.listen, host, port)) {
+        throw std::runtime_error("listen address " + self.config.listen + " is not HOST:PORT");
+    }
+    int threads = self.config.threads > 0 ? self.config.threads
+                                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    beast::error_code ec;
+    auto address = net::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+    if (ec) throw std::runtime_error("listen host " + host + " is not an IP address");
+    for (int i = 0; i < threads; ++i) {
+        auto owner = std::make_unique<core>();
+        tcp::endpoint endpoint(address, port);
+        owner->acceptor.emplace(owner->context);
+        owner->acceptor->open(endpoint.protocol());
+        owner->acceptor->set_option(net::socket_base::reuse_address(true));
+        owner->acceptor->set_option(reuse_port(true));
+        owner->acceptor->bind(endpoint, ec);
+        if (ec) throw std::runtime_error("cannot listen on " + self.config.listen + ": " + ec.message());
+        owner->acceptor->listen(net::socket_base::max_listen_connections);
+        port = owner->acceptor->local_endpoint().port();  // later listeners share the bound port
+        self.cores.push_back(std::move(owner));
+    }
+    for (auto& owner : self.cores) {
+        core& ref = *owner;
+        net::co_spawn(ref.context, self.accept_loop(ref), [](std::exception_ptr failure) {
+            if (failure) spdlog::critical("listener stopped with an error");
+        });
+        ref.thread = std::thread([&ref] { ref.context.run(); });
+    }
+    CORRIDOR_ASSERT(port != 0);
+    return port;
+}
+
+void http_server::run_until_signal() {
+    auto& self = *impl_;
+    int received = 0;
+    self.signals.async_wait([&](const beast::error_code&, int number) { received = number; });
+    self.signals_context.run();
+    spdlog::info("signal {} received: draining", received);
+
+    self.draining.store(true);
+    for (auto& owner : self.cores) {
+        core& ref = *owner;
+        net::post(ref.context, [&ref] {
+            beast::error_code ignored;
+            ref.acceptor->close(ignored);
+            // Idle keep-alive connections are closed now; busy ones close after their response.
+            for (auto& slot : ref.sessions) {
+                if (slot.idle) slot.stream->socket().close(ignored);
+            }
+        });
+    }
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::milliseconds(self.config.limits.shutdown_timeout_ms);
+    while (self.sessions_open.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (self.sessions_open.load() > 0) {
+        spdlog::warn("{} connections still open after the shutdown timeout", self.sessions_open.load());
+    }
+    for (auto& owner : self.cores) owner->context.stop();
+    for (auto& owner : self.cores) {
+        if (owner->thread.joinable()) owner->thread.join();
+    }
+}
+
+}  // namespace corridor

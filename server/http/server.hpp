@@ -1,0 +1,30 @@
+#pragma once
+// The HTTP transport: one io_context per thread, one SO_REUSEPORT listener each, a connection
+// living on the thread that accepted it. No Asio or Beast in this header.
+#include <cstdint>
+#include <memory>
+
+namespace corridor {
+
+class api;
+class db_pool;
+struct service_config;
+
+class http_server {
+public:
+    http_server(const api& api, db_pool& database, const service_config& config);
+    ~http_server();
+
+    // Binds the listeners and starts the io threads; returns the bound port (useful with port 0).
+    // Throws std::runtime_error when the address cannot be bound.
+    std::uint16_t start();
+    // Blocks until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish within
+    // limits.shutdown_timeout_ms, and returns.
+    void run_until_signal();
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace corridor
