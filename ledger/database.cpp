@@ -4,7 +4,10 @@
 #include <soci/sqlite3/soci-sqlite3.h>
 #include <sqlite3.h>
 
+#include <libpq-fe.h>
+
 #include <cstring>
+#include <stdexcept>
 
 namespace corridor {
 
@@ -36,6 +39,36 @@ std::string database_url::redacted() const {
     return text.substr(0, colon + 1) + "***" + text.substr(at);
 }
 
+namespace {
+
+// soci rewrites connect strings it parses, which breaks URIs; libpq's own parser turns the URI into
+// the key=value form that passes through untouched.
+std::string postgresql_keyword_string(const std::string& uri) {
+    char* error = nullptr;
+    PQconninfoOption* options = PQconninfoParse(uri.c_str(), &error);
+    if (!options) {
+        std::string message = error ? error : "invalid PostgreSQL URL";
+        if (error) PQfreemem(error);
+        throw std::runtime_error("database URL: " + message);
+    }
+    std::string out;
+    for (PQconninfoOption* option = options; option->keyword; ++option) {
+        if (!option->val || !*option->val) continue;
+        std::string value = option->val;
+        std::string quoted;
+        for (char c : value) {
+            if (c == '\\' || c == '\'') quoted.push_back('\\');
+            quoted.push_back(c);
+        }
+        if (!out.empty()) out += ' ';
+        out += std::string(option->keyword) + "='" + quoted + "'";
+    }
+    PQconninfoFree(options);
+    return out;
+}
+
+}  // namespace
+
 std::unique_ptr<soci::session> open_session(const database_url& url) {
     std::unique_ptr<soci::session> session;
     if (url.backend == database_backend::sqlite) {
@@ -46,7 +79,8 @@ std::unique_ptr<soci::session> open_session(const database_url& url) {
         *session << "PRAGMA foreign_keys=ON";
         *session << "PRAGMA busy_timeout=10000";
     } else {
-        session = std::make_unique<soci::session>(*soci::factory_postgresql(), url.connect_string);
+        session = std::make_unique<soci::session>(*soci::factory_postgresql(),
+                                                  postgresql_keyword_string(url.connect_string));
         *session << "SET synchronous_commit = on";
         *session << "SET client_min_messages = warning";
     }

@@ -1,0 +1,134 @@
+// Starts a real corridor binary on 127.0.0.1 (port 0) with a fresh database: a SQLite file, or a new
+// database on the PostgreSQL that the test run started (CORRIDOR_TEST_POSTGRES_URL_FILE).
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+export const VERSION = '2025-10-13';
+
+function required(name) {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set; run the API tests through ctest`);
+  return value;
+}
+
+function freshDatabase(dir) {
+  const urlFile = process.env.CORRIDOR_TEST_POSTGRES_URL_FILE;
+  if (!urlFile) return `sqlite:${join(dir, 'corridor.db')}`;
+  const base = readFileSync(urlFile, 'utf8').trim();
+  const name = `corridor_${randomBytes(6).toString('hex')}`;
+  execFileSync('psql', [base, '-q', '-c', `CREATE DATABASE ${name}`]);
+  return base.replace(/\/[^/]*$/, `/${name}`);
+}
+
+export function runCli(server, args) {
+  return execFileSync(server.bin, [...args, '--config', server.configPath], { encoding: 'utf8' });
+}
+
+// Options: platforms (how many to create, default 2), config (overrides merged into corridor.json),
+// regulated (array of booleans per platform).
+export async function startCorridor(options = {}) {
+  const bin = required('CORRIDOR_BIN');
+  const confDir = required('CORRIDOR_CONF_DIR');
+  const dir = mkdtempSync(join(tmpdir(), 'corridor-api-'));
+  const database = freshDatabase(dir);
+  const base = JSON.parse(readFileSync(join(confDir, 'corridor.json'), 'utf8'));
+  const config = {
+    ...base,
+    listen: '127.0.0.1:0',
+    database,
+    threads: 2,
+    currencies_file: join(confDir, 'currencies.json'),
+    plugins: { ...base.plugins, dir: join(dir, 'plugins') },
+    ...(options.config || {}),
+  };
+  const configPath = join(dir, 'corridor.json');
+  writeFileSync(configPath, JSON.stringify(config, null, 2));
+  const server = { bin, dir, configPath, database, platforms: [] };
+
+  const count = options.platforms ?? 2;
+  for (let i = 0; i < count; i++) {
+    const args = ['platform', 'create', '--name', `Platform ${i}`, '--uma-domain', `platform${i}.example.test`, '--json'];
+    if (options.regulated?.[i]) args.push('--regulated');
+    server.platforms.push(JSON.parse(runCli(server, args)));
+  }
+  await launch(server);
+  return server;
+}
+
+// Starts (or restarts) the serve process of an existing server object.
+export async function launch(server) {
+  const child = spawn(server.bin, ['serve', '--config', server.configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.process = child;
+  server.stderr = '';
+  child.stderr.on('data', (chunk) => { server.stderr += chunk; });
+  server.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${server.stderr}`)), 20000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = out.match(/listening on (http:\/\/\S+)/);
+      if (match) { clearTimeout(timer); resolve(match[1]); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${server.stderr}`)); });
+  });
+  server.baseUrl = url;
+  server.api = `${url}/${VERSION}`;
+  return server;
+}
+
+export async function stopCorridor(server, { keepFiles = false } = {}) {
+  if (server.process && server.process.exitCode === null && server.process.signalCode === null) {
+    server.process.kill('SIGTERM');
+  }
+  const result = await server.exited;
+  if (!keepFiles) rmSync(server.dir, { recursive: true, force: true });
+  return result;
+}
+
+export function basic(credentials) {
+  return 'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
+}
+
+// call(server, credentials, 'POST', '/customers', body, headers) -> { status, headers, body, text }
+// Paths starting with '/' are under the version segment; pass `raw: true` in headers to use as-is.
+export async function call(server, credentials, method, path, body, headers = {}) {
+  const { raw, ...rest } = headers;
+  const url = raw ? `${server.baseUrl}${path}` : `${server.api}${path}`;
+  const init = { method, headers: { ...rest } };
+  if (credentials) init.headers.authorization = basic(credentials);
+  if (body !== undefined) {
+    init.body = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+    if (!('content-type' in init.headers)) init.headers['content-type'] = 'application/json';
+  }
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let parsed;
+  try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+// Walks every page of a list endpoint, returning all items and the pages' totalCount values.
+export async function walkPages(server, credentials, path, limit) {
+  const items = [];
+  const totals = [];
+  let cursor;
+  for (let pages = 0; pages < 10000; pages++) {
+    const separator = path.includes('?') ? '&' : '?';
+    const url = `${path}${separator}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const response = await call(server, credentials, 'GET', url);
+    if (response.status !== 200) throw new Error(`GET ${url} -> ${response.status} ${response.text}`);
+    items.push(...response.body.data);
+    totals.push(response.body.totalCount);
+    if (!response.body.hasMore) {
+      if ('nextCursor' in response.body) throw new Error('nextCursor present on the last page');
+      return { items, totals };
+    }
+    cursor = response.body.nextCursor;
+    if (!cursor) throw new Error('hasMore without nextCursor');
+  }
+  throw new Error('too many pages');
+}
