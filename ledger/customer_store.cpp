@@ -1,6 +1,7 @@
 #include "ledger/customer_store.hpp"
 
 #include "ledger/assert.hpp"
+#include "ledger/book.hpp"
 #include "ledger/database.hpp"
 
 namespace corridor {
@@ -163,6 +164,10 @@ result<customer, customer_error> create_customer(soci::session& session,
             soci::use(business_info.value, business_info.indicator),
             soci::use(beneficial_owners.value, beneficial_owners.indicator), soci::use(now_ms),
             soci::use(now_ms);
+        for (const auto& currency : request.account_currencies) {
+            ensure_account(session, book_services{services.ids, services.random, services.time},
+                           owner, account_kind::customer, id, currency);
+        }
         auto created = find_customer(session, owner, id);
         CORRIDOR_ASSERT(created.has_value());
         transaction.commit();

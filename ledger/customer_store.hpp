@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <soci/soci.h>
 
@@ -41,6 +42,8 @@ struct new_customer {
     std::string customer_type;
     std::string kyc_status;
     customer_fields fields;
+    // One internal account is opened per currency, in the same transaction as the customer.
+    std::vector<std::string> account_currencies;
 };
 
 enum class customer_error {

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/assert.hpp"
+#include "ledger/book.hpp"
 #include "ledger/database.hpp"
 
 namespace corridor {
@@ -49,6 +50,28 @@ std::vector<supported_currency> supported_currencies_from_json(const std::string
 }
 
 namespace {
+
+void open_accounts(soci::session& session, platform_services services, const tenant& owner,
+                   const std::vector<supported_currency>& currencies) {
+    book_services book{services.ids, services.random, services.time};
+    std::vector<std::string> customer_ids;
+    {
+        std::string id;
+        std::string env_name(owner.env_name());
+        soci::statement customers =
+            (session.prepare << "SELECT id FROM customers WHERE platform_id = :p AND environment "
+                                "= :e AND is_deleted = 0",
+             soci::use(owner.platform_id), soci::use(env_name), soci::into(id));
+        customers.execute(false);
+        while (customers.fetch()) customer_ids.push_back(id);
+    }
+    for (const auto& item : currencies) {
+        ensure_account(session, book, owner, account_kind::platform, "", item.currency_code);
+        for (const auto& customer_id : customer_ids) {
+            ensure_account(session, book, owner, account_kind::customer, customer_id, item.currency_code);
+        }
+    }
+}
 
 bool uma_domain_taken(soci::session& session, const std::string& domain, environment env,
                       const std::string& except_platform_id) {
@@ -97,6 +120,7 @@ result<std::string, platform_error> create_platform(soci::session& session,
                 soci::use(platform_id), soci::use(env_name), soci::use(config_id),
                 soci::use(request.uma_domain), soci::use(subdomain), soci::use(currencies),
                 soci::use(now_ms), soci::use(now_ms);
+            open_accounts(session, services, tenant{platform_id, env}, request.supported_currencies);
         }
         transaction.commit();
     } catch (const soci::soci_error& error) {
@@ -139,9 +163,10 @@ std::optional<platform_config> load_platform_config(soci::session& session, cons
 }
 
 result<platform_config, platform_error> update_platform_config(soci::session& session,
-                                                               const clock& time,
+                                                               platform_services services,
                                                                const tenant& owner,
                                                                const config_patch& patch) {
+    const clock& time = services.time;
     std::string env_name(owner.env_name());
     try {
         write_transaction transaction(session);
@@ -163,6 +188,17 @@ result<platform_config, platform_error> update_platform_config(soci::session& se
                    "environment = :e",
             soci::use(domain), soci::use(webhook_text, webhook_indicator), soci::use(currencies),
             soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name);
+        if (patch.supported_currencies) {
+            std::vector<supported_currency> added;
+            for (const auto& item : *patch.supported_currencies) {
+                bool existed = false;
+                for (const auto& old : current->supported_currencies) {
+                    existed = existed || old.currency_code == item.currency_code;
+                }
+                if (!existed) added.push_back(item);
+            }
+            open_accounts(session, services, owner, added);
+        }
         auto updated = load_platform_config(session, owner);
         CORRIDOR_ASSERT(updated.has_value());
         CORRIDOR_ASSERT(updated->uma_domain == domain);

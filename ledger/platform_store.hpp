@@ -72,8 +72,10 @@ struct config_patch {
     std::optional<std::vector<supported_currency>> supported_currencies;
 };
 
+// When supportedCurrencies gains a currency, the platform and every customer get an internal
+// account in it, in the same transaction.
 result<platform_config, platform_error> update_platform_config(soci::session& session,
-                                                               const clock& time,
+                                                               platform_services services,
                                                                const tenant& owner,
                                                                const config_patch& patch);
 

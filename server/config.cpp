@@ -128,6 +128,9 @@ void validate(const service_config& config) {
         bad("public_base_url", "an http:// or https:// URL");
     }
     static const std::set<std::string> levels = {"trace", "debug", "info", "warn", "error", "off"};
+    if (config.ledger_queue_commands_max < config.ledger_batch_commands_max) {
+        bad("ledger.queue_commands_max", "at least ledger.batch_commands_max");
+    }
     if (!levels.contains(config.log_level)) bad("log.level", "one of trace, debug, info, warn, error, off");
 }
 
@@ -153,6 +156,8 @@ bool split_host_port(const std::string& text, std::string& host, std::uint16_t& 
 service_config service_config::defaults(const std::string& base_dir) {
     service_config config;
     config.currencies_file = resolve(base_dir, config.currencies_file);
+    config.rates_file = resolve(base_dir, config.rates_file);
+    config.funding_file = resolve(base_dir, config.funding_file);
     config.plugins_dir = resolve(base_dir, config.plugins_dir);
     config.database = "sqlite:" + resolve(base_dir, "corridor.db");
     return config;
@@ -171,7 +176,7 @@ service_config service_config::load_file(const std::string& path) {
     std::string base_dir = std::filesystem::path(path).parent_path().string();
     if (base_dir.empty()) base_dir = ".";
     service_config config = defaults(base_dir);
-    std::string currencies_file, plugins_dir, database;
+    std::string currencies_file, rates_file, funding_file, plugins_dir, database;
     reader keys(document.as_object());
     keys.at("listen", text("listen", config.listen));
     keys.at("database", text("database", database));
@@ -179,8 +184,19 @@ service_config service_config::load_file(const std::string& path) {
     keys.at("database_threads", integer("database_threads", config.database_threads, 1, 256));
     keys.at("public_base_url", text("public_base_url", config.public_base_url));
     keys.at("currencies_file", text("currencies_file", currencies_file));
+    keys.at("rates_file", text("rates_file", rates_file));
+    keys.at("funding_file", text("funding_file", funding_file));
+    keys.at("rates.cache_seconds", integer("rates.cache_seconds", config.rates_cache_seconds, 0, 86400));
+    keys.at("ledger.batch_commands_max",
+            integer("ledger.batch_commands_max", config.ledger_batch_commands_max, 1, 8192));
+    keys.at("ledger.queue_commands_max",
+            integer("ledger.queue_commands_max", config.ledger_queue_commands_max, 1, 10000000));
+    keys.at("quotes.sweep_interval_ms",
+            integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000));
+    keys.at("idempotency.retention_hours",
+            integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90));
     keys.at("uma.proxy_host", text("uma.proxy_host", config.uma_proxy_host));
-    keys.at("quotes.ttl_seconds", integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 10, 3600));
+    keys.at("quotes.ttl_seconds", integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600));
     keys.at("sandbox.timeout_seconds",
             integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600));
     keys.at("outbound.allow_private_addresses",
@@ -210,6 +226,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.check_unknown(document.as_object(), "");
 
     if (!currencies_file.empty()) config.currencies_file = resolve(base_dir, currencies_file);
+    if (!rates_file.empty()) config.rates_file = resolve(base_dir, rates_file);
+    if (!funding_file.empty()) config.funding_file = resolve(base_dir, funding_file);
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
     if (!database.empty()) {
         config.database = database.starts_with("sqlite:")

@@ -26,6 +26,13 @@ struct service_config {
     int database_threads = 4;  // threads that own a database session each
     std::string public_base_url = "http://127.0.0.1:8080";
     std::string currencies_file = "currencies.json";
+    std::string rates_file = "rates.json";
+    std::int64_t rates_cache_seconds = 300;   // operator edits to the rates file show within this
+    std::string funding_file = "funding.json";
+    std::int64_t ledger_batch_commands_max = 512;  // 1 turns group commit off
+    std::int64_t ledger_queue_commands_max = 65536;
+    std::int64_t quotes_sweep_interval_ms = 1000;
+    std::int64_t idempotency_retention_hours = 72;
     std::string uma_proxy_host = "uma.corridor.localhost";
     std::int64_t quotes_ttl_seconds = 300;
     std::int64_t sandbox_timeout_seconds = 30;

@@ -70,7 +70,12 @@ std::string metrics::render() const {
     out += "# HELP corridor_http_connections_open Open client connections.\n";
     out += "# TYPE corridor_http_connections_open gauge\n";
     out += fmt::format("corridor_http_connections_open {}\n", connections_open_.load());
+    for (const auto& source : sources_) out += source();
     return out;
+}
+
+void metrics::add_source(std::function<std::string()> render_source) {
+    sources_.push_back(std::move(render_source));
 }
 
 }  // namespace corridor

@@ -5,7 +5,9 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,8 @@ public:
     std::int64_t connections_open() const { return connections_open_.load(); }
 
     std::string render() const;
+    // Another part's metrics, rendered in Prometheus text after the HTTP ones (set up at start).
+    void add_source(std::function<std::string()> render_source);
 
     static constexpr std::array<std::int64_t, 12> latency_buckets_us = {
         250, 500, 1000, 2000, 5000, 10000, 25000, 50000, 100000, 250000, 1000000, 5000000};
@@ -37,6 +41,7 @@ private:
     std::vector<std::string> labels_;
     std::unique_ptr<route_counters[]> routes_;
     std::atomic<std::int64_t> connections_open_{0};
+    std::vector<std::function<std::string()>> sources_;
 };
 
 }  // namespace corridor

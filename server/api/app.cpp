@@ -3,7 +3,10 @@
 #include <boost/json/serialize.hpp>
 #include <spdlog/spdlog.h>
 
+#include <openssl/sha.h>
+
 #include "ledger/assert.hpp"
+#include "ledger/idempotency.hpp"
 #include "server/api/errors.hpp"
 
 namespace corridor {
@@ -78,6 +81,11 @@ api::api(app_services& services) : services_(services) {
     register_config_routes(router_);
     register_token_routes(router_);
     register_customer_routes(router_);
+    register_account_routes(router_);
+    register_exchange_rate_routes(router_);
+    register_quote_routes(router_);
+    register_transaction_routes(router_);
+    register_sandbox_routes(router_);
     std::vector<std::string> labels;
     for (const auto& route : router_.routes()) {
         labels.push_back(std::string(to_string(route.method)) + " " + route.pattern);
@@ -139,7 +147,28 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
             if (plan.immediate && who) plan.immediate->client_id = who->client_id;
         }
         if (!plan.immediate) {
-            plan.job = [this, request, match, who, credentials](soci::session& session) {
+            std::shared_ptr<void> in_flight;
+            if (route.idempotent) {
+                if (auto key = request->header("idempotency-key")) {
+                    // Keyed by clientId: a retry of a request still being processed is refused
+                    // rather than run twice. The guard is released when the job is destroyed,
+                    // after its outcome is durable.
+                    std::string slot = credentials->client_id + "|" + std::string(*key);
+                    {
+                        std::lock_guard lock(in_flight_mutex_);
+                        if (!in_flight_.insert(slot).second) {
+                            fail(error_code::idempotency_key_in_use,
+                                 "a request with this Idempotency-Key is still being processed");
+                        }
+                    }
+                    in_flight = std::shared_ptr<void>(nullptr, [this, slot](void*) {
+                        std::lock_guard lock(in_flight_mutex_);
+                        in_flight_.erase(slot);
+                    });
+                }
+            }
+            plan.on_ledger_writer = route.on_ledger_writer;
+            plan.job = [this, request, match, who, credentials, in_flight](soci::session& session) {
                 return run_with_database(session, *request, match, who, credentials);
             };
             return plan;
@@ -171,7 +200,12 @@ http_response api::run_with_database(soci::session& session, const http_request&
         }
         request_context context{request, query_params(request.target), match.params, who, &session,
                                 services_};
-        response = route.handler(context);
+        auto key = request.header("idempotency-key");
+        if (route.idempotent && key) {
+            response = run_idempotent(session, route, context, std::string(*key));
+        } else {
+            response = run_handler(session, route, context);
+        }
     } catch (const api_error& error) {
         response = error_response(error);
     } catch (const soci::soci_error& error) {
@@ -186,6 +220,82 @@ http_response api::run_with_database(soci::session& session, const http_request&
     }
     response.route_index = match.index;
     if (who) response.client_id = who->client_id;
+    return response;
+}
+
+http_response api::run_handler(soci::session& session, const route_spec& route,
+                               request_context& context) const {
+    if (!route.on_ledger_writer) return route.handler(context);
+    // On the writer the request shares a batch transaction: a failed request must leave nothing,
+    // so its writes sit in a savepoint that is rolled back unless it succeeded.
+    session << "SAVEPOINT request";
+    http_response response;
+    try {
+        response = route.handler(context);
+    } catch (const api_error& error) {
+        response = error_response(error);
+    }
+    if (response.status >= 400) session << "ROLLBACK TO SAVEPOINT request";
+    session << "RELEASE SAVEPOINT request";
+    return response;
+}
+
+namespace {
+
+std::string request_fingerprint(const http_request& request) {
+    std::string material = std::string(to_string(request.method)) + " " +
+                           request.target.substr(0, request.target.find('?')) + "\n" + request.body;
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(material.data()), material.size(), digest);
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string hex;
+    for (unsigned char byte : digest) {
+        hex.push_back(digits[byte >> 4]);
+        hex.push_back(digits[byte & 0xf]);
+    }
+    return hex;
+}
+
+}  // namespace
+
+http_response api::run_idempotent(soci::session& session, const route_spec& route,
+                                  request_context& context, const std::string& key) const {
+    if (key.empty() || key.size() > idempotency_key_chars_max) {
+        fail_field("Idempotency-Key", "must be 1 to 255 characters");
+    }
+    for (char c : key) {
+        if (c < 0x21 || c > 0x7e) fail_field("Idempotency-Key", "must be printable ASCII without spaces");
+    }
+    std::string fingerprint = request_fingerprint(context.request);
+    if (auto stored = find_idempotent_response(session, context.owner(), key)) {
+        if (stored->request_hash != fingerprint) {
+            fail(error_code::idempotency_key_mismatch,
+                 "this Idempotency-Key was used with a different request");
+        }
+        http_response replay;
+        replay.status = stored->status;
+        replay.body = stored->body;
+        replay.headers.emplace_back("Idempotent-Replayed", "true");
+        return replay;
+    }
+    session << "SAVEPOINT keyed";
+    http_response response = run_handler(session, route, context);
+    if (response.status < 500) {
+        try {
+            store_idempotent_response(session, context.owner(), key,
+                                      {fingerprint, response.status, response.body},
+                                      services_.time.now_ms());
+        } catch (const soci::soci_error& error) {
+            if (!is_unique_violation(error)) throw;
+            // Another process stored this key first: its request is the one that counts, and
+            // this one's effects are undone.
+            session << "ROLLBACK TO SAVEPOINT keyed";
+            session << "RELEASE SAVEPOINT keyed";
+            fail(error_code::idempotency_key_in_use,
+                 "a request with this Idempotency-Key is being processed elsewhere");
+        }
+    }
+    session << "RELEASE SAVEPOINT keyed";
     return response;
 }
 

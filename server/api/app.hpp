@@ -4,6 +4,8 @@
 // database comes back as a job for a database thread. No Beast or Asio here.
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +16,9 @@
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
 #include "ledger/ids.hpp"
+#include "ledger/payments.hpp"
 #include "ledger/random.hpp"
+#include "ledger/rates.hpp"
 #include "ledger/token_store.hpp"
 #include "server/api/auth.hpp"
 #include "server/api/cache.hpp"
@@ -37,16 +41,26 @@ struct app_services {
     shared_cache<token_credentials> tokens;  // by clientId
     shared_cache<std::string> configs;       // rendered PlatformConfig by tenant key
     std::unique_ptr<metrics> stats;
+    std::unique_ptr<rate_source> rates;
+    funding_directory funding;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
-                 currency_registry currencies)
+                 currency_registry currencies, std::unique_ptr<rate_source> rates,
+                 funding_directory funding)
         : config(std::move(config)),
           time(time),
           random(random),
           ids(ids),
           currencies(std::move(currencies)),
           tokens(this->config.cache_ttl_ms),
-          configs(this->config.cache_ttl_ms) {}
+          configs(this->config.cache_ttl_ms),
+          rates(std::move(rates)),
+          funding(std::move(funding)) {}
+
+    payment_services payments() {
+        return payment_services{ids, random, time, currencies, *rates, funding,
+                                config.quotes_ttl_seconds * 1000};
+    }
 };
 
 struct request_context {
@@ -65,6 +79,7 @@ struct request_context {
 struct dispatch_plan {
     std::optional<http_response> immediate;
     std::function<http_response(soci::session&)> job;  // set when immediate is not
+    bool on_ledger_writer = false;                      // run job on the writer, not the pool
 };
 
 class api {
@@ -79,8 +94,16 @@ private:
                                     const route_match& match,
                                     std::optional<principal> who,
                                     const std::optional<basic_credentials>& credentials) const;
+    http_response run_handler(soci::session& session, const route_spec& route,
+                              request_context& context) const;
+    http_response run_idempotent(soci::session& session, const route_spec& route,
+                                 request_context& context, const std::string& key) const;
+
     app_services& services_;
     router router_;
+    // Idempotency keys of requests in progress in this process, by clientId and key.
+    mutable std::mutex in_flight_mutex_;
+    mutable std::set<std::string> in_flight_;
 };
 
 // Route registration, one function per resource file.
@@ -88,6 +111,11 @@ void register_health_routes(router& routes);
 void register_config_routes(router& routes);
 void register_token_routes(router& routes);
 void register_customer_routes(router& routes);
+void register_account_routes(router& routes);
+void register_exchange_rate_routes(router& routes);
+void register_quote_routes(router& routes);
+void register_transaction_routes(router& routes);
+void register_sandbox_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

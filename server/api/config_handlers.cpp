@@ -186,8 +186,10 @@ config_patch read_config_patch(const json::object& body, const request_context& 
 http_response patch_config(request_context& context) {
     auto body = parse_json_body(context.request);
     auto patch = read_config_patch(body, context);
-    auto updated = update_platform_config(context.session(), context.services.time,
-                                          context.owner(), patch);
+    auto updated = update_platform_config(
+        context.session(),
+        platform_services{context.services.ids, context.services.random, context.services.time},
+        context.owner(), patch);
     context.services.configs.invalidate(tenant_key(context.owner()));
     if (!updated) {
         if (updated.error() == platform_error::uma_domain_taken) {

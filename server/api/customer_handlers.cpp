@@ -235,6 +235,9 @@ http_response create_customer_handler(request_context& context) {
     request.kyc_status = config.is_regulated ? "APPROVED" : "PENDING_REVIEW";
     request.fields = read_customer_fields(body, *type, config.uma_domain, true,
                                          context.services.time.now_ms());
+    for (const auto& item : config.supported_currencies) {
+        request.account_currencies.push_back(item.currency_code);
+    }
     auto created = create_customer(
         context.session(),
         customer_services{context.services.ids, context.services.random, context.services.time},

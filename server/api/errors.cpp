@@ -10,7 +10,12 @@ int http_status_of(error_code code) {
         case error_code::invalid_uma_address:
         case error_code::invalid_currency:
         case error_code::invalid_amount:
-        case error_code::amount_out_of_range: return 400;
+        case error_code::amount_out_of_range:
+        case error_code::same_currency:
+        case error_code::currency_not_enabled:
+        case error_code::insufficient_balance:
+        case error_code::quote_not_executable:
+        case error_code::missing_idempotency_key: return 400;
         case error_code::unauthorized: return 401;
         case error_code::forbidden:
         case error_code::user_not_ready: return 403;
@@ -19,19 +24,23 @@ int http_status_of(error_code code) {
         case error_code::user_not_found:
         case error_code::token_not_found:
         case error_code::quote_not_found:
-        case error_code::transaction_not_found: return 404;
+        case error_code::transaction_not_found:
+        case error_code::account_not_found: return 404;
         case error_code::method_not_allowed: return 405;
         case error_code::conflict:
         case error_code::uma_address_exists:
         case error_code::platform_customer_id_exists:
         case error_code::uma_domain_exists:
-        case error_code::idempotency_key_in_use: return 409;
+        case error_code::idempotency_key_in_use:
+        case error_code::quote_not_pending:
+        case error_code::quote_expired: return 409;
         case error_code::customer_deleted: return 410;
         case error_code::payload_too_large: return 413;
         case error_code::unsupported_media_type: return 415;
         case error_code::idempotency_key_mismatch: return 422;
         case error_code::header_too_large: return 431;
         case error_code::internal_error: return 500;
+        case error_code::not_implemented: return 501;
         case error_code::service_unavailable: return 503;
     }
     return 500;
@@ -44,6 +53,12 @@ std::string_view name_of(error_code code) {
         case error_code::invalid_currency: return "INVALID_CURRENCY";
         case error_code::invalid_amount: return "INVALID_AMOUNT";
         case error_code::amount_out_of_range: return "AMOUNT_OUT_OF_RANGE";
+        case error_code::same_currency: return "SAME_CURRENCY";
+        case error_code::currency_not_enabled: return "CURRENCY_NOT_ENABLED";
+        case error_code::insufficient_balance: return "INSUFFICIENT_BALANCE";
+        case error_code::quote_not_executable: return "QUOTE_NOT_EXECUTABLE";
+        case error_code::missing_idempotency_key: return "MISSING_IDEMPOTENCY_KEY";
+        case error_code::account_not_found: return "ACCOUNT_NOT_FOUND";
         case error_code::unauthorized: return "UNAUTHORIZED";
         case error_code::forbidden: return "FORBIDDEN";
         case error_code::user_not_ready: return "USER_NOT_READY";
@@ -59,12 +74,15 @@ std::string_view name_of(error_code code) {
         case error_code::platform_customer_id_exists: return "PLATFORM_CUSTOMER_ID_EXISTS";
         case error_code::uma_domain_exists: return "UMA_DOMAIN_EXISTS";
         case error_code::idempotency_key_in_use: return "IDEMPOTENCY_KEY_IN_USE";
+        case error_code::quote_not_pending: return "QUOTE_NOT_PENDING";
+        case error_code::quote_expired: return "QUOTE_EXPIRED";
         case error_code::customer_deleted: return "CUSTOMER_DELETED";
         case error_code::payload_too_large: return "PAYLOAD_TOO_LARGE";
         case error_code::unsupported_media_type: return "UNSUPPORTED_MEDIA_TYPE";
         case error_code::idempotency_key_mismatch: return "IDEMPOTENCY_KEY_MISMATCH";
         case error_code::header_too_large: return "HEADER_TOO_LARGE";
         case error_code::internal_error: return "INTERNAL_ERROR";
+        case error_code::not_implemented: return "NOT_IMPLEMENTED";
         case error_code::service_unavailable: return "SERVICE_UNAVAILABLE";
     }
     return "INTERNAL_ERROR";

@@ -17,6 +17,12 @@ enum class error_code {
     invalid_currency,             // 400
     invalid_amount,               // 400
     amount_out_of_range,          // 400
+    same_currency,                // 400
+    currency_not_enabled,         // 400
+    insufficient_balance,         // 400
+    quote_not_executable,         // 400
+    missing_idempotency_key,      // 400 (reserved for routes that require one)
+    account_not_found,            // 404
     unauthorized,                 // 401
     forbidden,                    // 403
     user_not_ready,               // 403
@@ -31,6 +37,8 @@ enum class error_code {
     uma_address_exists,           // 409
     platform_customer_id_exists,  // 409
     uma_domain_exists,            // 409
+    quote_not_pending,            // 409
+    quote_expired,                // 409
     idempotency_key_in_use,       // 409
     customer_deleted,             // 410
     payload_too_large,            // 413
@@ -38,6 +46,7 @@ enum class error_code {
     idempotency_key_mismatch,     // 422
     header_too_large,             // 431
     internal_error,               // 500
+    not_implemented,              // 501
     service_unavailable,          // 503
 };
 

@@ -55,6 +55,7 @@ void router::add(route_spec spec) {
         CORRIDOR_ASSERT(!(routes_[i].method == spec.method && routes_[i].pattern == spec.pattern));
     }
     CORRIDOR_ASSERT(spec.handler != nullptr);
+    CORRIDOR_ASSERT(!spec.idempotent || spec.on_ledger_writer);  // savepoints need the batch
     routes_.push_back(std::move(spec));
     compiled_.push_back({std::move(*segments)});
 }

@@ -25,6 +25,10 @@ struct route_spec {
     unsigned permission = 0;    // permission bits the token must hold
     bool sandbox_only = false;  // 403 for production credentials
     bool needs_database = true;
+    // Money-moving routes run on the ledger writer, inside its batch transaction; nothing a failed
+    // request did is kept. Idempotent routes honour the Idempotency-Key header.
+    bool on_ledger_writer = false;
+    bool idempotent = false;
     handler_fn handler = nullptr;
     fast_handler_fn fast = nullptr;
 };

@@ -5,12 +5,18 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <condition_variable>
 #include <filesystem>
+#include <fmt/format.h>
 #include <iostream>
 
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
+#include "ledger/idempotency.hpp"
+#include "ledger/ledger_writer.hpp"
 #include "ledger/migrations.hpp"
+#include "ledger/payments.hpp"
+#include "ledger/rates.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/token_store.hpp"
 #include "ledger/uma_address.hpp"
@@ -95,6 +101,82 @@ void setup_logging(const service_config& config) {
     access->flush_on(spdlog::level::info);
 }
 
+// Background upkeep on the ledger writer: expiring quotes past their time and pruning old
+// idempotency keys. Both are plain UPDATE/DELETEs safe to run from any number of processes.
+class upkeep_job final : public session_job {
+public:
+    upkeep_job(app_services& services, bool prune) : services_(services), prune_(prune) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            expire_due_quotes(session, services_.payments(), 500);
+            if (prune_) {
+                prune_idempotency_keys(session, services_.time.now_ms() -
+                                                    services_.config.idempotency_retention_hours * 3600000);
+            }
+            return true;
+        } catch (const std::exception& error) {
+            spdlog::error("upkeep failed: {}", error.what());
+            return false;
+        }
+    }
+    void finish(bool) noexcept override {}
+
+private:
+    app_services& services_;
+    bool prune_;
+};
+
+class upkeep_loop {
+public:
+    upkeep_loop(app_services& services, session_executor& writer) {
+        thread_ = std::thread([this, &services, &writer] {
+            std::int64_t last_prune_ms = 0;
+            std::unique_lock lock(mutex_);
+            while (!stopping_) {
+                std::int64_t now_ms = services.time.now_ms();
+                bool prune = now_ms - last_prune_ms >= 3600000;
+                if (prune) last_prune_ms = now_ms;
+                writer.submit(std::make_unique<upkeep_job>(services, prune));
+                wake_.wait_for(lock, std::chrono::milliseconds(services.config.quotes_sweep_interval_ms));
+            }
+        });
+    }
+    ~upkeep_loop() { stop(); }
+    void stop() {
+        {
+            std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+std::string writer_metrics(const ledger_writer& writer) {
+    std::string out = "# HELP corridor_ledger_batch_size Commands per ledger writer transaction.\n"
+                      "# TYPE corridor_ledger_batch_size histogram\n";
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < ledger_writer::batch_size_buckets.size(); ++i) {
+        cumulative += writer.batches_at_most(i);
+        out += fmt::format("corridor_ledger_batch_size_bucket{{le=\"{}\"}} {}\n",
+                           ledger_writer::batch_size_buckets[i], cumulative);
+    }
+    cumulative += writer.batches_at_most(ledger_writer::batch_size_buckets.size());
+    out += fmt::format("corridor_ledger_batch_size_bucket{{le=\"+Inf\"}} {}\n", cumulative);
+    out += fmt::format("corridor_ledger_batch_size_sum {}\n", writer.commands_total());
+    out += fmt::format("corridor_ledger_batch_size_count {}\n", writer.batches_total());
+    out += "# HELP corridor_ledger_queue_depth Commands waiting for the ledger writer.\n"
+           "# TYPE corridor_ledger_queue_depth gauge\n";
+    out += fmt::format("corridor_ledger_queue_depth {}\n", writer.queue_depth());
+    return out;
+}
+
 int serve(const std::vector<std::string>& args) {
     auto options = common_options();
     options.add_options()("listen", po::value<std::string>(), "HOST:PORT")(
@@ -109,20 +191,29 @@ int serve(const std::vector<std::string>& args) {
     }
     setup_logging(config);
     auto currencies = currency_registry::load_file(config.currencies_file);
+    auto funding = funding_directory::load_file(config.funding_file);
     {
         auto session = open_migrated(config);
     }
     system_clock wall;
     os_random random;
     id_generator ids(wall, random);
-    app_services services(config, wall, random, ids, std::move(currencies));
+    auto rates = std::make_unique<file_rate_source>(config.rates_file, wall, config.rates_cache_seconds * 1000);
+    app_services services(config, wall, random, ids, std::move(currencies), std::move(rates), std::move(funding));
     api application(services);
-    db_pool database(*database_url::parse(config.database), config.database_threads);
-    http_server server(application, database, services.config);
+    auto url = *database_url::parse(config.database);
+    db_pool database(url, config.database_threads);
+    ledger_writer writer(url, static_cast<std::size_t>(config.ledger_batch_commands_max),
+                         static_cast<std::size_t>(config.ledger_queue_commands_max));
+    services.stats->add_source([&writer] { return writer_metrics(writer); });
+    http_server server(application, database, writer, services.config);
     auto port = server.start();
+    upkeep_loop upkeep(services, writer);
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on http://" << host << ":" << port << std::endl;
     server.run_until_signal();
+    upkeep.stop();
+    writer.stop();
     database.stop();
     spdlog::info("stopped cleanly");
     return 0;

@@ -16,7 +16,7 @@ db_pool::db_pool(database_url url, int threads, std::size_t queue_jobs_max)
 
 db_pool::~db_pool() { stop(); }
 
-void db_pool::submit(std::unique_ptr<job> work) {
+void db_pool::submit(std::unique_ptr<session_job> work) {
     {
         std::lock_guard lock(mutex_);
         if (!stopping_ && queue_.size() < queue_jobs_max_) {
@@ -25,7 +25,7 @@ void db_pool::submit(std::unique_ptr<job> work) {
             return;
         }
     }
-    work->refuse();
+    work->finish(false);
 }
 
 void db_pool::stop() {
@@ -49,7 +49,7 @@ std::size_t db_pool::queue_depth() const {
 void db_pool::worker() {
     std::unique_ptr<soci::session> session;
     while (true) {
-        std::unique_ptr<job> work;
+        std::unique_ptr<session_job> work;
         {
             std::unique_lock lock(mutex_);
             ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
@@ -61,11 +61,14 @@ void db_pool::worker() {
             if (!session) session = open_session(url_);
         } catch (const std::exception& error) {
             spdlog::error("cannot open database {}: {}", url_.redacted(), error.what());
-            work->refuse();
+            work->finish(false);
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
             continue;
         }
-        if (!work->run(*session)) {
+        bool healthy = work->run(*session);
+        // Handlers commit their own transactions, so the work is durable once run() returns.
+        work->finish(true);
+        if (!healthy) {
             // A database error may have left the connection unusable; probe it, reopen if dead.
             try {
                 *session << "SELECT 1";

@@ -4,34 +4,24 @@
 // caller answers 503 rather than letting latency grow without limit.
 #include <condition_variable>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-#include <soci/soci.h>
-
 #include "ledger/database.hpp"
+#include "ledger/session_job.hpp"
 
 namespace corridor {
 
-class db_pool {
+class db_pool final : public session_executor {
 public:
-    struct job {
-        virtual ~job() = default;
-        // Returns false when the session may be broken (it is then reopened).
-        virtual bool run(soci::session& session) noexcept = 0;
-        // Called instead of run() when the pool is stopping or the queue is full.
-        virtual void refuse() noexcept = 0;
-    };
-
     db_pool(database_url url, int threads, std::size_t queue_jobs_max = 65536);
-    ~db_pool();
+    ~db_pool() override;
     db_pool(const db_pool&) = delete;
     db_pool& operator=(const db_pool&) = delete;
 
-    void submit(std::unique_ptr<job> work);
+    void submit(std::unique_ptr<session_job> work) override;
     // Finishes queued jobs, then joins the threads.
     void stop();
     std::size_t queue_depth() const;
@@ -42,7 +32,7 @@ private:
     std::size_t queue_jobs_max_;
     mutable std::mutex mutex_;
     std::condition_variable ready_;
-    std::deque<std::unique_ptr<job>> queue_;
+    std::deque<std::unique_ptr<session_job>> queue_;
     bool stopping_ = false;
     std::vector<std::thread> threads_;
 };

@@ -82,6 +82,7 @@ struct core {
 struct http_server::impl {
     const api& app;
     db_pool& database;
+    session_executor& writer;
     const service_config& config;
     std::vector<std::unique_ptr<core>> cores;
     std::atomic<bool> draining{false};
@@ -92,10 +93,10 @@ struct http_server::impl {
     net::io_context signals_context{1};
     net::signal_set signals{signals_context, SIGTERM, SIGINT};
 
-    impl(const api& app, db_pool& database, const service_config& config)
-        : app(app), database(database), config(config) {}
+    impl(const api& app, db_pool& database, session_executor& writer, const service_config& config)
+        : app(app), database(database), writer(writer), config(config) {}
 
-    net::awaitable<http_response> run_job(core& owner,
+    net::awaitable<http_response> run_job(core& owner, session_executor& executor,
                                           std::function<http_response(soci::session&)> work);
     net::awaitable<void> accept_loop(core& owner);
     net::awaitable<void> run_session(core& owner, tcp::socket socket);
@@ -109,7 +110,7 @@ namespace {
 
 // A database job that resumes the waiting coroutine on its own io thread.
 template <class Handler>
-class resume_job final : public db_pool::job {
+class resume_job final : public session_job {
 public:
     resume_job(Handler handler, net::io_context& context,
                std::function<http_response(soci::session&)> work)
@@ -126,13 +127,17 @@ public:
             response.database_failed = true;
         }
         bool healthy = !response.database_failed;
-        complete(std::move(response));
+        response_ = std::move(response);
         return healthy;
     }
 
-    void refuse() noexcept override {
-        complete(error_response(error_code::service_unavailable,
-                                "the service is busy or shutting down; retry later"));
+    void finish(bool durable) noexcept override {
+        if (!durable || !response_) {
+            // Refused before running, or its transaction did not commit: nothing happened.
+            response_ = error_response(error_code::service_unavailable,
+                                       "the service is busy or shutting down; retry later");
+        }
+        complete(std::move(*response_));
     }
 
 private:
@@ -147,15 +152,16 @@ private:
     Handler handler_;
     net::executor_work_guard<net::io_context::executor_type> work_guard_;
     std::function<http_response(soci::session&)> work_;
+    std::optional<http_response> response_;
 };
 
 }  // namespace
 
 net::awaitable<http_response> http_server::impl::run_job(
-    core& owner, std::function<http_response(soci::session&)> work) {
-    auto initiate = [this, &owner](auto handler, std::function<http_response(soci::session&)> job) {
+    core& owner, session_executor& executor, std::function<http_response(soci::session&)> work) {
+    auto initiate = [&owner, &executor](auto handler, std::function<http_response(soci::session&)> job) {
         using handler_type = decltype(handler);
-        database.submit(
+        executor.submit(
             std::make_unique<resume_job<handler_type>>(std::move(handler), owner.context, std::move(job)));
     };
     co_return co_await net::async_initiate<decltype(net::use_awaitable), void(http_response)>(
@@ -256,7 +262,8 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
             if (plan.immediate) {
                 response = std::move(*plan.immediate);
             } else {
-                response = co_await run_job(owner, std::move(plan.job));
+                session_executor& executor = plan.on_ledger_writer ? writer : database;
+                response = co_await run_job(owner, executor, std::move(plan.job));
             }
         }
 
@@ -318,8 +325,9 @@ net::awaitable<void> http_server::impl::accept_loop(core& owner) {
     }
 }
 
-http_server::http_server(const api& api, db_pool& database, const service_config& config)
-    : impl_(std::make_unique<impl>(api, database, config)) {}
+http_server::http_server(const api& api, db_pool& database, session_executor& writer,
+                         const service_config& config)
+    : impl_(std::make_unique<impl>(api, database, writer, config)) {}
 
 http_server::~http_server() {
     for (auto& owner : impl_->cores) {

@@ -8,11 +8,14 @@ namespace corridor {
 
 class api;
 class db_pool;
+class session_executor;
 struct service_config;
 
 class http_server {
 public:
-    http_server(const api& api, db_pool& database, const service_config& config);
+    // Ordinary requests run on `database`; money-moving ones on `writer` (the ledger writer).
+    http_server(const api& api, db_pool& database, session_executor& writer,
+                const service_config& config);
     ~http_server();
 
     // Binds the listeners and starts the io threads; returns the bound port (useful with port 0).

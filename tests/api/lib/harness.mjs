@@ -41,6 +41,8 @@ export async function startCorridor(options = {}) {
     database,
     threads: 2,
     currencies_file: join(confDir, 'currencies.json'),
+    rates_file: join(confDir, 'rates.json'),
+    funding_file: join(confDir, 'funding.json'),
     plugins: { ...base.plugins, dir: join(dir, 'plugins') },
     ...(options.config || {}),
   };

@@ -1,0 +1,234 @@
+#include "ledger/book.hpp"
+
+#include <map>
+
+#include "ledger/assert.hpp"
+#include "ledger/money.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr std::int64_t posted_max = std::numeric_limits<std::int64_t>::max();
+
+struct account_row {
+    std::string id, platform_id, environment, kind, owner_id, currency, reference;
+    int must_not_overdraw = 1;
+    long long debits_posted = 0, credits_posted = 0, created_at_ms = 0, updated_at_ms = 0;
+
+    void bind(soci::statement& statement) {
+        for (auto* text : {&id, &platform_id, &environment, &kind, &owner_id, &currency, &reference}) {
+            statement.exchange(soci::into(*text));
+        }
+        statement.exchange(soci::into(must_not_overdraw));
+        statement.exchange(soci::into(debits_posted));
+        statement.exchange(soci::into(credits_posted));
+        statement.exchange(soci::into(created_at_ms));
+        statement.exchange(soci::into(updated_at_ms));
+    }
+
+    ledger_account to_account() const {
+        auto env = parse_environment(environment);
+        CORRIDOR_ASSERT(env.has_value());
+        ledger_account out;
+        out.id = id;
+        out.owner = tenant{platform_id, *env};
+        static const std::map<std::string, account_kind> kinds = {
+            {"CUSTOMER", account_kind::customer},   {"PLATFORM", account_kind::platform},
+            {"LIQUIDITY", account_kind::liquidity}, {"FEES", account_kind::fees},
+            {"SETTLEMENT", account_kind::settlement}};
+        out.kind = kinds.at(kind);
+        out.owner_id = owner_id;
+        out.currency = currency;
+        out.reference = reference;
+        out.must_not_overdraw = must_not_overdraw != 0;
+        out.debits_posted = debits_posted;
+        out.credits_posted = credits_posted;
+        out.created_at_ms = created_at_ms;
+        out.updated_at_ms = updated_at_ms;
+        CORRIDOR_ASSERT(!out.must_not_overdraw || out.balance() >= 0);
+        return out;
+    }
+};
+
+constexpr const char* account_select =
+    "SELECT id, platform_id, environment, kind, owner_id, currency, reference, must_not_overdraw, "
+    "debits_posted, credits_posted, created_at_ms, updated_at_ms FROM ledger_accounts";
+
+bool is_internal(account_kind kind) {
+    return kind == account_kind::customer || kind == account_kind::platform;
+}
+
+}  // namespace
+
+std::string_view to_string(account_kind kind) {
+    switch (kind) {
+        case account_kind::customer: return "CUSTOMER";
+        case account_kind::platform: return "PLATFORM";
+        case account_kind::liquidity: return "LIQUIDITY";
+        case account_kind::fees: return "FEES";
+        case account_kind::settlement: return "SETTLEMENT";
+    }
+    return "CUSTOMER";
+}
+
+std::string ensure_account(soci::session& session, book_services services, const tenant& owner,
+                           account_kind kind, const std::string& owner_id,
+                           const std::string& currency) {
+    CORRIDOR_ASSERT(kind == account_kind::customer || owner_id.empty());
+    std::string env_name(owner.env_name());
+    std::string kind_name(to_string(kind));
+    std::string id;
+    soci::indicator found = soci::i_null;
+    session << "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND "
+               "kind = :k AND owner_id = :o AND currency = :c",
+        soci::use(owner.platform_id), soci::use(env_name), soci::use(kind_name),
+        soci::use(owner_id), soci::use(currency), soci::into(id, found);
+    if (session.got_data() && found == soci::i_ok) return id;
+    id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
+    // A short upper-case reference a person can type into a bank transfer's memo.
+    std::string reference = "CR" + random_base32(services.random, 14);
+    for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    int overdraw_guard = is_internal(kind) ? 1 : 0;
+    long long now_ms = services.time.now_ms();
+    session << "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+               "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+               "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, "
+               ":t2)",
+        soci::use(id), soci::use(owner.platform_id), soci::use(env_name), soci::use(kind_name),
+        soci::use(owner_id), soci::use(currency), soci::use(reference), soci::use(overdraw_guard),
+        soci::use(now_ms), soci::use(now_ms);
+    return id;
+}
+
+std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
+                                           const std::string& id) {
+    sql_filter where;
+    where.equals("platform_id", owner.platform_id);
+    where.equals("environment", std::string(owner.env_name()));
+    where.equals("id", id);
+    account_row row;
+    std::optional<ledger_account> found;
+    fetch_page(session, account_select, where, page_request{1, std::nullopt, false}, row,
+               [&](const account_row& r) { found = r.to_account(); });
+    return found;
+}
+
+page<ledger_account> list_internal_accounts(soci::session& session, const tenant& owner,
+                                            const account_filter& filter,
+                                            const page_request& request) {
+    sql_filter where;
+    where.equals("platform_id", owner.platform_id);
+    where.equals("environment", std::string(owner.env_name()));
+    if (filter.platform_only) {
+        where.equals("kind", std::string("PLATFORM"));
+    } else {
+        where.equals("kind", std::string("CUSTOMER"));
+        if (filter.customer_id) where.equals("owner_id", *filter.customer_id);
+    }
+    if (filter.currency) where.equals("currency", *filter.currency);
+    page<ledger_account> result;
+    result.total_count = count_rows(session, "ledger_accounts", where);
+    account_row row;
+    result.has_more = fetch_page(session, account_select, where, request, row,
+                                 [&](const account_row& r) { result.items.push_back(r.to_account()); });
+    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
+    return result;
+}
+
+namespace {
+
+// Why an UPDATE guarded by tenant, currency and limits touched no row.
+transfer_error classify_refusal(soci::session& session, const tenant& owner, const std::string& id,
+                                const transfer_request& request, bool debit_side) {
+    auto account = find_account(session, owner, id);
+    if (!account) return transfer_error::account_not_found;
+    if (account->currency != request.currency) return transfer_error::currency_mismatch;
+    std::int64_t posted = debit_side ? account->debits_posted : account->credits_posted;
+    if (posted > posted_max - request.amount) return transfer_error::overflow;
+    return transfer_error::insufficient_funds;
+}
+
+}  // namespace
+
+result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
+                                                  const tenant& owner,
+                                                  const transfer_request& request) {
+    CORRIDOR_ASSERT(request.amount > 0);
+    CORRIDOR_ASSERT(request.debit_account_id != request.credit_account_id);
+    long long amount = request.amount;
+    long long now_ms = services.time.now_ms();
+    long long ceiling = posted_max - request.amount;
+    std::string env_name(owner.env_name());
+    soci::statement credit_update =
+        (session.prepare << "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, "
+                            "updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                            "environment = :e AND currency = :c AND credits_posted <= :m",
+         soci::use(amount), soci::use(now_ms), soci::use(request.credit_account_id),
+         soci::use(owner.platform_id), soci::use(env_name), soci::use(request.currency),
+         soci::use(ceiling));
+    credit_update.execute(true);
+    if (credit_update.get_affected_rows() != 1) {
+        return classify_refusal(session, owner, request.credit_account_id, request, false);
+    }
+    // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two debits
+    // can never both pass on a balance that covers one.
+    soci::statement debit_update =
+        (session.prepare << "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, "
+                            "updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                            "environment = :e AND currency = :c AND debits_posted <= :m AND "
+                            "(must_not_overdraw = 0 OR credits_posted - debits_posted >= :a2)",
+         soci::use(amount), soci::use(now_ms), soci::use(request.debit_account_id),
+         soci::use(owner.platform_id), soci::use(env_name), soci::use(request.currency),
+         soci::use(ceiling), soci::use(amount));
+    debit_update.execute(true);
+    if (debit_update.get_affected_rows() != 1) {
+        // Undo the credit so that a refused transfer leaves no trace.
+        session << "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
+            soci::use(amount), soci::use(request.credit_account_id);
+        return classify_refusal(session, owner, request.debit_account_id, request, true);
+    }
+    std::string id = services.ids.next("Transfer");
+    session << "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
+               "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
+               "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)",
+        soci::use(id), soci::use(owner.platform_id), soci::use(env_name),
+        soci::use(request.debit_account_id), soci::use(request.credit_account_id),
+        soci::use(amount), soci::use(request.currency), soci::use(request.code),
+        soci::use(request.transaction_id), soci::use(now_ms);
+    return id;
+}
+
+std::vector<std::string> audit_book(soci::session& session) {
+    std::map<std::string, std::pair<long long, long long>> totals;  // id -> debits, credits
+    {
+        std::string debit, credit;
+        long long amount = 0;
+        soci::statement transfers = (session.prepare << "SELECT debit_account_id, "
+                                                        "credit_account_id, amount FROM "
+                                                        "ledger_transfers",
+                                     soci::into(debit), soci::into(credit), soci::into(amount));
+        transfers.execute(false);
+        while (transfers.fetch()) {
+            totals[debit].first += amount;
+            totals[credit].second += amount;
+        }
+    }
+    std::vector<std::string> wrong;
+    std::string id;
+    long long debits = 0, credits = 0;
+    int guard = 0;
+    soci::statement accounts = (session.prepare << "SELECT id, debits_posted, credits_posted, "
+                                                   "must_not_overdraw FROM ledger_accounts",
+                                soci::into(id), soci::into(debits), soci::into(credits),
+                                soci::into(guard));
+    accounts.execute(false);
+    while (accounts.fetch()) {
+        auto expected = totals[id];
+        if (expected.first != debits || expected.second != credits || (guard && debits > credits)) {
+            wrong.push_back(id);
+        }
+    }
+    return wrong;
+}
+
+}  // namespace corridor

@@ -1,0 +1,87 @@
+#pragma once
+// The double-entry book, after TigerBeetle: accounts hold cumulative posted debits and credits;
+// transfers are immutable, each moving one amount from one account to another of the same currency
+// and tenant, so every transfer balances by construction. An internal account's balance is
+// credits - debits and can never go below zero: the debit is a single conditional UPDATE, which holds
+// under any concurrency, across processes sharing one PostgreSQL included. Callers own the database
+// transaction (the ledger writer's batch).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <soci/soci.h>
+
+#include "ledger/clock.hpp"
+#include "ledger/ids.hpp"
+#include "ledger/page.hpp"
+#include "ledger/random.hpp"
+#include "ledger/result.hpp"
+#include "ledger/tenant.hpp"
+
+namespace corridor {
+
+enum class account_kind { customer, platform, liquidity, fees, settlement };
+std::string_view to_string(account_kind kind);
+
+struct ledger_account {
+    std::string id;  // InternalAccount:<uuid> for customer/platform, ServiceAccount:<uuid> otherwise
+    tenant owner;
+    account_kind kind = account_kind::customer;
+    std::string owner_id;  // customer id, or empty
+    std::string currency;
+    std::string reference;  // identifies the account on incoming bank transfers
+    bool must_not_overdraw = true;
+    std::int64_t debits_posted = 0;
+    std::int64_t credits_posted = 0;
+    std::int64_t created_at_ms = 0;
+    std::int64_t updated_at_ms = 0;
+
+    std::int64_t balance() const { return credits_posted - debits_posted; }
+};
+
+struct book_services {
+    id_generator& ids;
+    random_source& random;
+    const clock& time;
+};
+
+// Returns the account's id, creating it when missing (internal accounts at customer creation and
+// when a currency is added; service accounts on first use).
+std::string ensure_account(soci::session& session, book_services services, const tenant& owner,
+                           account_kind kind, const std::string& owner_id,
+                           const std::string& currency);
+
+std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
+                                           const std::string& id);
+
+struct account_filter {
+    std::optional<std::string> currency;
+    std::optional<std::string> customer_id;
+    bool platform_only = false;
+};
+page<ledger_account> list_internal_accounts(soci::session& session, const tenant& owner,
+                                            const account_filter& filter,
+                                            const page_request& request);
+
+struct transfer_request {
+    std::string debit_account_id;
+    std::string credit_account_id;
+    std::int64_t amount = 0;
+    std::string currency;
+    std::string code;            // why: fund, send, fx, fee, receive, refund, ...
+    std::string transaction_id;  // the business transaction it belongs to
+};
+
+enum class transfer_error { insufficient_funds, account_not_found, currency_mismatch, overflow };
+
+// Posts one transfer. On an error nothing of it is written.
+result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
+                                                  const tenant& owner,
+                                                  const transfer_request& request);
+
+// Recomputes every account's posted totals from the transfers and compares; returns the ids of
+// accounts that disagree, or are overdrawn against their flag. The auditor of the simulation tests.
+std::vector<std::string> audit_book(soci::session& session);
+
+}  // namespace corridor

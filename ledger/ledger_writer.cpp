@@ -1,0 +1,104 @@
+#include "ledger/ledger_writer.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "ledger/assert.hpp"
+
+namespace corridor {
+
+ledger_writer::ledger_writer(database_url url, std::size_t batch_commands_max,
+                             std::size_t queue_commands_max)
+    : url_(std::move(url)),
+      batch_commands_max_(batch_commands_max),
+      queue_commands_max_(queue_commands_max) {
+    CORRIDOR_ASSERT(batch_commands_max_ >= 1);
+    CORRIDOR_ASSERT(queue_commands_max_ >= batch_commands_max_);
+    thread_ = std::thread([this] { worker(); });
+}
+
+ledger_writer::~ledger_writer() { stop(); }
+
+void ledger_writer::submit(std::unique_ptr<session_job> job) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!stopping_ && queue_.size() < queue_commands_max_) {
+            queue_.push_back(std::move(job));
+            ready_.notify_one();
+            return;
+        }
+    }
+    job->finish(false);  // refused: shutting down, or the queue is full (back-pressure)
+}
+
+void ledger_writer::stop() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    ready_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+std::size_t ledger_writer::queue_depth() const {
+    std::lock_guard lock(mutex_);
+    return queue_.size();
+}
+
+void ledger_writer::worker() {
+    std::unique_ptr<soci::session> session;
+    std::vector<std::unique_ptr<session_job>> batch;
+    batch.reserve(batch_commands_max_);
+    while (true) {
+        {
+            std::unique_lock lock(mutex_);
+            ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+            if (queue_.empty()) return;
+            while (!queue_.empty() && batch.size() < batch_commands_max_) {
+                batch.push_back(std::move(queue_.front()));
+                queue_.pop_front();
+            }
+        }
+        try {
+            if (!session) session = open_session(url_);
+            apply_batch(*session, batch);
+        } catch (const std::exception& error) {
+            std::fprintf(stderr, "ledger writer: batch failed: %s\n", error.what());
+            for (auto& job : batch) job->finish(false);
+            session.reset();  // reopen: the connection may be what failed
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        batch.clear();
+    }
+}
+
+void ledger_writer::apply_batch(soci::session& session,
+                                std::vector<std::unique_ptr<session_job>>& batch) {
+    CORRIDOR_ASSERT(!batch.empty());
+    CORRIDOR_ASSERT(batch.size() <= batch_commands_max_);
+    std::vector<bool> applied(batch.size(), false);
+    {
+        write_transaction transaction(session);
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            session << "SAVEPOINT command";
+            applied[i] = batch[i]->run(session);
+            session << (applied[i] ? "RELEASE SAVEPOINT command"
+                                   : "ROLLBACK TO SAVEPOINT command");
+            if (!applied[i]) session << "RELEASE SAVEPOINT command";
+        }
+        transaction.commit();  // one durable commit for the whole batch
+    }
+    for (std::size_t i = 0; i < batch.size(); ++i) batch[i]->finish(applied[i]);
+    std::size_t bucket = batch_size_buckets.size();
+    for (std::size_t i = 0; i < batch_size_buckets.size(); ++i) {
+        if (batch.size() <= batch_size_buckets[i]) {
+            bucket = i;
+            break;
+        }
+    }
+    batch_histogram_[bucket].fetch_add(1, std::memory_order_relaxed);
+    batches_total_.fetch_add(1, std::memory_order_relaxed);
+    commands_total_.fetch_add(batch.size(), std::memory_order_relaxed);
+}
+
+}  // namespace corridor

@@ -1,0 +1,55 @@
+#pragma once
+// The one ledger writer of a process. Money-moving commands queue here and are applied in database
+// transactions on this thread; commands that arrive together share one transaction and one durable
+// commit (group commit), each inside its own savepoint so that it succeeds or fails alone. Reads
+// never wait behind it: they run on other sessions (SQLite WAL readers, PostgreSQL MVCC).
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "ledger/database.hpp"
+#include "ledger/session_job.hpp"
+
+namespace corridor {
+
+class ledger_writer final : public session_executor {
+public:
+    // batch_commands_max = 1 turns group commit off (one commit per command).
+    ledger_writer(database_url url, std::size_t batch_commands_max, std::size_t queue_commands_max);
+    ~ledger_writer() override;
+
+    void submit(std::unique_ptr<session_job> job) override;
+    // Applies what is queued, then stops the thread.
+    void stop();
+
+    // Batch sizes seen, for metrics: bucket i counts batches of size <= batch_size_buckets[i].
+    static constexpr std::array<std::size_t, 10> batch_size_buckets = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+    std::uint64_t batches_at_most(std::size_t bucket) const { return batch_histogram_[bucket].load(); }
+    std::uint64_t batches_total() const { return batches_total_.load(); }
+    std::uint64_t commands_total() const { return commands_total_.load(); }
+    std::size_t queue_depth() const;
+
+private:
+    void worker();
+    void apply_batch(soci::session& session, std::vector<std::unique_ptr<session_job>>& batch);
+
+    database_url url_;
+    std::size_t batch_commands_max_;
+    std::size_t queue_commands_max_;
+    mutable std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<std::unique_ptr<session_job>> queue_;
+    bool stopping_ = false;
+    std::thread thread_;
+    std::array<std::atomic<std::uint64_t>, batch_size_buckets.size() + 1> batch_histogram_{};
+    std::atomic<std::uint64_t> batches_total_{0};
+    std::atomic<std::uint64_t> commands_total_{0};
+};
+
+}  // namespace corridor

@@ -1,0 +1,21 @@
+#pragma once
+// The transactional outbox: every state change writes its webhook event in the same database
+// transaction, so an event exists exactly when its change committed. Delivery reads this table.
+#include <cstdint>
+#include <string>
+
+#include <soci/soci.h>
+
+#include "ledger/clock.hpp"
+#include "ledger/ids.hpp"
+#include "ledger/tenant.hpp"
+
+namespace corridor {
+
+// type: INCOMING_PAYMENT, OUTGOING_PAYMENT, ACCOUNT_STATUS, ...; payload: the event's JSON body
+// fields besides the envelope (webhookId, type, timestamp), which delivery adds from the row.
+// Returns the event id (Webhook:<uuid>).
+std::string record_event(soci::session& session, id_generator& ids, const clock& time,
+                         const tenant& owner, const std::string& type, const std::string& payload);
+
+}  // namespace corridor

@@ -1,0 +1,856 @@
+#include "ledger/payments.hpp"
+
+#include <boost/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "ledger/assert.hpp"
+#include "ledger/customer_store.hpp"
+#include "ledger/outbox.hpp"
+#include "ledger/time_format.hpp"
+
+namespace corridor {
+namespace json = boost::json;
+
+// ---------------------------------------------------------------------------------------------
+// Funding instructions
+
+funding_directory funding_directory::from_json(std::string_view text) {
+    boost::system::error_code ec;
+    json::value document = json::parse(text, ec);
+    if (ec || !document.is_object()) throw std::runtime_error("funding: expected an object by currency");
+    funding_directory directory;
+    for (const auto& [code, value] : document.as_object()) {
+        if (!value.is_object() || !value.as_object().contains("accountType")) {
+            throw std::runtime_error("funding: " + std::string(code) + " needs an object with accountType");
+        }
+        directory.details_[std::string(code)] = value.as_object();
+    }
+    return directory;
+}
+
+funding_directory funding_directory::load_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read funding file " + path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return from_json(text.str());
+}
+
+json::array funding_directory::instructions(const std::string& currency, const std::string& reference,
+                                            const std::string& notes) const {
+    auto found = details_.find(currency);
+    if (found == details_.end()) return {};
+    json::object info = found->second;
+    info["reference"] = reference;
+    return json::array{json::object{{"accountOrWalletInfo", std::move(info)},
+                                    {"instructionsNotes", notes},
+                                    {"isPlatformAccount", true}}};
+}
+
+namespace {
+
+std::string rational_text(const rational& value) {
+    return value.numerator().str() + "/" + value.denominator().str();
+}
+
+rational parse_rational_text(const std::string& text) {
+    auto slash = text.find('/');
+    CORRIDOR_ASSERT(slash != std::string::npos);
+    return rational(big_int(text.substr(0, slash)), big_int(text.substr(slash + 1)));
+}
+
+std::string upper_reference(random_source& random, std::size_t chars) {
+    std::string reference = random_base32(random, chars);
+    for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return reference;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+
+struct quote_row {
+    std::string id, platform_id, environment, status, source_type, source_account_id,
+        source_customer_id, destination_type, destination_account_id, destination_customer_id,
+        sending_currency, receiving_currency, locked_side;
+    long long locked_amount = 0, total_sending = 0, net_sending = 0, total_receiving = 0,
+              fees_included = 0;
+    std::string exchange_rate, counterparty_multiplier, service_multiplier, variable_fee_rate;
+    long long counterparty_fixed_fee = 0, service_fixed_fee = 0, variable_fee_amount = 0;
+    std::string purpose_of_payment, description, transaction_id, funding_reference,
+        payment_instructions;
+    long long created_at_ms = 0, expires_at_ms = 0, updated_at_ms = 0;
+
+    void bind(soci::statement& s) {
+        for (auto* text : {&id, &platform_id, &environment, &status, &source_type,
+                           &source_account_id, &source_customer_id, &destination_type,
+                           &destination_account_id, &destination_customer_id, &sending_currency,
+                           &receiving_currency, &locked_side}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&locked_amount, &total_sending, &net_sending, &total_receiving, &fees_included}) {
+            s.exchange(soci::into(*number));
+        }
+        for (auto* text : {&exchange_rate, &counterparty_multiplier, &service_multiplier, &variable_fee_rate}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&counterparty_fixed_fee, &service_fixed_fee, &variable_fee_amount}) {
+            s.exchange(soci::into(*number));
+        }
+        for (auto* text : {&purpose_of_payment, &description, &transaction_id, &funding_reference,
+                           &payment_instructions}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&created_at_ms, &expires_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
+    }
+
+    quote_record to_record() const {
+        auto env = parse_environment(environment);
+        CORRIDOR_ASSERT(env.has_value());
+        quote_record q;
+        q.id = id;
+        q.owner = tenant{platform_id, *env};
+        q.status = status;
+        q.source_type = source_type;
+        q.source_account_id = source_account_id;
+        q.source_customer_id = source_customer_id;
+        q.destination_type = destination_type;
+        q.destination_account_id = destination_account_id;
+        q.destination_customer_id = destination_customer_id;
+        q.sending_currency = sending_currency;
+        q.receiving_currency = receiving_currency;
+        q.locked_side = locked_side;
+        q.locked_amount = locked_amount;
+        q.priced.total_sending = total_sending;
+        q.priced.net_sending = net_sending;
+        q.priced.total_receiving = total_receiving;
+        q.priced.fees_included = fees_included;
+        q.priced.exchange_rate = parse_rational_text(exchange_rate);
+        q.priced.counterparty_multiplier = parse_rational_text(counterparty_multiplier);
+        q.priced.service_multiplier = parse_rational_text(service_multiplier);
+        q.priced.variable_fee_rate = parse_rational_text(variable_fee_rate);
+        q.priced.counterparty_fixed_fee = counterparty_fixed_fee;
+        q.priced.service_fixed_fee = service_fixed_fee;
+        q.priced.variable_fee_amount = variable_fee_amount;
+        q.purpose_of_payment = purpose_of_payment;
+        q.description = description;
+        q.transaction_id = transaction_id;
+        q.funding_reference = funding_reference;
+        q.payment_instructions = payment_instructions;
+        q.created_at_ms = created_at_ms;
+        q.expires_at_ms = expires_at_ms;
+        q.updated_at_ms = updated_at_ms;
+        CORRIDOR_ASSERT(q.priced.net_sending + q.priced.fees_included == q.priced.total_sending);
+        return q;
+    }
+};
+
+constexpr const char* quote_columns =
+    "id, platform_id, environment, status, source_type, source_account_id, source_customer_id, "
+    "destination_type, destination_account_id, destination_customer_id, sending_currency, "
+    "receiving_currency, locked_side, locked_amount, total_sending, net_sending, total_receiving, "
+    "fees_included, exchange_rate, counterparty_multiplier, service_multiplier, variable_fee_rate, "
+    "counterparty_fixed_fee, service_fixed_fee, variable_fee_amount, purpose_of_payment, "
+    "description, transaction_id, funding_reference, payment_instructions, created_at_ms, "
+    "expires_at_ms, updated_at_ms";
+
+struct transaction_row {
+    std::string id, platform_id, environment, type, status, quote_id, customer_id,
+        platform_customer_id, source_type, source_account_id, source_currency, destination_type,
+        destination_account_id, destination_currency;
+    long long sent_amount = 0, received_amount = 0, fees = 0;
+    std::string exchange_rate, rate_details, description, failure_reason, reference, refund;
+    long long settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
+
+    void bind(soci::statement& s) {
+        for (auto* text : {&id, &platform_id, &environment, &type, &status, &quote_id, &customer_id,
+                           &platform_customer_id, &source_type, &source_account_id, &source_currency,
+                           &destination_type, &destination_account_id, &destination_currency}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&sent_amount, &received_amount, &fees}) s.exchange(soci::into(*number));
+        for (auto* text : {&exchange_rate, &rate_details, &description, &failure_reason, &reference, &refund}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&settled_at_ms, &created_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
+    }
+
+    transaction_record to_record() const {
+        auto env = parse_environment(environment);
+        CORRIDOR_ASSERT(env.has_value());
+        return transaction_record{id, tenant{platform_id, *env}, type, status, quote_id, customer_id,
+                                  platform_customer_id, source_type, source_account_id, source_currency,
+                                  destination_type, destination_account_id, destination_currency,
+                                  sent_amount, received_amount, fees, exchange_rate, rate_details,
+                                  description, failure_reason, reference, refund, settled_at_ms,
+                                  created_at_ms, updated_at_ms};
+    }
+};
+
+constexpr const char* transaction_columns =
+    "id, platform_id, environment, type, status, quote_id, customer_id, platform_customer_id, "
+    "source_type, source_account_id, source_currency, destination_type, destination_account_id, "
+    "destination_currency, sent_amount, received_amount, fees, exchange_rate, rate_details, "
+    "description, failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms";
+
+sql_filter tenant_filter(const tenant& owner) {
+    sql_filter filter;
+    filter.equals("platform_id", owner.platform_id);
+    filter.equals("environment", std::string(owner.env_name()));
+    return filter;
+}
+
+void insert_quote(soci::session& session, const quote_record& q) {
+    std::string env_name(q.owner.env_name());
+    std::string exchange = rational_text(q.priced.exchange_rate);
+    std::string counterparty = rational_text(q.priced.counterparty_multiplier);
+    std::string service = rational_text(q.priced.service_multiplier);
+    std::string variable = rational_text(q.priced.variable_fee_rate);
+    long long locked = q.locked_amount, total_sending = q.priced.total_sending,
+              net = q.priced.net_sending, total_receiving = q.priced.total_receiving,
+              fees = q.priced.fees_included, counterparty_fee = q.priced.counterparty_fixed_fee,
+              service_fee = q.priced.service_fixed_fee, variable_fee = q.priced.variable_fee_amount,
+              created = q.created_at_ms, expires = q.expires_at_ms, updated = q.updated_at_ms;
+    session << "INSERT INTO quotes (" << quote_columns
+            << ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, "
+               ":c14, :c15, :c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26, "
+               ":c27, :c28, :c29, :c30, :c31, :c32, :c33)",
+        soci::use(q.id), soci::use(q.owner.platform_id), soci::use(env_name), soci::use(q.status),
+        soci::use(q.source_type), soci::use(q.source_account_id), soci::use(q.source_customer_id),
+        soci::use(q.destination_type), soci::use(q.destination_account_id),
+        soci::use(q.destination_customer_id), soci::use(q.sending_currency),
+        soci::use(q.receiving_currency), soci::use(q.locked_side), soci::use(locked),
+        soci::use(total_sending), soci::use(net), soci::use(total_receiving), soci::use(fees),
+        soci::use(exchange), soci::use(counterparty), soci::use(service), soci::use(variable),
+        soci::use(counterparty_fee), soci::use(service_fee), soci::use(variable_fee),
+        soci::use(q.purpose_of_payment), soci::use(q.description), soci::use(q.transaction_id),
+        soci::use(q.funding_reference), soci::use(q.payment_instructions), soci::use(created),
+        soci::use(expires), soci::use(updated);
+}
+
+void insert_transaction(soci::session& session, const transaction_record& t) {
+    std::string env_name(t.owner.env_name());
+    long long sent = t.sent_amount, received = t.received_amount, fees = t.fees,
+              settled = t.settled_at_ms, created = t.created_at_ms, updated = t.updated_at_ms;
+    session << "INSERT INTO transactions (" << transaction_columns
+            << ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, "
+               ":c14, :c15, :c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)",
+        soci::use(t.id), soci::use(t.owner.platform_id), soci::use(env_name), soci::use(t.type),
+        soci::use(t.status), soci::use(t.quote_id), soci::use(t.customer_id),
+        soci::use(t.platform_customer_id), soci::use(t.source_type), soci::use(t.source_account_id),
+        soci::use(t.source_currency), soci::use(t.destination_type),
+        soci::use(t.destination_account_id), soci::use(t.destination_currency), soci::use(sent),
+        soci::use(received), soci::use(fees), soci::use(t.exchange_rate), soci::use(t.rate_details),
+        soci::use(t.description), soci::use(t.failure_reason), soci::use(t.reference),
+        soci::use(t.refund), soci::use(settled), soci::use(created), soci::use(updated);
+}
+
+void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
+                         std::int64_t now_ms) {
+    long long now = now_ms;
+    session << "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", soci::use(status),
+        soci::use(now), soci::use(q.id);
+}
+
+void update_transaction(soci::session& session, transaction_record& t) {
+    long long settled = t.settled_at_ms, updated = t.updated_at_ms;
+    session << "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
+               "settled_at_ms = :a, updated_at_ms = :u WHERE id = :i",
+        soci::use(t.status), soci::use(t.failure_reason), soci::use(t.refund), soci::use(settled),
+        soci::use(updated), soci::use(t.id);
+}
+
+void emit_payment_event(soci::session& session, const payment_services& services,
+                        const transaction_record& t) {
+    json::object payload{{"transaction", render_transaction(t, services.currencies)}};
+    record_event(session, services.ids, services.time, t.owner,
+                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
+                 json::serialize(payload));
+}
+
+void emit_balance_event(soci::session& session, const payment_services& services,
+                        const ledger_account& before, std::int64_t new_balance) {
+    json::object payload{
+        {"accountId", before.id},
+        {"oldBalance", json::object{{"amount", before.balance()},
+                                    {"currency", render_currency(services.currencies, before.currency)}}},
+        {"newBalance", json::object{{"amount", new_balance},
+                                    {"currency", render_currency(services.currencies, before.currency)}}}};
+    if (!before.owner_id.empty()) payload["customerId"] = before.owner_id;
+    record_event(session, services.ids, services.time, before.owner, "ACCOUNT_STATUS",
+                 json::serialize(payload));
+}
+
+std::string rate_details_json(const price& p) {
+    return json::serialize(json::object{
+        {"counterpartyMultiplier", p.counterparty_multiplier.to_double()},
+        {"counterpartyFixedFee", p.counterparty_fixed_fee},
+        {"serviceApiMultiplier", p.service_multiplier.to_double()},
+        {"serviceApiFixedFee", p.service_fixed_fee},
+        {"serviceApiVariableFeeRate", p.variable_fee_rate.to_double()},
+        {"serviceApiVariableFeeAmount", p.variable_fee_amount}});
+}
+
+std::string platform_customer_id_of(soci::session& session, const tenant& owner,
+                                    const std::string& customer_id) {
+    if (customer_id.empty()) return "";
+    auto found = find_customer(session, owner, customer_id);
+    return found ? found->platform_customer_id : "";
+}
+
+const supported_currency* find_supported(const platform_config& config, const std::string& code) {
+    for (const auto& item : config.supported_currencies) {
+        if (item.currency_code == code) return &item;
+    }
+    return nullptr;
+}
+
+bool enabled_for(const supported_currency& item, const char* direction) {
+    for (const auto& type : item.enabled_transaction_types) {
+        if (type == direction) return true;
+    }
+    return false;
+}
+
+payment_failure failure(payment_error code, std::string message, std::string field = "") {
+    return payment_failure{code, std::move(message), std::move(field)};
+}
+
+// Moves a priced quote's money: `funding_account` pays total_sending into the sending liquidity
+// account (the one step that can be refused: insufficient funds), fees move to the fee account, and
+// the receiving liquidity account pays the destination. Then marks quote and transaction COMPLETED,
+// records the receiver's INCOMING transaction, and writes the events.
+result<transaction_record, payment_failure> settle(soci::session& session,
+                                                   const payment_services& services,
+                                                   const quote_record& quote,
+                                                   const std::string& funding_account_id,
+                                                   const std::string& funding_code) {
+    book_services book{services.ids, services.random, services.time};
+    const tenant& owner = quote.owner;
+    auto destination = find_account(session, owner, quote.destination_account_id);
+    if (!destination) {
+        return failure(payment_error::destination_account_not_found, "destination account no longer exists");
+    }
+    auto source_before = find_account(session, owner, funding_account_id);
+    CORRIDOR_ASSERT(source_before.has_value());
+    std::string liquidity_sending = ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
+    std::string liquidity_receiving = ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
+    auto debit = post_transfer(session, book, owner,
+                               {funding_account_id, liquidity_sending, quote.priced.total_sending,
+                                quote.sending_currency, funding_code, quote.transaction_id});
+    if (!debit) {
+        if (debit.error() == transfer_error::insufficient_funds) {
+            return failure(payment_error::insufficient_balance,
+                           "the source account's balance does not cover " +
+                               std::to_string(quote.priced.total_sending) + " " + quote.sending_currency);
+        }
+        return failure(payment_error::source_account_not_found, "the source account cannot pay this quote");
+    }
+    if (quote.priced.fees_included > 0) {
+        std::string fees = ensure_account(session, book, owner, account_kind::fees, "", quote.sending_currency);
+        auto fee = post_transfer(session, book, owner,
+                                 {liquidity_sending, fees, quote.priced.fees_included,
+                                  quote.sending_currency, "fee", quote.transaction_id});
+        CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
+    }
+    auto credit = post_transfer(session, book, owner,
+                                {liquidity_receiving, destination->id, quote.priced.total_receiving,
+                                 quote.receiving_currency, "receive", quote.transaction_id});
+    CORRIDOR_ASSERT(credit.ok());
+
+    std::int64_t now_ms = services.time.now_ms();
+    update_quote_status(session, quote, "COMPLETED", now_ms);
+    auto outgoing = find_transaction(session, owner, quote.transaction_id);
+    CORRIDOR_ASSERT(outgoing.has_value());
+    outgoing->status = "COMPLETED";
+    outgoing->settled_at_ms = now_ms;
+    outgoing->updated_at_ms = now_ms;
+    update_transaction(session, *outgoing);
+
+    transaction_record incoming;
+    incoming.id = services.ids.next("Transaction");
+    incoming.owner = owner;
+    incoming.type = "INCOMING";
+    incoming.status = "COMPLETED";
+    incoming.quote_id = quote.id;
+    incoming.customer_id = destination->owner_id;
+    incoming.platform_customer_id = platform_customer_id_of(session, owner, destination->owner_id);
+    incoming.source_type = quote.source_type;
+    incoming.source_account_id = quote.source_account_id;
+    incoming.source_currency = quote.sending_currency;
+    incoming.destination_type = "ACCOUNT";
+    incoming.destination_account_id = destination->id;
+    incoming.destination_currency = quote.receiving_currency;
+    incoming.received_amount = quote.priced.total_receiving;
+    incoming.rate_details = outgoing->rate_details;
+    incoming.description = quote.description;
+    incoming.reference = outgoing->reference;
+    incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
+    insert_transaction(session, incoming);
+
+    emit_payment_event(session, services, *outgoing);
+    emit_payment_event(session, services, incoming);
+    if (source_before->kind == account_kind::customer || source_before->kind == account_kind::platform) {
+        emit_balance_event(session, services, *source_before,
+                           source_before->balance() - quote.priced.total_sending);
+    }
+    emit_balance_event(session, services, *destination, destination->balance() + quote.priced.total_receiving);
+    return std::move(*outgoing);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Quotes
+
+result<quote_record, payment_failure> create_quote(soci::session& session,
+                                                   const payment_services& services,
+                                                   const platform_config& config,
+                                                   const quote_request& request) {
+    CORRIDOR_ASSERT(request.locked_amount > 0 && request.locked_amount <= amount_max);
+    const tenant& owner = config.owner;
+    quote_record quote;
+    quote.owner = owner;
+    quote.source_type = request.source_type;
+    std::string sending_currency;
+    if (request.source_type == "ACCOUNT") {
+        auto source = find_account(session, owner, request.source_account_id);
+        if (!source || (source->kind != account_kind::customer && source->kind != account_kind::platform)) {
+            return failure(payment_error::source_account_not_found,
+                           "source.accountId: no internal account " + request.source_account_id,
+                           "source.accountId");
+        }
+        if (!request.source_customer_id.empty() && request.source_customer_id != source->owner_id) {
+            return failure(payment_error::customer_account_mismatch,
+                           "source.customerId: the source account does not belong to this customer",
+                           "source.customerId");
+        }
+        quote.source_account_id = source->id;
+        quote.source_customer_id = source->owner_id;
+        sending_currency = source->currency;
+    } else {
+        CORRIDOR_ASSERT(request.source_type == "REALTIME_FUNDING");
+        if (!request.source_customer_id.empty()) {
+            auto customer = find_customer(session, owner, request.source_customer_id);
+            if (!customer || customer->is_deleted) {
+                return failure(payment_error::customer_not_found,
+                               "source.customerId: no customer " + request.source_customer_id,
+                               "source.customerId");
+            }
+        }
+        quote.source_customer_id = request.source_customer_id;
+        sending_currency = request.source_currency;
+    }
+    auto destination = find_account(session, owner, request.destination_account_id);
+    if (!destination || (destination->kind != account_kind::customer && destination->kind != account_kind::platform)) {
+        return failure(payment_error::destination_account_not_found,
+                       "destination.accountId: no account " + request.destination_account_id,
+                       "destination.accountId");
+    }
+    quote.destination_type = "ACCOUNT";
+    quote.destination_account_id = destination->id;
+    quote.destination_customer_id = destination->owner_id;
+    quote.sending_currency = sending_currency;
+    quote.receiving_currency = destination->currency;
+    if (quote.sending_currency == quote.receiving_currency) {
+        return failure(payment_error::same_currency,
+                       "sending and receiving currency are both " + quote.sending_currency +
+                           "; use transfer-in or transfer-out for same-currency transfers");
+    }
+    const currency* sending = services.currencies.find(quote.sending_currency);
+    const currency* receiving = services.currencies.find(quote.receiving_currency);
+    const supported_currency* sending_terms = find_supported(config, quote.sending_currency);
+    const supported_currency* receiving_terms = find_supported(config, quote.receiving_currency);
+    if (!sending || !sending_terms) {
+        return failure(payment_error::currency_not_supported,
+                       quote.sending_currency + " is not a supported currency of this platform", "source");
+    }
+    if (!receiving || !receiving_terms) {
+        return failure(payment_error::currency_not_supported,
+                       quote.receiving_currency + " is not a supported currency of this platform", "destination");
+    }
+    if (!enabled_for(*sending_terms, "OUTGOING")) {
+        return failure(payment_error::currency_not_enabled,
+                       quote.sending_currency + " is not enabled for OUTGOING transactions", "source");
+    }
+    if (!enabled_for(*receiving_terms, "INCOMING")) {
+        return failure(payment_error::currency_not_enabled,
+                       quote.receiving_currency + " is not enabled for INCOMING transactions", "destination");
+    }
+    auto terms = services.rates.terms(*sending, *receiving);
+    if (!terms) {
+        return failure(payment_error::currency_not_supported,
+                       "no exchange rate for " + quote.sending_currency + " to " + quote.receiving_currency);
+    }
+    auto priced = price_transfer(*sending, *receiving, *terms, request.side, request.locked_amount);
+    if (!priced) {
+        return failure(payment_error::amount_out_of_range,
+                       priced.error() == pricing_error::amount_too_small
+                           ? "lockedCurrencyAmount is too small to cover fees and convert to one minor unit"
+                           : "lockedCurrencyAmount is too large",
+                       "lockedCurrencyAmount");
+    }
+    const price& p = priced.value();
+    if (p.total_sending < sending_terms->min_amount || p.total_sending > sending_terms->max_amount) {
+        return failure(payment_error::amount_out_of_range,
+                       "totalSendingAmount " + std::to_string(p.total_sending) + " is outside " +
+                           quote.sending_currency + " limits " + std::to_string(sending_terms->min_amount) +
+                           " to " + std::to_string(sending_terms->max_amount),
+                       "lockedCurrencyAmount");
+    }
+    if (p.total_receiving < receiving_terms->min_amount || p.total_receiving > receiving_terms->max_amount) {
+        return failure(payment_error::amount_out_of_range,
+                       "totalReceivingAmount " + std::to_string(p.total_receiving) + " is outside " +
+                           quote.receiving_currency + " limits " + std::to_string(receiving_terms->min_amount) +
+                           " to " + std::to_string(receiving_terms->max_amount),
+                       "lockedCurrencyAmount");
+    }
+    std::int64_t now_ms = services.time.now_ms();
+    quote.id = services.ids.next("Quote");
+    quote.status = "PENDING";
+    quote.locked_side = request.side == locked_side::sending ? "SENDING" : "RECEIVING";
+    quote.locked_amount = request.locked_amount;
+    quote.priced = p;
+    quote.purpose_of_payment = request.purpose_of_payment;
+    quote.description = request.description;
+    quote.transaction_id = services.ids.next("Transaction");
+    quote.funding_reference = "Q" + upper_reference(services.random, 15);
+    quote.created_at_ms = quote.updated_at_ms = now_ms;
+    quote.expires_at_ms = now_ms + services.quote_ttl_ms;
+    if (quote.source_type == "REALTIME_FUNDING") {
+        if (!services.funding.has(quote.sending_currency)) {
+            return failure(payment_error::no_funding_instructions,
+                           "no funding instructions are configured for " + quote.sending_currency, "source.currency");
+        }
+        std::string notes = "Send exactly " + std::to_string(p.total_sending) + " " + quote.sending_currency +
+                            " (minor units) with reference " + quote.funding_reference +
+                            " before " + format_timestamp_ms(quote.expires_at_ms);
+        quote.payment_instructions =
+            json::serialize(services.funding.instructions(quote.sending_currency, quote.funding_reference, notes));
+    } else {
+        quote.payment_instructions = "[]";
+    }
+    insert_quote(session, quote);
+
+    transaction_record outgoing;
+    outgoing.id = quote.transaction_id;
+    outgoing.owner = owner;
+    outgoing.type = "OUTGOING";
+    outgoing.status = "PENDING";
+    outgoing.quote_id = quote.id;
+    outgoing.customer_id = quote.source_customer_id;
+    outgoing.platform_customer_id = platform_customer_id_of(session, owner, quote.source_customer_id);
+    outgoing.source_type = quote.source_type;
+    outgoing.source_account_id = quote.source_account_id;
+    outgoing.source_currency = quote.sending_currency;
+    outgoing.destination_type = "ACCOUNT";
+    outgoing.destination_account_id = quote.destination_account_id;
+    outgoing.destination_currency = quote.receiving_currency;
+    outgoing.sent_amount = p.total_sending;
+    outgoing.received_amount = p.total_receiving;
+    outgoing.fees = p.fees_included;
+    outgoing.exchange_rate = rational_text(p.exchange_rate);
+    outgoing.rate_details = rate_details_json(p);
+    outgoing.description = quote.description;
+    outgoing.reference = quote.funding_reference;
+    outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
+    insert_transaction(session, outgoing);
+    emit_payment_event(session, services, outgoing);
+    return quote;
+}
+
+result<quote_record, payment_failure> execute_quote(soci::session& session,
+                                                    const payment_services& services,
+                                                    const tenant& owner, const std::string& quote_id) {
+    auto quote = find_quote(session, owner, quote_id);
+    if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
+    if (quote->status != "PENDING") {
+        return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote->status +
+                                                             "; only PENDING quotes can be executed");
+    }
+    if (services.time.now_ms() >= quote->expires_at_ms) {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
+                                                         format_timestamp_ms(quote->expires_at_ms));
+    }
+    if (quote->source_type != "ACCOUNT") {
+        return failure(payment_error::quote_not_executable,
+                       "quote " + quote_id + " is funded by its payment instructions, not executed");
+    }
+    auto settled = settle(session, services, *quote, quote->source_account_id, "send");
+    if (!settled) return settled.error();
+    auto updated = find_quote(session, owner, quote_id);
+    CORRIDOR_ASSERT(updated.has_value() && updated->status == "COMPLETED");
+    return std::move(*updated);
+}
+
+result<transaction_record, payment_failure> receive_quote_funding(
+    soci::session& session, const payment_services& services, const tenant& owner,
+    const std::string& quote_id, const std::string& currency, std::optional<std::int64_t> amount) {
+    auto quote = find_quote(session, owner, quote_id);
+    if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id, "quoteId");
+    if (quote->source_type != "REALTIME_FUNDING") {
+        return failure(payment_error::quote_not_executable,
+                       "quote " + quote_id + " is paid from an internal account; execute it instead", "quoteId");
+    }
+    if (quote->status != "PENDING") {
+        return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote->status, "quoteId");
+    }
+    if (services.time.now_ms() >= quote->expires_at_ms) {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " has expired", "quoteId");
+    }
+    if (currency != quote->sending_currency) {
+        return failure(payment_error::funding_currency_mismatch,
+                       "currencyCode: the quote is funded in " + quote->sending_currency, "currencyCode");
+    }
+    std::int64_t received = amount.value_or(quote->priced.total_sending);
+    if (received == quote->priced.total_sending) {
+        book_services book{services.ids, services.random, services.time};
+        std::string settlement = ensure_account(session, book, owner, account_kind::settlement, "", currency);
+        return settle(session, services, *quote, settlement, "deposit");
+    }
+    // The wrong amount arrived: fail the payment and send the funds back where they came from.
+    std::int64_t now_ms = services.time.now_ms();
+    update_quote_status(session, *quote, "FAILED", now_ms);
+    auto outgoing = find_transaction(session, owner, quote->transaction_id);
+    CORRIDOR_ASSERT(outgoing.has_value());
+    outgoing->status = "FAILED";
+    outgoing->failure_reason = "FUNDING_AMOUNT_MISMATCH";
+    outgoing->refund = json::serialize(json::object{{"reference", "R" + quote->funding_reference.substr(1)},
+                                                    {"initiatedAt", format_timestamp_ms(now_ms)},
+                                                    {"settledAt", format_timestamp_ms(now_ms)},
+                                                    {"amount", received}});
+    outgoing->updated_at_ms = now_ms;
+    update_transaction(session, *outgoing);
+    emit_payment_event(session, services, *outgoing);
+    return std::move(*outgoing);
+}
+
+result<ledger_account, payment_failure> fund_internal_account(soci::session& session,
+                                                              const payment_services& services,
+                                                              const tenant& owner,
+                                                              const std::string& account_id,
+                                                              std::int64_t amount) {
+    CORRIDOR_ASSERT(amount > 0);
+    auto account = find_account(session, owner, account_id);
+    if (!account || (account->kind != account_kind::customer && account->kind != account_kind::platform)) {
+        return failure(payment_error::account_not_found, "no internal account " + account_id, "accountId");
+    }
+    book_services book{services.ids, services.random, services.time};
+    std::string settlement = ensure_account(session, book, owner, account_kind::settlement, "", account->currency);
+    std::string transaction_id = services.ids.next("Transaction");
+    auto posted = post_transfer(session, book, owner,
+                                {settlement, account->id, amount, account->currency, "fund", transaction_id});
+    if (!posted) {
+        return failure(payment_error::amount_out_of_range, "amount would overflow the account's balance", "amount");
+    }
+    std::int64_t now_ms = services.time.now_ms();
+    transaction_record deposit;
+    deposit.id = transaction_id;
+    deposit.owner = owner;
+    deposit.type = "INCOMING";
+    deposit.status = "COMPLETED";
+    deposit.customer_id = account->owner_id;
+    deposit.platform_customer_id = platform_customer_id_of(session, owner, account->owner_id);
+    deposit.source_type = "REALTIME_FUNDING";
+    deposit.source_currency = account->currency;
+    deposit.destination_type = "ACCOUNT";
+    deposit.destination_account_id = account->id;
+    deposit.destination_currency = account->currency;
+    deposit.received_amount = amount;
+    deposit.rate_details = "{}";
+    deposit.description = "Sandbox funding";
+    deposit.reference = account->reference;
+    deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
+    insert_transaction(session, deposit);
+    emit_payment_event(session, services, deposit);
+    emit_balance_event(session, services, *account, account->balance() + amount);
+    auto after = find_account(session, owner, account_id);
+    CORRIDOR_ASSERT(after.has_value() && after->balance() == account->balance() + amount);
+    return std::move(*after);
+}
+
+int expire_due_quotes(soci::session& session, const payment_services& services, int limit) {
+    CORRIDOR_ASSERT(limit > 0);
+    long long now_ms = services.time.now_ms();
+    std::vector<quote_record> due;
+    {
+        sql_filter where;
+        where.equals("status", std::string("PENDING"));
+        where.at_most("expires_at_ms", now_ms);
+        quote_row row;
+        fetch_page(session, std::string("SELECT ") + quote_columns + " FROM quotes", where,
+                   page_request{limit, std::nullopt, false}, row,
+                   [&](const quote_row& r) { due.push_back(r.to_record()); });
+    }
+    for (const auto& quote : due) {
+        update_quote_status(session, quote, "EXPIRED", now_ms);
+        auto outgoing = find_transaction(session, quote.owner, quote.transaction_id);
+        CORRIDOR_ASSERT(outgoing.has_value());
+        outgoing->status = "EXPIRED";
+        outgoing->failure_reason = "QUOTE_EXPIRED";
+        outgoing->updated_at_ms = now_ms;
+        update_transaction(session, *outgoing);
+        emit_payment_event(session, services, *outgoing);
+    }
+    return static_cast<int>(due.size());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+std::optional<quote_record> find_quote(soci::session& session, const tenant& owner, const std::string& id) {
+    sql_filter where = tenant_filter(owner);
+    where.equals("id", id);
+    quote_row row;
+    std::optional<quote_record> found;
+    fetch_page(session, std::string("SELECT ") + quote_columns + " FROM quotes", where,
+               page_request{1, std::nullopt, false}, row, [&](const quote_row& r) { found = r.to_record(); });
+    return found;
+}
+
+page<quote_record> list_quotes(soci::session& session, const tenant& owner, const quote_filter& filter,
+                               const page_request& request) {
+    sql_filter where = tenant_filter(owner);
+    if (filter.customer_id) where.equals("source_customer_id", *filter.customer_id);
+    if (filter.sending_account_id) where.equals("source_account_id", *filter.sending_account_id);
+    if (filter.receiving_account_id) where.equals("destination_account_id", *filter.receiving_account_id);
+    if (filter.status) where.equals("status", *filter.status);
+    if (filter.created_after_ms) where.at_least("created_at_ms", *filter.created_after_ms);
+    if (filter.created_before_ms) where.at_most("created_at_ms", *filter.created_before_ms);
+    page<quote_record> result;
+    result.total_count = count_rows(session, "quotes", where);
+    quote_row row;
+    result.has_more = fetch_page(session, std::string("SELECT ") + quote_columns + " FROM quotes", where,
+                                 request, row, [&](const quote_row& r) { result.items.push_back(r.to_record()); });
+    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
+    return result;
+}
+
+std::optional<transaction_record> find_transaction(soci::session& session, const tenant& owner,
+                                                   const std::string& id) {
+    sql_filter where = tenant_filter(owner);
+    where.equals("id", id);
+    transaction_row row;
+    std::optional<transaction_record> found;
+    fetch_page(session, std::string("SELECT ") + transaction_columns + " FROM transactions", where,
+               page_request{1, std::nullopt, false}, row,
+               [&](const transaction_row& r) { found = r.to_record(); });
+    return found;
+}
+
+page<transaction_record> list_transactions(soci::session& session, const tenant& owner,
+                                           const transaction_filter& filter,
+                                           const page_request& request) {
+    sql_filter where = tenant_filter(owner);
+    if (filter.customer_id) where.equals("customer_id", *filter.customer_id);
+    if (filter.platform_customer_id) where.equals("platform_customer_id", *filter.platform_customer_id);
+    if (filter.sender_account_id) where.equals("source_account_id", *filter.sender_account_id);
+    if (filter.receiver_account_id) where.equals("destination_account_id", *filter.receiver_account_id);
+    if (filter.status) where.equals("status", *filter.status);
+    if (filter.type) where.equals("type", *filter.type);
+    if (filter.reference) where.equals("reference", *filter.reference);
+    if (filter.start_ms) where.at_least("created_at_ms", *filter.start_ms);
+    if (filter.end_ms) where.at_most("created_at_ms", *filter.end_ms);
+    page<transaction_record> result;
+    result.total_count = count_rows(session, "transactions", where);
+    transaction_row row;
+    result.has_more = fetch_page(session, std::string("SELECT ") + transaction_columns + " FROM transactions",
+                                 where, request, row,
+                                 [&](const transaction_row& r) { result.items.push_back(r.to_record()); });
+    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
+    return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+json::object render_currency(const currency_registry& currencies, const std::string& code) {
+    const currency* found = currencies.find(code);
+    if (!found) return json::object{{"code", code}};
+    return json::object{{"code", found->code}, {"name", found->name}, {"symbol", found->symbol},
+                        {"decimals", found->decimals}};
+}
+
+json::object render_quote(const quote_record& q, const currency_registry& currencies) {
+    json::object source{{"sourceType", q.source_type}};
+    if (q.source_type == "ACCOUNT") source["accountId"] = q.source_account_id;
+    else source["currency"] = q.sending_currency;
+    if (!q.source_customer_id.empty()) source["customerId"] = q.source_customer_id;
+    json::object body{
+        {"id", q.id},
+        {"status", q.status},
+        {"createdAt", format_timestamp_ms(q.created_at_ms)},
+        {"expiresAt", format_timestamp_ms(q.expires_at_ms)},
+        {"source", std::move(source)},
+        {"destination", json::object{{"destinationType", q.destination_type}, {"accountId", q.destination_account_id}}},
+        {"sendingCurrency", render_currency(currencies, q.sending_currency)},
+        {"receivingCurrency", render_currency(currencies, q.receiving_currency)},
+        {"totalSendingAmount", q.priced.total_sending},
+        {"totalReceivingAmount", q.priced.total_receiving},
+        {"exchangeRate", q.priced.exchange_rate.to_double()},
+        {"feesIncluded", q.priced.fees_included},
+        {"transactionId", q.transaction_id},
+        {"rateDetails", json::parse(rate_details_json(q.priced))},
+    };
+    json::value instructions = json::parse(q.payment_instructions);
+    if (!instructions.as_array().empty()) body["paymentInstructions"] = std::move(instructions);
+    if (!q.description.empty()) body["description"] = q.description;
+    if (!q.purpose_of_payment.empty()) body["purposeOfPayment"] = q.purpose_of_payment;
+    return body;
+}
+
+json::object render_transaction(const transaction_record& t, const currency_registry& currencies) {
+    json::object source{{"sourceType", t.source_type}, {"currency", t.source_currency}};
+    if (!t.source_account_id.empty()) source["accountId"] = t.source_account_id;
+    json::object destination{{"destinationType", t.destination_type}, {"currency", t.destination_currency}};
+    if (!t.destination_account_id.empty()) destination["accountId"] = t.destination_account_id;
+    json::object body{{"id", t.id},         {"status", t.status},
+                      {"type", t.type},     {"source", std::move(source)},
+                      {"destination", std::move(destination)},
+                      {"createdAt", format_timestamp_ms(t.created_at_ms)},
+                      {"updatedAt", format_timestamp_ms(t.updated_at_ms)}};
+    if (!t.customer_id.empty()) body["customerId"] = t.customer_id;
+    if (!t.platform_customer_id.empty()) body["platformCustomerId"] = t.platform_customer_id;
+    if (t.settled_at_ms > 0) body["settledAt"] = format_timestamp_ms(t.settled_at_ms);
+    if (!t.description.empty()) body["description"] = t.description;
+    if (!t.failure_reason.empty()) body["failureReason"] = t.failure_reason;
+    if (!t.quote_id.empty()) body["quoteId"] = t.quote_id;
+    json::value details = json::parse(t.rate_details.empty() ? "{}" : t.rate_details);
+    body["receivedAmount"] = json::object{{"amount", t.received_amount},
+                                          {"currency", render_currency(currencies, t.destination_currency)}};
+    if (t.type == "OUTGOING") {
+        body["sentAmount"] = json::object{{"amount", t.sent_amount},
+                                          {"currency", render_currency(currencies, t.source_currency)}};
+        if (!t.exchange_rate.empty()) body["exchangeRate"] = parse_rational_text(t.exchange_rate).to_double();
+        body["fees"] = t.fees;
+        body["rateDetails"] = std::move(details);
+        if (!t.refund.empty()) body["refund"] = json::parse(t.refund);
+    } else {
+        // Incoming transactions carry only the service's own rate details.
+        json::object service_only;
+        for (auto key : {"serviceApiMultiplier", "serviceApiFixedFee", "serviceApiVariableFeeRate",
+                         "serviceApiVariableFeeAmount"}) {
+            if (auto* value = details.as_object().if_contains(key)) service_only[key] = *value;
+        }
+        if (!service_only.empty()) body["rateDetails"] = std::move(service_only);
+        if (t.status != "CREATED") body["reconciliationInstructions"] = json::object{{"reference", t.reference}};
+    }
+    return body;
+}
+
+json::object render_internal_account(const ledger_account& account, const currency_registry& currencies,
+                                     const funding_directory& funding) {
+    json::object body{
+        {"id", account.id},
+        {"balance", json::object{{"amount", account.balance()}, {"currency", render_currency(currencies, account.currency)}}},
+        {"fundingPaymentInstructions",
+         funding.instructions(account.currency, account.reference,
+                              "Include the reference " + account.reference + " in the transfer memo")},
+        {"createdAt", format_timestamp_ms(account.created_at_ms)},
+        {"updatedAt", format_timestamp_ms(account.updated_at_ms)}};
+    if (!account.owner_id.empty()) body["customerId"] = account.owner_id;
+    return body;
+}
+
+}  // namespace corridor

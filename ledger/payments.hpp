@@ -1,0 +1,169 @@
+#pragma once
+// Quotes and transactions: pricing a transfer, executing it through the book, funding it just in
+// time, expiring it. Every function here runs inside the ledger writer's transaction and either
+// applies completely or writes nothing (the one debit that can be refused is taken first).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/json/object.hpp>
+#include <soci/soci.h>
+
+#include "ledger/book.hpp"
+#include "ledger/currencies.hpp"
+#include "ledger/page.hpp"
+#include "ledger/platform_store.hpp"
+#include "ledger/pricing.hpp"
+#include "ledger/rates.hpp"
+#include "ledger/result.hpp"
+
+namespace corridor {
+
+// Bank details, per currency, that incoming funds are sent to (conf/funding.json until rails
+// supply them): the accountOrWalletInfo of payment instructions, without the reference.
+class funding_directory {
+public:
+    static funding_directory from_json(std::string_view text);  // throws std::runtime_error
+    static funding_directory load_file(const std::string& path);
+    // [{accountOrWalletInfo: {..., reference}, instructionsNotes, isPlatformAccount}] or empty.
+    boost::json::array instructions(const std::string& currency, const std::string& reference,
+                                    const std::string& notes) const;
+    bool has(const std::string& currency) const { return details_.contains(currency); }
+
+private:
+    std::map<std::string, boost::json::object> details_;
+};
+
+struct quote_record {
+    std::string id;
+    tenant owner;
+    std::string status;       // PENDING, PROCESSING, COMPLETED, FAILED, EXPIRED
+    std::string source_type;  // ACCOUNT or REALTIME_FUNDING
+    std::string source_account_id, source_customer_id;
+    std::string destination_type;  // ACCOUNT
+    std::string destination_account_id, destination_customer_id;
+    std::string sending_currency, receiving_currency;
+    std::string locked_side;  // SENDING or RECEIVING
+    std::int64_t locked_amount = 0;
+    price priced;
+    std::string purpose_of_payment, description, transaction_id, funding_reference;
+    std::string payment_instructions;  // JSON array text
+    std::int64_t created_at_ms = 0, expires_at_ms = 0, updated_at_ms = 0;
+};
+
+struct transaction_record {
+    std::string id;
+    tenant owner;
+    std::string type;    // INCOMING or OUTGOING
+    std::string status;  // CREATED, PENDING, PROCESSING, SENT, COMPLETED, REJECTED, FAILED, REFUNDED, EXPIRED
+    std::string quote_id, customer_id, platform_customer_id;
+    std::string source_type, source_account_id, source_currency;
+    std::string destination_type, destination_account_id, destination_currency;
+    std::int64_t sent_amount = 0, received_amount = 0, fees = 0;
+    std::string exchange_rate;  // "numerator/denominator", or empty
+    std::string rate_details;   // JSON object text
+    std::string description, failure_reason, reference;
+    std::string refund;  // JSON object text, or empty
+    std::int64_t settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
+};
+
+struct payment_services {
+    id_generator& ids;
+    random_source& random;
+    const clock& time;
+    const currency_registry& currencies;
+    const rate_source& rates;
+    const funding_directory& funding;
+    std::int64_t quote_ttl_ms = 300000;
+};
+
+enum class payment_error {
+    source_account_not_found,
+    destination_account_not_found,
+    customer_not_found,
+    customer_account_mismatch,
+    same_currency,
+    currency_not_supported,
+    currency_not_enabled,
+    no_funding_instructions,
+    amount_out_of_range,
+    insufficient_balance,
+    quote_not_found,
+    quote_not_pending,
+    quote_expired,
+    quote_not_executable,
+    funding_currency_mismatch,
+    account_not_found,
+};
+
+struct payment_failure {
+    payment_error code;
+    std::string message;  // for the client: what was wrong, naming the field
+    std::string field;
+};
+
+struct quote_request {
+    std::string source_type;        // ACCOUNT or REALTIME_FUNDING
+    std::string source_account_id;  // ACCOUNT
+    std::string source_customer_id; // optional: on whose behalf
+    std::string source_currency;    // REALTIME_FUNDING
+    std::string destination_account_id;
+    locked_side side = locked_side::sending;
+    std::int64_t locked_amount = 0;
+    std::string purpose_of_payment, description;
+};
+
+result<quote_record, payment_failure> create_quote(soci::session& session,
+                                                   const payment_services& services,
+                                                   const platform_config& config,
+                                                   const quote_request& request);
+result<quote_record, payment_failure> execute_quote(soci::session& session,
+                                                    const payment_services& services,
+                                                    const tenant& owner, const std::string& quote_id);
+// Funds arriving for a REALTIME_FUNDING quote (the sandbox's stand-in for a bank deposit). The right
+// amount completes the payment; any other amount fails it with FUNDING_AMOUNT_MISMATCH and the funds
+// are returned. Returns the OUTGOING transaction.
+result<transaction_record, payment_failure> receive_quote_funding(
+    soci::session& session, const payment_services& services, const tenant& owner,
+    const std::string& quote_id, const std::string& currency, std::optional<std::int64_t> amount);
+// Sandbox deposit into an internal account; returns the account after the deposit.
+result<ledger_account, payment_failure> fund_internal_account(soci::session& session,
+                                                              const payment_services& services,
+                                                              const tenant& owner,
+                                                              const std::string& account_id,
+                                                              std::int64_t amount);
+// Expires PENDING quotes whose time has passed (any tenant), at most `limit`; returns how many.
+int expire_due_quotes(soci::session& session, const payment_services& services, int limit);
+
+std::optional<quote_record> find_quote(soci::session& session, const tenant& owner,
+                                       const std::string& id);
+struct quote_filter {
+    std::optional<std::string> customer_id, sending_account_id, receiving_account_id, status;
+    std::optional<std::int64_t> created_after_ms, created_before_ms;
+};
+page<quote_record> list_quotes(soci::session& session, const tenant& owner,
+                               const quote_filter& filter, const page_request& request);
+
+std::optional<transaction_record> find_transaction(soci::session& session, const tenant& owner,
+                                                   const std::string& id);
+struct transaction_filter {
+    std::optional<std::string> customer_id, platform_customer_id, sender_account_id,
+        receiver_account_id, status, type, reference;
+    std::optional<std::int64_t> start_ms, end_ms;
+};
+page<transaction_record> list_transactions(soci::session& session, const tenant& owner,
+                                           const transaction_filter& filter,
+                                           const page_request& request);
+
+// The interface's JSON shapes; also the payloads of webhook events.
+boost::json::object render_currency(const currency_registry& currencies, const std::string& code);
+boost::json::object render_quote(const quote_record& quote, const currency_registry& currencies);
+boost::json::object render_transaction(const transaction_record& transaction,
+                                       const currency_registry& currencies);
+boost::json::object render_internal_account(const ledger_account& account,
+                                            const currency_registry& currencies,
+                                            const funding_directory& funding);
+
+}  // namespace corridor

@@ -1,0 +1,77 @@
+// Internal accounts: GET /customers/internal-accounts, GET /platform/internal-accounts and the
+// sandbox deposit POST /sandbox/internal-accounts/{accountId}/fund.
+#include <boost/json.hpp>
+
+#include "ledger/book.hpp"
+#include "ledger/payments.hpp"
+#include "server/api/app.hpp"
+#include "server/api/errors.hpp"
+#include "server/api/payment_errors.hpp"
+
+namespace corridor {
+namespace json = boost::json;
+namespace {
+
+constexpr std::int64_t sandbox_fund_amount_max = 100'000'000'000;
+
+std::optional<std::string> currency_filter(const request_context& context) {
+    auto code = context.query.get("currency");
+    if (code && !context.services.currencies.find(*code)) {
+        fail(error_code::invalid_currency, "currency: " + *code + " is not a supported currency",
+             json::object{{"field", "currency"}});
+    }
+    return code;
+}
+
+http_response list_customer_accounts(request_context& context) {
+    account_filter filter;
+    filter.currency = currency_filter(context);
+    filter.customer_id = context.query.get("customerId");
+    auto found = list_internal_accounts(context.session(), context.owner(), filter, context.query.page());
+    json::array data;
+    for (const auto& account : found.items) {
+        data.push_back(render_internal_account(account, context.services.currencies, context.services.funding));
+    }
+    json::object body{{"data", std::move(data)}, {"hasMore", found.has_more}, {"totalCount", found.total_count}};
+    if (found.has_more) body["nextCursor"] = found.next_cursor;
+    return json_response(200, body);
+}
+
+http_response list_platform_accounts(request_context& context) {
+    account_filter filter;
+    filter.platform_only = true;
+    filter.currency = currency_filter(context);
+    auto found = list_internal_accounts(context.session(), context.owner(), filter,
+                                        page_request{page_limit_max, std::nullopt, false});
+    json::array data;
+    for (const auto& account : found.items) {
+        data.push_back(render_internal_account(account, context.services.currencies, context.services.funding));
+    }
+    return json_response(200, json::object{{"data", std::move(data)}});
+}
+
+http_response fund_account(request_context& context) {
+    auto body = parse_json_body(context.request);
+    json_fields fields(body);
+    std::int64_t amount = fields.required_int("amount", 1, sandbox_fund_amount_max);
+    auto funded = fund_internal_account(context.session(), context.services.payments(), context.owner(),
+                                        context.param(0), amount);
+    if (!funded) fail_payment(funded.error());
+    return json_response(200, render_internal_account(funded.value(), context.services.currencies,
+                                                      context.services.funding));
+}
+
+}  // namespace
+
+void register_account_routes(router& routes) {
+    routes.add({.method = http_method::get, .pattern = versioned("/customers/internal-accounts"),
+                .permission = permission_view, .handler = list_customer_accounts});
+    routes.add({.method = http_method::get, .pattern = versioned("/platform/internal-accounts"),
+                .permission = permission_view, .handler = list_platform_accounts});
+    routes.add({.method = http_method::post,
+                .pattern = versioned("/sandbox/internal-accounts/{accountId}/fund"),
+                .permission = permission_transact, .sandbox_only = true, .on_ledger_writer = true,
+                .idempotent = true, .handler = fund_account});
+}
+
+}  // namespace corridor

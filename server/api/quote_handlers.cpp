@@ -1,0 +1,134 @@
+// Quotes: POST /quotes, GET /quotes, GET /quotes/{quoteId}, POST /quotes/{quoteId}/execute.
+#include <boost/json.hpp>
+
+#include "ledger/payments.hpp"
+#include "ledger/platform_store.hpp"
+#include "server/api/app.hpp"
+#include "server/api/errors.hpp"
+#include "server/api/payment_errors.hpp"
+
+namespace corridor {
+namespace json = boost::json;
+namespace {
+
+const std::vector<std::string_view> purposes = {
+    "GIFT",           "SELF",        "GOODS_OR_SERVICES", "EDUCATION",   "HEALTH_OR_MEDICAL",
+    "REAL_ESTATE_PURCHASE", "TAX_PAYMENT", "LOAN_PAYMENT", "UTILITY_BILL", "DONATION",
+    "TRAVEL",         "OTHER"};
+const std::vector<std::string_view> quote_statuses = {"PENDING", "PROCESSING", "COMPLETED", "FAILED",
+                                                      "EXPIRED"};
+
+quote_request read_quote_request(const json::object& body, const app_services& services) {
+    json_fields fields(body);
+    quote_request request;
+    const json::object* source = fields.optional_object("source");
+    if (!source) fail_field("source", "is required");
+    json_fields source_fields(*source, "source");
+    auto source_type = source_fields.optional_enum("sourceType", {"ACCOUNT", "REALTIME_FUNDING"});
+    if (!source_type) fail_field("source.sourceType", "is required (ACCOUNT or REALTIME_FUNDING)");
+    request.source_type = *source_type;
+    request.source_customer_id = source_fields.optional_string("customerId", 128).value_or("");
+    if (request.source_type == "ACCOUNT") {
+        request.source_account_id = source_fields.required_string("accountId", 128);
+    } else {
+        request.source_currency = source_fields.required_string("currency", 8);
+        if (!services.currencies.find(request.source_currency)) {
+            fail(error_code::invalid_currency, "source.currency: " + request.source_currency +
+                                                   " is not a supported currency",
+                 json::object{{"field", "source.currency"}});
+        }
+    }
+    const json::object* destination = fields.optional_object("destination");
+    if (!destination) fail_field("destination", "is required");
+    json_fields destination_fields(*destination, "destination");
+    auto destination_type = destination_fields.optional_enum(
+        "destinationType", {"ACCOUNT", "UMA_ADDRESS", "EXTERNAL_ACCOUNT_DETAILS"});
+    if (!destination_type) fail_field("destination.destinationType", "is required");
+    if (*destination_type != "ACCOUNT") {
+        fail(error_code::not_implemented,
+             "destination.destinationType " + *destination_type + " is not available yet; use ACCOUNT",
+             json::object{{"field", "destination.destinationType"}});
+    }
+    request.destination_account_id = destination_fields.required_string("accountId", 128);
+    auto side = fields.optional_enum("lockedCurrencySide", {"SENDING", "RECEIVING"});
+    if (!side) fail_field("lockedCurrencySide", "is required (SENDING or RECEIVING)");
+    request.side = *side == "SENDING" ? locked_side::sending : locked_side::receiving;
+    request.locked_amount = fields.required_int("lockedCurrencyAmount", 1, amount_max);
+    request.purpose_of_payment = fields.optional_enum("purposeOfPayment", purposes).value_or("");
+    request.description = fields.optional_string("description", 1024).value_or("");
+    return request;
+}
+
+http_response create_quote_handler(request_context& context) {
+    auto body = parse_json_body(context.request);
+    auto request = read_quote_request(body, context.services);
+    bool execute_now = json_fields(body).optional_bool("immediatelyExecute").value_or(false);
+    if (execute_now && request.source_type != "ACCOUNT") {
+        fail(error_code::quote_not_executable,
+             "immediatelyExecute needs an internal account source; REALTIME_FUNDING quotes are paid by their instructions",
+             json::object{{"field", "immediatelyExecute"}});
+    }
+    auto config = load_platform_config(context.session(), context.owner());
+    if (!config) fail(error_code::not_found, "platform configuration not found");
+    auto services = context.services.payments();
+    auto created = create_quote(context.session(), services, *config, request);
+    if (!created) fail_payment(created.error());
+    if (!execute_now) return json_response(201, render_quote(created.value(), context.services.currencies));
+    // Created and executed in one step: if the execution is refused, the quote is not kept either.
+    auto executed = execute_quote(context.session(), services, context.owner(), created->id);
+    if (!executed) fail_payment(executed.error());
+    return json_response(201, render_quote(executed.value(), context.services.currencies));
+}
+
+http_response list_quotes_handler(request_context& context) {
+    const auto& query = context.query;
+    quote_filter filter;
+    filter.customer_id = query.get("customerId");
+    filter.sending_account_id = query.get("sendingAccountId");
+    filter.receiving_account_id = query.get("receivingAccountId");
+    filter.status = query.one_of("status", quote_statuses);
+    filter.created_after_ms = query.timestamp_ms("createdAfter");
+    filter.created_before_ms = query.timestamp_ms("createdBefore");
+    for (auto name : {"sendingUmaAddress", "receivingUmaAddress"}) {
+        if (query.get(name)) {
+            fail(error_code::not_implemented, std::string(name) + ": UMA quotes are not available yet",
+                 json::object{{"field", name}});
+        }
+    }
+    auto found = list_quotes(context.session(), context.owner(), filter, query.page());
+    json::array data;
+    for (const auto& quote : found.items) data.push_back(render_quote(quote, context.services.currencies));
+    json::object body{{"data", std::move(data)}, {"hasMore", found.has_more}, {"totalCount", found.total_count}};
+    if (found.has_more) body["nextCursor"] = found.next_cursor;
+    return json_response(200, body);
+}
+
+http_response get_quote_handler(request_context& context) {
+    auto quote = find_quote(context.session(), context.owner(), context.param(0));
+    if (!quote) fail(error_code::quote_not_found, "no quote " + context.param(0));
+    return json_response(200, render_quote(*quote, context.services.currencies));
+}
+
+http_response execute_quote_handler(request_context& context) {
+    auto executed = execute_quote(context.session(), context.services.payments(), context.owner(),
+                                  context.param(0));
+    if (!executed) fail_payment(executed.error());
+    return json_response(200, render_quote(executed.value(), context.services.currencies));
+}
+
+}  // namespace
+
+void register_quote_routes(router& routes) {
+    routes.add({.method = http_method::post, .pattern = versioned("/quotes"),
+                .permission = permission_transact, .on_ledger_writer = true, .idempotent = true,
+                .handler = create_quote_handler});
+    routes.add({.method = http_method::get, .pattern = versioned("/quotes"),
+                .permission = permission_view, .handler = list_quotes_handler});
+    routes.add({.method = http_method::get, .pattern = versioned("/quotes/{quoteId}"),
+                .permission = permission_view, .handler = get_quote_handler});
+    routes.add({.method = http_method::post, .pattern = versioned("/quotes/{quoteId}/execute"),
+                .permission = permission_transact, .on_ledger_writer = true, .idempotent = true,
+                .handler = execute_quote_handler});
+}
+
+}  // namespace corridor
