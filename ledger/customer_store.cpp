@@ -1,5 +1,7 @@
 #include "ledger/customer_store.hpp"
 
+#include <boost/json.hpp>
+
 #include "ledger/assert.hpp"
 #include "ledger/database.hpp"
 
@@ -105,6 +107,16 @@ customer_error classify_unique_violation(const soci::soci_error& error) {
         return customer_error::platform_customer_id_taken;
     }
     return customer_error::uma_address_taken;
+}
+
+// The stored businessInfo with the keys of `change` set over it.
+std::optional<std::string> merge_business_info(const std::optional<std::string>& change,
+                                               const std::optional<std::string>& stored) {
+    if (!change || !stored) return change ? change : stored;
+    boost::json::value merged = boost::json::parse(*stored);
+    const boost::json::value changed = boost::json::parse(*change);
+    for (const auto& [key, value] : changed.as_object()) merged.as_object()[key] = value;
+    return boost::json::serialize(merged);
 }
 
 }  // namespace
@@ -222,7 +234,8 @@ result<customer, customer_error> update_customer(soci::session& session, const c
         nullable_text birth_date = pick(changes.birth_date, current->birth_date);
         nullable_text nationality = pick(changes.nationality, current->nationality);
         nullable_text address_json = pick(changes.address_json, current->address_json);
-        nullable_text business_info = pick(changes.business_info_json, current->business_info_json);
+        nullable_text business_info(
+            merge_business_info(changes.business_info_json, current->business_info_json));
         nullable_text owners = pick(changes.beneficial_owners_json, current->beneficial_owners_json);
         long long now_ms = std::max<long long>(time.now_ms(), current->updated_at_ms);
         std::string env_name(owner.env_name());
