@@ -119,6 +119,22 @@ std::optional<std::string> merge_business_info(const std::optional<std::string>&
     return boost::json::serialize(merged);
 }
 
+// Takes the write lock of a live customer's row until the transaction ends, so that the read
+// after it sees every change committed before and no other writer (a racing PATCH or DELETE)
+// changes the row in between. SQLite's BEGIN IMMEDIATE already serialises writers; PostgreSQL
+// under READ COMMITTED needs the row lock. False when there is no live row (none, or deleted).
+bool lock_live_customer(soci::session& session, const tenant& owner, const std::string& id) {
+    std::string env_name(owner.env_name());
+    soci::statement statement =
+        (session.prepare << "UPDATE customers SET updated_at_ms = updated_at_ms WHERE id = :i AND "
+                            "platform_id = :p AND environment = :e AND is_deleted = 0",
+         soci::use(id), soci::use(owner.platform_id), soci::use(env_name));
+    statement.execute(true);
+    auto affected = statement.get_affected_rows();
+    CORRIDOR_ASSERT(affected == 0 || affected == 1);
+    return affected == 1;
+}
+
 }  // namespace
 
 std::optional<customer> find_customer(soci::session& session, const tenant& owner,
@@ -217,9 +233,11 @@ result<customer, customer_error> update_customer(soci::session& session, const c
                                                  const customer_fields& changes) {
     try {
         write_transaction transaction(session);
+        bool live = lock_live_customer(session, owner, id);
         auto current = find_customer(session, owner, id);
         if (!current) return customer_error::not_found;
         if (current->is_deleted) return customer_error::deleted;
+        CORRIDOR_ASSERT(live);
         if (current->customer_type != customer_type) return customer_error::customer_type_mismatch;
         if (changes.uma_address && *changes.uma_address != current->uma_address &&
             uma_address_taken(session, owner, *changes.uma_address, id)) {
@@ -263,9 +281,11 @@ result<customer, customer_error> update_customer(soci::session& session, const c
 result<customer, customer_error> delete_customer(soci::session& session, const clock& time,
                                                  const tenant& owner, const std::string& id) {
     write_transaction transaction(session);
+    bool live = lock_live_customer(session, owner, id);
     auto current = find_customer(session, owner, id);
     if (!current) return customer_error::not_found;
     if (current->is_deleted) return customer_error::deleted;
+    CORRIDOR_ASSERT(live);
     long long now_ms = std::max<long long>(time.now_ms(), current->updated_at_ms);
     std::string env_name(owner.env_name());
     session << "UPDATE customers SET is_deleted = 1, updated_at_ms = :t WHERE id = :i AND "
