@@ -1,5 +1,7 @@
 #include "ledger/customer_store.hpp"
 
+#include <boost/json.hpp>
+
 #include "ledger/assert.hpp"
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
@@ -96,13 +98,42 @@ bool platform_customer_id_taken(soci::session& session, const tenant& owner,
     return count > 0;
 }
 
-// Which unique index a violation hit, from the constraint name both backends report.
+// Which unique index a violation hit, from what the database itself reports: PostgreSQL names the
+// index (customers_platform_customer_id), SQLite the columns (customers.platform_customer_id).
+// what() is no use here: soci appends the statement text, whose column list names every column.
 customer_error classify_unique_violation(const soci::soci_error& error) {
-    std::string text = error.what();
-    if (text.find("platform_customer_id") != std::string::npos) {
+    std::string text = error.get_error_message();
+    if (text.find("customers_platform_customer_id") != std::string::npos ||
+        text.find("customers.platform_customer_id") != std::string::npos) {
         return customer_error::platform_customer_id_taken;
     }
     return customer_error::uma_address_taken;
+}
+
+// The stored businessInfo with the keys of `change` set over it.
+std::optional<std::string> merge_business_info(const std::optional<std::string>& change,
+                                               const std::optional<std::string>& stored) {
+    if (!change || !stored) return change ? change : stored;
+    boost::json::value merged = boost::json::parse(*stored);
+    const boost::json::value changed = boost::json::parse(*change);
+    for (const auto& [key, value] : changed.as_object()) merged.as_object()[key] = value;
+    return boost::json::serialize(merged);
+}
+
+// Takes the write lock of a live customer's row until the transaction ends, so that the read
+// after it sees every change committed before and no other writer (a racing PATCH or DELETE)
+// changes the row in between. SQLite's BEGIN IMMEDIATE already serialises writers; PostgreSQL
+// under READ COMMITTED needs the row lock. False when there is no live row (none, or deleted).
+bool lock_live_customer(soci::session& session, const tenant& owner, const std::string& id) {
+    std::string env_name(owner.env_name());
+    soci::statement statement =
+        (session.prepare << "UPDATE customers SET updated_at_ms = updated_at_ms WHERE id = :i AND "
+                            "platform_id = :p AND environment = :e AND is_deleted = 0",
+         soci::use(id), soci::use(owner.platform_id), soci::use(env_name));
+    statement.execute(true);
+    auto affected = statement.get_affected_rows();
+    CORRIDOR_ASSERT(affected == 0 || affected == 1);
+    return affected == 1;
 }
 
 }  // namespace
@@ -207,9 +238,11 @@ result<customer, customer_error> update_customer(soci::session& session, const c
                                                  const customer_fields& changes) {
     try {
         write_transaction transaction(session);
+        bool live = lock_live_customer(session, owner, id);
         auto current = find_customer(session, owner, id);
         if (!current) return customer_error::not_found;
         if (current->is_deleted) return customer_error::deleted;
+        CORRIDOR_ASSERT(live);
         if (current->customer_type != customer_type) return customer_error::customer_type_mismatch;
         if (changes.uma_address && *changes.uma_address != current->uma_address &&
             uma_address_taken(session, owner, *changes.uma_address, id)) {
@@ -224,7 +257,8 @@ result<customer, customer_error> update_customer(soci::session& session, const c
         nullable_text birth_date = pick(changes.birth_date, current->birth_date);
         nullable_text nationality = pick(changes.nationality, current->nationality);
         nullable_text address_json = pick(changes.address_json, current->address_json);
-        nullable_text business_info = pick(changes.business_info_json, current->business_info_json);
+        nullable_text business_info(
+            merge_business_info(changes.business_info_json, current->business_info_json));
         nullable_text owners = pick(changes.beneficial_owners_json, current->beneficial_owners_json);
         long long now_ms = std::max<long long>(time.now_ms(), current->updated_at_ms);
         std::string env_name(owner.env_name());
@@ -252,9 +286,11 @@ result<customer, customer_error> update_customer(soci::session& session, const c
 result<customer, customer_error> delete_customer(soci::session& session, const clock& time,
                                                  const tenant& owner, const std::string& id) {
     write_transaction transaction(session);
+    bool live = lock_live_customer(session, owner, id);
     auto current = find_customer(session, owner, id);
     if (!current) return customer_error::not_found;
     if (current->is_deleted) return customer_error::deleted;
+    CORRIDOR_ASSERT(live);
     long long now_ms = std::max<long long>(time.now_ms(), current->updated_at_ms);
     std::string env_name(owner.env_name());
     session << "UPDATE customers SET is_deleted = 1, updated_at_ms = :t WHERE id = :i AND "

@@ -34,7 +34,10 @@ struct customer {
 struct customer_fields {
     std::optional<std::string> uma_address;  // normalised "$user@domain"
     std::optional<std::string> full_name, birth_date, nationality;
-    std::optional<std::string> address_json, business_info_json, beneficial_owners_json;
+    std::optional<std::string> address_json, beneficial_owners_json;
+    // A JSON object. On update it holds only the keys to change, merged into the stored object
+    // (PATCH may send any subset of legalName, registrationNumber, taxId).
+    std::optional<std::string> business_info_json;
 };
 
 struct new_customer {

@@ -2,7 +2,9 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <vector>
 
 #include "ledger/assert.hpp"
@@ -156,6 +158,16 @@ bool delete_token(soci::session& session, const clock& time, const tenant& owner
 
 std::optional<token_credentials> find_token_by_client_id(soci::session& session,
                                                          const std::string& client_id) {
+    // The username of a Basic credential is any bytes a client sends. Issued client ids are short
+    // ASCII ("sbx_"/"live_" and hex); anything else cannot match, and must not reach the database
+    // (PostgreSQL fails a query whose parameter is not valid UTF-8).
+    constexpr std::size_t client_id_chars_max = 64;
+    if (client_id.empty() || client_id.size() > client_id_chars_max ||
+        !std::all_of(client_id.begin(), client_id.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+        })) {
+        return std::nullopt;
+    }
     sql_filter where;
     where.equals("client_id", client_id);
     where.equals("is_deleted", std::int64_t{0});

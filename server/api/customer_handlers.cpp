@@ -69,6 +69,7 @@ std::string read_business_info(const json::object& object, const std::string& pa
     if (create) {
         info["legalName"] = fields.required_string("legalName", name_chars_max);
     } else if (auto name = fields.optional_string("legalName", name_chars_max)) {
+        if (name->empty()) fail_field(fields.path("legalName"), "must not be empty");
         info["legalName"] = *name;
     }
     for (auto key : {"registrationNumber", "taxId"}) {

@@ -18,6 +18,31 @@ std::string join(const std::vector<std::string_view>& values, std::string_view s
     return out;
 }
 
+bool is_clean_text(std::string_view text) {
+    for (std::size_t i = 0; i < text.size();) {
+        auto byte = static_cast<unsigned char>(text[i]);
+        if (byte == 0) return false;
+        if (byte < 0x80) {
+            ++i;
+            continue;
+        }
+        std::size_t length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 0;
+        if (length == 0 || byte > 0xf4 || i + length > text.size()) return false;
+        std::uint32_t code = byte & (0x7f >> length);
+        for (std::size_t k = 1; k < length; ++k) {
+            auto next = static_cast<unsigned char>(text[i + k]);
+            if ((next & 0xc0) != 0x80) return false;
+            code = (code << 6) | (next & 0x3f);
+        }
+        static constexpr std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (code < smallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
+            return false;
+        }
+        i += length;
+    }
+    return true;
+}
+
 json::object parse_json_body(const http_request& request) {
     if (auto type = request.header("content-type")) {
         std::string_view media = *type;
@@ -55,6 +80,7 @@ std::optional<std::string> json_fields::optional_string(std::string_view key,
     const json::value* value = find(key);
     if (!value) return std::nullopt;
     if (!value->is_string()) fail_field(path(key), "must be a string");
+    if (!is_clean_text(value->as_string())) fail_field(path(key), "must not contain NUL characters");
     if (value->as_string().size() > chars_max) {
         fail_field(path(key), "must be at most " + std::to_string(chars_max) + " characters");
     }
@@ -139,13 +165,18 @@ std::optional<std::string> query_params::get(std::string_view name) const {
         }
     }
     if (found && found->size() > text_field_chars_max) fail_field(name, "is too long");
+    if (found && !is_clean_text(*found)) {
+        fail_field(name, "must be UTF-8 text without NUL characters");
+    }
     return found;
 }
 
 std::vector<std::string> query_params::get_all(std::string_view name) const {
     std::vector<std::string> values;
     for (const auto& [key, value] : params_) {
-        if (key == name) values.push_back(value);
+        if (key != name) continue;
+        if (!is_clean_text(value)) fail_field(name, "must be UTF-8 text without NUL characters");
+        values.push_back(value);
     }
     return values;
 }

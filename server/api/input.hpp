@@ -17,6 +17,10 @@ namespace corridor {
 
 constexpr std::size_t text_field_chars_max = 1024;
 
+// Well-formed UTF-8 without NUL: what every string from a client must be before it is stored or
+// compared in the database (PostgreSQL refuses invalid UTF-8 and cuts text at a NUL).
+bool is_clean_text(std::string_view text);
+
 // The body as a JSON object (415 when a non-JSON content type is declared, 400 when malformed).
 boost::json::object parse_json_body(const http_request& request);
 

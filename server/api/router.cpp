@@ -1,6 +1,7 @@
 #include "server/api/router.hpp"
 
 #include "ledger/assert.hpp"
+#include "server/api/input.hpp"
 
 namespace corridor {
 namespace {
@@ -39,6 +40,8 @@ std::optional<std::vector<std::string>> split_path(std::string_view path) {
                 decoded.push_back(raw[i]);
             }
         }
+        // No resource has a name that is not clean text; such a segment matches nothing.
+        if (!is_clean_text(decoded)) return std::nullopt;
         if (!(end == path.size() && raw.empty() && !segments.empty())) {
             segments.push_back(std::move(decoded));
         }
