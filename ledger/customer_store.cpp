@@ -95,10 +95,14 @@ bool platform_customer_id_taken(soci::session& session, const tenant& owner,
     return count > 0;
 }
 
-// Which unique index a violation hit, from the constraint name both backends report.
+// Which unique index a violation hit. PostgreSQL names the index
+// ("customers_platform_customer_id"), SQLite the indexed columns
+// ("customers.platform_customer_id"). The bare column name is no evidence: soci appends the
+// failed statement, and the INSERT lists every column.
 customer_error classify_unique_violation(const soci::soci_error& error) {
     std::string text = error.what();
-    if (text.find("platform_customer_id") != std::string::npos) {
+    if (text.find("customers_platform_customer_id") != std::string::npos ||
+        text.find("customers.platform_customer_id") != std::string::npos) {
         return customer_error::platform_customer_id_taken;
     }
     return customer_error::uma_address_taken;
