@@ -4,6 +4,24 @@
 #include <openssl/evp.h>
 
 namespace corridor {
+namespace {
+
+// Standard base64 with padding (RFC 4648 section 4), as RFC 7617 requires: the alphabet, whole
+// groups of four, and '=' only as the last one or two characters. EVP_DecodeBlock alone accepts
+// padding in the middle and decodes whatever follows it into junk bytes.
+bool is_padded_base64(std::string_view text) {
+    if (text.empty() || text.size() % 4 != 0) return false;
+    std::size_t padding = text.ends_with("==") ? 2 : text.ends_with("=") ? 1 : 0;
+    for (std::size_t i = 0; i + padding < text.size(); ++i) {
+        char c = text[i];
+        bool in_alphabet = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                           (c >= '0' && c <= '9') || c == '+' || c == '/';
+        if (!in_alphabet) return false;
+    }
+    return true;
+}
+
+}  // namespace
 
 std::optional<basic_credentials> parse_basic_authorization(std::string_view header) {
     constexpr std::string_view scheme = "basic ";
@@ -14,7 +32,7 @@ std::optional<basic_credentials> parse_basic_authorization(std::string_view head
     std::string_view encoded = header.substr(scheme.size());
     while (!encoded.empty() && encoded.front() == ' ') encoded.remove_prefix(1);
     while (!encoded.empty() && encoded.back() == ' ') encoded.remove_suffix(1);
-    if (encoded.empty() || encoded.size() % 4 != 0) return std::nullopt;
+    if (!is_padded_base64(encoded)) return std::nullopt;
     std::string decoded(encoded.size() / 4 * 3, '\0');
     int written = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(decoded.data()),
                                   reinterpret_cast<const unsigned char*>(encoded.data()),
