@@ -46,6 +46,12 @@ std::optional<basic_credentials> parse_basic_authorization(std::string_view head
     if (colon == std::string::npos || colon == 0 || colon + 1 == decoded.size()) {
         return std::nullopt;
     }
+    // Client ids are visible ASCII (sbx_/live_ and hex). Other bytes cannot match a token, and
+    // ones that are not UTF-8 would make the PostgreSQL lookup fail instead of answering 401.
+    for (std::size_t i = 0; i < colon; ++i) {
+        auto byte = static_cast<unsigned char>(decoded[i]);
+        if (byte < 0x21 || byte > 0x7e) return std::nullopt;
+    }
     return basic_credentials{decoded.substr(0, colon), decoded.substr(colon + 1)};
 }
 

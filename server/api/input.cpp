@@ -4,6 +4,7 @@
 #include <boost/url/parse.hpp>
 
 #include "ledger/time_format.hpp"
+#include "ledger/utf8.hpp"
 #include "server/api/errors.hpp"
 
 namespace corridor {
@@ -139,6 +140,11 @@ std::optional<std::string> query_params::get(std::string_view name) const {
         }
     }
     if (found && found->size() > text_field_chars_max) fail_field(name, "is too long");
+    // Percent-decoding yields any bytes. PostgreSQL rejects text that is not UTF-8 (the query
+    // would fail with a 500) and the driver cuts strings at NUL, so neither reaches a filter.
+    if (found && (!is_valid_utf8(*found) || found->find('\0') != std::string::npos)) {
+        fail_field(name, "must be UTF-8 text");
+    }
     return found;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ledger/assert.hpp"
+#include "ledger/utf8.hpp"
 
 namespace corridor {
 namespace {
@@ -16,6 +17,16 @@ int hex_value(char c) {
 
 bool is_parameter(const std::string& segment) {
     return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
+}
+
+// Decoded segments become ids and names that reach the store: control characters have no place
+// in them, and bytes that are not UTF-8 make PostgreSQL fail the query.
+bool is_acceptable_segment(const std::string& decoded) {
+    for (char c : decoded) {
+        auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) return false;
+    }
+    return is_valid_utf8(decoded);
 }
 
 // Whether the path fits the pattern and how well: a literal match at position i is worth more than
@@ -61,6 +72,7 @@ std::optional<std::vector<std::string>> split_path(std::string_view path) {
                 decoded.push_back(raw[i]);
             }
         }
+        if (!is_acceptable_segment(decoded)) return std::nullopt;
         if (!(end == path.size() && raw.empty() && !segments.empty())) {
             segments.push_back(std::move(decoded));
         }
