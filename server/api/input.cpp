@@ -3,6 +3,8 @@
 #include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
 
+#include <cctype>
+
 #include "ledger/time_format.hpp"
 #include "ledger/utf8.hpp"
 #include "server/api/errors.hpp"
@@ -21,9 +23,10 @@ std::string join(const std::vector<std::string_view>& values, std::string_view s
 
 json::object parse_json_body(const http_request& request) {
     if (auto type = request.header("content-type")) {
-        std::string_view media = *type;
-        media = media.substr(0, media.find(';'));
-        while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+        // Media types are case-insensitive (RFC 9110 section 8.3.1): "Application/JSON" is JSON.
+        std::string media(type->substr(0, type->find(';')));
+        while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
+        for (auto& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (!media.empty() && media != "application/json" && !media.ends_with("+json")) {
             fail(error_code::unsupported_media_type,
                  "request bodies must be JSON (Content-Type: application/json)");
