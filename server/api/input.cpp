@@ -62,6 +62,11 @@ std::optional<std::string> json_fields::optional_string(std::string_view key,
     if (value->as_string().size() > chars_max) {
         fail_field(path(key), "must be at most " + std::to_string(chars_max) + " characters");
     }
+    // "\u0000" is valid JSON, but the PostgreSQL driver ends strings at NUL: the text would be
+    // stored cut short there and in full on SQLite.
+    if (std::string_view(value->as_string()).find('\0') != std::string_view::npos) {
+        fail_field(path(key), "must not contain the NUL character");
+    }
     return std::string(value->as_string());
 }
 
