@@ -210,6 +210,14 @@ void ensure_migrations_table(soci::session& session) {
                "name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)";
 }
 
+// Serialises concurrent `migrate` runs of several processes until the transaction ends. SQLite
+// needs nothing more: write_transaction already holds its single write lock.
+void lock_migrations(soci::session& session) {
+    if (backend_of(session) == database_backend::postgresql) {
+        session << "SELECT pg_advisory_xact_lock(7244011)";
+    }
+}
+
 }  // namespace
 
 int latest_migration_version() { return all_migrations().back().version; }
@@ -223,15 +231,19 @@ int applied_migration_version(soci::session& session) {
 }
 
 int apply_migrations(soci::session& session) {
-    ensure_migrations_table(session);
+    {
+        // CREATE TABLE IF NOT EXISTS is not safe against itself on PostgreSQL: two sessions
+        // that both find the table missing collide on the catalog's unique index. Take the lock.
+        write_transaction transaction(session);
+        lock_migrations(session);
+        ensure_migrations_table(session);
+        transaction.commit();
+    }
     int applied = 0;
     system_clock wall;
     for (const auto& step : all_migrations()) {
         write_transaction transaction(session);
-        if (backend_of(session) == database_backend::postgresql) {
-            // Serialises concurrent `migrate` runs of several processes.
-            session << "SELECT pg_advisory_xact_lock(7244011)";
-        }
+        lock_migrations(session);
         int present = 0;
         session << "SELECT COUNT(*) FROM schema_migrations WHERE version = :v",
             soci::use(step.version), soci::into(present);

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "ledger/assert.hpp"
+#include "ledger/ids.hpp"
 
 namespace corridor {
 namespace {
@@ -40,7 +41,11 @@ std::optional<std::string> base64url_decode(std::string_view text) {
                                   static_cast<int>(padded.size()));
     if (written < 0) return std::nullopt;
     std::size_t padding = padded.size() - text.size();
+    if (padding > 2) return std::nullopt;  // one character left over encodes no whole byte
     out.resize(static_cast<std::size_t>(written) - padding);
+    // Only the canonical encoding is ours: unused trailing bits set, or extra characters that the
+    // padding hides, mean the text was not made by base64url_encode.
+    if (base64url_encode(out) != text) return std::nullopt;
     return out;
 }
 
@@ -56,11 +61,15 @@ std::optional<std::string> decode_cursor(std::string_view cursor) {
     if (!decoded || !decoded->starts_with(cursor_prefix)) return std::nullopt;
     std::string id = decoded->substr(cursor_prefix.size());
     if (id.empty() || id.size() > 128) return std::nullopt;
-    for (char c : id) {
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '-') {
-            return std::nullopt;
-        }
+    // Only the ids encode_cursor is given come back: "<Type>:<uuid>". A cursor cut short or
+    // edited by a client would otherwise decode to a prefix of an id and silently move the page
+    // (an ascending walk would repeat a row).
+    auto colon = id.find(':');
+    if (colon == std::string::npos || colon == 0) return std::nullopt;
+    for (char c : std::string_view(id).substr(0, colon)) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) return std::nullopt;
     }
+    if (!is_typed_id(std::string_view(id).substr(0, colon), id)) return std::nullopt;
     return id;
 }
 

@@ -172,9 +172,14 @@ result<platform_config, platform_error> update_platform_config(soci::session& se
         write_transaction transaction(session);
         auto current = load_platform_config(session, owner);
         if (!current) return platform_error::not_found;
-        if (patch.uma_domain &&
-            uma_domain_taken(session, *patch.uma_domain, owner.env, owner.platform_id)) {
-            return platform_error::uma_domain_taken;
+        if (patch.uma_domain) {
+            // A domain belongs to one platform: as at creation, another platform's use of it in
+            // either environment makes it taken, so UMA lookups on it resolve to one platform.
+            for (auto env : {environment::sandbox, environment::production}) {
+                if (uma_domain_taken(session, *patch.uma_domain, env, owner.platform_id)) {
+                    return platform_error::uma_domain_taken;
+                }
+            }
         }
         std::string domain = patch.uma_domain.value_or(current->uma_domain);
         auto webhook = patch.webhook_endpoint.value_or(current->webhook_endpoint);

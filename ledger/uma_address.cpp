@@ -1,5 +1,8 @@
 #include "ledger/uma_address.hpp"
 
+#include <arpa/inet.h>
+
+#include <algorithm>
 #include <cctype>
 
 namespace corridor {
@@ -11,8 +14,10 @@ std::string lower(std::string_view text) {
     return out;
 }
 
+// Decimal 1..65535 without leading zeros: "8080" and "08080" are one port, and the normalised
+// domain must have one spelling so that uniqueness cannot be sidestepped.
 bool is_port(std::string_view text) {
-    if (text.empty() || text.size() > 5) return false;
+    if (text.empty() || text.size() > 5 || text.front() == '0') return false;
     long value = 0;
     for (char c : text) {
         if (!std::isdigit(static_cast<unsigned char>(c))) return false;
@@ -42,13 +47,19 @@ bool is_ipv4(std::string_view text) {
     return parts == 4;
 }
 
-bool is_ipv6_literal(std::string_view text) {
-    // "[...]" with hex digits, colons and dots; inet_pton-level checks are left to the resolver.
-    if (text.size() < 4 || text.front() != '[' || text.back() != ']') return false;
-    for (char c : text.substr(1, text.size() - 2)) {
-        if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return false;
+// "[...]" holding an IPv6 address, rewritten in its canonical RFC 5952 form (lower case, zeros
+// compressed) so that one address has one spelling.
+std::optional<std::string> canonical_ipv6_literal(std::string_view text) {
+    if (text.size() < 4 || text.size() > 2 + INET6_ADDRSTRLEN || text.front() != '[' ||
+        text.back() != ']') {
+        return std::nullopt;
     }
-    return text.find(':') != std::string_view::npos;
+    std::string address(text.substr(1, text.size() - 2));
+    in6_addr binary{};
+    if (inet_pton(AF_INET6, address.c_str(), &binary) != 1) return std::nullopt;
+    char canonical[INET6_ADDRSTRLEN] = {};
+    if (!inet_ntop(AF_INET6, &binary, canonical, sizeof canonical)) return std::nullopt;
+    return "[" + std::string(canonical) + "]";
 }
 
 bool is_dns_name(std::string_view text) {
@@ -64,7 +75,12 @@ bool is_dns_name(std::string_view text) {
         for (char c : label) {
             if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') return false;
         }
-        if (end == text.size()) return true;
+        if (end == text.size()) {
+            // A top-level label is never all digits (RFC 1123 section 2.1, RFC 3696 section
+            // 2): "256.1.1.1" or "1.2.3" is a malformed IPv4 address, not a host name.
+            return !std::all_of(label.begin(), label.end(),
+                                [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        }
         start = end + 1;
     }
 }
@@ -79,7 +95,9 @@ std::optional<std::string> normalize_uma_domain(std::string_view text) {
         if (close == std::string_view::npos) return std::nullopt;
         auto rest = host.substr(close + 1);
         if (!rest.empty() && !(rest.front() == ':' && is_port(rest.substr(1)))) return std::nullopt;
-        return is_ipv6_literal(host.substr(0, close + 1)) ? std::optional(domain) : std::nullopt;
+        auto literal = canonical_ipv6_literal(host.substr(0, close + 1));
+        if (!literal) return std::nullopt;
+        return *literal + std::string(rest);
     }
     auto colon = host.rfind(':');
     if (colon != std::string_view::npos) {

@@ -15,7 +15,8 @@ struct uma_address {
 };
 
 std::optional<uma_address> parse_uma_address(std::string_view text);
-// Lower-cased domain when valid.
+// The domain in its one normalised spelling when valid: lower case, IPv6 literals in RFC 5952
+// form, ports without leading zeros.
 std::optional<std::string> normalize_uma_domain(std::string_view text);
 
 constexpr std::size_t uma_address_chars_max = 64;

@@ -229,10 +229,14 @@ service_config service_config::load_file(const std::string& path) {
     if (!rates_file.empty()) config.rates_file = resolve(base_dir, rates_file);
     if (!funding_file.empty()) config.funding_file = resolve(base_dir, funding_file);
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
-    if (!database.empty()) {
-        config.database = database.starts_with("sqlite:")
-                              ? "sqlite:" + resolve(base_dir, database.substr(7))
-                              : database;
+    if (database.starts_with("sqlite:")) {
+        // database_url reads "sqlite://x" as the path "x" (and "sqlite:///x" as "/x"): resolve
+        // that path, or "sqlite://x" would name a file in the process's working directory.
+        std::string file = database.substr(7);
+        if (file.starts_with("//")) file.erase(0, 2);
+        config.database = "sqlite:" + resolve(base_dir, file);
+    } else if (!database.empty()) {
+        config.database = database;
     }
     validate(config);
     return config;

@@ -6,6 +6,7 @@
 // race: a value loaded before an invalidation is never stored after it.
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>

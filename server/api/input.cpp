@@ -3,7 +3,10 @@
 #include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
 
+#include <cctype>
+
 #include "ledger/time_format.hpp"
+#include "ledger/utf8.hpp"
 #include "server/api/errors.hpp"
 
 namespace corridor {
@@ -19,35 +22,15 @@ std::string join(const std::vector<std::string_view>& values, std::string_view s
 }
 
 bool is_clean_text(std::string_view text) {
-    for (std::size_t i = 0; i < text.size();) {
-        auto byte = static_cast<unsigned char>(text[i]);
-        if (byte == 0) return false;
-        if (byte < 0x80) {
-            ++i;
-            continue;
-        }
-        std::size_t length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 0;
-        if (length == 0 || byte > 0xf4 || i + length > text.size()) return false;
-        std::uint32_t code = byte & (0x7f >> length);
-        for (std::size_t k = 1; k < length; ++k) {
-            auto next = static_cast<unsigned char>(text[i + k]);
-            if ((next & 0xc0) != 0x80) return false;
-            code = (code << 6) | (next & 0x3f);
-        }
-        static constexpr std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-        if (code < smallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-            return false;
-        }
-        i += length;
-    }
-    return true;
+    return text.find('\0') == std::string_view::npos && is_valid_utf8(text);
 }
 
 json::object parse_json_body(const http_request& request) {
     if (auto type = request.header("content-type")) {
-        std::string_view media = *type;
-        media = media.substr(0, media.find(';'));
-        while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+        // Media types are case-insensitive (RFC 9110 section 8.3.1): "Application/JSON" is JSON.
+        std::string media(type->substr(0, type->find(';')));
+        while (!media.empty() && (media.back() == ' ' || media.back() == '\t')) media.pop_back();
+        for (auto& c : media) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (!media.empty() && media != "application/json" && !media.ends_with("+json")) {
             fail(error_code::unsupported_media_type,
                  "request bodies must be JSON (Content-Type: application/json)");
@@ -80,9 +63,13 @@ std::optional<std::string> json_fields::optional_string(std::string_view key,
     const json::value* value = find(key);
     if (!value) return std::nullopt;
     if (!value->is_string()) fail_field(path(key), "must be a string");
-    if (!is_clean_text(value->as_string())) fail_field(path(key), "must not contain NUL characters");
     if (value->as_string().size() > chars_max) {
         fail_field(path(key), "must be at most " + std::to_string(chars_max) + " characters");
+    }
+    // "\u0000" is valid JSON, but the PostgreSQL driver ends strings at NUL: the text would be
+    // stored cut short there and in full on SQLite.
+    if (std::string_view(value->as_string()).find('\0') != std::string_view::npos) {
+        fail_field(path(key), "must not contain the NUL character");
     }
     return std::string(value->as_string());
 }
@@ -166,7 +153,7 @@ std::optional<std::string> query_params::get(std::string_view name) const {
     }
     if (found && found->size() > text_field_chars_max) fail_field(name, "is too long");
     if (found && !is_clean_text(*found)) {
-        fail_field(name, "must be UTF-8 text without NUL characters");
+        fail_field(name, "must be UTF-8 text");
     }
     return found;
 }
@@ -175,7 +162,7 @@ std::vector<std::string> query_params::get_all(std::string_view name) const {
     std::vector<std::string> values;
     for (const auto& [key, value] : params_) {
         if (key != name) continue;
-        if (!is_clean_text(value)) fail_field(name, "must be UTF-8 text without NUL characters");
+        if (!is_clean_text(value)) fail_field(name, "must be UTF-8 text");
         values.push_back(value);
     }
     return values;

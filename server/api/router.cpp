@@ -1,7 +1,9 @@
 #include "server/api/router.hpp"
 
+#include <algorithm>
+
 #include "ledger/assert.hpp"
-#include "server/api/input.hpp"
+#include "ledger/utf8.hpp"
 
 namespace corridor {
 namespace {
@@ -15,6 +17,36 @@ int hex_value(char c) {
 
 bool is_parameter(const std::string& segment) {
     return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
+}
+
+// Decoded segments become ids and names that reach the store: control characters have no place
+// in them, and bytes that are not UTF-8 make PostgreSQL fail the query.
+bool is_acceptable_segment(const std::string& decoded) {
+    for (char c : decoded) {
+        auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) return false;
+    }
+    return is_valid_utf8(decoded);
+}
+
+// Whether the path fits the pattern and how well: a literal match at position i is worth more than
+// any later ones. 0 when it does not fit; the parameters are appended to `params` when it does.
+std::uint64_t path_score(const std::vector<std::string>& pattern,
+                         const std::vector<std::string>& segments,
+                         std::vector<std::string>* params) {
+    if (pattern.size() != segments.size()) return 0;
+    std::uint64_t score = 1;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (is_parameter(pattern[i])) {
+            if (segments[i].empty()) return 0;
+            if (params) params->push_back(segments[i]);
+        } else if (pattern[i] == segments[i]) {
+            score |= std::uint64_t{1} << (62 - i);
+        } else {
+            return 0;
+        }
+    }
+    return score;
 }
 
 }  // namespace
@@ -40,8 +72,7 @@ std::optional<std::vector<std::string>> split_path(std::string_view path) {
                 decoded.push_back(raw[i]);
             }
         }
-        // No resource has a name that is not clean text; such a segment matches nothing.
-        if (!is_clean_text(decoded)) return std::nullopt;
+        if (!is_acceptable_segment(decoded)) return std::nullopt;
         if (!(end == path.size() && raw.empty() && !segments.empty())) {
             segments.push_back(std::move(decoded));
         }
@@ -54,6 +85,7 @@ std::optional<std::vector<std::string>> split_path(std::string_view path) {
 void router::add(route_spec spec) {
     auto segments = split_path(spec.pattern);
     CORRIDOR_ASSERT(segments.has_value());
+    CORRIDOR_ASSERT(segments->size() <= 62);  // path_score gives each position one bit
     for (std::size_t i = 0; i < routes_.size(); ++i) {
         CORRIDOR_ASSERT(!(routes_[i].method == spec.method && routes_[i].pattern == spec.pattern));
     }
@@ -67,38 +99,27 @@ route_match router::match(http_method method, std::string_view path) const {
     route_match result;
     auto segments = split_path(path);
     if (!segments) return result;
-    // Score: a literal match at position i is worth more than any later ones.
-    std::vector<std::string> best_params;
+    // The path decides first: the best-fitting pattern wins whatever its method, so a literal
+    // route never falls through to a parameter route when only the method differs. Then the
+    // method picks among the routes of that pattern, or they make the 405's Allow list.
     std::uint64_t best_score = 0;
+    for (const auto& route : compiled_) {
+        best_score = std::max(best_score, path_score(route.segments, *segments, nullptr));
+    }
+    if (best_score == 0) return result;
     for (std::size_t index = 0; index < routes_.size(); ++index) {
-        const auto& pattern = compiled_[index].segments;
-        if (pattern.size() != segments->size()) continue;
-        std::uint64_t score = 1;
-        std::vector<std::string> params;
-        bool matched = true;
-        for (std::size_t i = 0; i < pattern.size() && matched; ++i) {
-            if (is_parameter(pattern[i])) {
-                if ((*segments)[i].empty()) matched = false;
-                params.push_back((*segments)[i]);
-            } else if (pattern[i] == (*segments)[i]) {
-                score |= std::uint64_t{1} << (62 - i);
-            } else {
-                matched = false;
-            }
-        }
-        if (!matched) continue;
-        if (routes_[index].method != method) {
-            result.allowed.push_back(routes_[index].method);
-            continue;
-        }
-        if (score > best_score) {
-            best_score = score;
+        if (path_score(compiled_[index].segments, *segments, nullptr) != best_score) continue;
+        http_method route_method = routes_[index].method;
+        if (route_method == method && !result.route) {
             result.route = &routes_[index];
             result.index = static_cast<int>(index);
-            best_params = std::move(params);
+            path_score(compiled_[index].segments, *segments, &result.params);
+        } else if (route_method != method &&
+                   std::find(result.allowed.begin(), result.allowed.end(), route_method) ==
+                       result.allowed.end()) {
+            result.allowed.push_back(route_method);
         }
     }
-    result.params = std::move(best_params);
     return result;
 }
 

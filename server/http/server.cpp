@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <array>
 #include <list>
 #include <thread>
 
@@ -157,6 +158,8 @@ private:
 
 }  // namespace
 
+net::awaitable<void> linger(beast::tcp_stream& stream);
+
 net::awaitable<http_response> http_server::impl::run_job(
     core& owner, session_executor& executor, std::function<http_response(soci::session&)> work) {
     auto initiate = [&owner, &executor](auto handler, std::function<http_response(soci::session&)> job) {
@@ -288,11 +291,30 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         http::verb verb = read_error ? http::verb::unknown : parser.get().method();
         std::string target = read_error ? std::string{} : std::string(parser.get().target());
         log_access(request.get(), response, verb, target, duration_us, bytes_out);
+        if (!write_error && close_after) co_await linger(stream);
         if (write_error || !keep_alive) break;
     }
     beast::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
     co_return;
+}
+
+// After refusing a request mid-body (413, 431, malformed), the client may still be sending. Closing
+// at once would make the kernel answer its data with a reset, which can destroy the response before
+// the client reads it. So stop sending, then read and discard for a bounded time and size.
+net::awaitable<void> linger(beast::tcp_stream& stream) {
+    constexpr std::size_t drain_bytes_max = 16 * 1024 * 1024;
+    beast::error_code ignored;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream.expires_after(std::chrono::seconds(2));
+    std::array<char, 16384> sink{};
+    std::size_t drained = 0;
+    while (drained < drain_bytes_max) {
+        auto [error, bytes] =
+            co_await stream.async_read_some(net::buffer(sink), net::as_tuple(net::use_awaitable));
+        if (error) break;
+        drained += bytes;
+    }
 }
 
 net::awaitable<void> http_server::impl::accept_loop(core& owner) {

@@ -1,0 +1,94 @@
+// Schema migrations: applied once, recorded, reported, and safe when several processes start
+// together (each with its own connection), which is how a PostgreSQL deployment boots.
+#include "ledger/migrations.hpp"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ledger/database.hpp"
+#include "tests/support/test_database.hpp"
+
+using namespace corridor;
+using corridor::testing::schema;
+using corridor::testing::test_database;
+
+namespace {
+
+int count_of(soci::session& session, const std::string& sql) {
+    int count = -1;
+    session << sql, soci::into(count);
+    return count;
+}
+
+}  // namespace
+
+TEST_CASE("migrations apply once and report their version", "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    REQUIRE(latest_migration_version() >= 1);
+    CHECK(applied_migration_version(session) == 0);
+
+    int applied = apply_migrations(session);
+    CHECK(applied == latest_migration_version());
+    CHECK(applied_migration_version(session) == latest_migration_version());
+    CHECK(count_of(session, "SELECT COUNT(*) FROM schema_migrations") ==
+          latest_migration_version());
+    // The schema is there: every table of migration 1 can be read.
+    for (const char* table : {"platforms", "platform_configs", "tokens", "customers"}) {
+        INFO(table);
+        CHECK(count_of(session, std::string("SELECT COUNT(*) FROM ") + table) == 0);
+    }
+
+    // A second run, from the same or a new connection, changes nothing.
+    CHECK(apply_migrations(session) == 0);
+    auto another = database.open_another();
+    CHECK(apply_migrations(*another) == 0);
+    CHECK(applied_migration_version(*another) == latest_migration_version());
+    CHECK(count_of(session, "SELECT COUNT(*) FROM schema_migrations") ==
+          latest_migration_version());
+}
+
+TEST_CASE("migrations keep data written between runs", "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations(session);
+    session
+        << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES ('p', 'n', 0, 1)";
+    CHECK(apply_migrations(session) == 0);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM platforms") == 1);
+}
+
+TEST_CASE("processes starting together migrate once without errors", "[store][migrations]") {
+    // Four connections run apply_migrations at the same moment on an empty database; exactly one
+    // applies each migration and none fails.
+    for (int round = 0; round < 5; ++round) {
+        INFO("round " << round);
+        test_database database(schema::empty);
+        constexpr int processes = 4;
+        std::vector<std::unique_ptr<soci::session>> sessions;
+        for (int i = 0; i < processes; ++i) sessions.push_back(database.open_another());
+        std::atomic<int> applied{0};
+        std::atomic<int> ready{0};
+        std::vector<std::string> errors(processes);
+        std::vector<std::thread> threads;
+        for (int i = 0; i < processes; ++i) {
+            threads.emplace_back([&, i] {
+                ++ready;
+                while (ready.load() < processes) std::this_thread::yield();
+                try {
+                    applied += apply_migrations(*sessions[i]);
+                } catch (const std::exception& error) {
+                    errors[i] = error.what();
+                }
+            });
+        }
+        for (auto& thread : threads) thread.join();
+        for (const auto& error : errors) CHECK(error == "");
+        CHECK(applied.load() == latest_migration_version());
+        CHECK(applied_migration_version(database.session()) == latest_migration_version());
+    }
+}

@@ -1,0 +1,278 @@
+// Loading conf/corridor.json. Every key has a default; an unknown key or a bad value must stop
+// start-up with a message naming the key; relative paths in the file are relative to the file's
+// own folder, wherever the process was started. Each test writes its files into a fresh temporary
+// folder.
+#include "server/config.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "ledger/currencies.hpp"
+#include "ledger/database.hpp"
+#include "ledger/random.hpp"
+
+using namespace corridor;
+namespace fs = std::filesystem;
+
+namespace {
+
+class temp_folder {
+public:
+    temp_folder() {
+        os_random random;
+        path_ = fs::temp_directory_path() / ("corridor-config-" + random_hex(random, 8));
+        fs::create_directories(path_ / "conf");
+    }
+    ~temp_folder() {
+        std::error_code ignored;
+        fs::remove_all(path_, ignored);
+    }
+    const fs::path& path() const { return path_; }
+    // Writes conf/corridor.json (or another name) and returns its path.
+    std::string write(const std::string& text, const std::string& name = "conf/corridor.json") {
+        fs::path file = path_ / name;
+        std::ofstream(file) << text;
+        return file.string();
+    }
+
+private:
+    fs::path path_;
+};
+
+std::string error_of(const std::string& path) {
+    try {
+        service_config::load_file(path);
+    } catch (const config_error& error) {
+        return error.what();
+    }
+    return "(no error)";
+}
+
+std::string load_error(const std::string& json_text) {
+    temp_folder folder;
+    return error_of(folder.write(json_text));
+}
+
+}  // namespace
+
+TEST_CASE("an empty file gives the defaults, paths next to the file", "[server][config]") {
+    temp_folder folder;
+    auto config = service_config::load_file(folder.write("{}"));
+    const fs::path conf = folder.path() / "conf";
+    CHECK(config.listen == "127.0.0.1:8080");
+    CHECK(config.threads == 0);
+    CHECK(config.database_threads == 4);
+    CHECK(config.public_base_url == "http://127.0.0.1:8080");
+    CHECK(config.quotes_ttl_seconds == 300);
+    CHECK(config.sandbox_timeout_seconds == 30);
+    CHECK_FALSE(config.outbound_allow_private_addresses);
+    CHECK(config.webhooks_approval_timeout_ms == 5000);
+    CHECK(config.limits.request_body_bytes_max == 1048576);
+    CHECK(config.cache_ttl_ms == 1000);
+    CHECK(config.log_level == "info");
+    CHECK(config.currencies_file == (conf / "currencies.json").string());
+    CHECK(config.plugins_dir == (conf / "plugins").string());
+    CHECK(config.database == "sqlite:" + (conf / "corridor.db").string());
+}
+
+TEST_CASE("every key is read", "[server][config]") {
+    temp_folder folder;
+    auto config = service_config::load_file(folder.write(R"({
+        "listen": "0.0.0.0:9090",
+        "database": "postgresql://corridor@db.internal:5432/corridor",
+        "threads": 8,
+        "database_threads": 16,
+        "public_base_url": "https://pay.example",
+        "currencies_file": "/etc/corridor/currencies.json",
+        "uma": {"proxy_host": "uma.pay.example"},
+        "quotes": {"ttl_seconds": 60},
+        "sandbox": {"timeout_seconds": 5},
+        "outbound": {"allow_private_addresses": true},
+        "webhooks": {"approval_timeout_ms": 2500},
+        "plugins": {"dir": "/opt/corridor/plugins", "rails": ["ach", "pix"]},
+        "limits": {"request_body_bytes_max": 4096, "request_header_bytes_max": 2048,
+                   "request_timeout_ms": 1000, "response_write_timeout_ms": 2000,
+                   "shutdown_timeout_ms": 0, "connections_per_core_max": 50},
+        "cache": {"ttl_ms": 0},
+        "log": {"access": false, "level": "warn"},
+        "platform_defaults": {"supported_currencies": ["USD"]}
+    })"));
+    CHECK(config.listen == "0.0.0.0:9090");
+    CHECK(config.database == "postgresql://corridor@db.internal:5432/corridor");
+    CHECK(config.threads == 8);
+    CHECK(config.database_threads == 16);
+    CHECK(config.public_base_url == "https://pay.example");
+    CHECK(config.currencies_file == "/etc/corridor/currencies.json");
+    CHECK(config.uma_proxy_host == "uma.pay.example");
+    CHECK(config.quotes_ttl_seconds == 60);
+    CHECK(config.sandbox_timeout_seconds == 5);
+    CHECK(config.outbound_allow_private_addresses);
+    CHECK(config.webhooks_approval_timeout_ms == 2500);
+    CHECK(config.plugins_dir == "/opt/corridor/plugins");
+    CHECK(config.plugins_rails == std::vector<std::string>{"ach", "pix"});
+    CHECK(config.limits.request_body_bytes_max == 4096);
+    CHECK(config.limits.request_header_bytes_max == 2048);
+    CHECK(config.limits.request_timeout_ms == 1000);
+    CHECK(config.limits.response_write_timeout_ms == 2000);
+    CHECK(config.limits.shutdown_timeout_ms == 0);
+    CHECK(config.limits.connections_per_core_max == 50);
+    CHECK(config.cache_ttl_ms == 0);
+    CHECK_FALSE(config.log_access);
+    CHECK(config.log_level == "warn");
+    CHECK(config.platform_default_currencies == std::vector<std::string>{"USD"});
+}
+
+TEST_CASE("relative paths resolve against the configuration file's folder", "[server][config]") {
+    temp_folder folder;
+    const fs::path conf = folder.path() / "conf";
+    auto config = service_config::load_file(folder.write(R"({
+        "database": "sqlite:../var/corridor.db",
+        "currencies_file": "data/currencies.json",
+        "plugins": {"dir": "./plugins/../rails"}
+    })"));
+    CHECK(config.database == "sqlite:" + (folder.path() / "var" / "corridor.db").string());
+    CHECK(config.currencies_file == (conf / "data" / "currencies.json").string());
+    CHECK(config.plugins_dir == (conf / "rails").string());
+
+    // Absolute paths stay as they are, in either spelling.
+    for (const char* absolute : {"sqlite:/srv/corridor.db", "sqlite:///srv/corridor.db"}) {
+        INFO(absolute);
+        config = service_config::load_file(
+            folder.write(std::string(R"({"database": ")") + absolute + "\"}"));
+        auto url = database_url::parse(config.database);
+        REQUIRE(url);
+        CHECK(url->connect_string == "/srv/corridor.db");
+    }
+}
+
+TEST_CASE("sqlite:// URLs with a relative path resolve against the file's folder too",
+          "[server][config]") {
+    // database_url reads "sqlite://corridor.db" as the relative path corridor.db; left as it is,
+    // it would name a file in whatever folder the process happened to start in.
+    temp_folder folder;
+    auto config = service_config::load_file(folder.write(R"({"database": "sqlite://data/c.db"})"));
+    auto url = database_url::parse(config.database);
+    REQUIRE(url);
+    CHECK(url->connect_string == (folder.path() / "conf" / "data" / "c.db").string());
+}
+
+TEST_CASE("unknown keys stop start-up, at the top and in sections", "[server][config]") {
+    CHECK(load_error(R"({"listne": "127.0.0.1:8080"})") == "unknown configuration key \"listne\"");
+    CHECK(load_error(R"({"uma": {"proxy_host": "x", "proxyHost": "y"}})") ==
+          "unknown configuration key \"uma.proxyHost\"");
+    CHECK(load_error(R"({"limits": {"request_body_bytes": 2048}})") ==
+          "unknown configuration key \"limits.request_body_bytes\"");
+    CHECK(load_error(R"({"log": {"level": "info", "format": "json"}})") ==
+          "unknown configuration key \"log.format\"");
+    CHECK(load_error(R"({"ratez": {}})") == "unknown configuration key \"ratez\"");
+    CHECK(load_error(R"({"uma": {}, "quotes": {}, "x": 1})") == "unknown configuration key \"x\"");
+    CHECK(load_error(R"({"uma": {"proxy_host": {"nested": 1}}})") ==
+          "configuration key \"uma.proxy_host\" must be a non-empty string");
+}
+
+TEST_CASE("bad types and values name the key and what it must be", "[server][config]") {
+    CHECK(load_error(R"({"threads": "4"})") == "configuration key \"threads\" must be an integer");
+    CHECK(load_error(R"({"threads": 1.5})") == "configuration key \"threads\" must be an integer");
+    CHECK(load_error(R"({"threads": 4.0})") == "configuration key \"threads\" must be an integer");
+    CHECK(load_error(R"({"threads": true})") == "configuration key \"threads\" must be an integer");
+    CHECK(load_error(R"({"threads": -1})") ==
+          "configuration key \"threads\" must be between 0 and 256");
+    CHECK(load_error(R"({"threads": 257})") ==
+          "configuration key \"threads\" must be between 0 and 256");
+    CHECK(load_error(R"({"threads": 18446744073709551615})") ==
+          "configuration key \"threads\" must be at most 256");
+    CHECK(load_error(R"({"database_threads": 0})") ==
+          "configuration key \"database_threads\" must be between 1 and 256");
+    CHECK(load_error(R"({"quotes": {"ttl_seconds": 0}})") ==
+          "configuration key \"quotes.ttl_seconds\" must be between 1 and 3600");
+    CHECK(
+        load_error(R"({"limits": {"request_body_bytes_max": 1023}})") ==
+        "configuration key \"limits.request_body_bytes_max\" must be between 1024 and 1073741824");
+    CHECK(
+        load_error(R"({"limits": {"request_body_bytes_max": 9223372036854775807}})") ==
+        "configuration key \"limits.request_body_bytes_max\" must be between 1024 and 1073741824");
+    CHECK(load_error(R"({"outbound": {"allow_private_addresses": "yes"}})") ==
+          "configuration key \"outbound.allow_private_addresses\" must be true or false");
+    CHECK(load_error(R"({"log": {"access": 1}})") ==
+          "configuration key \"log.access\" must be true or false");
+    CHECK(load_error(R"({"listen": ""})") ==
+          "configuration key \"listen\" must be a non-empty string");
+    CHECK(load_error(R"({"listen": 8080})") ==
+          "configuration key \"listen\" must be a non-empty string");
+    CHECK(load_error(R"({"plugins": {"rails": "ach"}})") ==
+          "configuration key \"plugins.rails\" must be an array of strings");
+    CHECK(load_error(R"({"plugins": {"rails": ["ach", 2]}})") ==
+          "configuration key \"plugins.rails\" must be an array of strings");
+    CHECK(load_error(R"({"uma": "uma.example"})") == "configuration key \"uma\" must be an object");
+    CHECK(load_error(R"({"limits": []})") == "configuration key \"limits\" must be an object");
+}
+
+TEST_CASE("values are validated after reading", "[server][config]") {
+    for (const char* listen : {"localhost", "127.0.0.1:", ":8080", "127.0.0.1:65536",
+                               "127.0.0.1:80a", "127.0.0.1:123456", "[]:80"}) {
+        INFO(listen);
+        CHECK(load_error(std::string(R"({"listen": ")") + listen + "\"}") ==
+              "configuration key \"listen\" must be HOST:PORT");
+    }
+    CHECK(load_error(R"({"database": "mysql://db/corridor"})") ==
+          "configuration key \"database\" must be sqlite:PATH or postgresql://...");
+    CHECK(load_error(R"({"database": "sqlite:"})") ==
+          "configuration key \"database\" must be sqlite:PATH or postgresql://...");
+    CHECK(load_error(R"({"database": "corridor.db"})") ==
+          "configuration key \"database\" must be sqlite:PATH or postgresql://...");
+    CHECK(load_error(R"({"public_base_url": "ftp://pay.example"})") ==
+          "configuration key \"public_base_url\" must be an http:// or https:// URL");
+    CHECK(load_error(R"({"log": {"level": "verbose"}})") ==
+          "configuration key \"log.level\" must be one of trace, debug, info, warn, error, off");
+}
+
+TEST_CASE("unreadable and malformed files", "[server][config]") {
+    temp_folder folder;
+    const std::string missing = (folder.path() / "nope.json").string();
+    CHECK(error_of(missing) == "cannot read configuration file " + missing);
+    std::string path = folder.write("{\"listen\": ");
+    CHECK(error_of(path).starts_with("configuration file " + path + " is not valid JSON"));
+    path = folder.write("[]");
+    CHECK(error_of(path) == "configuration file " + path + " must hold an object");
+}
+
+TEST_CASE("split_host_port", "[server][config]") {
+    std::string host;
+    std::uint16_t port = 1;
+    CHECK(split_host_port("127.0.0.1:8080", host, port));
+    CHECK(host == "127.0.0.1");
+    CHECK(port == 8080);
+    CHECK(split_host_port("[::1]:443", host, port));
+    CHECK(host == "::1");
+    CHECK(port == 443);
+    CHECK(split_host_port("localhost:0", host, port));
+    CHECK(port == 0);
+    CHECK(split_host_port("localhost:65535", host, port));
+    CHECK(port == 65535);
+    CHECK_FALSE(split_host_port("localhost", host, port));
+    CHECK_FALSE(split_host_port("localhost:", host, port));
+    CHECK_FALSE(split_host_port(":80", host, port));
+    CHECK_FALSE(split_host_port("localhost:65536", host, port));
+    CHECK_FALSE(split_host_port("localhost:-1", host, port));
+    CHECK_FALSE(split_host_port("[]:80", host, port));
+}
+
+#ifdef CORRIDOR_SOURCE_DIR
+TEST_CASE("the shipped configuration and currencies load", "[server][config]") {
+    const fs::path conf = fs::path(CORRIDOR_SOURCE_DIR) / "conf";
+    auto config = service_config::load_file((conf / "corridor.json").string());
+    CHECK(config.listen == "127.0.0.1:8080");
+    CHECK(fs::path(config.currencies_file) == conf / "currencies.json");
+    auto currencies = currency_registry::load_file(config.currencies_file);
+    for (const auto& code : config.platform_default_currencies) {
+        INFO(code);
+        CHECK(currencies.find(code) != nullptr);
+    }
+    REQUIRE(currencies.find("USD") != nullptr);
+    CHECK(currencies.find("USD")->decimals == 2);
+    REQUIRE(currencies.find("BTC") != nullptr);
+    CHECK(currencies.find("BTC")->decimals == 8);
+}
+#endif
