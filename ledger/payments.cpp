@@ -565,6 +565,11 @@ result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const tenant& owner, const std::string& quote_id) {
     auto quote = find_quote(session, owner, quote_id);
     if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
+    // Expired is expired whether or not the sweeper has marked it yet.
+    if (quote->status == "EXPIRED") {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
+                                                         format_timestamp_ms(quote->expires_at_ms));
+    }
     if (quote->status != "PENDING") {
         return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote->status +
                                                              "; only PENDING quotes can be executed");
@@ -592,6 +597,9 @@ result<transaction_record, payment_failure> receive_quote_funding(
     if (quote->source_type != "REALTIME_FUNDING") {
         return failure(payment_error::quote_not_executable,
                        "quote " + quote_id + " is paid from an internal account; execute it instead", "quoteId");
+    }
+    if (quote->status == "EXPIRED") {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " has expired", "quoteId");
     }
     if (quote->status != "PENDING") {
         return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote->status, "quoteId");
