@@ -162,6 +162,7 @@ struct transaction_row {
     long long sent_amount = 0, received_amount = 0, fees = 0;
     std::string exchange_rate, rate_details, description, failure_reason, reference, refund;
     long long settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
+    std::string payment_instructions;
 
     void bind(soci::statement& s) {
         for (auto* text : {&id, &platform_id, &environment, &type, &status, &quote_id, &customer_id,
@@ -174,6 +175,7 @@ struct transaction_row {
             s.exchange(soci::into(*text));
         }
         for (auto* number : {&settled_at_ms, &created_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
+        s.exchange(soci::into(payment_instructions));
     }
 
     transaction_record to_record() const {
@@ -184,7 +186,7 @@ struct transaction_row {
                                   destination_type, destination_account_id, destination_currency,
                                   sent_amount, received_amount, fees, exchange_rate, rate_details,
                                   description, failure_reason, reference, refund, settled_at_ms,
-                                  created_at_ms, updated_at_ms};
+                                  created_at_ms, updated_at_ms, payment_instructions};
     }
 };
 
@@ -193,6 +195,12 @@ constexpr const char* transaction_columns =
     "source_type, source_account_id, source_currency, destination_type, destination_account_id, "
     "destination_currency, sent_amount, received_amount, fees, exchange_rate, rate_details, "
     "description, failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms";
+
+// Reads add the payment instructions of the transaction's quote (an OUTGOING transaction shows them).
+const std::string transaction_select =
+    std::string("SELECT ") + transaction_columns +
+    ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id AND "
+    "q.platform_id = transactions.platform_id), '') FROM transactions";
 
 sql_filter tenant_filter(const tenant& owner) {
     sql_filter filter;
@@ -554,6 +562,7 @@ result<quote_record, payment_failure> create_quote(soci::session& session,
     outgoing.rate_details = rate_details_json(p);
     outgoing.description = quote.description;
     outgoing.reference = quote.funding_reference;
+    outgoing.payment_instructions = quote.payment_instructions;
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
     insert_transaction(session, outgoing);
     emit_payment_event(session, services, outgoing);
@@ -565,6 +574,11 @@ result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const tenant& owner, const std::string& quote_id) {
     auto quote = find_quote(session, owner, quote_id);
     if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
+    // Expired is expired whether or not the sweeper has marked it yet.
+    if (quote->status == "EXPIRED") {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
+                                                         format_timestamp_ms(quote->expires_at_ms));
+    }
     if (quote->status != "PENDING") {
         return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote->status +
                                                              "; only PENDING quotes can be executed");
@@ -592,6 +606,9 @@ result<transaction_record, payment_failure> receive_quote_funding(
     if (quote->source_type != "REALTIME_FUNDING") {
         return failure(payment_error::quote_not_executable,
                        "quote " + quote_id + " is paid from an internal account; execute it instead", "quoteId");
+    }
+    if (quote->status == "EXPIRED") {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " has expired", "quoteId");
     }
     if (quote->status != "PENDING") {
         return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote->status, "quoteId");
@@ -733,7 +750,7 @@ std::optional<transaction_record> find_transaction(soci::session& session, const
     where.equals("id", id);
     transaction_row row;
     std::optional<transaction_record> found;
-    fetch_page(session, std::string("SELECT ") + transaction_columns + " FROM transactions", where,
+    fetch_page(session, transaction_select, where,
                page_request{1, std::nullopt, false}, row,
                [&](const transaction_row& r) { found = r.to_record(); });
     return found;
@@ -755,7 +772,7 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
     page<transaction_record> result;
     result.total_count = count_rows(session, "transactions", where);
     transaction_row row;
-    result.has_more = fetch_page(session, std::string("SELECT ") + transaction_columns + " FROM transactions",
+    result.has_more = fetch_page(session, transaction_select,
                                  where, request, row,
                                  [&](const transaction_row& r) { result.items.push_back(r.to_record()); });
     if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
@@ -826,6 +843,10 @@ json::object render_transaction(const transaction_record& t, const currency_regi
         body["fees"] = t.fees;
         body["rateDetails"] = std::move(details);
         if (!t.refund.empty()) body["refund"] = json::parse(t.refund);
+        if (!t.payment_instructions.empty()) {
+            json::value instructions = json::parse(t.payment_instructions);
+            if (!instructions.as_array().empty()) body["paymentInstructions"] = std::move(instructions);
+        }
     } else {
         // Incoming transactions carry only the service's own rate details.
         json::object service_only;

@@ -67,6 +67,7 @@ struct transaction_record {
     std::string description, failure_reason, reference;
     std::string refund;  // JSON object text, or empty
     std::int64_t settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
+    std::string payment_instructions;  // the quote's, as JSON array text (read, never stored here)
 };
 
 struct payment_services {
