@@ -77,27 +77,35 @@ std::string ensure_account(soci::session& session, book_services services, const
     CORRIDOR_ASSERT(kind == account_kind::customer || owner_id.empty());
     std::string env_name(owner.env_name());
     std::string kind_name(to_string(kind));
-    std::string id;
-    soci::indicator found = soci::i_null;
-    session << "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND "
-               "kind = :k AND owner_id = :o AND currency = :c",
-        soci::use(owner.platform_id), soci::use(env_name), soci::use(kind_name),
-        soci::use(owner_id), soci::use(currency), soci::into(id, found);
-    if (session.got_data() && found == soci::i_ok) return id;
-    id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
+    auto find_id = [&]() -> std::optional<std::string> {
+        std::string id;
+        soci::indicator found = soci::i_null;
+        session << "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND "
+                   "kind = :k AND owner_id = :o AND currency = :c",
+            soci::use(owner.platform_id), soci::use(env_name), soci::use(kind_name),
+            soci::use(owner_id), soci::use(currency), soci::into(id, found);
+        if (session.got_data() && found == soci::i_ok) return id;
+        return std::nullopt;
+    };
+    if (auto existing = find_id()) return *existing;
+    std::string id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
     // A short upper-case reference a person can type into a bank transfer's memo.
     std::string reference = "CR" + random_base32(services.random, 14);
     for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     int overdraw_guard = is_internal(kind) ? 1 : 0;
     long long now_ms = services.time.now_ms();
+    // Another process may open the same account at the same moment: the unique index decides, and
+    // the loser reads the winner's row.
     session << "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
                "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
                "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, "
-               ":t2)",
+               ":t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO NOTHING",
         soci::use(id), soci::use(owner.platform_id), soci::use(env_name), soci::use(kind_name),
         soci::use(owner_id), soci::use(currency), soci::use(reference), soci::use(overdraw_guard),
         soci::use(now_ms), soci::use(now_ms);
-    return id;
+    auto stored = find_id();
+    CORRIDOR_ASSERT(stored.has_value());
+    return *stored;
 }
 
 std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,

@@ -148,7 +148,9 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
         }
         if (!plan.immediate) {
             std::shared_ptr<void> in_flight;
-            if (route.idempotent) {
+            // Only for a caller already authenticated here: an unverified clientId must not be
+            // able to hold another client's key. (Uncached callers are serialised by the writer.)
+            if (route.idempotent && who) {
                 if (auto key = request->header("idempotency-key")) {
                     // Keyed by clientId: a retry of a request still being processed is refused
                     // rather than run twice. The guard is released when the job is destroyed,

@@ -133,6 +133,9 @@ public:
     }
 
     void finish(bool durable) noexcept override {
+        // The work (and what it holds, such as an idempotency key's in-flight guard) is released
+        // before the client can see the response, so an immediate retry finds the key free.
+        work_ = nullptr;
         if (!durable || !response_) {
             // Refused before running, or its transaction did not commit: nothing happened.
             response_ = error_response(error_code::service_unavailable,

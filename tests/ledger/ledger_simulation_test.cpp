@@ -151,7 +151,11 @@ private:
         model_quote& quote = quotes_[rng_() % quotes_.size()];
         if (quote.source_type != "ACCOUNT") return;
         auto executed = in_transaction([&] { return execute_quote(*session_, services(), owner(), quote.id); });
-        if (quote.status != "PENDING") {
+        if (quote.status == "EXPIRED") {
+            // Expired is reported as such whether or not the sweeper has marked it yet.
+            REQUIRE_FALSE(executed.ok());
+            REQUIRE(executed.error().code == payment_error::quote_expired);
+        } else if (quote.status != "PENDING") {
             REQUIRE_FALSE(executed.ok());
             REQUIRE(executed.error().code == payment_error::quote_not_pending);
         } else if (clock_.now_ms() >= quote.expires_at_ms) {
@@ -174,7 +178,7 @@ private:
     // A client retrying a request that already succeeded or failed must not move money again.
     void retry_finished_quote() {
         for (auto& quote : quotes_) {
-            if (quote.status == "PENDING" || quote.source_type != "ACCOUNT") continue;
+            if (quote.status != "COMPLETED" || quote.source_type != "ACCOUNT") continue;
             auto again = in_transaction([&] { return execute_quote(*session_, services(), owner(), quote.id); });
             REQUIRE_FALSE(again.ok());
             REQUIRE(again.error().code == payment_error::quote_not_pending);
