@@ -169,7 +169,12 @@ result<customer, customer_error> create_customer(soci::session& session,
                 return customer_error::uma_address_taken;
             }
         } else {
+            // 60 random bits: a collision is rare enough that a few attempts always suffice, and the
+            // loop stays bounded even with a broken random source.
+            constexpr int attempts_max = 8;
+            int attempt = 0;
             do {
+                CORRIDOR_ASSERT(attempt++ < attempts_max);
                 address = "$" + random_base32(services.random, 12) + "@" + uma_domain;
             } while (uma_address_taken(session, owner, address, id));
         }

@@ -27,7 +27,7 @@ http_response list_customer_accounts(request_context& context) {
     account_filter filter;
     filter.currency = currency_filter(context);
     filter.customer_id = context.query.get("customerId");
-    auto found = list_internal_accounts(context.session(), context.owner(), filter, context.query.page());
+    auto found = list_internal_accounts(context.session(), context.owner(), filter, context.query.page("InternalAccount"));
     json::array data;
     for (const auto& account : found.items) {
         data.push_back(render_internal_account(account, context.services.currencies, context.services.funding));

@@ -265,7 +265,7 @@ http_response list_customers_handler(request_context& context) {
     filter.updated_after_ms = query.timestamp_ms("updatedAfter");
     filter.updated_before_ms = query.timestamp_ms("updatedBefore");
     filter.include_deleted = query.boolean("isIncludingDeleted").value_or(false);
-    auto found = list_customers(context.session(), context.owner(), filter, query.page());
+    auto found = list_customers(context.session(), context.owner(), filter, query.page("Customer"));
     json::array data;
     for (const auto& item : found.items) data.push_back(render_customer(item));
     json::object body{{"data", std::move(data)},

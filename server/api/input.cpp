@@ -5,6 +5,7 @@
 
 #include <cctype>
 
+#include "ledger/ids.hpp"
 #include "ledger/time_format.hpp"
 #include "ledger/utf8.hpp"
 #include "server/api/errors.hpp"
@@ -194,7 +195,7 @@ std::optional<std::string> query_params::one_of(std::string_view name,
     fail_field(name, "must be one of " + join(allowed, ", "));
 }
 
-page_request query_params::page(bool descending_default) const {
+page_request query_params::page(std::string_view id_type, bool descending_default) const {
     page_request request;
     request.descending = descending_default;
     if (auto limit = get("limit")) {
@@ -212,6 +213,7 @@ page_request query_params::page(bool descending_default) const {
     if (auto cursor = get("cursor")) {
         auto id = decode_cursor(*cursor);
         if (!id) fail_field("cursor", "is not a cursor this service issued");
+        if (!is_typed_id(id_type, *id)) fail_field("cursor", "belongs to another list");
         request.after_id = std::move(*id);
     }
     if (auto order = one_of("sortOrder", {"asc", "desc"})) request.descending = *order == "desc";

@@ -65,8 +65,9 @@ public:
     std::optional<bool> boolean(std::string_view name) const;
     std::optional<std::string> one_of(std::string_view name,
                                       const std::vector<std::string_view>& allowed) const;
-    // limit (1..100, default 20) and cursor; sort order when the list has one.
-    page_request page(bool descending_default = true) const;
+    // limit (1..100, default 20) and cursor; sort order when the list has one. A cursor is only
+    // accepted by the list that issued it: its id must be of `id_type` ("Customer", "Quote", ...).
+    page_request page(std::string_view id_type, bool descending_default = true) const;
 
     const std::string& path() const { return path_; }
 

@@ -95,7 +95,7 @@ http_response list_quotes_handler(request_context& context) {
                  json::object{{"field", name}});
         }
     }
-    auto found = list_quotes(context.session(), context.owner(), filter, query.page());
+    auto found = list_quotes(context.session(), context.owner(), filter, query.page("Quote"));
     json::array data;
     for (const auto& quote : found.items) data.push_back(render_quote(quote, context.services.currencies));
     json::object body{{"data", std::move(data)}, {"hasMore", found.has_more}, {"totalCount", found.total_count}};

@@ -69,7 +69,7 @@ http_response list_tokens_handler(request_context& context) {
     filter.created_before_ms = query.timestamp_ms("createdBefore");
     filter.updated_after_ms = query.timestamp_ms("updatedAfter");
     filter.updated_before_ms = query.timestamp_ms("updatedBefore");
-    auto found = list_tokens(context.session(), context.owner(), filter, query.page());
+    auto found = list_tokens(context.session(), context.owner(), filter, query.page("Token"));
     json::array data;
     for (const auto& token : found.items) data.push_back(render_token(token));
     json::object body{{"data", std::move(data)},

@@ -24,7 +24,7 @@ http_response list_transactions_handler(request_context& context) {
     filter.reference = query.get("reference");
     filter.start_ms = query.timestamp_ms("startDate");
     filter.end_ms = query.timestamp_ms("endDate");
-    auto found = list_transactions(context.session(), context.owner(), filter, query.page(true));
+    auto found = list_transactions(context.session(), context.owner(), filter, query.page("Transaction", true));
     json::array data;
     for (const auto& item : found.items) data.push_back(render_transaction(item, context.services.currencies));
     json::object body{{"data", std::move(data)}, {"hasMore", found.has_more}, {"totalCount", found.total_count}};

@@ -311,44 +311,48 @@ TEST_CASE("query_params: timestamps, booleans and one-of values", "[server][inpu
 }
 
 TEST_CASE("query_params: page limit, cursor and sort order", "[server][input]") {
-    page_request defaults = query_params("/x").page();
+    page_request defaults = query_params("/x").page("Customer");
     CHECK(defaults.limit == page_limit_default);
     CHECK(defaults.limit == 20);
     CHECK_FALSE(defaults.after_id);
     CHECK(defaults.descending);
-    CHECK_FALSE(query_params("/x").page(false).descending);
+    CHECK_FALSE(query_params("/x").page("Customer", false).descending);
 
-    CHECK(query_params("/x?limit=1").page().limit == 1);
-    CHECK(query_params("/x?limit=100").page().limit == 100);
-    CHECK(query_params("/x?limit=37").page().limit == 37);
+    CHECK(query_params("/x?limit=1").page("Customer").limit == 1);
+    CHECK(query_params("/x?limit=100").page("Customer").limit == 100);
+    CHECK(query_params("/x?limit=37").page("Customer").limit == 37);
     const std::string limit_message = "must be an integer from 1 to 100";
     for (const char* limit : {"0", "101", "1000", "-1", "", "abc", "1.5", "%2B5", "%205", "5%20",
                               "1e2", "99999999999999999999", "%35%30x"}) {
         INFO("limit=" << limit);
         query_params query(std::string("/x?limit=") + limit);
-        check_field_error([&] { query.page(); }, "limit", limit_message);
+        check_field_error([&] { query.page("Customer"); }, "limit", limit_message);
     }
     query_params twice("/x?limit=5&limit=6");
-    check_field_error([&] { twice.page(); }, "limit", "must be given once");
+    check_field_error([&] { twice.page("Customer"); }, "limit", "must be given once");
 
     const std::string id = "Customer:0199dcb0-d3bb-7000-8000-000000000000";
-    page_request after = query_params("/x?cursor=" + encode_cursor(id)).page();
+    page_request after = query_params("/x?cursor=" + encode_cursor(id)).page("Customer");
     CHECK(after.after_id == id);
+    // A cursor issued by another list (here, tokens) is refused rather than paging from a
+    // position that means nothing in this one.
+    query_params foreign("/x?cursor=" + encode_cursor("Token:0199dcb0-d3bb-7000-8000-000000000000"));
+    check_field_error([&] { foreign.page("Customer"); }, "cursor", "belongs to another list");
     for (std::string cursor : {std::string("garbage"), std::string(""), encode_cursor(id).substr(1),
                                encode_cursor(id) + "%3D"}) {
         INFO("cursor=" << cursor);
         query_params query("/x?cursor=" + cursor);
-        check_field_error([&] { query.page(); }, "cursor", "is not a cursor this service issued");
+        check_field_error([&] { query.page("Customer"); }, "cursor", "is not a cursor this service issued");
     }
 
-    CHECK_FALSE(query_params("/x?sortOrder=asc").page().descending);
-    CHECK(query_params("/x?sortOrder=desc").page(false).descending);
+    CHECK_FALSE(query_params("/x?sortOrder=asc").page("Customer").descending);
+    CHECK(query_params("/x?sortOrder=desc").page("Customer", false).descending);
     for (const char* order : {"ASC", "ascending", "", "up"}) {
         INFO("sortOrder=" << order);
         query_params query(std::string("/x?sortOrder=") + order);
-        check_field_error([&] { query.page(); }, "sortOrder", "must be one of asc, desc");
+        check_field_error([&] { query.page("Customer"); }, "sortOrder", "must be one of asc, desc");
     }
-    page_request all = query_params("/x?limit=3&sortOrder=asc&cursor=" + encode_cursor(id)).page();
+    page_request all = query_params("/x?limit=3&sortOrder=asc&cursor=" + encode_cursor(id)).page("Customer");
     CHECK(all.limit == 3);
     CHECK_FALSE(all.descending);
     CHECK(all.after_id == id);
