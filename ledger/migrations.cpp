@@ -201,6 +201,17 @@ const std::vector<migration>& all_migrations() {
                 created_at_ms BIGINT NOT NULL,
                 PRIMARY KEY (platform_id, environment, idempotency_key)))",
          }},
+        {3,
+         "UMA domain claims",
+         {
+             // One row per domain decides, in the database, which platform owns it: two platforms
+             // setting one domain at once (in either environment, from any process) cannot both win.
+             R"(CREATE TABLE uma_domain_claims (
+                uma_domain TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id)))",
+             "INSERT INTO uma_domain_claims (uma_domain, platform_id) SELECT DISTINCT uma_domain, "
+             "platform_id FROM platform_configs",
+         }},
     };
     return migrations;
 }

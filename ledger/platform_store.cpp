@@ -73,14 +73,25 @@ void open_accounts(soci::session& session, platform_services services, const ten
     }
 }
 
-bool uma_domain_taken(soci::session& session, const std::string& domain, environment env,
-                      const std::string& except_platform_id) {
-    int count = 0;
-    std::string env_name(to_string(env));
-    session << "SELECT COUNT(*) FROM platform_configs WHERE environment = :e AND uma_domain = :d "
-               "AND platform_id <> :p",
-        soci::use(env_name), soci::use(domain), soci::use(except_platform_id), soci::into(count);
-    return count > 0;
+// Claims the domain for the platform; false when another platform holds it. Concurrent claimants
+// serialise on the primary key, and the loser reads the winner's row.
+bool claim_uma_domain(soci::session& session, const std::string& domain,
+                      const std::string& platform_id) {
+    session << "INSERT INTO uma_domain_claims (uma_domain, platform_id) VALUES (:d, :p) "
+               "ON CONFLICT (uma_domain) DO NOTHING",
+        soci::use(domain), soci::use(platform_id);
+    std::string owner;
+    session << "SELECT platform_id FROM uma_domain_claims WHERE uma_domain = :d", soci::use(domain),
+        soci::into(owner);
+    CORRIDOR_ASSERT(session.got_data());
+    return owner == platform_id;
+}
+
+// Drops the platform's claims on domains neither of its environments uses any more.
+void release_unused_claims(soci::session& session, const std::string& platform_id) {
+    session << "DELETE FROM uma_domain_claims WHERE platform_id = :p AND uma_domain NOT IN "
+               "(SELECT uma_domain FROM platform_configs WHERE platform_id = :p2)",
+        soci::use(platform_id), soci::use(platform_id);
 }
 
 }  // namespace
@@ -96,15 +107,13 @@ result<std::string, platform_error> create_platform(soci::session& session,
     std::string currencies = supported_currencies_to_json(request.supported_currencies);
     try {
         write_transaction transaction(session);
-        for (auto env : {environment::sandbox, environment::production}) {
-            if (uma_domain_taken(session, request.uma_domain, env, platform_id)) {
-                return platform_error::uma_domain_taken;
-            }
-        }
         session << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES (:i, :n, "
                    ":r, :t)",
             soci::use(platform_id), soci::use(request.name), soci::use(regulated),
             soci::use(now_ms);
+        if (!claim_uma_domain(session, request.uma_domain, platform_id)) {
+            return platform_error::uma_domain_taken;  // the transaction rolls back
+        }
         for (auto env : {environment::sandbox, environment::production}) {
             // The production config id is the platform id, so the id an operator sees at creation
             // is the one GET /config returns with production credentials.
@@ -172,14 +181,10 @@ result<platform_config, platform_error> update_platform_config(soci::session& se
         write_transaction transaction(session);
         auto current = load_platform_config(session, owner);
         if (!current) return platform_error::not_found;
-        if (patch.uma_domain) {
-            // A domain belongs to one platform: as at creation, another platform's use of it in
-            // either environment makes it taken, so UMA lookups on it resolve to one platform.
-            for (auto env : {environment::sandbox, environment::production}) {
-                if (uma_domain_taken(session, *patch.uma_domain, env, owner.platform_id)) {
-                    return platform_error::uma_domain_taken;
-                }
-            }
+        // A domain belongs to one platform (in both its environments), so UMA lookups on it
+        // resolve to exactly one platform.
+        if (patch.uma_domain && !claim_uma_domain(session, *patch.uma_domain, owner.platform_id)) {
+            return platform_error::uma_domain_taken;
         }
         std::string domain = patch.uma_domain.value_or(current->uma_domain);
         auto webhook = patch.webhook_endpoint.value_or(current->webhook_endpoint);
@@ -193,6 +198,7 @@ result<platform_config, platform_error> update_platform_config(soci::session& se
                    "environment = :e",
             soci::use(domain), soci::use(webhook_text, webhook_indicator), soci::use(currencies),
             soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name);
+        if (patch.uma_domain) release_unused_claims(session, owner.platform_id);
         if (patch.supported_currencies) {
             std::vector<supported_currency> added;
             for (const auto& item : *patch.supported_currencies) {

@@ -121,6 +121,25 @@ test('a umaDomain used by another platform is 409 UMA_DOMAIN_EXISTS', async () =
   }
 });
 
+test('a domain is one platform\'s across environments, even when claimed at the same moment', async () => {
+  // One platform's sandbox races another's production: the claim is decided in the database, so
+  // exactly one platform ends up holding the domain.
+  const racers = server.platforms.map((p, i) => (i % 2 ? p.production : p.sandbox));
+  for (let round = 0; round < 4; round++) {
+    const wanted = `mixed-${round}.example.test`;
+    const answers = await Promise.all(racers.map((credentials) => patch(credentials, { umaDomain: wanted })));
+    for (const response of answers.filter((r) => r.status !== 200)) expectError(response, 409, 'UMA_DOMAIN_EXISTS');
+    const holders = (await Promise.all(racers.map(getConfig))).filter((c) => c.umaDomain === wanted);
+    assert.equal(holders.length, 1, answers.map((r) => r.status).join(','));
+  }
+  // A domain no environment of its platform uses any more is free for others again.
+  const [first, second] = server.platforms;
+  expectStatus(await patch(first.sandbox, { umaDomain: 'handed-over.example.test' }), 200);
+  await expectRefused(second.production, { umaDomain: 'handed-over.example.test' }, 409, 'UMA_DOMAIN_EXISTS');
+  expectStatus(await patch(first.sandbox, { umaDomain: 'next.example.test' }), 200);
+  expectStatus(await patch(second.production, { umaDomain: 'handed-over.example.test' }), 200);
+});
+
 test('PATCH webhookEndpoint: a URL without credentials, https in production, http allowed in sandbox', async () => {
   await getConfig(production);
   const secure = expectStatus(await patch(production, { webhookEndpoint: 'https://hooks.example.test/corridor?x=1' }), 200);
