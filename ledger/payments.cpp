@@ -735,6 +735,14 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner, cons
     if (filter.status) where.equals("status", *filter.status);
     if (filter.created_after_ms) where.at_least("created_at_ms", *filter.created_after_ms);
     if (filter.created_before_ms) where.at_most("created_at_ms", *filter.created_before_ms);
+    if (filter.sending_uma_address) {
+        where.clause("source_customer_id IN (SELECT id FROM customers WHERE uma_address = {})",
+                     *filter.sending_uma_address);
+    }
+    if (filter.receiving_uma_address) {
+        where.clause("destination_customer_id IN (SELECT id FROM customers WHERE uma_address = {})",
+                     *filter.receiving_uma_address);
+    }
     page<quote_record> result;
     result.total_count = count_rows(session, "quotes", where);
     quote_row row;

@@ -142,6 +142,8 @@ std::optional<quote_record> find_quote(soci::session& session, const tenant& own
                                        const std::string& id);
 struct quote_filter {
     std::optional<std::string> customer_id, sending_account_id, receiving_account_id, status;
+    // The UMA address of the sending / receiving customer (normalised "$user@domain").
+    std::optional<std::string> sending_uma_address, receiving_uma_address;
     std::optional<std::int64_t> created_after_ms, created_before_ms;
 };
 page<quote_record> list_quotes(soci::session& session, const tenant& owner,

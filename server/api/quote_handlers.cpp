@@ -3,6 +3,7 @@
 
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
+#include "ledger/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/payment_errors.hpp"
@@ -89,11 +90,16 @@ http_response list_quotes_handler(request_context& context) {
     filter.status = query.one_of("status", quote_statuses);
     filter.created_after_ms = query.timestamp_ms("createdAfter");
     filter.created_before_ms = query.timestamp_ms("createdBefore");
-    for (auto name : {"sendingUmaAddress", "receivingUmaAddress"}) {
-        if (query.get(name)) {
-            fail(error_code::not_implemented, std::string(name) + ": UMA quotes are not available yet",
+    for (auto [name, target] : {std::pair{"sendingUmaAddress", &filter.sending_uma_address},
+                                std::pair{"receivingUmaAddress", &filter.receiving_uma_address}}) {
+        auto text = query.get(name);
+        if (!text) continue;
+        auto address = parse_uma_address(*text);
+        if (!address) {
+            fail(error_code::invalid_uma_address, std::string(name) + ": must be $user@domain",
                  json::object{{"field", name}});
         }
+        *target = address->text();
     }
     auto found = list_quotes(context.session(), context.owner(), filter, query.page("Quote"));
     json::array data;

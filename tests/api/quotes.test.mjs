@@ -293,6 +293,15 @@ test('GET /quotes filters by customer, accounts, status and creation time, and p
   // Listed quotes render exactly as GET /quotes/{id}.
   assert.deepEqual(carols.find((q) => q.id === made[0].id), made[0]);
 
+  // The UMA address filters match the sending and the receiving customer's address (any case).
+  const enc = encodeURIComponent;
+  assert.deepEqual(ids(await walk(`sendingUmaAddress=${enc(carol.umaAddress)}`)), ids(made));
+  assert.deepEqual(ids(await walk(`sendingUmaAddress=${enc(dave.umaAddress.toUpperCase())}`)), [fromDave.id]);
+  assert.deepEqual(ids(await walk(`receivingUmaAddress=${enc(carol.umaAddress)}`)), [fromDave.id]);
+  assert.deepEqual(ids(await walk(`receivingUmaAddress=${enc(dave.umaAddress)}&sendingUmaAddress=${enc(carol.umaAddress)}`)), ids(made));
+  assert.deepEqual(await walk(`sendingUmaAddress=${enc('$nobody@example.test')}`), []);
+  assertError(await call(server, sandbox, 'GET', '/quotes?sendingUmaAddress=carol'), 400, 'INVALID_UMA_ADDRESS');
+
   assertError(await call(server, sandbox, 'GET', '/quotes?status=DONE'), 400, 'INVALID_INPUT');
   assertError(await call(server, sandbox, 'GET', '/quotes?createdAfter=yesterday'), 400, 'INVALID_INPUT');
 });
