@@ -9,29 +9,12 @@
 
 #include "ledger/assert.hpp"
 #include "ledger/database.hpp"
+#include "ledger/encoding.hpp"
 
 namespace corridor {
 namespace {
 
 constexpr std::size_t secret_bytes = 32;
-
-std::string base64url(std::span<const std::uint8_t> bytes) {
-    static constexpr char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    std::string out;
-    std::uint32_t buffer = 0;
-    int bits = 0;
-    for (auto byte : bytes) {
-        buffer = (buffer << 8) | byte;
-        bits += 8;
-        while (bits >= 6) {
-            bits -= 6;
-            out.push_back(alphabet[(buffer >> bits) & 63]);
-        }
-    }
-    if (bits > 0) out.push_back(alphabet[(buffer << (6 - bits)) & 63]);
-    return out;
-}
 
 struct token_row {
     std::string id, platform_id, environment, name, client_id, secret_hash;
@@ -92,7 +75,9 @@ created_token create_token(soci::session& session, id_generator& ids, random_sou
     std::vector<std::uint8_t> secret_raw(secret_bytes);
     random.fill(secret_raw);
     created_token created;
-    created.client_secret = "cs_" + base64url(secret_raw);
+    created.client_secret =
+        "cs_" + base64url_encode(std::string_view(reinterpret_cast<const char*>(secret_raw.data()),
+                                                  secret_raw.size()));
     api_token& token = created.token;
     token.id = ids.next("Token");
     token.owner = owner;
