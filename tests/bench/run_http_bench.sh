@@ -136,9 +136,9 @@ start_corridor() {
     CORRIDOR_AUTH="Basic $(printf '%s:%s' "$client_id" "$client_secret" | base64 -w0)"
     # The access log goes to a file, as an operator's would; appended so it can be emptied between runs.
     "$CORRIDOR" serve --config "$config" --listen 127.0.0.1:0 >>"$output" 2>"$output.err" &
-    local pid=$!
-    STARTED+=("$pid")
-    CORRIDOR_PORT=$(wait_for_port "$output" "$pid" "corridor ($name)")
+    CORRIDOR_PID=$!
+    STARTED+=("$CORRIDOR_PID")
+    CORRIDOR_PORT=$(wait_for_port "$output" "$CORRIDOR_PID" "corridor ($name)")
 }
 
 write_lua() {
@@ -161,21 +161,32 @@ EOF
     } >"$file"
 }
 
-# run_target LABEL URL LUA [LOG_FILE_TO_EMPTY]: warm-up, then the measured run; records the figures.
+# CPU time (user + system) a process has used so far, in microseconds.
+CLOCK_TICKS=$(getconf CLK_TCK)
+cpu_us() {
+    awk -v hz="$CLOCK_TICKS" '{ sub(/^.*\) /, ""); printf "%.0f", ($12 + $13) * 1e6 / hz }' "/proc/$1/stat"
+}
+
+# run_target LABEL URL LUA SERVER_PID [LOG_FILE_TO_EMPTY]: warm-up, then the measured run; records
+# the figures, with the server's CPU time per request (less sensitive than requests/s to other
+# work on the machine).
 LABELS=()
-declare -A RPS P50 P99 NON2XX SOCKERR
+declare -A RPS P50 P99 NON2XX SOCKERR CPU
 run_target() {
-    local label=$1 url=$2 lua=$3 log=${4:-}
+    local label=$1 url=$2 lua=$3 server_pid=$4 log=${5:-}
     local out="$WORK/wrk.out"
     wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$WARMUP" --latency -s "$lua" "$url" >/dev/null &
     WRK_PID=$!
     wait "$WRK_PID"
     WRK_PID=""
     [[ -n "$log" ]] && : >"$log"
+    local cpu_before cpu_after
+    cpu_before=$(cpu_us "$server_pid")
     wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$lua" "$url" >"$out" &
     WRK_PID=$!
     wait "$WRK_PID"
     WRK_PID=""
+    cpu_after=$(cpu_us "$server_pid")
     [[ -n "$log" ]] && : >"$log"
     local line
     line=$(grep '^BENCH ' "$out") || { echo "wrk printed no summary for $label:" >&2; cat "$out" >&2; exit 1; }
@@ -192,6 +203,7 @@ run_target() {
     P99[$label]=$p99
     NON2XX[$label]=$non2xx
     SOCKERR[$label]=$socket_errors
+    CPU[$label]=$(awk -v c=$((cpu_after - cpu_before)) -v r="$requests" 'BEGIN { printf "%.1f", (r > 0 ? c / r : 0) }')
     printf '  %-44s done: %s requests in %s s\n' "$label" "$requests" \
         "$(awk -v d="$duration" 'BEGIN { printf "%.1f", d / 1e6 }')"
 }
@@ -227,28 +239,30 @@ REF="reference GET ($BODY_BYTES-byte JSON)"
 GET="corridor GET /config"
 POST="corridor POST /customers"
 GET_OFF="corridor GET /config, access log off"
-run_target "$REF" "http://127.0.0.1:$REFERENCE_PORT/" "$WORK/plain.lua"
-run_target "$GET" "$CONFIG_URL" "$WORK/get.lua" "$WORK/corridor.out"
-run_target "$POST" "$CUSTOMERS_URL" "$WORK/post.lua" "$WORK/corridor.out"
+MAIN_PID=$CORRIDOR_PID
+run_target "$REF" "http://127.0.0.1:$REFERENCE_PORT/" "$WORK/plain.lua" "$REFERENCE_PID"
+run_target "$GET" "$CONFIG_URL" "$WORK/get.lua" "$MAIN_PID" "$WORK/corridor.out"
+run_target "$POST" "$CUSTOMERS_URL" "$WORK/post.lua" "$MAIN_PID" "$WORK/corridor.out"
 if [[ $WITH_LOG_OFF -eq 1 ]]; then
     stop_started
     start_corridor nolog false
     write_lua "$WORK/get-nolog.lua" GET "$CORRIDOR_AUTH" ""
-    run_target "$GET_OFF" "http://127.0.0.1:$CORRIDOR_PORT/$VERSION_SEGMENT/config" "$WORK/get-nolog.lua"
+    run_target "$GET_OFF" "http://127.0.0.1:$CORRIDOR_PORT/$VERSION_SEGMENT/config" "$WORK/get-nolog.lua" \
+        "$CORRIDOR_PID"
 fi
 echo "load after: $(uptime | sed 's/.*load average/load average/')"
 
 echo
-printf '%-38s %10s %9s %9s %7s %9s %8s %8s %8s\n' target "requests/s" p50 p99 non-2xx \
-    "sock-err" "rps/ref" "p50/ref" "p99/ref"
+printf '%-38s %10s %9s %9s %7s %8s %8s %8s %8s %8s\n' target "requests/s" p50 p99 non-2xx \
+    "sock-err" "cpu-us" "rps/ref" "p50/ref" "p99/ref"
 for label in "${LABELS[@]}"; do
-    printf '%-38s %10s %9s %9s %7s %9s %8s %8s %8s\n' "$label" "${RPS[$label]}" \
+    printf '%-38s %10s %9s %9s %7s %8s %8s %8s %8s %8s\n' "$label" "${RPS[$label]}" \
         "$(ms "${P50[$label]}")" "$(ms "${P99[$label]}")" "${NON2XX[$label]}" "${SOCKERR[$label]}" \
-        "$(ratio "${RPS[$label]}" "${RPS[$REF]}")" "$(ratio "${P50[$label]}" "${P50[$REF]}")" \
-        "$(ratio "${P99[$label]}" "${P99[$REF]}")"
+        "${CPU[$label]}" "$(ratio "${RPS[$label]}" "${RPS[$REF]}")" \
+        "$(ratio "${P50[$label]}" "${P50[$REF]}")" "$(ratio "${P99[$label]}" "${P99[$REF]}")"
 done
-echo "(non-2xx: responses with status >= 400 as wrk counts them; sock-err: connect, read, write"
-echo " errors and wrk's 2 s request timeouts)"
+echo "(non-2xx: responses with status >= 400 as wrk counts them; sock-err: connect, read and write"
+echo " errors and wrk's 2 s timeouts; cpu-us: the server's CPU time, user + system, per request)"
 echo
 share=$(awk -v a="${RPS[$GET]}" -v b="${RPS[$REF]}" 'BEGIN { printf "%.0f", 100 * a / b }')
 rps_ok=$(awk -v a="${RPS[$GET]}" -v b="${RPS[$REF]}" 'BEGIN { print (a >= 0.6 * b) ? 1 : 0 }')
