@@ -16,6 +16,7 @@
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/config.hpp"
+#include "server/http/access_log.hpp"
 #include "server/http/db_pool.hpp"
 
 namespace corridor {
@@ -74,8 +75,15 @@ struct core {
     net::io_context context{1};
     std::optional<tcp::acceptor> acceptor;
     std::list<session_slot> sessions;  // touched only on this core's thread
+    // Access-log lines of this core not yet handed to the logger; touched only on this core's thread
+    // (and by the main thread once the io threads have stopped).
+    std::string access_lines;
+    bool access_flush_posted = false;
     std::thread thread;
 };
+
+// Past this many buffered bytes a core hands its access-log lines over at once.
+constexpr std::size_t access_lines_bytes_max = 64 * 1024;
 
 }  // namespace
 
@@ -88,6 +96,7 @@ struct http_server::impl {
     std::atomic<std::int64_t> sessions_open{0};
     request_id_source request_ids;
     std::shared_ptr<spdlog::logger> access_log;
+    bool access_log_batched = false;  // the "access" logger prints messages as they are ("%v")
     // Installed before any io thread starts, so an early SIGTERM still drains gracefully.
     net::io_context signals_context{1};
     net::signal_set signals{signals_context, SIGTERM, SIGINT};
@@ -101,8 +110,10 @@ struct http_server::impl {
     net::awaitable<void> run_session(core& owner, tcp::socket socket);
     std::shared_ptr<const http_request> to_request(http::request<http::string_body>& message,
                                                    const std::string& remote);
-    void log_access(const http_request* request, const http_response& response, http::verb verb,
-                    std::string_view target, std::int64_t duration_us, std::size_t bytes_out);
+    void log_access(core& owner, const http_request* request, const http_response& response,
+                    http::verb verb, std::string_view target, std::int64_t duration_us,
+                    std::size_t bytes_out);
+    void flush_access(core& owner);
 };
 
 namespace {
@@ -179,22 +190,53 @@ std::shared_ptr<const http_request> http_server::impl::to_request(
     return request;
 }
 
-void http_server::impl::log_access(const http_request* request, const http_response& response,
-                                   http::verb verb, std::string_view target,
-                                   std::int64_t duration_us, std::size_t bytes_out) {
+// One JSON line per request. Lines are gathered per core and handed to the logger together once the
+// core has run the handlers that were ready (a posted flush), so a busy core writes its log in one
+// call per round instead of taking the logger's lock and flushing stdout for every request, while
+// an idle server still prints each line as soon as its response is written.
+void http_server::impl::log_access(core& owner, const http_request* request,
+                                   const http_response& response, http::verb verb,
+                                   std::string_view target, std::int64_t duration_us,
+                                   std::size_t bytes_out) {
     if (!config.log_access) return;
     // The path only: query strings can carry personal data (UMA addresses, names).
     std::string_view path = target.substr(0, target.find('?'));
-    boost::json::object line{{"requestId", request ? request->request_id : ""},
-                             {"method", std::string(http::to_string(verb))},
-                             {"path", path},
-                             {"status", response.status},
-                             {"durationUs", duration_us},
-                             {"bytesIn", request ? request->body.size() : 0},
-                             {"bytesOut", bytes_out}};
-    if (!response.client_id.empty()) line["clientId"] = response.client_id;
-    if (request) line["remote"] = request->remote_address;
-    access_log->info(boost::json::serialize(line));
+    access_entry entry{request ? std::string_view(request->request_id) : std::string_view(),
+                       http::to_string(verb),
+                       path,
+                       response.status,
+                       duration_us,
+                       request ? request->body.size() : 0,
+                       bytes_out,
+                       response.client_id,
+                       request ? &request->remote_address : nullptr};
+    append_access_line(owner.access_lines, entry);
+    if (!access_log_batched || owner.access_lines.size() >= access_lines_bytes_max) {
+        flush_access(owner);
+    } else if (!owner.access_flush_posted) {
+        owner.access_flush_posted = true;
+        net::post(owner.context, [this, &owner] {
+            owner.access_flush_posted = false;
+            flush_access(owner);
+        });
+    }
+}
+
+void http_server::impl::flush_access(core& owner) {
+    std::string_view lines = owner.access_lines;
+    if (lines.empty()) return;
+    if (access_log_batched) {
+        lines.remove_suffix(1);  // the logger ends the message with its own newline
+        access_log->log(spdlog::level::info, spdlog::string_view_t(lines.data(), lines.size()));
+    } else {
+        // Another logger's pattern decorates each message: one message per line.
+        while (!lines.empty()) {
+            auto end = lines.find('\n');
+            access_log->log(spdlog::level::info, spdlog::string_view_t(lines.data(), end));
+            lines.remove_prefix(end + 1);
+        }
+    }
+    owner.access_lines.clear();
 }
 
 net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket socket) {
@@ -279,8 +321,9 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
                                .count();
         app.services().stats->observe_request(response.route_index, response.status, duration_us);
         http::verb verb = read_error ? http::verb::unknown : parser.get().method();
-        std::string target = read_error ? std::string{} : std::string(parser.get().target());
-        log_access(request.get(), response, verb, target, duration_us, bytes_out);
+        std::string_view target =
+            read_error ? std::string_view() : std::string_view(parser.get().target());
+        log_access(owner, request.get(), response, verb, target, duration_us, bytes_out);
         if (write_error || !keep_alive) break;
     }
     beast::error_code ignored;
@@ -326,11 +369,13 @@ http_server::~http_server() {
         owner->context.stop();
         if (owner->thread.joinable()) owner->thread.join();
     }
+    for (auto& owner : impl_->cores) impl_->flush_access(*owner);
 }
 
 std::uint16_t http_server::start() {
     auto& self = *impl_;
     self.access_log = spdlog::get("access");
+    self.access_log_batched = self.access_log != nullptr;
     if (!self.access_log) self.access_log = spdlog::default_logger();
     std::string host;
     std::uint16_t port = 0;
@@ -397,6 +442,8 @@ void http_server::run_until_signal() {
     for (auto& owner : self.cores) {
         if (owner->thread.joinable()) owner->thread.join();
     }
+    // Lines whose posted flush did not run before the stop.
+    for (auto& owner : self.cores) self.flush_access(*owner);
 }
 
 }  // namespace corridor
