@@ -91,8 +91,46 @@ private:
     std::atomic<std::uint64_t> counter_{0};
 };
 
+// The read and write timeouts of one connection, without arming and cancelling a timer around
+// every socket operation as beast::tcp_stream does. The session moves a deadline; a watchdog
+// coroutine sleeping on one timer per connection closes the socket when the deadline passes, which
+// fails the pending read or write. The timer is touched only when a deadline moves earlier than
+// its expiry, or when the watchdog wakes (about once per timeout period per connection).
+struct connection_deadline {
+    using clock = std::chrono::steady_clock;
+
+    connection_deadline(net::io_context& context, tcp::socket& socket)
+        : timer(context, clock::time_point::max()), socket(socket) {}
+
+    void expires_after(std::chrono::milliseconds timeout) {
+        deadline = clock::now() + timeout;
+        if (deadline < timer.expiry()) timer.expires_at(deadline);  // wakes the watchdog to re-wait
+    }
+    // No timeout while the request is being handled, as with tcp_stream between operations.
+    void clear() { deadline = clock::time_point::max(); }
+
+    net::steady_timer timer;
+    clock::time_point deadline = clock::time_point::max();
+    tcp::socket& socket;
+    bool finished = false;  // the session has ended; the socket is no longer there
+};
+
+net::awaitable<void> watch_deadline(std::shared_ptr<connection_deadline> state) {
+    while (!state->finished) {
+        auto [error] = co_await state->timer.async_wait(net::as_tuple(net::use_awaitable));
+        if (state->finished) break;
+        if (error == net::error::operation_aborted) continue;  // moved earlier: wait again
+        if (state->deadline <= connection_deadline::clock::now()) {
+            beast::error_code ignored;
+            state->socket.close(ignored);
+            break;
+        }
+        state->timer.expires_at(state->deadline);
+    }
+}
+
 struct session_slot {
-    beast::tcp_stream* stream = nullptr;
+    tcp::socket* socket = nullptr;
     bool idle = true;  // waiting for the next request, nothing of it read yet
 };
 
@@ -265,26 +303,30 @@ void http_server::impl::flush_access(core& owner) {
 }
 
 net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket socket) {
-    beast::tcp_stream stream(std::move(socket));
     std::string remote;
     {
         beast::error_code ec;
-        auto endpoint = stream.socket().remote_endpoint(ec);
+        auto endpoint = socket.remote_endpoint(ec);
         if (!ec) remote = endpoint.address().to_string();
     }
-    auto slot = owner.sessions.insert(owner.sessions.end(), session_slot{&stream, true});
+    auto slot = owner.sessions.insert(owner.sessions.end(), session_slot{&socket, true});
     sessions_open.fetch_add(1);
     app.services().stats->connection_opened();
+    auto timeouts = std::make_shared<connection_deadline>(owner.context, socket);
+    net::co_spawn(owner.context, watch_deadline(timeouts), net::detached);
     struct cleanup {
         impl& self;
         core& owner;
         std::list<session_slot>::iterator slot;
+        connection_deadline& timeouts;
         ~cleanup() {
+            timeouts.finished = true;
+            timeouts.timer.cancel();
             owner.sessions.erase(slot);
             self.sessions_open.fetch_sub(1);
             self.app.services().stats->connection_closed();
         }
-    } on_exit{*this, owner, slot};
+    } on_exit{*this, owner, slot, *timeouts};
 
     const auto& limits = config.limits;
     beast::flat_buffer buffer;
@@ -294,9 +336,10 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         parser.header_limit(static_cast<std::uint32_t>(limits.request_header_bytes_max));
         parser.body_limit(static_cast<std::uint64_t>(limits.request_body_bytes_max));
         slot->idle = buffer.size() == 0;
-        stream.expires_after(std::chrono::milliseconds(limits.request_timeout_ms));
+        timeouts->expires_after(std::chrono::milliseconds(limits.request_timeout_ms));
         auto [read_error, bytes_read] =
-            co_await http::async_read(stream, buffer, parser, net::as_tuple(net::use_awaitable));
+            co_await http::async_read(socket, buffer, parser, net::as_tuple(net::use_awaitable));
+        timeouts->clear();
         slot->idle = false;
         auto started = std::chrono::steady_clock::now();
         if (read_error == http::error::end_of_stream || read_error == beast::error::timeout ||
@@ -344,9 +387,10 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         std::array<net::const_buffer, 2> response_bytes{net::buffer(response_head),
                                                         net::buffer(out.body())};
 
-        stream.expires_after(std::chrono::milliseconds(limits.response_write_timeout_ms));
+        timeouts->expires_after(std::chrono::milliseconds(limits.response_write_timeout_ms));
         auto [write_error, written] =
-            co_await net::async_write(stream, response_bytes, net::as_tuple(net::use_awaitable));
+            co_await net::async_write(socket, response_bytes, net::as_tuple(net::use_awaitable));
+        timeouts->clear();
         auto duration_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::steady_clock::now() - started)
                                .count();
@@ -358,7 +402,7 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         if (write_error || !keep_alive) break;
     }
     beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
     co_return;
 }
 
@@ -457,7 +501,7 @@ void http_server::run_until_signal() {
             ref.acceptor->close(ignored);
             // Idle keep-alive connections are closed now; busy ones close after their response.
             for (auto& slot : ref.sessions) {
-                if (slot.idle) slot.stream->socket().close(ignored);
+                if (slot.idle) slot.socket->close(ignored);
             }
         });
     }
