@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <list>
 #include <thread>
@@ -75,6 +76,66 @@ void append_response_head(std::string& out, const http::response<http::string_bo
         out.append("\r\n");
     }
     out.append("\r\n");
+}
+
+std::string_view trim_ows(std::string_view value) {
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    return value;
+}
+
+// The response head without building a Beast message: the fields a response carries, in the order
+// and with the rules of the Beast message this replaces (set() drops earlier fields of the same
+// name, case-insensitively, and appends; values are trimmed of spaces and tabs; keep_alive(false)
+// adds "Connection: close", prepare_payload() "Content-Length"). Returns false, writing nothing,
+// for the responses where Beast would do more than that (a handler header that keep_alive() or
+// prepare_payload() rewrite, a body on a status that forbids one, an out-of-range status or value),
+// which then go through the Beast message as before.
+using head_fields = std::vector<std::pair<std::string_view, std::string_view>>;
+
+bool append_plain_response_head(std::string& out, head_fields& fields, const http_response& response,
+                                std::string_view request_id, bool keep_alive) {
+    int status = response.status;
+    if (status < 100 || status > 999) return false;
+    bool bodiless = status < 200 || status == 204 || status == 304;
+    if (bodiless && !response.body.empty()) return false;
+    for (const auto& [name, value] : response.headers) {
+        if (beast::iequals(name, "Connection") || beast::iequals(name, "Content-Length") ||
+            beast::iequals(name, "Transfer-Encoding") || name.size() > 60000 || value.size() > 60000) {
+            return false;
+        }
+    }
+    if (response.content_type.size() > 60000 || request_id.size() > 60000) return false;
+    fields.clear();
+    auto set = [&fields](std::string_view name, std::string_view value) {
+        std::erase_if(fields, [name](const auto& field) { return beast::iequals(field.first, name); });
+        fields.emplace_back(name, trim_ows(value));
+    };
+    if (!response.content_type.empty()) set("Content-Type", response.content_type);
+    set("Cache-Control", "no-store");
+    set("X-Request-Id", request_id);
+    for (const auto& [name, value] : response.headers) set(name, value);
+    if (!keep_alive) set("Connection", "close");
+    char length[24];
+    auto [length_end, ignored] = std::to_chars(length, length + sizeof length, response.body.size());
+    set("Content-Length", std::string_view(length, static_cast<std::size_t>(length_end - length)));
+
+    auto code = static_cast<unsigned>(status);
+    char status_line[13] = {'H', 'T', 'T', 'P', '/', '1', '.', '1', ' ',
+                            static_cast<char>('0' + code / 100),
+                            static_cast<char>('0' + (code / 10) % 10),
+                            static_cast<char>('0' + code % 10), ' '};
+    out.append(status_line, sizeof status_line);
+    out.append(http::obsolete_reason(static_cast<http::status>(code)));
+    out.append("\r\n");
+    for (const auto& [name, value] : fields) {
+        out.append(name);
+        out.append(": ");
+        out.append(value);
+        out.append("\r\n");
+    }
+    out.append("\r\n");
+    return true;
 }
 
 // Request ids: a random per-process prefix and a counter; unique without a syscall per request.
@@ -331,6 +392,7 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
     const auto& limits = config.limits;
     beast::flat_buffer buffer;
     std::string response_head;
+    head_fields response_fields;
     while (!draining.load(std::memory_order_relaxed)) {
         http::request_parser<http::string_body> parser;
         parser.header_limit(static_cast<std::uint32_t>(limits.request_header_bytes_max));
@@ -371,21 +433,30 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
             }
         }
 
-        http::response<http::string_body> out{static_cast<http::status>(response.status), 11};
-        if (!response.content_type.empty()) out.set(http::field::content_type, response.content_type);
-        out.set(http::field::cache_control, "no-store");
-        out.set("X-Request-Id", request ? request->request_id : request_ids.next());
-        for (auto& [name, value] : response.headers) out.set(name, value);
-        out.body() = std::move(response.body);
+        std::string generated_id;
+        if (!request) generated_id = request_ids.next();
+        std::string_view request_id = request ? std::string_view(request->request_id) : generated_id;
         bool keep_alive = !close_after && !read_error && parser.get().keep_alive() &&
                           !draining.load(std::memory_order_relaxed);
-        out.keep_alive(keep_alive);
-        out.prepare_payload();
-        std::size_t bytes_out = out.body().size();
         response_head.clear();
-        append_response_head(response_head, out);
+        if (!append_plain_response_head(response_head, response_fields, response, request_id,
+                                        keep_alive)) {
+            http::response<http::string_body> out{static_cast<http::status>(response.status), 11};
+            if (!response.content_type.empty()) {
+                out.set(http::field::content_type, response.content_type);
+            }
+            out.set(http::field::cache_control, "no-store");
+            out.set("X-Request-Id", request_id);
+            for (auto& [name, value] : response.headers) out.set(name, value);
+            out.body() = std::move(response.body);
+            out.keep_alive(keep_alive);
+            out.prepare_payload();
+            append_response_head(response_head, out);
+            response.body = std::move(out.body());
+        }
+        std::size_t bytes_out = response.body.size();
         std::array<net::const_buffer, 2> response_bytes{net::buffer(response_head),
-                                                        net::buffer(out.body())};
+                                                        net::buffer(response.body)};
 
         timeouts->expires_after(std::chrono::milliseconds(limits.response_write_timeout_ms));
         auto [write_error, written] =
