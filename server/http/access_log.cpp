@@ -1,9 +1,46 @@
 #include "server/http/access_log.hpp"
 
+#include <array>
 #include <charconv>
 
 namespace corridor {
 namespace {
+
+// For each byte: 0 when it is copied as is, otherwise the letter of its escape ('u' for \u00XX).
+constexpr std::array<char, 256> escapes = [] {
+    std::array<char, 256> table{};
+    for (int c = 0; c < 0x20; ++c) table[c] = 'u';
+    table['\b'] = 'b';
+    table['\t'] = 't';
+    table['\n'] = 'n';
+    table['\f'] = 'f';
+    table['\r'] = 'r';
+    table['"'] = '"';
+    table['\\'] = '\\';
+    return table;
+}();
+
+// `text` escaped as boost::json::serialize escapes string contents, without the quotes.
+void append_escaped(std::string& out, std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    const char* plain = text.data();
+    const char* end = text.data() + text.size();
+    for (const char* p = plain; p != end; ++p) {
+        auto c = static_cast<unsigned char>(*p);
+        char escape = escapes[c];
+        if (escape == 0) continue;
+        out.append(plain, p);
+        plain = p + 1;
+        if (escape == 'u') {
+            char sequence[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            out.append(sequence, sizeof sequence);
+        } else {
+            char sequence[2] = {'\\', escape};
+            out.append(sequence, sizeof sequence);
+        }
+    }
+    out.append(plain, end);
+}
 
 template <class Int>
 void append_integer(std::string& out, Int value) {
@@ -15,41 +52,19 @@ void append_integer(std::string& out, Int value) {
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view text) {
-    static constexpr char hex[] = "0123456789abcdef";
-    out.push_back('"');
-    std::size_t plain_from = 0;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        auto c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x20 && c != '"' && c != '\\') continue;
-        out.append(text.data() + plain_from, i - plain_from);
-        plain_from = i + 1;
-        out.push_back('\\');
-        switch (c) {
-            case '"': out.push_back('"'); break;
-            case '\\': out.push_back('\\'); break;
-            case '\b': out.push_back('b'); break;
-            case '\t': out.push_back('t'); break;
-            case '\n': out.push_back('n'); break;
-            case '\f': out.push_back('f'); break;
-            case '\r': out.push_back('r'); break;
-            default:
-                out.append("u00", 3);
-                out.push_back(hex[c >> 4]);
-                out.push_back(hex[c & 15]);
-        }
-    }
-    out.append(text.data() + plain_from, text.size() - plain_from);
-    out.push_back('"');
+    out += '"';
+    append_escaped(out, text);
+    out += '"';
 }
 
 void append_access_line(std::string& out, const access_entry& entry) {
-    out.append(R"({"requestId":)");
-    append_json_string(out, entry.request_id);
-    out.append(R"(,"method":)");
-    append_json_string(out, entry.method);
-    out.append(R"(,"path":)");
-    append_json_string(out, entry.path);
-    out.append(R"(,"status":)");
+    out.append(R"({"requestId":")");
+    append_escaped(out, entry.request_id);
+    out.append(R"(","method":")");
+    append_escaped(out, entry.method);
+    out.append(R"(","path":")");
+    append_escaped(out, entry.path);
+    out.append(R"(","status":)");
     append_integer(out, entry.status);
     out.append(R"(,"durationUs":)");
     append_integer(out, entry.duration_us);
@@ -58,12 +73,14 @@ void append_access_line(std::string& out, const access_entry& entry) {
     out.append(R"(,"bytesOut":)");
     append_integer(out, entry.bytes_out);
     if (!entry.client_id.empty()) {
-        out.append(R"(,"clientId":)");
-        append_json_string(out, entry.client_id);
+        out.append(R"(,"clientId":")");
+        append_escaped(out, entry.client_id);
+        out += '"';
     }
     if (entry.remote) {
-        out.append(R"(,"remote":)");
-        append_json_string(out, *entry.remote);
+        out.append(R"(,"remote":")");
+        append_escaped(out, *entry.remote);
+        out += '"';
     }
     out.append("}\n");
 }
