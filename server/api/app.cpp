@@ -126,25 +126,35 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
                 fail(error_code::unauthorized,
                      "HTTP Basic credentials (clientId:clientSecret) are required");
             }
-            auto cached = services_.tokens.get(credentials->client_id, services_.time.now_ms());
+            // Only the parts needed are copied out of the cache; the secret is hashed outside its lock.
+            std::string secret_hash;
+            bool cached = services_.tokens.visit(
+                credentials->client_id, services_.time.now_ms(),
+                [&](const token_credentials& found) {
+                    secret_hash = found.secret_hash;
+                    who = principal_of(found);
+                });
             if (cached) {
-                if (!secret_matches(credentials->client_secret, cached->secret_hash)) {
+                if (!secret_matches(credentials->client_secret, secret_hash)) {
                     fail(error_code::unauthorized, "invalid credentials");
                 }
-                who = principal_of(*cached);
                 authorize(route, *who);
             }
         }
         bool authenticated = route.who == access::public_route || who.has_value();
         if (authenticated && (route.fast || !route.needs_database)) {
-            request_context context{*request, query_params(request->target), match.params, who,
-                                    nullptr, services_};
+            // The principal moves into the context and back out if the database is still needed.
+            request_context context{*request, query_params(request->target), match.params,
+                                    std::move(who), nullptr, services_};
             if (route.fast) {
                 if (auto response = route.fast(context)) plan.immediate = std::move(response);
             } else {
                 plan.immediate = route.handler(context);
             }
-            if (plan.immediate && who) plan.immediate->client_id = who->client_id;
+            if (plan.immediate && context.who) {
+                plan.immediate->client_id = std::move(context.who->client_id);
+            }
+            if (!plan.immediate) who = std::move(context.who);
         }
         if (!plan.immediate) {
             std::shared_ptr<void> in_flight;

@@ -29,6 +29,17 @@ public:
         return found->second.value;
     }
 
+    // Calls visitor(const Value&) under the read lock when a fresh entry exists, and returns whether
+    // it did: for callers that need part of the value, where get() would copy all of it.
+    template <class Visitor>
+    bool visit(const std::string& key, std::int64_t now_ms, Visitor&& visitor) const {
+        std::shared_lock lock(mutex_);
+        auto found = entries_.find(key);
+        if (found == entries_.end() || now_ms - found->second.loaded_at_ms >= ttl_ms_) return false;
+        visitor(found->second.value);
+        return true;
+    }
+
     // Read before loading from the database; pass to put().
     std::uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
 

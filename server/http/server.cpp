@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <array>
 #include <list>
@@ -17,6 +18,7 @@
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/config.hpp"
+#include "server/http/access_log.hpp"
 #include "server/http/db_pool.hpp"
 
 namespace corridor {
@@ -52,6 +54,92 @@ bool valid_request_id(std::string_view id) {
     return true;
 }
 
+// The status line and header fields of `message`, byte for byte as Beast's serializer writes them,
+// for the responses that still go through a Beast message (see append_plain_response_head).
+// Writing the head and the body as two plain buffers spares the serializer's nested buffer
+// sequences, which cost about a quarter of the instructions of a GET /config.
+void append_response_head(std::string& out, const http::response<http::string_body>& message) {
+    unsigned code = message.result_int();
+    unsigned version = message.version();
+    char status_line[13] = {'H', 'T', 'T', 'P', '/', static_cast<char>('0' + version / 10), '.',
+                            static_cast<char>('0' + version % 10), ' ',
+                            static_cast<char>('0' + code / 100),
+                            static_cast<char>('0' + (code / 10) % 10),
+                            static_cast<char>('0' + code % 10), ' '};
+    out.append(status_line, sizeof status_line);
+    std::string_view reason = message.reason();
+    if (reason.empty()) reason = http::obsolete_reason(static_cast<http::status>(code));
+    out.append(reason);
+    out.append("\r\n");
+    for (const auto& field : message) {
+        out.append(field.name_string());
+        out.append(": ");
+        out.append(field.value());
+        out.append("\r\n");
+    }
+    out.append("\r\n");
+}
+
+std::string_view trim_ows(std::string_view value) {
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    return value;
+}
+
+// The response head without building a Beast message: the fields a response carries, in the order
+// and with the rules of the Beast message this replaces (set() drops earlier fields of the same
+// name, case-insensitively, and appends; values are trimmed of spaces and tabs; keep_alive(false)
+// adds "Connection: close", prepare_payload() "Content-Length"). Returns false, writing nothing,
+// for the responses where Beast would do more than that (a handler header that keep_alive() or
+// prepare_payload() rewrite, a body on a status that forbids one, an out-of-range status or value),
+// which then go through the Beast message as before.
+using head_fields = std::vector<std::pair<std::string_view, std::string_view>>;
+
+bool append_plain_response_head(std::string& out, head_fields& fields, const http_response& response,
+                                std::string_view request_id, bool keep_alive) {
+    int status = response.status;
+    if (status < 100 || status > 999) return false;
+    bool bodiless = status < 200 || status == 204 || status == 304;
+    if (bodiless && !response.body.empty()) return false;
+    for (const auto& [name, value] : response.headers) {
+        if (beast::iequals(name, "Connection") || beast::iequals(name, "Content-Length") ||
+            beast::iequals(name, "Transfer-Encoding") || name.size() > 60000 || value.size() > 60000) {
+            return false;
+        }
+    }
+    if (response.content_type.size() > 60000 || request_id.size() > 60000) return false;
+    fields.clear();
+    auto set = [&fields](std::string_view name, std::string_view value) {
+        std::erase_if(fields, [name](const auto& field) { return beast::iequals(field.first, name); });
+        fields.emplace_back(name, trim_ows(value));
+    };
+    if (!response.content_type.empty()) set("Content-Type", response.content_type);
+    set("Cache-Control", "no-store");
+    set("X-Request-Id", request_id);
+    for (const auto& [name, value] : response.headers) set(name, value);
+    if (!keep_alive) set("Connection", "close");
+    char length[24];
+    auto [length_end, ignored] = std::to_chars(length, length + sizeof length, response.body.size());
+    set("Content-Length", std::string_view(length, static_cast<std::size_t>(length_end - length)));
+
+    auto code = static_cast<unsigned>(status);
+    char status_line[13] = {'H', 'T', 'T', 'P', '/', '1', '.', '1', ' ',
+                            static_cast<char>('0' + code / 100),
+                            static_cast<char>('0' + (code / 10) % 10),
+                            static_cast<char>('0' + code % 10), ' '};
+    out.append(status_line, sizeof status_line);
+    out.append(http::obsolete_reason(static_cast<http::status>(code)));
+    out.append("\r\n");
+    for (const auto& [name, value] : fields) {
+        out.append(name);
+        out.append(": ");
+        out.append(value);
+        out.append("\r\n");
+    }
+    out.append("\r\n");
+    return true;
+}
+
 // Request ids: a random per-process prefix and a counter; unique without a syscall per request.
 class request_id_source {
 public:
@@ -66,8 +154,46 @@ private:
     std::atomic<std::uint64_t> counter_{0};
 };
 
+// The read and write timeouts of one connection, without arming and cancelling a timer around
+// every socket operation as beast::tcp_stream does. The session moves a deadline; a watchdog
+// coroutine sleeping on one timer per connection closes the socket when the deadline passes, which
+// fails the pending read or write. The timer is touched only when a deadline moves earlier than
+// its expiry, or when the watchdog wakes (about once per timeout period per connection).
+struct connection_deadline {
+    using clock = std::chrono::steady_clock;
+
+    connection_deadline(net::io_context& context, tcp::socket& socket)
+        : timer(context, clock::time_point::max()), socket(socket) {}
+
+    void expires_after(std::chrono::milliseconds timeout) {
+        deadline = clock::now() + timeout;
+        if (deadline < timer.expiry()) timer.expires_at(deadline);  // wakes the watchdog to re-wait
+    }
+    // No timeout while the request is being handled, as with tcp_stream between operations.
+    void clear() { deadline = clock::time_point::max(); }
+
+    net::steady_timer timer;
+    clock::time_point deadline = clock::time_point::max();
+    tcp::socket& socket;
+    bool finished = false;  // the session has ended; the socket is no longer there
+};
+
+net::awaitable<void> watch_deadline(std::shared_ptr<connection_deadline> state) {
+    while (!state->finished) {
+        auto [error] = co_await state->timer.async_wait(net::as_tuple(net::use_awaitable));
+        if (state->finished) break;
+        if (error == net::error::operation_aborted) continue;  // moved earlier: wait again
+        if (state->deadline <= connection_deadline::clock::now()) {
+            beast::error_code ignored;
+            state->socket.close(ignored);
+            break;
+        }
+        state->timer.expires_at(state->deadline);
+    }
+}
+
 struct session_slot {
-    beast::tcp_stream* stream = nullptr;
+    tcp::socket* socket = nullptr;
     bool idle = true;  // waiting for the next request, nothing of it read yet
 };
 
@@ -75,8 +201,15 @@ struct core {
     net::io_context context{1};
     std::optional<tcp::acceptor> acceptor;
     std::list<session_slot> sessions;  // touched only on this core's thread
+    // Access-log lines of this core not yet handed to the logger; touched only on this core's thread
+    // (and by the main thread once the io threads have stopped).
+    std::string access_lines;
+    bool access_flush_posted = false;
     std::thread thread;
 };
+
+// Past this many buffered bytes a core hands its access-log lines over at once.
+constexpr std::size_t access_lines_bytes_max = 64 * 1024;
 
 }  // namespace
 
@@ -90,6 +223,7 @@ struct http_server::impl {
     std::atomic<std::int64_t> sessions_open{0};
     request_id_source request_ids;
     std::shared_ptr<spdlog::logger> access_log;
+    bool access_log_batched = false;  // the "access" logger prints messages as they are ("%v")
     // Installed before any io thread starts, so an early SIGTERM still drains gracefully.
     net::io_context signals_context{1};
     net::signal_set signals{signals_context, SIGTERM, SIGINT};
@@ -103,8 +237,10 @@ struct http_server::impl {
     net::awaitable<void> run_session(core& owner, tcp::socket socket);
     std::shared_ptr<const http_request> to_request(http::request<http::string_body>& message,
                                                    const std::string& remote);
-    void log_access(const http_request* request, const http_response& response, http::verb verb,
-                    std::string_view target, std::int64_t duration_us, std::size_t bytes_out);
+    void log_access(core& owner, const http_request* request, const http_response& response,
+                    http::verb verb, std::string_view target, std::int64_t duration_us,
+                    std::size_t bytes_out);
+    void flush_access(core& owner);
 };
 
 namespace {
@@ -161,7 +297,7 @@ private:
 
 }  // namespace
 
-net::awaitable<void> linger(beast::tcp_stream& stream);
+net::awaitable<void> linger(tcp::socket& socket, connection_deadline& timeouts);
 
 net::awaitable<http_response> http_server::impl::run_job(
     core& owner, session_executor& executor, std::function<http_response(soci::session&)> work) {
@@ -191,56 +327,96 @@ std::shared_ptr<const http_request> http_server::impl::to_request(
     return request;
 }
 
-void http_server::impl::log_access(const http_request* request, const http_response& response,
-                                   http::verb verb, std::string_view target,
-                                   std::int64_t duration_us, std::size_t bytes_out) {
+// One JSON line per request. Lines are gathered per core and handed to the logger together once the
+// core has run the handlers that were ready (a posted flush), so a busy core writes its log in one
+// call per round instead of taking the logger's lock and flushing stdout for every request, while
+// an idle server still prints each line as soon as its response is written.
+void http_server::impl::log_access(core& owner, const http_request* request,
+                                   const http_response& response, http::verb verb,
+                                   std::string_view target, std::int64_t duration_us,
+                                   std::size_t bytes_out) {
     if (!config.log_access) return;
     // The path only: query strings can carry personal data (UMA addresses, names).
     std::string_view path = target.substr(0, target.find('?'));
-    boost::json::object line{{"requestId", request ? request->request_id : ""},
-                             {"method", std::string(http::to_string(verb))},
-                             {"path", path},
-                             {"status", response.status},
-                             {"durationUs", duration_us},
-                             {"bytesIn", request ? request->body.size() : 0},
-                             {"bytesOut", bytes_out}};
-    if (!response.client_id.empty()) line["clientId"] = response.client_id;
-    if (request) line["remote"] = request->remote_address;
-    access_log->info(boost::json::serialize(line));
+    access_entry entry{request ? std::string_view(request->request_id) : std::string_view(),
+                       http::to_string(verb),
+                       path,
+                       response.status,
+                       duration_us,
+                       request ? request->body.size() : 0,
+                       bytes_out,
+                       response.client_id,
+                       request ? &request->remote_address : nullptr};
+    append_access_line(owner.access_lines, entry);
+    if (!access_log_batched || owner.access_lines.size() >= access_lines_bytes_max) {
+        flush_access(owner);
+    } else if (!owner.access_flush_posted) {
+        owner.access_flush_posted = true;
+        net::post(owner.context, [this, &owner] {
+            owner.access_flush_posted = false;
+            flush_access(owner);
+        });
+    }
+}
+
+void http_server::impl::flush_access(core& owner) {
+    std::string_view lines = owner.access_lines;
+    if (lines.empty()) return;
+    if (access_log_batched) {
+        lines.remove_suffix(1);  // the logger ends the message with its own newline
+        access_log->log(spdlog::level::info, spdlog::string_view_t(lines.data(), lines.size()));
+    } else {
+        // Another logger's pattern decorates each message: one message per line.
+        while (!lines.empty()) {
+            auto end = lines.find('\n');
+            access_log->log(spdlog::level::info, spdlog::string_view_t(lines.data(), end));
+            lines.remove_prefix(end + 1);
+        }
+    }
+    owner.access_lines.clear();
 }
 
 net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket socket) {
-    beast::tcp_stream stream(std::move(socket));
     std::string remote;
     {
         beast::error_code ec;
-        auto endpoint = stream.socket().remote_endpoint(ec);
+        auto endpoint = socket.remote_endpoint(ec);
         if (!ec) remote = endpoint.address().to_string();
     }
-    auto slot = owner.sessions.insert(owner.sessions.end(), session_slot{&stream, true});
+    auto slot = owner.sessions.insert(owner.sessions.end(), session_slot{&socket, true});
     sessions_open.fetch_add(1);
     app.services().stats->connection_opened();
+    auto timeouts = std::make_shared<connection_deadline>(owner.context, socket);
+    net::co_spawn(owner.context, watch_deadline(timeouts), [](std::exception_ptr failure) {
+        if (failure) spdlog::error("connection deadline watchdog ended with an error");
+    });
     struct cleanup {
         impl& self;
         core& owner;
         std::list<session_slot>::iterator slot;
+        connection_deadline& timeouts;
         ~cleanup() {
+            timeouts.finished = true;
+            timeouts.timer.cancel();
             owner.sessions.erase(slot);
             self.sessions_open.fetch_sub(1);
             self.app.services().stats->connection_closed();
         }
-    } on_exit{*this, owner, slot};
+    } on_exit{*this, owner, slot, *timeouts};
 
     const auto& limits = config.limits;
     beast::flat_buffer buffer;
+    std::string response_head;
+    head_fields response_fields;
     while (!draining.load(std::memory_order_relaxed)) {
         http::request_parser<http::string_body> parser;
         parser.header_limit(static_cast<std::uint32_t>(limits.request_header_bytes_max));
         parser.body_limit(static_cast<std::uint64_t>(limits.request_body_bytes_max));
         slot->idle = buffer.size() == 0;
-        stream.expires_after(std::chrono::milliseconds(limits.request_timeout_ms));
+        timeouts->expires_after(std::chrono::milliseconds(limits.request_timeout_ms));
         auto [read_error, bytes_read] =
-            co_await http::async_read(stream, buffer, parser, net::as_tuple(net::use_awaitable));
+            co_await http::async_read(socket, buffer, parser, net::as_tuple(net::use_awaitable));
+        timeouts->clear();
         slot->idle = false;
         auto started = std::chrono::steady_clock::now();
         if (read_error == http::error::end_of_stream || read_error == beast::error::timeout ||
@@ -273,51 +449,68 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
             }
         }
 
-        http::response<http::string_body> out{static_cast<http::status>(response.status), 11};
-        if (!response.content_type.empty()) out.set(http::field::content_type, response.content_type);
-        out.set(http::field::cache_control, "no-store");
-        out.set("X-Request-Id", request ? request->request_id : request_ids.next());
-        for (auto& [name, value] : response.headers) out.set(name, value);
-        out.body() = std::move(response.body);
+        std::string generated_id;
+        if (!request) generated_id = request_ids.next();
+        std::string_view request_id = request ? std::string_view(request->request_id) : generated_id;
         bool keep_alive = !close_after && !read_error && parser.get().keep_alive() &&
                           !draining.load(std::memory_order_relaxed);
-        out.keep_alive(keep_alive);
-        out.prepare_payload();
-        std::size_t bytes_out = out.body().size();
+        response_head.clear();
+        if (!append_plain_response_head(response_head, response_fields, response, request_id,
+                                        keep_alive)) {
+            http::response<http::string_body> out{static_cast<http::status>(response.status), 11};
+            if (!response.content_type.empty()) {
+                out.set(http::field::content_type, response.content_type);
+            }
+            out.set(http::field::cache_control, "no-store");
+            out.set("X-Request-Id", request_id);
+            for (auto& [name, value] : response.headers) out.set(name, value);
+            out.body() = std::move(response.body);
+            out.keep_alive(keep_alive);
+            out.prepare_payload();
+            append_response_head(response_head, out);
+            response.body = std::move(out.body());
+        }
+        std::size_t bytes_out = response.body.size();
+        std::array<net::const_buffer, 2> response_bytes{net::buffer(response_head),
+                                                        net::buffer(response.body)};
 
-        stream.expires_after(std::chrono::milliseconds(limits.response_write_timeout_ms));
-        auto [write_error, written] = co_await http::async_write(stream, out, net::as_tuple(net::use_awaitable));
+        timeouts->expires_after(std::chrono::milliseconds(limits.response_write_timeout_ms));
+        auto [write_error, written] =
+            co_await net::async_write(socket, response_bytes, net::as_tuple(net::use_awaitable));
+        timeouts->clear();
         auto duration_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::steady_clock::now() - started)
                                .count();
         app.services().stats->observe_request(response.route_index, response.status, duration_us);
         http::verb verb = read_error ? http::verb::unknown : parser.get().method();
-        std::string target = read_error ? std::string{} : std::string(parser.get().target());
-        log_access(request.get(), response, verb, target, duration_us, bytes_out);
-        if (!write_error && close_after) co_await linger(stream);
+        std::string_view target =
+            read_error ? std::string_view() : std::string_view(parser.get().target());
+        log_access(owner, request.get(), response, verb, target, duration_us, bytes_out);
+        if (!write_error && close_after) co_await linger(socket, *timeouts);
         if (write_error || !keep_alive) break;
     }
     beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
     co_return;
 }
 
 // After refusing a request mid-body (413, 431, malformed), the client may still be sending. Closing
 // at once would make the kernel answer its data with a reset, which can destroy the response before
 // the client reads it. So stop sending, then read and discard for a bounded time and size.
-net::awaitable<void> linger(beast::tcp_stream& stream) {
+net::awaitable<void> linger(tcp::socket& socket, connection_deadline& timeouts) {
     constexpr std::size_t drain_bytes_max = 16 * 1024 * 1024;
     beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream.expires_after(std::chrono::seconds(2));
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    timeouts.expires_after(std::chrono::seconds(2));
     std::array<char, 16384> sink{};
     std::size_t drained = 0;
     while (drained < drain_bytes_max) {
         auto [error, bytes] =
-            co_await stream.async_read_some(net::buffer(sink), net::as_tuple(net::use_awaitable));
+            co_await socket.async_read_some(net::buffer(sink), net::as_tuple(net::use_awaitable));
         if (error) break;
         drained += bytes;
     }
+    timeouts.clear();
 }
 
 net::awaitable<void> http_server::impl::accept_loop(core& owner) {
@@ -359,11 +552,13 @@ http_server::~http_server() {
         owner->context.stop();
         if (owner->thread.joinable()) owner->thread.join();
     }
+    for (auto& owner : impl_->cores) impl_->flush_access(*owner);
 }
 
 std::uint16_t http_server::start() {
     auto& self = *impl_;
     self.access_log = spdlog::get("access");
+    self.access_log_batched = self.access_log != nullptr;
     if (!self.access_log) self.access_log = spdlog::default_logger();
     std::string host;
     std::uint16_t port = 0;
@@ -414,7 +609,7 @@ void http_server::run_until_signal() {
             ref.acceptor->close(ignored);
             // Idle keep-alive connections are closed now; busy ones close after their response.
             for (auto& slot : ref.sessions) {
-                if (slot.idle) slot.stream->socket().close(ignored);
+                if (slot.idle) slot.socket->close(ignored);
             }
         });
     }
@@ -430,6 +625,8 @@ void http_server::run_until_signal() {
     for (auto& owner : self.cores) {
         if (owner->thread.joinable()) owner->thread.join();
     }
+    // Lines whose posted flush did not run before the stop.
+    for (auto& owner : self.cores) self.flush_access(*owner);
 }
 
 }  // namespace corridor
