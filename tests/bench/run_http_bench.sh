@@ -116,6 +116,8 @@ write_config() {
   "database": "sqlite:$database",
   "threads": $THREADS,
   "currencies_file": "$SOURCE_DIR/conf/currencies.json",
+  "rates_file": "$SOURCE_DIR/conf/rates.json",
+  "funding_file": "$SOURCE_DIR/conf/funding.json",
   "plugins": {"dir": "$WORK/plugins", "rails": []},
   "log": {"access": $log_access, "level": "info"}
 }
