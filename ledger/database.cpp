@@ -92,8 +92,25 @@ database_backend backend_of(soci::session& session) {
                                                        : database_backend::sqlite;
 }
 
-write_transaction::write_transaction(soci::session& session) : session_(session) {
-    if (backend_of(session_) == database_backend::sqlite) {
+namespace {
+
+// Whether the connection is inside a transaction already (the ledger writer's batch).
+bool in_transaction(soci::session& session) {
+    if (backend_of(session) == database_backend::sqlite) {
+        auto* backend = static_cast<soci::sqlite3_session_backend*>(session.get_backend());
+        return sqlite3_get_autocommit(backend->conn_) == 0;
+    }
+    auto* backend = static_cast<soci::postgresql_session_backend*>(session.get_backend());
+    return PQtransactionStatus(backend->conn_) != PQTRANS_IDLE;
+}
+
+}  // namespace
+
+write_transaction::write_transaction(soci::session& session)
+    : session_(session), nested_(in_transaction(session)) {
+    if (nested_) {
+        session_ << "SAVEPOINT write_transaction";
+    } else if (backend_of(session_) == database_backend::sqlite) {
         session_ << "BEGIN IMMEDIATE";
     } else {
         session_ << "BEGIN";
@@ -103,14 +120,19 @@ write_transaction::write_transaction(soci::session& session) : session_(session)
 write_transaction::~write_transaction() {
     if (!open_) return;
     try {
-        session_ << "ROLLBACK";
+        if (nested_) {
+            session_ << "ROLLBACK TO SAVEPOINT write_transaction";
+            session_ << "RELEASE SAVEPOINT write_transaction";
+        } else {
+            session_ << "ROLLBACK";
+        }
     } catch (...) {
         // The connection is broken; the database discards the transaction on its side.
     }
 }
 
 void write_transaction::commit() {
-    session_ << "COMMIT";
+    session_ << (nested_ ? "RELEASE SAVEPOINT write_transaction" : "COMMIT");
     open_ = false;
 }
 

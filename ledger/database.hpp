@@ -30,7 +30,9 @@ std::unique_ptr<soci::session> open_session(const database_url& url);
 database_backend backend_of(soci::session& session);
 
 // A write transaction. SQLite takes the write lock at BEGIN (BEGIN IMMEDIATE) so two writers never
-// deadlock upgrading read locks; PostgreSQL uses a plain BEGIN. Rolls back unless committed.
+// deadlock upgrading read locks; PostgreSQL uses a plain BEGIN. Rolls back unless committed. Inside
+// a transaction that is already open (the ledger writer's batch) it is a savepoint instead, so the
+// same store function works on a pool thread and on the writer; its commit is then the batch's.
 class write_transaction {
 public:
     explicit write_transaction(soci::session& session);
@@ -41,6 +43,7 @@ public:
 
 private:
     soci::session& session_;
+    bool nested_ = false;
     bool open_ = true;
 };
 

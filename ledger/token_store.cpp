@@ -1,5 +1,6 @@
 #include "ledger/token_store.hpp"
 
+#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 #include <algorithm>
@@ -55,8 +56,14 @@ sql_filter tenant_filter(const tenant& owner) {
 }  // namespace
 
 std::string hash_secret(std::string_view secret) {
+    // Every authenticated request hashes its secret: fetch the algorithm once, not per call (the
+    // one-shot SHA256() looks it up in the provider table each time).
+    static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+    CORRIDOR_ASSERT(sha256 != nullptr);
     std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
-    SHA256(reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), digest.data());
+    unsigned int digest_size = 0;
+    int hashed = EVP_Digest(secret.data(), secret.size(), digest.data(), &digest_size, sha256, nullptr);
+    CORRIDOR_ASSERT(hashed == 1 && digest_size == digest.size());
     static constexpr char digits[] = "0123456789abcdef";
     std::string out;
     out.reserve(digest.size() * 2);
