@@ -1,5 +1,7 @@
 #include "ledger/database.hpp"
 
+#include "ledger/statement_cache.hpp"
+
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/sqlite3/soci-sqlite3.h>
 #include <sqlite3.h>
@@ -69,7 +71,13 @@ std::string postgresql_keyword_string(const std::string& uri) {
 
 }  // namespace
 
-std::unique_ptr<soci::session> open_session(const database_url& url) {
+void session_closer::operator()(soci::session* session) const noexcept {
+    if (!session) return;
+    detach_statement_cache(*session);
+    delete session;
+}
+
+session_ptr open_session(const database_url& url) {
     std::unique_ptr<soci::session> session;
     if (url.backend == database_backend::sqlite) {
         session = std::make_unique<soci::session>(*soci::factory_sqlite3(),
@@ -84,7 +92,9 @@ std::unique_ptr<soci::session> open_session(const database_url& url) {
         *session << "SET synchronous_commit = on";
         *session << "SET client_min_messages = warning";
     }
-    return session;
+    session_ptr owned(session.release());
+    attach_statement_cache(*owned);
+    return owned;
 }
 
 database_backend backend_of(soci::session& session) {
@@ -94,7 +104,7 @@ database_backend backend_of(soci::session& session) {
 
 write_transaction::write_transaction(soci::session& session) : session_(session) {
     if (backend_of(session_) == database_backend::sqlite) {
-        session_ << "BEGIN IMMEDIATE";
+        run_control(session_, "BEGIN IMMEDIATE");
     } else {
         session_ << "BEGIN";
     }
@@ -110,7 +120,7 @@ write_transaction::~write_transaction() {
 }
 
 void write_transaction::commit() {
-    session_ << "COMMIT";
+    run_control(session_, "COMMIT");
     open_ = false;
 }
 

@@ -8,6 +8,7 @@
 #include "ledger/assert.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/outbox.hpp"
+#include "ledger/statement_cache.hpp"
 #include "ledger/time_format.hpp"
 
 namespace corridor {
@@ -202,6 +203,20 @@ const std::string transaction_select =
     ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id AND "
     "q.platform_id = transactions.platform_id), '') FROM transactions";
 
+const std::string quote_by_id_sql = std::string("SELECT ") + quote_columns +
+                                    " FROM quotes WHERE platform_id = :p AND environment = :e AND id = :i";
+const std::string transaction_by_id_sql =
+    transaction_select + " WHERE platform_id = :p AND environment = :e AND id = :i";
+const std::string quote_insert_sql =
+    std::string("INSERT INTO quotes (") + quote_columns +
+    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
+    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26, :c27, :c28, :c29, :c30, "
+    ":c31, :c32, :c33)";
+const std::string transaction_insert_sql =
+    std::string("INSERT INTO transactions (") + transaction_columns +
+    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
+    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)";
+
 sql_filter tenant_filter(const tenant& owner) {
     sql_filter filter;
     filter.equals("platform_id", owner.platform_id);
@@ -220,53 +235,40 @@ void insert_quote(soci::session& session, const quote_record& q) {
               fees = q.priced.fees_included, counterparty_fee = q.priced.counterparty_fixed_fee,
               service_fee = q.priced.service_fixed_fee, variable_fee = q.priced.variable_fee_amount,
               created = q.created_at_ms, expires = q.expires_at_ms, updated = q.updated_at_ms;
-    session << "INSERT INTO quotes (" << quote_columns
-            << ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, "
-               ":c14, :c15, :c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26, "
-               ":c27, :c28, :c29, :c30, :c31, :c32, :c33)",
-        soci::use(q.id), soci::use(q.owner.platform_id), soci::use(env_name), soci::use(q.status),
-        soci::use(q.source_type), soci::use(q.source_account_id), soci::use(q.source_customer_id),
-        soci::use(q.destination_type), soci::use(q.destination_account_id),
-        soci::use(q.destination_customer_id), soci::use(q.sending_currency),
-        soci::use(q.receiving_currency), soci::use(q.locked_side), soci::use(locked),
-        soci::use(total_sending), soci::use(net), soci::use(total_receiving), soci::use(fees),
-        soci::use(exchange), soci::use(counterparty), soci::use(service), soci::use(variable),
-        soci::use(counterparty_fee), soci::use(service_fee), soci::use(variable_fee),
-        soci::use(q.purpose_of_payment), soci::use(q.description), soci::use(q.transaction_id),
-        soci::use(q.funding_reference), soci::use(q.payment_instructions), soci::use(created),
-        soci::use(expires), soci::use(updated);
+    run_prepared(session, quote_insert_sql.c_str(), q.id, q.owner.platform_id, env_name, q.status,
+                 q.source_type, q.source_account_id, q.source_customer_id, q.destination_type,
+                 q.destination_account_id, q.destination_customer_id, q.sending_currency,
+                 q.receiving_currency, q.locked_side, locked, total_sending, net, total_receiving,
+                 fees, exchange, counterparty, service, variable, counterparty_fee, service_fee,
+                 variable_fee, q.purpose_of_payment, q.description, q.transaction_id,
+                 q.funding_reference, q.payment_instructions, created, expires, updated);
 }
 
 void insert_transaction(soci::session& session, const transaction_record& t) {
     std::string env_name(t.owner.env_name());
     long long sent = t.sent_amount, received = t.received_amount, fees = t.fees,
               settled = t.settled_at_ms, created = t.created_at_ms, updated = t.updated_at_ms;
-    session << "INSERT INTO transactions (" << transaction_columns
-            << ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, "
-               ":c14, :c15, :c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)",
-        soci::use(t.id), soci::use(t.owner.platform_id), soci::use(env_name), soci::use(t.type),
-        soci::use(t.status), soci::use(t.quote_id), soci::use(t.customer_id),
-        soci::use(t.platform_customer_id), soci::use(t.source_type), soci::use(t.source_account_id),
-        soci::use(t.source_currency), soci::use(t.destination_type),
-        soci::use(t.destination_account_id), soci::use(t.destination_currency), soci::use(sent),
-        soci::use(received), soci::use(fees), soci::use(t.exchange_rate), soci::use(t.rate_details),
-        soci::use(t.description), soci::use(t.failure_reason), soci::use(t.reference),
-        soci::use(t.refund), soci::use(settled), soci::use(created), soci::use(updated);
+    run_prepared(session, transaction_insert_sql.c_str(), t.id, t.owner.platform_id, env_name,
+                 t.type, t.status, t.quote_id, t.customer_id, t.platform_customer_id, t.source_type,
+                 t.source_account_id, t.source_currency, t.destination_type,
+                 t.destination_account_id, t.destination_currency, sent, received, fees,
+                 t.exchange_rate, t.rate_details, t.description, t.failure_reason, t.reference,
+                 t.refund, settled, created, updated);
 }
 
 void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
                          std::int64_t now_ms) {
     long long now = now_ms;
-    session << "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", soci::use(status),
-        soci::use(now), soci::use(q.id);
+    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
+                 now, q.id);
 }
 
 void update_transaction(soci::session& session, transaction_record& t) {
     long long settled = t.settled_at_ms, updated = t.updated_at_ms;
-    session << "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
-               "settled_at_ms = :a, updated_at_ms = :u WHERE id = :i",
-        soci::use(t.status), soci::use(t.failure_reason), soci::use(t.refund), soci::use(settled),
-        soci::use(updated), soci::use(t.id);
+    run_prepared(session,
+                 "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
+                 "settled_at_ms = :a, updated_at_ms = :u WHERE id = :i",
+                 t.status, t.failure_reason, t.refund, settled, updated, t.id);
 }
 
 void emit_payment_event(soci::session& session, const payment_services& services,
@@ -717,13 +719,12 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
 // Reads
 
 std::optional<quote_record> find_quote(soci::session& session, const tenant& owner, const std::string& id) {
-    sql_filter where = tenant_filter(owner);
-    where.equals("id", id);
     quote_row row;
-    std::optional<quote_record> found;
-    fetch_page(session, std::string("SELECT ") + quote_columns + " FROM quotes", where,
-               page_request{1, std::nullopt, false}, row, [&](const quote_row& r) { found = r.to_record(); });
-    return found;
+    std::string env_name(owner.env_name());
+    if (!fetch_prepared(session, quote_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
+        return std::nullopt;
+    }
+    return row.to_record();
 }
 
 page<quote_record> list_quotes(soci::session& session, const tenant& owner, const quote_filter& filter,
@@ -746,14 +747,12 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner, cons
 
 std::optional<transaction_record> find_transaction(soci::session& session, const tenant& owner,
                                                    const std::string& id) {
-    sql_filter where = tenant_filter(owner);
-    where.equals("id", id);
     transaction_row row;
-    std::optional<transaction_record> found;
-    fetch_page(session, transaction_select, where,
-               page_request{1, std::nullopt, false}, row,
-               [&](const transaction_row& r) { found = r.to_record(); });
-    return found;
+    std::string env_name(owner.env_name());
+    if (!fetch_prepared(session, transaction_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
+        return std::nullopt;
+    }
+    return row.to_record();
 }
 
 page<transaction_record> list_transactions(soci::session& session, const tenant& owner,
