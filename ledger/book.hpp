@@ -75,8 +75,16 @@ struct transfer_request {
 
 enum class transfer_error { insufficient_funds, account_not_found, currency_mismatch, overflow };
 
+struct posted_transfer {
+    std::string id;
+    // Balances (credits - debits) of the two accounts just after the transfer, as the guarded
+    // UPDATEs left them.
+    std::int64_t debit_balance = 0;
+    std::int64_t credit_balance = 0;
+};
+
 // Posts one transfer. On an error nothing of it is written.
-result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
+result<posted_transfer, transfer_error> post_transfer(soci::session& session, book_services services,
                                                   const tenant& owner,
                                                   const transfer_request& request);
 

@@ -279,16 +279,19 @@ void emit_payment_event(soci::session& session, const payment_services& services
                  json::serialize(payload));
 }
 
-void emit_balance_event(soci::session& session, const payment_services& services,
-                        const ledger_account& before, std::int64_t new_balance) {
+// An internal account's balance moved from old_balance to new_balance.
+void emit_balance_event(soci::session& session, const payment_services& services, const tenant& owner,
+                        const std::string& account_id, const std::string& customer_id,
+                        const std::string& currency, std::int64_t old_balance,
+                        std::int64_t new_balance) {
     json::object payload{
-        {"accountId", before.id},
-        {"oldBalance", json::object{{"amount", before.balance()},
-                                    {"currency", render_currency(services.currencies, before.currency)}}},
+        {"accountId", account_id},
+        {"oldBalance", json::object{{"amount", old_balance},
+                                    {"currency", render_currency(services.currencies, currency)}}},
         {"newBalance", json::object{{"amount", new_balance},
-                                    {"currency", render_currency(services.currencies, before.currency)}}}};
-    if (!before.owner_id.empty()) payload["customerId"] = before.owner_id;
-    record_event(session, services.ids, services.time, before.owner, "ACCOUNT_STATUS",
+                                    {"currency", render_currency(services.currencies, currency)}}}};
+    if (!customer_id.empty()) payload["customerId"] = customer_id;
+    record_event(session, services.ids, services.time, owner, "ACCOUNT_STATUS",
                  json::serialize(payload));
 }
 
@@ -331,19 +334,21 @@ payment_failure failure(payment_error code, std::string message, std::string fie
 // account (the one step that can be refused: insufficient funds), fees move to the fee account, and
 // the receiving liquidity account pays the destination. Then marks quote and transaction COMPLETED,
 // records the receiver's INCOMING transaction, and writes the events.
+//
+// Nothing is read back that the quote already says: accounts are immutable apart from their
+// balances and are never deleted, so the destination (checked when the quote was made) still exists
+// with the owner and currency the quote recorded, and the balances for the events come from the
+// guarded UPDATEs themselves. `outgoing` is the quote's OUTGOING transaction when the caller has
+// it in hand (it was written in this same command); otherwise it is read.
 result<transaction_record, payment_failure> settle(soci::session& session,
                                                    const payment_services& services,
                                                    const quote_record& quote,
                                                    const std::string& funding_account_id,
-                                                   const std::string& funding_code) {
+                                                   const std::string& funding_code,
+                                                   bool funding_is_internal,
+                                                   const transaction_record* outgoing_in_hand) {
     book_services book{services.ids, services.random, services.time};
     const tenant& owner = quote.owner;
-    auto destination = find_account(session, owner, quote.destination_account_id);
-    if (!destination) {
-        return failure(payment_error::destination_account_not_found, "destination account no longer exists");
-    }
-    auto source_before = find_account(session, owner, funding_account_id);
-    CORRIDOR_ASSERT(source_before.has_value());
     std::string liquidity_sending = ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
     std::string liquidity_receiving = ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
     auto debit = post_transfer(session, book, owner,
@@ -365,13 +370,19 @@ result<transaction_record, payment_failure> settle(soci::session& session,
         CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
     }
     auto credit = post_transfer(session, book, owner,
-                                {liquidity_receiving, destination->id, quote.priced.total_receiving,
+                                {liquidity_receiving, quote.destination_account_id, quote.priced.total_receiving,
                                  quote.receiving_currency, "receive", quote.transaction_id});
     CORRIDOR_ASSERT(credit.ok());
 
     std::int64_t now_ms = services.time.now_ms();
     update_quote_status(session, quote, "COMPLETED", now_ms);
-    auto outgoing = find_transaction(session, owner, quote.transaction_id);
+    std::optional<transaction_record> outgoing;
+    if (outgoing_in_hand) {
+        CORRIDOR_ASSERT(outgoing_in_hand->id == quote.transaction_id);
+        outgoing = *outgoing_in_hand;
+    } else {
+        outgoing = find_transaction(session, owner, quote.transaction_id);
+    }
     CORRIDOR_ASSERT(outgoing.has_value());
     outgoing->status = "COMPLETED";
     outgoing->settled_at_ms = now_ms;
@@ -384,13 +395,18 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.type = "INCOMING";
     incoming.status = "COMPLETED";
     incoming.quote_id = quote.id;
-    incoming.customer_id = destination->owner_id;
-    incoming.platform_customer_id = platform_customer_id_of(session, owner, destination->owner_id);
+    incoming.customer_id = quote.destination_customer_id;
+    // A customer's platformCustomerId never changes: the sender's, just looked up, serves when the
+    // receiver is the same customer.
+    incoming.platform_customer_id =
+        !incoming.customer_id.empty() && incoming.customer_id == outgoing->customer_id
+            ? outgoing->platform_customer_id
+            : platform_customer_id_of(session, owner, incoming.customer_id);
     incoming.source_type = quote.source_type;
     incoming.source_account_id = quote.source_account_id;
     incoming.source_currency = quote.sending_currency;
     incoming.destination_type = "ACCOUNT";
-    incoming.destination_account_id = destination->id;
+    incoming.destination_account_id = quote.destination_account_id;
     incoming.destination_currency = quote.receiving_currency;
     incoming.received_amount = quote.priced.total_receiving;
     incoming.rate_details = outgoing->rate_details;
@@ -401,12 +417,49 @@ result<transaction_record, payment_failure> settle(soci::session& session,
 
     emit_payment_event(session, services, *outgoing);
     emit_payment_event(session, services, incoming);
-    if (source_before->kind == account_kind::customer || source_before->kind == account_kind::platform) {
-        emit_balance_event(session, services, *source_before,
-                           source_before->balance() - quote.priced.total_sending);
+    if (funding_is_internal) {
+        std::int64_t source_after = debit->debit_balance;
+        emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
+                           quote.sending_currency, source_after + quote.priced.total_sending,
+                           source_after);
     }
-    emit_balance_event(session, services, *destination, destination->balance() + quote.priced.total_receiving);
+    std::int64_t destination_after = credit->credit_balance;
+    emit_balance_event(session, services, owner, quote.destination_account_id,
+                       quote.destination_customer_id, quote.receiving_currency,
+                       destination_after - quote.priced.total_receiving, destination_after);
     return std::move(*outgoing);
+}
+
+// Executes a quote as found (or as just created), after the checks of execute_quote.
+result<quote_record, payment_failure> execute_found_quote(soci::session& session,
+                                                          const payment_services& services,
+                                                          const quote_record& quote,
+                                                          const transaction_record* outgoing_in_hand) {
+    const std::string& quote_id = quote.id;
+    // Expired is expired whether or not the sweeper has marked it yet.
+    if (quote.status == "EXPIRED") {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
+                                                         format_timestamp_ms(quote.expires_at_ms));
+    }
+    if (quote.status != "PENDING") {
+        return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote.status +
+                                                             "; only PENDING quotes can be executed");
+    }
+    if (services.time.now_ms() >= quote.expires_at_ms) {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
+                                                         format_timestamp_ms(quote.expires_at_ms));
+    }
+    if (quote.source_type != "ACCOUNT") {
+        return failure(payment_error::quote_not_executable,
+                       "quote " + quote_id + " is funded by its payment instructions, not executed");
+    }
+    auto settled = settle(session, services, quote, quote.source_account_id, "send", true, outgoing_in_hand);
+    if (!settled) return settled.error();
+    // What update_quote_status wrote.
+    quote_record completed = quote;
+    completed.status = "COMPLETED";
+    completed.updated_at_ms = settled->updated_at_ms;
+    return completed;
 }
 
 }  // namespace
@@ -414,10 +467,14 @@ result<transaction_record, payment_failure> settle(soci::session& session,
 // ---------------------------------------------------------------------------------------------
 // Quotes
 
-result<quote_record, payment_failure> create_quote(soci::session& session,
-                                                   const payment_services& services,
-                                                   const platform_config& config,
-                                                   const quote_request& request) {
+namespace {
+
+// Creates a quote and its OUTGOING transaction; hands the transaction to the caller when asked.
+result<quote_record, payment_failure> create_quote_records(soci::session& session,
+                                                           const payment_services& services,
+                                                           const platform_config& config,
+                                                           const quote_request& request,
+                                                           transaction_record* outgoing_out) {
     CORRIDOR_ASSERT(request.locked_amount > 0 && request.locked_amount <= amount_max);
     const tenant& owner = config.owner;
     quote_record quote;
@@ -568,7 +625,27 @@ result<quote_record, payment_failure> create_quote(soci::session& session,
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
     insert_transaction(session, outgoing);
     emit_payment_event(session, services, outgoing);
+    if (outgoing_out) *outgoing_out = std::move(outgoing);
     return quote;
+}
+
+}  // namespace
+
+result<quote_record, payment_failure> create_quote(soci::session& session,
+                                                   const payment_services& services,
+                                                   const platform_config& config,
+                                                   const quote_request& request) {
+    return create_quote_records(session, services, config, request, nullptr);
+}
+
+result<quote_record, payment_failure> create_and_execute_quote(soci::session& session,
+                                                               const payment_services& services,
+                                                               const platform_config& config,
+                                                               const quote_request& request) {
+    transaction_record outgoing;
+    auto created = create_quote_records(session, services, config, request, &outgoing);
+    if (!created) return created.error();
+    return execute_found_quote(session, services, created.value(), &outgoing);
 }
 
 result<quote_record, payment_failure> execute_quote(soci::session& session,
@@ -576,28 +653,7 @@ result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const tenant& owner, const std::string& quote_id) {
     auto quote = find_quote(session, owner, quote_id);
     if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
-    // Expired is expired whether or not the sweeper has marked it yet.
-    if (quote->status == "EXPIRED") {
-        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
-                                                         format_timestamp_ms(quote->expires_at_ms));
-    }
-    if (quote->status != "PENDING") {
-        return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote->status +
-                                                             "; only PENDING quotes can be executed");
-    }
-    if (services.time.now_ms() >= quote->expires_at_ms) {
-        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
-                                                         format_timestamp_ms(quote->expires_at_ms));
-    }
-    if (quote->source_type != "ACCOUNT") {
-        return failure(payment_error::quote_not_executable,
-                       "quote " + quote_id + " is funded by its payment instructions, not executed");
-    }
-    auto settled = settle(session, services, *quote, quote->source_account_id, "send");
-    if (!settled) return settled.error();
-    auto updated = find_quote(session, owner, quote_id);
-    CORRIDOR_ASSERT(updated.has_value() && updated->status == "COMPLETED");
-    return std::move(*updated);
+    return execute_found_quote(session, services, *quote, nullptr);
 }
 
 result<transaction_record, payment_failure> receive_quote_funding(
@@ -626,7 +682,7 @@ result<transaction_record, payment_failure> receive_quote_funding(
     if (received == quote->priced.total_sending) {
         book_services book{services.ids, services.random, services.time};
         std::string settlement = ensure_account(session, book, owner, account_kind::settlement, "", currency);
-        return settle(session, services, *quote, settlement, "deposit");
+        return settle(session, services, *quote, settlement, "deposit", false, nullptr);
     }
     // The wrong amount arrived: fail the payment and send the funds back where they came from.
     std::int64_t now_ms = services.time.now_ms();
@@ -683,7 +739,8 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
     deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
     insert_transaction(session, deposit);
     emit_payment_event(session, services, deposit);
-    emit_balance_event(session, services, *account, account->balance() + amount);
+    emit_balance_event(session, services, owner, account->id, account->owner_id, account->currency,
+                       account->balance(), account->balance() + amount);
     auto after = find_account(session, owner, account_id);
     CORRIDOR_ASSERT(after.has_value() && after->balance() == account->balance() + amount);
     return std::move(*after);

@@ -120,6 +120,12 @@ result<quote_record, payment_failure> create_quote(soci::session& session,
                                                    const payment_services& services,
                                                    const platform_config& config,
                                                    const quote_request& request);
+// create_quote then execute_quote in one command (immediatelyExecute), without reading back the
+// records the creation just wrote. Either both happen or, on a failure, the caller rolls back.
+result<quote_record, payment_failure> create_and_execute_quote(soci::session& session,
+                                                               const payment_services& services,
+                                                               const platform_config& config,
+                                                               const quote_request& request);
 result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const payment_services& services,
                                                     const tenant& owner, const std::string& quote_id);

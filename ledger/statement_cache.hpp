@@ -134,7 +134,8 @@ long long run_prepared(soci::session& session, const char* sql, const Args&... a
     });
 }
 
-// Runs a query expected to return at most one row into `out`; false when it returned none.
+// Runs a query expected to return at most one row (a SELECT, or a statement with RETURNING) into
+// `out`; false when it returned none.
 template <class Row, class... Args>
 bool fetch_prepared(soci::session& session, const char* sql, Row& out, const Args&... args) {
     using entry = detail::prepared_query<Row, Args...>;
@@ -143,6 +144,10 @@ bool fetch_prepared(soci::session& session, const char* sql, Row& out, const Arg
         e.statement.execute(true);
         if (!e.statement.got_data()) return false;
         out = std::move(e.row);
+        // Run the statement to its end (a second row, if any, is not returned), so that an
+        // UPDATE ... RETURNING is complete before the statement is reset.
+        while (e.statement.fetch()) {
+        }
         return true;
     });
 }
