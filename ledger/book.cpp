@@ -171,54 +171,60 @@ transfer_error classify_refusal(soci::session& session, const tenant& owner, con
 
 }  // namespace
 
-result<posted_transfer, transfer_error> post_transfer(soci::session& session, book_services services,
-                                                      const tenant& owner,
-                                                      const transfer_request& request) {
+result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
+                                                  const tenant& owner,
+                                                  const transfer_request& request) {
     CORRIDOR_ASSERT(request.amount > 0);
     CORRIDOR_ASSERT(request.debit_account_id != request.credit_account_id);
     long long amount = request.amount;
     long long now_ms = services.time.now_ms();
     long long ceiling = posted_max - request.amount;
     std::string env_name(owner.env_name());
-    balance_row credited;
-    if (!fetch_prepared(
-            session,
-            "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = :t "
-            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-            "credits_posted <= :m RETURNING credits_posted - debits_posted",
-            credited, amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
-            request.currency, ceiling)) {
+    long long credited = run_prepared(
+        session,
+        "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = :t "
+        "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+        "credits_posted <= :m",
+        amount, now_ms, request.credit_account_id, owner.platform_id, env_name, request.currency,
+        ceiling);
+    if (credited != 1) {
         return classify_refusal(session, owner, request.credit_account_id, request, false);
     }
     // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two debits
     // can never both pass on a balance that covers one.
-    balance_row debited;
-    if (!fetch_prepared(
-            session,
-            "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
-            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-            "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= "
-            ":a2) RETURNING credits_posted - debits_posted",
-            debited, amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
-            request.currency, ceiling, amount)) {
+    long long debited = run_prepared(
+        session,
+        "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+        "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+        "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= :a2)",
+        amount, now_ms, request.debit_account_id, owner.platform_id, env_name, request.currency,
+        ceiling, amount);
+    if (debited != 1) {
         // Undo the credit so that a refused transfer leaves no trace.
         run_prepared(session,
                      "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
                      amount, request.credit_account_id);
         return classify_refusal(session, owner, request.debit_account_id, request, true);
     }
-    posted_transfer posted;
-    posted.id = services.ids.next("Transfer");
-    posted.debit_balance = debited.balance;
-    posted.credit_balance = credited.balance;
+    std::string id = services.ids.next("Transfer");
     run_prepared(session,
                  "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
                  "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
                  "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)",
-                 posted.id, owner.platform_id, env_name, request.debit_account_id,
+                 id, owner.platform_id, env_name, request.debit_account_id,
                  request.credit_account_id, amount, request.currency, request.code,
                  request.transaction_id, now_ms);
-    return posted;
+    return id;
+}
+
+std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id) {
+    balance_row row;
+    if (!fetch_prepared(session,
+                        "SELECT credits_posted - debits_posted FROM ledger_accounts WHERE id = :i",
+                        row, id)) {
+        return std::nullopt;
+    }
+    return row.balance;
 }
 
 std::vector<std::string> audit_book(soci::session& session) {

@@ -75,18 +75,15 @@ struct transfer_request {
 
 enum class transfer_error { insufficient_funds, account_not_found, currency_mismatch, overflow };
 
-struct posted_transfer {
-    std::string id;
-    // Balances (credits - debits) of the two accounts just after the transfer, as the guarded
-    // UPDATEs left them.
-    std::int64_t debit_balance = 0;
-    std::int64_t credit_balance = 0;
-};
-
 // Posts one transfer. On an error nothing of it is written.
-result<posted_transfer, transfer_error> post_transfer(soci::session& session, book_services services,
+result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
                                                   const tenant& owner,
                                                   const transfer_request& request);
+
+// An account's balance (credits - debits) as the caller's transaction sees it. Read after the
+// caller's own post_transfer on the account, it is exactly what that transfer left: the row is held
+// by the transaction (locked on PostgreSQL; SQLite has one writer) until it ends.
+std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id);
 
 // Recomputes every account's posted totals from the transfers and compares; returns the ids of
 // accounts that disagree, or are overdrawn against their flag. The auditor of the simulation tests.

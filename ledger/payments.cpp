@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <array>
 #include <fstream>
 #include <sstream>
 
@@ -60,6 +61,55 @@ rational parse_rational_text(const std::string& text) {
     auto slash = text.find('/');
     CORRIDOR_ASSERT(slash != std::string::npos);
     return rational(big_int(text.substr(0, slash)), big_int(text.substr(slash + 1)));
+}
+
+// Renderers see the same few stored texts again and again (one payment renders its rate details
+// four times: the quote and three transaction events). These remember the last results per thread,
+// so that each text is converted or parsed once, with exactly the result a fresh conversion gives.
+template <class Value, std::size_t Slots>
+class recent_conversions {
+public:
+    template <class Convert>
+    const Value& get(const std::string& text, Convert convert) {
+        for (auto& slot : slots_) {
+            if (slot.used && slot.text == text) return slot.value;
+        }
+        auto& slot = slots_[next_];
+        next_ = (next_ + 1) % Slots;
+        slot.value = convert(text);
+        slot.text = text;
+        slot.used = true;
+        return slot.value;
+    }
+
+private:
+    struct entry {
+        bool used = false;
+        std::string text;
+        Value value;
+    };
+    std::array<entry, Slots> slots_{};
+    std::size_t next_ = 0;
+};
+
+// A rate stored as "numerator/denominator", as the nearest double.
+double rational_text_to_double(const std::string& text) {
+    thread_local recent_conversions<double, 8> recent;
+    return recent.get(text, [](const std::string& t) { return parse_rational_text(t).to_double(); });
+}
+
+// A stored JSON object (rate details), parsed; the caller copies what it keeps.
+const json::value& parse_rate_details(const std::string& text) {
+    thread_local recent_conversions<json::value, 8> recent;
+    return recent.get(text, [](const std::string& t) { return json::parse(t); });
+}
+
+// Payment instructions as stored: "[]" (the common case) needs no parsing to know it is empty.
+std::optional<json::value> parse_instructions(const std::string& text) {
+    if (text.empty() || text == "[]") return std::nullopt;
+    json::value instructions = json::parse(text);
+    if (instructions.as_array().empty()) return std::nullopt;
+    return instructions;
 }
 
 std::string upper_reference(random_source& random, std::size_t chars) {
@@ -337,8 +387,8 @@ payment_failure failure(payment_error code, std::string message, std::string fie
 //
 // Nothing is read back that the quote already says: accounts are immutable apart from their
 // balances and are never deleted, so the destination (checked when the quote was made) still exists
-// with the owner and currency the quote recorded, and the balances for the events come from the
-// guarded UPDATEs themselves. `outgoing` is the quote's OUTGOING transaction when the caller has
+// with the owner and currency the quote recorded. The balances for the events are read after the
+// transfers, from rows this transaction now holds, so they are exactly what the transfers left. `outgoing` is the quote's OUTGOING transaction when the caller has
 // it in hand (it was written in this same command); otherwise it is read.
 result<transaction_record, payment_failure> settle(soci::session& session,
                                                    const payment_services& services,
@@ -418,15 +468,17 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     emit_payment_event(session, services, *outgoing);
     emit_payment_event(session, services, incoming);
     if (funding_is_internal) {
-        std::int64_t source_after = debit->debit_balance;
+        auto source_after = account_balance(session, funding_account_id);
+        CORRIDOR_ASSERT(source_after.has_value());
         emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           quote.sending_currency, source_after + quote.priced.total_sending,
-                           source_after);
+                           quote.sending_currency, *source_after + quote.priced.total_sending,
+                           *source_after);
     }
-    std::int64_t destination_after = credit->credit_balance;
+    auto destination_after = account_balance(session, quote.destination_account_id);
+    CORRIDOR_ASSERT(destination_after.has_value());
     emit_balance_event(session, services, owner, quote.destination_account_id,
                        quote.destination_customer_id, quote.receiving_currency,
-                       destination_after - quote.priced.total_receiving, destination_after);
+                       *destination_after - quote.priced.total_receiving, *destination_after);
     return std::move(*outgoing);
 }
 
@@ -864,10 +916,11 @@ json::object render_quote(const quote_record& q, const currency_registry& curren
         {"exchangeRate", q.priced.exchange_rate.to_double()},
         {"feesIncluded", q.priced.fees_included},
         {"transactionId", q.transaction_id},
-        {"rateDetails", json::parse(rate_details_json(q.priced))},
+        {"rateDetails", parse_rate_details(rate_details_json(q.priced))},
     };
-    json::value instructions = json::parse(q.payment_instructions);
-    if (!instructions.as_array().empty()) body["paymentInstructions"] = std::move(instructions);
+    if (auto instructions = parse_instructions(q.payment_instructions)) {
+        body["paymentInstructions"] = std::move(*instructions);
+    }
     if (!q.description.empty()) body["description"] = q.description;
     if (!q.purpose_of_payment.empty()) body["purposeOfPayment"] = q.purpose_of_payment;
     return body;
@@ -889,19 +942,19 @@ json::object render_transaction(const transaction_record& t, const currency_regi
     if (!t.description.empty()) body["description"] = t.description;
     if (!t.failure_reason.empty()) body["failureReason"] = t.failure_reason;
     if (!t.quote_id.empty()) body["quoteId"] = t.quote_id;
-    json::value details = json::parse(t.rate_details.empty() ? "{}" : t.rate_details);
+    static const std::string empty_object = "{}";
+    const json::value& details = parse_rate_details(t.rate_details.empty() ? empty_object : t.rate_details);
     body["receivedAmount"] = json::object{{"amount", t.received_amount},
                                           {"currency", render_currency(currencies, t.destination_currency)}};
     if (t.type == "OUTGOING") {
         body["sentAmount"] = json::object{{"amount", t.sent_amount},
                                           {"currency", render_currency(currencies, t.source_currency)}};
-        if (!t.exchange_rate.empty()) body["exchangeRate"] = parse_rational_text(t.exchange_rate).to_double();
+        if (!t.exchange_rate.empty()) body["exchangeRate"] = rational_text_to_double(t.exchange_rate);
         body["fees"] = t.fees;
-        body["rateDetails"] = std::move(details);
+        body["rateDetails"] = details;
         if (!t.refund.empty()) body["refund"] = json::parse(t.refund);
-        if (!t.payment_instructions.empty()) {
-            json::value instructions = json::parse(t.payment_instructions);
-            if (!instructions.as_array().empty()) body["paymentInstructions"] = std::move(instructions);
+        if (auto instructions = parse_instructions(t.payment_instructions)) {
+            body["paymentInstructions"] = std::move(*instructions);
         }
     } else {
         // Incoming transactions carry only the service's own rate details.

@@ -174,7 +174,17 @@ std::optional<platform_config> load_platform_config(soci::session& session, cons
     long long created_ms = row.created_ms, updated_ms = row.updated_ms;
     config.owner = owner;
     if (webhook_indicator == soci::i_ok) config.webhook_endpoint = webhook;
-    config.supported_currencies = supported_currencies_from_json(currencies);
+    {
+        // Loaded for every money-moving request and rarely changed: the last text parsed (per
+        // thread) is remembered with its result.
+        thread_local std::string last_text;
+        thread_local std::vector<supported_currency> last_parsed;
+        if (last_text.empty() || last_text != currencies) {
+            last_parsed = supported_currencies_from_json(currencies);
+            last_text = currencies;
+        }
+        config.supported_currencies = last_parsed;
+    }
     config.is_regulated = regulated != 0;
     config.created_at_ms = created_ms;
     config.updated_at_ms = updated_ms;

@@ -47,7 +47,13 @@ void detach_statement_cache(soci::session& session) {
 
 void reset_sqlite_statement(soci::statement& statement) {
     auto* backend = static_cast<soci::sqlite3_statement_backend*>(statement.get_backend());
-    if (backend && backend->stmt_) sqlite3_reset(backend->stmt_);
+    if (!backend || !backend->stmt_) return;
+    auto* handle = backend->stmt_;
+    if (!sqlite3_stmt_readonly(handle) && sqlite3_stmt_busy(handle)) {
+        while (sqlite3_step(handle) == SQLITE_ROW) {
+        }
+    }
+    sqlite3_reset(handle);
 }
 
 void run_control(soci::session& session, const char* sql) {

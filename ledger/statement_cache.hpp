@@ -55,7 +55,8 @@ void attach_statement_cache(soci::session& session);
 void detach_statement_cache(soci::session& session);
 // Returns a used SQLite statement to its initial state, so that a cached SELECT keeps no read
 // snapshot open between calls (a connection with a statement in progress would keep reading its
-// old snapshot and hold back checkpoints).
+// old snapshot and hold back checkpoints). A write with RETURNING that is still handing out rows is
+// first run to its end.
 void reset_sqlite_statement(soci::statement& statement);
 
 namespace detail {
@@ -144,10 +145,6 @@ bool fetch_prepared(soci::session& session, const char* sql, Row& out, const Arg
         e.statement.execute(true);
         if (!e.statement.got_data()) return false;
         out = std::move(e.row);
-        // Run the statement to its end (a second row, if any, is not returned), so that an
-        // UPDATE ... RETURNING is complete before the statement is reset.
-        while (e.statement.fetch()) {
-        }
         return true;
     });
 }
