@@ -9,6 +9,7 @@
 #include <libpq-fe.h>
 
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 namespace corridor {
@@ -69,6 +70,18 @@ std::string postgresql_keyword_string(const std::string& uri) {
     return out;
 }
 
+// soci sessions are used by one thread at a time, so SQLite's per-connection mutexes (its default
+// serialized mode) only cost time on every call; multi-thread mode leaves them out. Memory
+// statistics, which take a global mutex on every allocation, are not used either. Both settings
+// apply only before SQLite initializes; if something initialized it earlier, the defaults stay.
+void configure_sqlite_once() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        sqlite_api::sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+        sqlite_api::sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    });
+}
+
 }  // namespace
 
 void session_closer::operator()(soci::session* session) const noexcept {
@@ -80,6 +93,7 @@ void session_closer::operator()(soci::session* session) const noexcept {
 session_ptr open_session(const database_url& url) {
     std::unique_ptr<soci::session> session;
     if (url.backend == database_backend::sqlite) {
+        configure_sqlite_once();
         session = std::make_unique<soci::session>(*soci::factory_sqlite3(),
                                                   "db=\"" + url.connect_string + "\"");
         *session << "PRAGMA journal_mode=WAL";
