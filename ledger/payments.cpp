@@ -1,8 +1,10 @@
 #include "ledger/payments.hpp"
 
 #include <boost/json.hpp>
+#include <boost/json/monotonic_resource.hpp>
 
 #include <array>
+#include <cstddef>
 #include <fstream>
 #include <sstream>
 
@@ -321,9 +323,17 @@ void update_transaction(soci::session& session, transaction_record& t) {
                  t.status, t.failure_reason, t.refund, settled, updated, t.id);
 }
 
+// Event payloads live only until serialized: they are built in an arena on the stack instead of
+// allocating every node.
+constexpr std::size_t event_arena_bytes = 8192;
+
 void emit_payment_event(soci::session& session, const payment_services& services,
                         const transaction_record& t) {
-    json::object payload{{"transaction", render_transaction(t, services.currencies)}};
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(storage);
+    payload.emplace("transaction", render_transaction(t, services.currencies, storage));
     record_event(session, services.ids, services.time, t.owner,
                  t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
                  json::serialize(payload));
@@ -334,12 +344,18 @@ void emit_balance_event(soci::session& session, const payment_services& services
                         const std::string& account_id, const std::string& customer_id,
                         const std::string& currency, std::int64_t old_balance,
                         std::int64_t new_balance) {
-    json::object payload{
-        {"accountId", account_id},
-        {"oldBalance", json::object{{"amount", old_balance},
-                                    {"currency", render_currency(services.currencies, currency)}}},
-        {"newBalance", json::object{{"amount", new_balance},
-                                    {"currency", render_currency(services.currencies, currency)}}}};
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(
+        {{"accountId", account_id},
+         {"oldBalance", json::object({{"amount", old_balance},
+                                      {"currency", render_currency(services.currencies, currency, storage)}},
+                                     storage)},
+         {"newBalance", json::object({{"amount", new_balance},
+                                      {"currency", render_currency(services.currencies, currency, storage)}},
+                                     storage)}},
+        storage);
     if (!customer_id.empty()) payload["customerId"] = customer_id;
     record_event(session, services.ids, services.time, owner, "ACCOUNT_STATUS",
                  json::serialize(payload));
@@ -890,11 +906,13 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-json::object render_currency(const currency_registry& currencies, const std::string& code) {
+json::object render_currency(const currency_registry& currencies, const std::string& code,
+                             json::storage_ptr storage) {
     const currency* found = currencies.find(code);
-    if (!found) return json::object{{"code", code}};
-    return json::object{{"code", found->code}, {"name", found->name}, {"symbol", found->symbol},
-                        {"decimals", found->decimals}};
+    if (!found) return json::object({{"code", code}}, std::move(storage));
+    return json::object({{"code", found->code}, {"name", found->name}, {"symbol", found->symbol},
+                         {"decimals", found->decimals}},
+                        std::move(storage));
 }
 
 json::object render_quote(const quote_record& q, const currency_registry& currencies) {
@@ -926,16 +944,18 @@ json::object render_quote(const quote_record& q, const currency_registry& curren
     return body;
 }
 
-json::object render_transaction(const transaction_record& t, const currency_registry& currencies) {
-    json::object source{{"sourceType", t.source_type}, {"currency", t.source_currency}};
+json::object render_transaction(const transaction_record& t, const currency_registry& currencies,
+                                json::storage_ptr sp) {
+    json::object source({{"sourceType", t.source_type}, {"currency", t.source_currency}}, sp);
     if (!t.source_account_id.empty()) source["accountId"] = t.source_account_id;
-    json::object destination{{"destinationType", t.destination_type}, {"currency", t.destination_currency}};
+    json::object destination({{"destinationType", t.destination_type}, {"currency", t.destination_currency}}, sp);
     if (!t.destination_account_id.empty()) destination["accountId"] = t.destination_account_id;
-    json::object body{{"id", t.id},         {"status", t.status},
-                      {"type", t.type},     {"source", std::move(source)},
-                      {"destination", std::move(destination)},
-                      {"createdAt", format_timestamp_ms(t.created_at_ms)},
-                      {"updatedAt", format_timestamp_ms(t.updated_at_ms)}};
+    json::object body({{"id", t.id},         {"status", t.status},
+                       {"type", t.type},     {"source", std::move(source)},
+                       {"destination", std::move(destination)},
+                       {"createdAt", format_timestamp_ms(t.created_at_ms)},
+                       {"updatedAt", format_timestamp_ms(t.updated_at_ms)}},
+                      sp);
     if (!t.customer_id.empty()) body["customerId"] = t.customer_id;
     if (!t.platform_customer_id.empty()) body["platformCustomerId"] = t.platform_customer_id;
     if (t.settled_at_ms > 0) body["settledAt"] = format_timestamp_ms(t.settled_at_ms);
@@ -944,11 +964,11 @@ json::object render_transaction(const transaction_record& t, const currency_regi
     if (!t.quote_id.empty()) body["quoteId"] = t.quote_id;
     static const std::string empty_object = "{}";
     const json::value& details = parse_rate_details(t.rate_details.empty() ? empty_object : t.rate_details);
-    body["receivedAmount"] = json::object{{"amount", t.received_amount},
-                                          {"currency", render_currency(currencies, t.destination_currency)}};
+    body["receivedAmount"] = json::object(
+        {{"amount", t.received_amount}, {"currency", render_currency(currencies, t.destination_currency, sp)}}, sp);
     if (t.type == "OUTGOING") {
-        body["sentAmount"] = json::object{{"amount", t.sent_amount},
-                                          {"currency", render_currency(currencies, t.source_currency)}};
+        body["sentAmount"] = json::object(
+            {{"amount", t.sent_amount}, {"currency", render_currency(currencies, t.source_currency, sp)}}, sp);
         if (!t.exchange_rate.empty()) body["exchangeRate"] = rational_text_to_double(t.exchange_rate);
         body["fees"] = t.fees;
         body["rateDetails"] = details;
@@ -958,13 +978,15 @@ json::object render_transaction(const transaction_record& t, const currency_regi
         }
     } else {
         // Incoming transactions carry only the service's own rate details.
-        json::object service_only;
+        json::object service_only(sp);
         for (auto key : {"serviceApiMultiplier", "serviceApiFixedFee", "serviceApiVariableFeeRate",
                          "serviceApiVariableFeeAmount"}) {
             if (auto* value = details.as_object().if_contains(key)) service_only[key] = *value;
         }
         if (!service_only.empty()) body["rateDetails"] = std::move(service_only);
-        if (t.status != "CREATED") body["reconciliationInstructions"] = json::object{{"reference", t.reference}};
+        if (t.status != "CREATED") {
+            body["reconciliationInstructions"] = json::object({{"reference", t.reference}}, sp);
+        }
     }
     return body;
 }
