@@ -100,6 +100,11 @@ session_ptr open_session(const database_url& url) {
         *session << "PRAGMA synchronous=FULL";
         *session << "PRAGMA foreign_keys=ON";
         *session << "PRAGMA busy_timeout=10000";
+        // Savepoints (one per ledger command and one per request) keep a statement journal of the
+        // pages they change; past 64 KiB SQLite spills it to a temporary file, which costs an
+        // open, writes and an unlink per command. It is never used for crash recovery (the WAL
+        // is), so it can live in memory like other temporary storage.
+        *session << "PRAGMA temp_store=MEMORY";
     } else {
         session = std::make_unique<soci::session>(*soci::factory_postgresql(),
                                                   postgresql_keyword_string(url.connect_string));
