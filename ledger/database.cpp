@@ -105,6 +105,12 @@ session_ptr open_session(const database_url& url) {
         // open, writes and an unlink per command. It is never used for crash recovery (the WAL
         // is), so it can live in memory like other temporary storage.
         *session << "PRAGMA temp_store=MEMORY";
+        // A checkpoint copies every page changed since the last one into the database file and
+        // syncs it, on whichever connection commits past the threshold (the ledger writer, in
+        // practice). The hot pages (service accounts, the tails of tables and indexes) change in
+        // every batch; checkpointing every 4000 pages rather than 1000 writes each of them a
+        // quarter as often. The WAL may grow to about 16 MiB between checkpoints.
+        *session << "PRAGMA wal_autocheckpoint=4000";
     } else {
         session = std::make_unique<soci::session>(*soci::factory_postgresql(),
                                                   postgresql_keyword_string(url.connect_string));
