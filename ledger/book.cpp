@@ -4,6 +4,7 @@
 
 #include "ledger/assert.hpp"
 #include "ledger/money.hpp"
+#include "ledger/statement_cache.hpp"
 
 namespace corridor {
 namespace {
@@ -54,6 +55,20 @@ constexpr const char* account_select =
     "SELECT id, platform_id, environment, kind, owner_id, currency, reference, must_not_overdraw, "
     "debits_posted, credits_posted, created_at_ms, updated_at_ms FROM ledger_accounts";
 
+const std::string account_by_id_sql =
+    std::string(account_select) + " WHERE platform_id = :p AND environment = :e AND id = :i";
+
+struct balance_row {
+    long long balance = 0;
+    void bind(soci::statement& statement) { statement.exchange(soci::into(balance)); }
+};
+
+struct id_row {
+    std::string id;
+    soci::indicator found = soci::i_null;
+    void bind(soci::statement& statement) { statement.exchange(soci::into(id, found)); }
+};
+
 bool is_internal(account_kind kind) {
     return kind == account_kind::customer || kind == account_kind::platform;
 }
@@ -78,13 +93,14 @@ std::string ensure_account(soci::session& session, book_services services, const
     std::string env_name(owner.env_name());
     std::string kind_name(to_string(kind));
     auto find_id = [&]() -> std::optional<std::string> {
-        std::string id;
-        soci::indicator found = soci::i_null;
-        session << "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND "
-                   "kind = :k AND owner_id = :o AND currency = :c",
-            soci::use(owner.platform_id), soci::use(env_name), soci::use(kind_name),
-            soci::use(owner_id), soci::use(currency), soci::into(id, found);
-        if (session.got_data() && found == soci::i_ok) return id;
+        id_row row;
+        if (fetch_prepared(session,
+                           "SELECT id FROM ledger_accounts WHERE platform_id = :p AND "
+                           "environment = :e AND kind = :k AND owner_id = :o AND currency = :c",
+                           row, owner.platform_id, env_name, kind_name, owner_id, currency) &&
+            row.found == soci::i_ok) {
+            return std::move(row.id);
+        }
         return std::nullopt;
     };
     if (auto existing = find_id()) return *existing;
@@ -96,13 +112,13 @@ std::string ensure_account(soci::session& session, book_services services, const
     long long now_ms = services.time.now_ms();
     // Another process may open the same account at the same moment: the unique index decides, and
     // the loser reads the winner's row.
-    session << "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
-               "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
-               "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, "
-               ":t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO NOTHING",
-        soci::use(id), soci::use(owner.platform_id), soci::use(env_name), soci::use(kind_name),
-        soci::use(owner_id), soci::use(currency), soci::use(reference), soci::use(overdraw_guard),
-        soci::use(now_ms), soci::use(now_ms);
+    run_prepared(session,
+                 "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+                 "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+                 "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, "
+                 ":t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO NOTHING",
+                 id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
+                 overdraw_guard, now_ms, now_ms);
     auto stored = find_id();
     CORRIDOR_ASSERT(stored.has_value());
     return *stored;
@@ -110,15 +126,12 @@ std::string ensure_account(soci::session& session, book_services services, const
 
 std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
                                            const std::string& id) {
-    sql_filter where;
-    where.equals("platform_id", owner.platform_id);
-    where.equals("environment", std::string(owner.env_name()));
-    where.equals("id", id);
     account_row row;
-    std::optional<ledger_account> found;
-    fetch_page(session, account_select, where, page_request{1, std::nullopt, false}, row,
-               [&](const account_row& r) { found = r.to_account(); });
-    return found;
+    std::string env_name(owner.env_name());
+    if (!fetch_prepared(session, account_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
+        return std::nullopt;
+    }
+    return row.to_account();
 }
 
 page<ledger_account> list_internal_accounts(soci::session& session, const tenant& owner,
@@ -167,43 +180,51 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
     long long now_ms = services.time.now_ms();
     long long ceiling = posted_max - request.amount;
     std::string env_name(owner.env_name());
-    soci::statement credit_update =
-        (session.prepare << "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, "
-                            "updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
-                            "environment = :e AND currency = :c AND credits_posted <= :m",
-         soci::use(amount), soci::use(now_ms), soci::use(request.credit_account_id),
-         soci::use(owner.platform_id), soci::use(env_name), soci::use(request.currency),
-         soci::use(ceiling));
-    credit_update.execute(true);
-    if (credit_update.get_affected_rows() != 1) {
+    long long credited = run_prepared(
+        session,
+        "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = :t "
+        "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+        "credits_posted <= :m",
+        amount, now_ms, request.credit_account_id, owner.platform_id, env_name, request.currency,
+        ceiling);
+    if (credited != 1) {
         return classify_refusal(session, owner, request.credit_account_id, request, false);
     }
     // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two debits
     // can never both pass on a balance that covers one.
-    soci::statement debit_update =
-        (session.prepare << "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, "
-                            "updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
-                            "environment = :e AND currency = :c AND debits_posted <= :m AND "
-                            "(must_not_overdraw = 0 OR credits_posted - debits_posted >= :a2)",
-         soci::use(amount), soci::use(now_ms), soci::use(request.debit_account_id),
-         soci::use(owner.platform_id), soci::use(env_name), soci::use(request.currency),
-         soci::use(ceiling), soci::use(amount));
-    debit_update.execute(true);
-    if (debit_update.get_affected_rows() != 1) {
+    long long debited = run_prepared(
+        session,
+        "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+        "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+        "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= :a2)",
+        amount, now_ms, request.debit_account_id, owner.platform_id, env_name, request.currency,
+        ceiling, amount);
+    if (debited != 1) {
         // Undo the credit so that a refused transfer leaves no trace.
-        session << "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
-            soci::use(amount), soci::use(request.credit_account_id);
+        run_prepared(session,
+                     "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
+                     amount, request.credit_account_id);
         return classify_refusal(session, owner, request.debit_account_id, request, true);
     }
     std::string id = services.ids.next("Transfer");
-    session << "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
-               "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
-               "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)",
-        soci::use(id), soci::use(owner.platform_id), soci::use(env_name),
-        soci::use(request.debit_account_id), soci::use(request.credit_account_id),
-        soci::use(amount), soci::use(request.currency), soci::use(request.code),
-        soci::use(request.transaction_id), soci::use(now_ms);
+    run_prepared(session,
+                 "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
+                 "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
+                 "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)",
+                 id, owner.platform_id, env_name, request.debit_account_id,
+                 request.credit_account_id, amount, request.currency, request.code,
+                 request.transaction_id, now_ms);
     return id;
+}
+
+std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id) {
+    balance_row row;
+    if (!fetch_prepared(session,
+                        "SELECT credits_posted - debits_posted FROM ledger_accounts WHERE id = :i",
+                        row, id)) {
+        return std::nullopt;
+    }
+    return row.balance;
 }
 
 std::vector<std::string> audit_book(soci::session& session) {

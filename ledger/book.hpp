@@ -80,6 +80,11 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
                                                   const tenant& owner,
                                                   const transfer_request& request);
 
+// An account's balance (credits - debits) as the caller's transaction sees it. Read after the
+// caller's own post_transfer on the account, it is exactly what that transfer left: the row is held
+// by the transaction (locked on PostgreSQL; SQLite has one writer) until it ends.
+std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id);
+
 // Recomputes every account's posted totals from the transfers and compares; returns the ids of
 // accounts that disagree, or are overdrawn against their flag. The auditor of the simulation tests.
 std::vector<std::string> audit_book(soci::session& session);

@@ -5,6 +5,7 @@
 #include "ledger/assert.hpp"
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
+#include "ledger/statement_cache.hpp"
 
 namespace corridor {
 namespace {
@@ -140,13 +141,12 @@ bool lock_live_customer(soci::session& session, const tenant& owner, const std::
 
 std::optional<customer> find_customer(soci::session& session, const tenant& owner,
                                       const std::string& id) {
-    sql_filter where = tenant_filter(owner);
-    where.equals("id", id);
+    static const std::string sql =
+        std::string(customer_select) + " WHERE platform_id = :p AND environment = :e AND id = :i";
     customer_row row;
-    std::optional<customer> found;
-    fetch_page(session, customer_select, where, page_request{1, std::nullopt, false}, row,
-               [&](const customer_row& r) { found = r.to_customer(); });
-    return found;
+    std::string env_name(owner.env_name());
+    if (!fetch_prepared(session, sql.c_str(), row, owner.platform_id, env_name, id)) return std::nullopt;
+    return row.to_customer();
 }
 
 result<customer, customer_error> create_customer(soci::session& session,

@@ -24,8 +24,13 @@ struct database_url {
 
 // Opens a session with the settings money needs: SQLite in WAL with synchronous=FULL (an
 // acknowledged write survives power loss), foreign keys on, a busy timeout for the rare writer
-// contention; PostgreSQL at READ COMMITTED with synchronous_commit on.
-std::unique_ptr<soci::session> open_session(const database_url& url);
+// contention; PostgreSQL at READ COMMITTED with synchronous_commit on. The session carries a cache
+// of prepared statements (statement_cache.hpp) that its deleter drops before disconnecting.
+struct session_closer {
+    void operator()(soci::session* session) const noexcept;
+};
+using session_ptr = std::unique_ptr<soci::session, session_closer>;
+session_ptr open_session(const database_url& url);
 
 database_backend backend_of(soci::session& session);
 

@@ -1,21 +1,32 @@
 #include "ledger/idempotency.hpp"
 
 #include "ledger/assert.hpp"
+#include "ledger/statement_cache.hpp"
 
 namespace corridor {
 
 std::optional<stored_response> find_idempotent_response(soci::session& session,
                                                         const tenant& owner,
                                                         const std::string& key) {
-    stored_response stored;
+    struct response_row {
+        stored_response stored;
+        soci::indicator found = soci::i_null;
+        void bind(soci::statement& statement) {
+            statement.exchange(soci::into(stored.request_hash, found));
+            statement.exchange(soci::into(stored.status));
+            statement.exchange(soci::into(stored.body));
+        }
+    };
     std::string env_name(owner.env_name());
-    soci::indicator found = soci::i_null;
-    session << "SELECT request_hash, status, response_body FROM idempotency_keys WHERE "
-               "platform_id = :p AND environment = :e AND idempotency_key = :k",
-        soci::use(owner.platform_id), soci::use(env_name), soci::use(key),
-        soci::into(stored.request_hash, found), soci::into(stored.status), soci::into(stored.body);
-    if (!session.got_data() || found != soci::i_ok) return std::nullopt;
-    return stored;
+    response_row row;
+    if (!fetch_prepared(session,
+                        "SELECT request_hash, status, response_body FROM idempotency_keys WHERE "
+                        "platform_id = :p AND environment = :e AND idempotency_key = :k",
+                        row, owner.platform_id, env_name, key) ||
+        row.found != soci::i_ok) {
+        return std::nullopt;
+    }
+    return std::move(row.stored);
 }
 
 void store_idempotent_response(soci::session& session, const tenant& owner, const std::string& key,
@@ -24,12 +35,12 @@ void store_idempotent_response(soci::session& session, const tenant& owner, cons
     CORRIDOR_ASSERT(!key.empty() && key.size() <= idempotency_key_chars_max);
     std::string env_name(owner.env_name());
     long long created_ms = now_ms;
-    session << "INSERT INTO idempotency_keys (platform_id, environment, idempotency_key, "
-               "request_hash, status, response_body, created_at_ms) VALUES (:p, :e, :k, :h, :s, "
-               ":b, :t)",
-        soci::use(owner.platform_id), soci::use(env_name), soci::use(key),
-        soci::use(response.request_hash), soci::use(response.status), soci::use(response.body),
-        soci::use(created_ms);
+    run_prepared(session,
+                 "INSERT INTO idempotency_keys (platform_id, environment, idempotency_key, "
+                 "request_hash, status, response_body, created_at_ms) VALUES (:p, :e, :k, :h, :s, "
+                 ":b, :t)",
+                 owner.platform_id, env_name, key, response.request_hash, response.status,
+                 response.body, created_ms);
 }
 
 std::int64_t prune_idempotency_keys(soci::session& session, std::int64_t older_than_ms) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "ledger/assert.hpp"
+#include "ledger/statement_cache.hpp"
 
 namespace corridor {
 
@@ -46,7 +47,7 @@ std::size_t ledger_writer::queue_depth() const {
 }
 
 void ledger_writer::worker() {
-    std::unique_ptr<soci::session> session;
+    session_ptr session;
     std::vector<std::unique_ptr<session_job>> batch;
     batch.reserve(batch_commands_max_);
     while (true) {
@@ -80,11 +81,11 @@ void ledger_writer::apply_batch(soci::session& session,
     {
         write_transaction transaction(session);
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            session << "SAVEPOINT command";
+            run_control(session, "SAVEPOINT command");
             applied[i] = batch[i]->run(session);
-            session << (applied[i] ? "RELEASE SAVEPOINT command"
-                                   : "ROLLBACK TO SAVEPOINT command");
-            if (!applied[i]) session << "RELEASE SAVEPOINT command";
+            run_control(session, applied[i] ? "RELEASE SAVEPOINT command"
+                                            : "ROLLBACK TO SAVEPOINT command");
+            if (!applied[i]) run_control(session, "RELEASE SAVEPOINT command");
         }
         transaction.commit();  // one durable commit for the whole batch
     }

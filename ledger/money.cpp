@@ -2,7 +2,9 @@
 
 #include <boost/multiprecision/cpp_dec_float.hpp>
 
+#include <functional>
 #include <limits>
+#include <unordered_map>
 
 #include "ledger/assert.hpp"
 
@@ -96,10 +98,43 @@ big_int rational::ceil() const {
     return quotient;
 }
 
-double rational::to_double() const {
+namespace {
+
+double exact_to_double(const big_int& numerator, const big_int& denominator) {
     using decimal = boost::multiprecision::cpp_dec_float_50;
-    decimal value = decimal(numerator_) / decimal(denominator_);
+    decimal value = decimal(numerator) / decimal(denominator);
     return value.convert_to<double>();
+}
+
+// The values rendered are the rates of the configured corridors, the same few over and over, and
+// the 50-digit conversion costs tens of thousands of instructions; its results are remembered per
+// thread (bounded), so every call still returns exactly what the conversion gives.
+struct ratio_key {
+    std::int64_t numerator, denominator;
+    bool operator==(const ratio_key&) const = default;
+};
+struct ratio_hash {
+    std::size_t operator()(const ratio_key& key) const noexcept {
+        return std::hash<std::int64_t>()(key.numerator) * 31 + std::hash<std::int64_t>()(key.denominator);
+    }
+};
+constexpr std::size_t remembered_ratios_max = 4096;
+
+}  // namespace
+
+double rational::to_double() const {
+    constexpr std::int64_t low = std::numeric_limits<std::int64_t>::min();
+    constexpr std::int64_t high = std::numeric_limits<std::int64_t>::max();
+    if (numerator_ < low || numerator_ > high || denominator_ > high) {
+        return exact_to_double(numerator_, denominator_);
+    }
+    ratio_key key{numerator_.convert_to<std::int64_t>(), denominator_.convert_to<std::int64_t>()};
+    thread_local std::unordered_map<ratio_key, double, ratio_hash> remembered;
+    if (auto found = remembered.find(key); found != remembered.end()) return found->second;
+    double value = exact_to_double(numerator_, denominator_);
+    if (remembered.size() >= remembered_ratios_max) remembered.clear();
+    remembered.emplace(key, value);
+    return value;
 }
 
 std::string rational::to_decimal(int fraction_digits) const {

@@ -1,6 +1,7 @@
 #include "ledger/outbox.hpp"
 
 #include "ledger/assert.hpp"
+#include "ledger/statement_cache.hpp"
 
 namespace corridor {
 
@@ -11,11 +12,11 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     std::string id = ids.next("Webhook");
     std::string env_name(owner.env_name());
     long long now_ms = time.now_ms();
-    session << "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
-               "attempts, next_attempt_at_ms, created_at_ms) VALUES (:i, :p, :e, :y, :b, "
-               "'PENDING', 0, :n, :t)",
-        soci::use(id), soci::use(owner.platform_id), soci::use(env_name), soci::use(type),
-        soci::use(payload), soci::use(now_ms), soci::use(now_ms);
+    run_prepared(session,
+                 "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
+                 "attempts, next_attempt_at_ms, created_at_ms) VALUES (:i, :p, :e, :y, :b, "
+                 "'PENDING', 0, :n, :t)",
+                 id, owner.platform_id, env_name, type, payload, now_ms, now_ms);
     return id;
 }
 

@@ -1,13 +1,17 @@
 #include "ledger/payments.hpp"
 
 #include <boost/json.hpp>
+#include <boost/json/monotonic_resource.hpp>
 
+#include <array>
+#include <cstddef>
 #include <fstream>
 #include <sstream>
 
 #include "ledger/assert.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/outbox.hpp"
+#include "ledger/statement_cache.hpp"
 #include "ledger/time_format.hpp"
 
 namespace corridor {
@@ -59,6 +63,55 @@ rational parse_rational_text(const std::string& text) {
     auto slash = text.find('/');
     CORRIDOR_ASSERT(slash != std::string::npos);
     return rational(big_int(text.substr(0, slash)), big_int(text.substr(slash + 1)));
+}
+
+// Renderers see the same few stored texts again and again (one payment renders its rate details
+// four times: the quote and three transaction events). These remember the last results per thread,
+// so that each text is converted or parsed once, with exactly the result a fresh conversion gives.
+template <class Value, std::size_t Slots>
+class recent_conversions {
+public:
+    template <class Convert>
+    const Value& get(const std::string& text, Convert convert) {
+        for (auto& slot : slots_) {
+            if (slot.used && slot.text == text) return slot.value;
+        }
+        auto& slot = slots_[next_];
+        next_ = (next_ + 1) % Slots;
+        slot.value = convert(text);
+        slot.text = text;
+        slot.used = true;
+        return slot.value;
+    }
+
+private:
+    struct entry {
+        bool used = false;
+        std::string text;
+        Value value;
+    };
+    std::array<entry, Slots> slots_{};
+    std::size_t next_ = 0;
+};
+
+// A rate stored as "numerator/denominator", as the nearest double.
+double rational_text_to_double(const std::string& text) {
+    thread_local recent_conversions<double, 8> recent;
+    return recent.get(text, [](const std::string& t) { return parse_rational_text(t).to_double(); });
+}
+
+// A stored JSON object (rate details), parsed; the caller copies what it keeps.
+const json::value& parse_rate_details(const std::string& text) {
+    thread_local recent_conversions<json::value, 8> recent;
+    return recent.get(text, [](const std::string& t) { return json::parse(t); });
+}
+
+// Payment instructions as stored: "[]" (the common case) needs no parsing to know it is empty.
+std::optional<json::value> parse_instructions(const std::string& text) {
+    if (text.empty() || text == "[]") return std::nullopt;
+    json::value instructions = json::parse(text);
+    if (instructions.as_array().empty()) return std::nullopt;
+    return instructions;
 }
 
 std::string upper_reference(random_source& random, std::size_t chars) {
@@ -202,6 +255,20 @@ const std::string transaction_select =
     ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id AND "
     "q.platform_id = transactions.platform_id), '') FROM transactions";
 
+const std::string quote_by_id_sql = std::string("SELECT ") + quote_columns +
+                                    " FROM quotes WHERE platform_id = :p AND environment = :e AND id = :i";
+const std::string transaction_by_id_sql =
+    transaction_select + " WHERE platform_id = :p AND environment = :e AND id = :i";
+const std::string quote_insert_sql =
+    std::string("INSERT INTO quotes (") + quote_columns +
+    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
+    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26, :c27, :c28, :c29, :c30, "
+    ":c31, :c32, :c33)";
+const std::string transaction_insert_sql =
+    std::string("INSERT INTO transactions (") + transaction_columns +
+    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
+    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)";
+
 sql_filter tenant_filter(const tenant& owner) {
     sql_filter filter;
     filter.equals("platform_id", owner.platform_id);
@@ -220,73 +287,77 @@ void insert_quote(soci::session& session, const quote_record& q) {
               fees = q.priced.fees_included, counterparty_fee = q.priced.counterparty_fixed_fee,
               service_fee = q.priced.service_fixed_fee, variable_fee = q.priced.variable_fee_amount,
               created = q.created_at_ms, expires = q.expires_at_ms, updated = q.updated_at_ms;
-    session << "INSERT INTO quotes (" << quote_columns
-            << ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, "
-               ":c14, :c15, :c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26, "
-               ":c27, :c28, :c29, :c30, :c31, :c32, :c33)",
-        soci::use(q.id), soci::use(q.owner.platform_id), soci::use(env_name), soci::use(q.status),
-        soci::use(q.source_type), soci::use(q.source_account_id), soci::use(q.source_customer_id),
-        soci::use(q.destination_type), soci::use(q.destination_account_id),
-        soci::use(q.destination_customer_id), soci::use(q.sending_currency),
-        soci::use(q.receiving_currency), soci::use(q.locked_side), soci::use(locked),
-        soci::use(total_sending), soci::use(net), soci::use(total_receiving), soci::use(fees),
-        soci::use(exchange), soci::use(counterparty), soci::use(service), soci::use(variable),
-        soci::use(counterparty_fee), soci::use(service_fee), soci::use(variable_fee),
-        soci::use(q.purpose_of_payment), soci::use(q.description), soci::use(q.transaction_id),
-        soci::use(q.funding_reference), soci::use(q.payment_instructions), soci::use(created),
-        soci::use(expires), soci::use(updated);
+    run_prepared(session, quote_insert_sql.c_str(), q.id, q.owner.platform_id, env_name, q.status,
+                 q.source_type, q.source_account_id, q.source_customer_id, q.destination_type,
+                 q.destination_account_id, q.destination_customer_id, q.sending_currency,
+                 q.receiving_currency, q.locked_side, locked, total_sending, net, total_receiving,
+                 fees, exchange, counterparty, service, variable, counterparty_fee, service_fee,
+                 variable_fee, q.purpose_of_payment, q.description, q.transaction_id,
+                 q.funding_reference, q.payment_instructions, created, expires, updated);
 }
 
 void insert_transaction(soci::session& session, const transaction_record& t) {
     std::string env_name(t.owner.env_name());
     long long sent = t.sent_amount, received = t.received_amount, fees = t.fees,
               settled = t.settled_at_ms, created = t.created_at_ms, updated = t.updated_at_ms;
-    session << "INSERT INTO transactions (" << transaction_columns
-            << ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, "
-               ":c14, :c15, :c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)",
-        soci::use(t.id), soci::use(t.owner.platform_id), soci::use(env_name), soci::use(t.type),
-        soci::use(t.status), soci::use(t.quote_id), soci::use(t.customer_id),
-        soci::use(t.platform_customer_id), soci::use(t.source_type), soci::use(t.source_account_id),
-        soci::use(t.source_currency), soci::use(t.destination_type),
-        soci::use(t.destination_account_id), soci::use(t.destination_currency), soci::use(sent),
-        soci::use(received), soci::use(fees), soci::use(t.exchange_rate), soci::use(t.rate_details),
-        soci::use(t.description), soci::use(t.failure_reason), soci::use(t.reference),
-        soci::use(t.refund), soci::use(settled), soci::use(created), soci::use(updated);
+    run_prepared(session, transaction_insert_sql.c_str(), t.id, t.owner.platform_id, env_name,
+                 t.type, t.status, t.quote_id, t.customer_id, t.platform_customer_id, t.source_type,
+                 t.source_account_id, t.source_currency, t.destination_type,
+                 t.destination_account_id, t.destination_currency, sent, received, fees,
+                 t.exchange_rate, t.rate_details, t.description, t.failure_reason, t.reference,
+                 t.refund, settled, created, updated);
 }
 
 void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
                          std::int64_t now_ms) {
     long long now = now_ms;
-    session << "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", soci::use(status),
-        soci::use(now), soci::use(q.id);
+    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
+                 now, q.id);
 }
 
 void update_transaction(soci::session& session, transaction_record& t) {
     long long settled = t.settled_at_ms, updated = t.updated_at_ms;
-    session << "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
-               "settled_at_ms = :a, updated_at_ms = :u WHERE id = :i",
-        soci::use(t.status), soci::use(t.failure_reason), soci::use(t.refund), soci::use(settled),
-        soci::use(updated), soci::use(t.id);
+    run_prepared(session,
+                 "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
+                 "settled_at_ms = :a, updated_at_ms = :u WHERE id = :i",
+                 t.status, t.failure_reason, t.refund, settled, updated, t.id);
 }
+
+// Event payloads live only until serialized: they are built in an arena on the stack instead of
+// allocating every node.
+constexpr std::size_t event_arena_bytes = 8192;
 
 void emit_payment_event(soci::session& session, const payment_services& services,
                         const transaction_record& t) {
-    json::object payload{{"transaction", render_transaction(t, services.currencies)}};
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(storage);
+    payload.emplace("transaction", render_transaction(t, services.currencies, storage));
     record_event(session, services.ids, services.time, t.owner,
                  t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
                  json::serialize(payload));
 }
 
-void emit_balance_event(soci::session& session, const payment_services& services,
-                        const ledger_account& before, std::int64_t new_balance) {
-    json::object payload{
-        {"accountId", before.id},
-        {"oldBalance", json::object{{"amount", before.balance()},
-                                    {"currency", render_currency(services.currencies, before.currency)}}},
-        {"newBalance", json::object{{"amount", new_balance},
-                                    {"currency", render_currency(services.currencies, before.currency)}}}};
-    if (!before.owner_id.empty()) payload["customerId"] = before.owner_id;
-    record_event(session, services.ids, services.time, before.owner, "ACCOUNT_STATUS",
+// An internal account's balance moved from old_balance to new_balance.
+void emit_balance_event(soci::session& session, const payment_services& services, const tenant& owner,
+                        const std::string& account_id, const std::string& customer_id,
+                        const std::string& currency, std::int64_t old_balance,
+                        std::int64_t new_balance) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(
+        {{"accountId", account_id},
+         {"oldBalance", json::object({{"amount", old_balance},
+                                      {"currency", render_currency(services.currencies, currency, storage)}},
+                                     storage)},
+         {"newBalance", json::object({{"amount", new_balance},
+                                      {"currency", render_currency(services.currencies, currency, storage)}},
+                                     storage)}},
+        storage);
+    if (!customer_id.empty()) payload["customerId"] = customer_id;
+    record_event(session, services.ids, services.time, owner, "ACCOUNT_STATUS",
                  json::serialize(payload));
 }
 
@@ -329,19 +400,21 @@ payment_failure failure(payment_error code, std::string message, std::string fie
 // account (the one step that can be refused: insufficient funds), fees move to the fee account, and
 // the receiving liquidity account pays the destination. Then marks quote and transaction COMPLETED,
 // records the receiver's INCOMING transaction, and writes the events.
+//
+// Nothing is read back that the quote already says: accounts are immutable apart from their
+// balances and are never deleted, so the destination (checked when the quote was made) still exists
+// with the owner and currency the quote recorded. The balances for the events are read after the
+// transfers, from rows this transaction now holds, so they are exactly what the transfers left. `outgoing` is the quote's OUTGOING transaction when the caller has
+// it in hand (it was written in this same command); otherwise it is read.
 result<transaction_record, payment_failure> settle(soci::session& session,
                                                    const payment_services& services,
                                                    const quote_record& quote,
                                                    const std::string& funding_account_id,
-                                                   const std::string& funding_code) {
+                                                   const std::string& funding_code,
+                                                   bool funding_is_internal,
+                                                   const transaction_record* outgoing_in_hand) {
     book_services book{services.ids, services.random, services.time};
     const tenant& owner = quote.owner;
-    auto destination = find_account(session, owner, quote.destination_account_id);
-    if (!destination) {
-        return failure(payment_error::destination_account_not_found, "destination account no longer exists");
-    }
-    auto source_before = find_account(session, owner, funding_account_id);
-    CORRIDOR_ASSERT(source_before.has_value());
     std::string liquidity_sending = ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
     std::string liquidity_receiving = ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
     auto debit = post_transfer(session, book, owner,
@@ -363,13 +436,19 @@ result<transaction_record, payment_failure> settle(soci::session& session,
         CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
     }
     auto credit = post_transfer(session, book, owner,
-                                {liquidity_receiving, destination->id, quote.priced.total_receiving,
+                                {liquidity_receiving, quote.destination_account_id, quote.priced.total_receiving,
                                  quote.receiving_currency, "receive", quote.transaction_id});
     CORRIDOR_ASSERT(credit.ok());
 
     std::int64_t now_ms = services.time.now_ms();
     update_quote_status(session, quote, "COMPLETED", now_ms);
-    auto outgoing = find_transaction(session, owner, quote.transaction_id);
+    std::optional<transaction_record> outgoing;
+    if (outgoing_in_hand) {
+        CORRIDOR_ASSERT(outgoing_in_hand->id == quote.transaction_id);
+        outgoing = *outgoing_in_hand;
+    } else {
+        outgoing = find_transaction(session, owner, quote.transaction_id);
+    }
     CORRIDOR_ASSERT(outgoing.has_value());
     outgoing->status = "COMPLETED";
     outgoing->settled_at_ms = now_ms;
@@ -382,13 +461,18 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.type = "INCOMING";
     incoming.status = "COMPLETED";
     incoming.quote_id = quote.id;
-    incoming.customer_id = destination->owner_id;
-    incoming.platform_customer_id = platform_customer_id_of(session, owner, destination->owner_id);
+    incoming.customer_id = quote.destination_customer_id;
+    // A customer's platformCustomerId never changes: the sender's, just looked up, serves when the
+    // receiver is the same customer.
+    incoming.platform_customer_id =
+        !incoming.customer_id.empty() && incoming.customer_id == outgoing->customer_id
+            ? outgoing->platform_customer_id
+            : platform_customer_id_of(session, owner, incoming.customer_id);
     incoming.source_type = quote.source_type;
     incoming.source_account_id = quote.source_account_id;
     incoming.source_currency = quote.sending_currency;
     incoming.destination_type = "ACCOUNT";
-    incoming.destination_account_id = destination->id;
+    incoming.destination_account_id = quote.destination_account_id;
     incoming.destination_currency = quote.receiving_currency;
     incoming.received_amount = quote.priced.total_receiving;
     incoming.rate_details = outgoing->rate_details;
@@ -399,12 +483,51 @@ result<transaction_record, payment_failure> settle(soci::session& session,
 
     emit_payment_event(session, services, *outgoing);
     emit_payment_event(session, services, incoming);
-    if (source_before->kind == account_kind::customer || source_before->kind == account_kind::platform) {
-        emit_balance_event(session, services, *source_before,
-                           source_before->balance() - quote.priced.total_sending);
+    if (funding_is_internal) {
+        auto source_after = account_balance(session, funding_account_id);
+        CORRIDOR_ASSERT(source_after.has_value());
+        emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
+                           quote.sending_currency, *source_after + quote.priced.total_sending,
+                           *source_after);
     }
-    emit_balance_event(session, services, *destination, destination->balance() + quote.priced.total_receiving);
+    auto destination_after = account_balance(session, quote.destination_account_id);
+    CORRIDOR_ASSERT(destination_after.has_value());
+    emit_balance_event(session, services, owner, quote.destination_account_id,
+                       quote.destination_customer_id, quote.receiving_currency,
+                       *destination_after - quote.priced.total_receiving, *destination_after);
     return std::move(*outgoing);
+}
+
+// Executes a quote as found (or as just created), after the checks of execute_quote.
+result<quote_record, payment_failure> execute_found_quote(soci::session& session,
+                                                          const payment_services& services,
+                                                          const quote_record& quote,
+                                                          const transaction_record* outgoing_in_hand) {
+    const std::string& quote_id = quote.id;
+    // Expired is expired whether or not the sweeper has marked it yet.
+    if (quote.status == "EXPIRED") {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
+                                                         format_timestamp_ms(quote.expires_at_ms));
+    }
+    if (quote.status != "PENDING") {
+        return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote.status +
+                                                             "; only PENDING quotes can be executed");
+    }
+    if (services.time.now_ms() >= quote.expires_at_ms) {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
+                                                         format_timestamp_ms(quote.expires_at_ms));
+    }
+    if (quote.source_type != "ACCOUNT") {
+        return failure(payment_error::quote_not_executable,
+                       "quote " + quote_id + " is funded by its payment instructions, not executed");
+    }
+    auto settled = settle(session, services, quote, quote.source_account_id, "send", true, outgoing_in_hand);
+    if (!settled) return settled.error();
+    // What update_quote_status wrote.
+    quote_record completed = quote;
+    completed.status = "COMPLETED";
+    completed.updated_at_ms = settled->updated_at_ms;
+    return completed;
 }
 
 }  // namespace
@@ -412,10 +535,14 @@ result<transaction_record, payment_failure> settle(soci::session& session,
 // ---------------------------------------------------------------------------------------------
 // Quotes
 
-result<quote_record, payment_failure> create_quote(soci::session& session,
-                                                   const payment_services& services,
-                                                   const platform_config& config,
-                                                   const quote_request& request) {
+namespace {
+
+// Creates a quote and its OUTGOING transaction; hands the transaction to the caller when asked.
+result<quote_record, payment_failure> create_quote_records(soci::session& session,
+                                                           const payment_services& services,
+                                                           const platform_config& config,
+                                                           const quote_request& request,
+                                                           transaction_record* outgoing_out) {
     CORRIDOR_ASSERT(request.locked_amount > 0 && request.locked_amount <= amount_max);
     const tenant& owner = config.owner;
     quote_record quote;
@@ -566,7 +693,27 @@ result<quote_record, payment_failure> create_quote(soci::session& session,
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
     insert_transaction(session, outgoing);
     emit_payment_event(session, services, outgoing);
+    if (outgoing_out) *outgoing_out = std::move(outgoing);
     return quote;
+}
+
+}  // namespace
+
+result<quote_record, payment_failure> create_quote(soci::session& session,
+                                                   const payment_services& services,
+                                                   const platform_config& config,
+                                                   const quote_request& request) {
+    return create_quote_records(session, services, config, request, nullptr);
+}
+
+result<quote_record, payment_failure> create_and_execute_quote(soci::session& session,
+                                                               const payment_services& services,
+                                                               const platform_config& config,
+                                                               const quote_request& request) {
+    transaction_record outgoing;
+    auto created = create_quote_records(session, services, config, request, &outgoing);
+    if (!created) return created.error();
+    return execute_found_quote(session, services, created.value(), &outgoing);
 }
 
 result<quote_record, payment_failure> execute_quote(soci::session& session,
@@ -574,28 +721,7 @@ result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const tenant& owner, const std::string& quote_id) {
     auto quote = find_quote(session, owner, quote_id);
     if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
-    // Expired is expired whether or not the sweeper has marked it yet.
-    if (quote->status == "EXPIRED") {
-        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
-                                                         format_timestamp_ms(quote->expires_at_ms));
-    }
-    if (quote->status != "PENDING") {
-        return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote->status +
-                                                             "; only PENDING quotes can be executed");
-    }
-    if (services.time.now_ms() >= quote->expires_at_ms) {
-        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
-                                                         format_timestamp_ms(quote->expires_at_ms));
-    }
-    if (quote->source_type != "ACCOUNT") {
-        return failure(payment_error::quote_not_executable,
-                       "quote " + quote_id + " is funded by its payment instructions, not executed");
-    }
-    auto settled = settle(session, services, *quote, quote->source_account_id, "send");
-    if (!settled) return settled.error();
-    auto updated = find_quote(session, owner, quote_id);
-    CORRIDOR_ASSERT(updated.has_value() && updated->status == "COMPLETED");
-    return std::move(*updated);
+    return execute_found_quote(session, services, *quote, nullptr);
 }
 
 result<transaction_record, payment_failure> receive_quote_funding(
@@ -624,7 +750,7 @@ result<transaction_record, payment_failure> receive_quote_funding(
     if (received == quote->priced.total_sending) {
         book_services book{services.ids, services.random, services.time};
         std::string settlement = ensure_account(session, book, owner, account_kind::settlement, "", currency);
-        return settle(session, services, *quote, settlement, "deposit");
+        return settle(session, services, *quote, settlement, "deposit", false, nullptr);
     }
     // The wrong amount arrived: fail the payment and send the funds back where they came from.
     std::int64_t now_ms = services.time.now_ms();
@@ -681,7 +807,8 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
     deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
     insert_transaction(session, deposit);
     emit_payment_event(session, services, deposit);
-    emit_balance_event(session, services, *account, account->balance() + amount);
+    emit_balance_event(session, services, owner, account->id, account->owner_id, account->currency,
+                       account->balance(), account->balance() + amount);
     auto after = find_account(session, owner, account_id);
     CORRIDOR_ASSERT(after.has_value() && after->balance() == account->balance() + amount);
     return std::move(*after);
@@ -717,13 +844,12 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
 // Reads
 
 std::optional<quote_record> find_quote(soci::session& session, const tenant& owner, const std::string& id) {
-    sql_filter where = tenant_filter(owner);
-    where.equals("id", id);
     quote_row row;
-    std::optional<quote_record> found;
-    fetch_page(session, std::string("SELECT ") + quote_columns + " FROM quotes", where,
-               page_request{1, std::nullopt, false}, row, [&](const quote_row& r) { found = r.to_record(); });
-    return found;
+    std::string env_name(owner.env_name());
+    if (!fetch_prepared(session, quote_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
+        return std::nullopt;
+    }
+    return row.to_record();
 }
 
 page<quote_record> list_quotes(soci::session& session, const tenant& owner, const quote_filter& filter,
@@ -754,14 +880,12 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner, cons
 
 std::optional<transaction_record> find_transaction(soci::session& session, const tenant& owner,
                                                    const std::string& id) {
-    sql_filter where = tenant_filter(owner);
-    where.equals("id", id);
     transaction_row row;
-    std::optional<transaction_record> found;
-    fetch_page(session, transaction_select, where,
-               page_request{1, std::nullopt, false}, row,
-               [&](const transaction_row& r) { found = r.to_record(); });
-    return found;
+    std::string env_name(owner.env_name());
+    if (!fetch_prepared(session, transaction_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
+        return std::nullopt;
+    }
+    return row.to_record();
 }
 
 page<transaction_record> list_transactions(soci::session& session, const tenant& owner,
@@ -790,11 +914,13 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
 // ---------------------------------------------------------------------------------------------
 // Rendering
 
-json::object render_currency(const currency_registry& currencies, const std::string& code) {
+json::object render_currency(const currency_registry& currencies, const std::string& code,
+                             json::storage_ptr storage) {
     const currency* found = currencies.find(code);
-    if (!found) return json::object{{"code", code}};
-    return json::object{{"code", found->code}, {"name", found->name}, {"symbol", found->symbol},
-                        {"decimals", found->decimals}};
+    if (!found) return json::object({{"code", code}}, std::move(storage));
+    return json::object({{"code", found->code}, {"name", found->name}, {"symbol", found->symbol},
+                         {"decimals", found->decimals}},
+                        std::move(storage));
 }
 
 json::object render_quote(const quote_record& q, const currency_registry& currencies) {
@@ -816,54 +942,59 @@ json::object render_quote(const quote_record& q, const currency_registry& curren
         {"exchangeRate", q.priced.exchange_rate.to_double()},
         {"feesIncluded", q.priced.fees_included},
         {"transactionId", q.transaction_id},
-        {"rateDetails", json::parse(rate_details_json(q.priced))},
+        {"rateDetails", parse_rate_details(rate_details_json(q.priced))},
     };
-    json::value instructions = json::parse(q.payment_instructions);
-    if (!instructions.as_array().empty()) body["paymentInstructions"] = std::move(instructions);
+    if (auto instructions = parse_instructions(q.payment_instructions)) {
+        body["paymentInstructions"] = std::move(*instructions);
+    }
     if (!q.description.empty()) body["description"] = q.description;
     if (!q.purpose_of_payment.empty()) body["purposeOfPayment"] = q.purpose_of_payment;
     return body;
 }
 
-json::object render_transaction(const transaction_record& t, const currency_registry& currencies) {
-    json::object source{{"sourceType", t.source_type}, {"currency", t.source_currency}};
+json::object render_transaction(const transaction_record& t, const currency_registry& currencies,
+                                json::storage_ptr sp) {
+    json::object source({{"sourceType", t.source_type}, {"currency", t.source_currency}}, sp);
     if (!t.source_account_id.empty()) source["accountId"] = t.source_account_id;
-    json::object destination{{"destinationType", t.destination_type}, {"currency", t.destination_currency}};
+    json::object destination({{"destinationType", t.destination_type}, {"currency", t.destination_currency}}, sp);
     if (!t.destination_account_id.empty()) destination["accountId"] = t.destination_account_id;
-    json::object body{{"id", t.id},         {"status", t.status},
-                      {"type", t.type},     {"source", std::move(source)},
-                      {"destination", std::move(destination)},
-                      {"createdAt", format_timestamp_ms(t.created_at_ms)},
-                      {"updatedAt", format_timestamp_ms(t.updated_at_ms)}};
+    json::object body({{"id", t.id},         {"status", t.status},
+                       {"type", t.type},     {"source", std::move(source)},
+                       {"destination", std::move(destination)},
+                       {"createdAt", format_timestamp_ms(t.created_at_ms)},
+                       {"updatedAt", format_timestamp_ms(t.updated_at_ms)}},
+                      sp);
     if (!t.customer_id.empty()) body["customerId"] = t.customer_id;
     if (!t.platform_customer_id.empty()) body["platformCustomerId"] = t.platform_customer_id;
     if (t.settled_at_ms > 0) body["settledAt"] = format_timestamp_ms(t.settled_at_ms);
     if (!t.description.empty()) body["description"] = t.description;
     if (!t.failure_reason.empty()) body["failureReason"] = t.failure_reason;
     if (!t.quote_id.empty()) body["quoteId"] = t.quote_id;
-    json::value details = json::parse(t.rate_details.empty() ? "{}" : t.rate_details);
-    body["receivedAmount"] = json::object{{"amount", t.received_amount},
-                                          {"currency", render_currency(currencies, t.destination_currency)}};
+    static const std::string empty_object = "{}";
+    const json::value& details = parse_rate_details(t.rate_details.empty() ? empty_object : t.rate_details);
+    body["receivedAmount"] = json::object(
+        {{"amount", t.received_amount}, {"currency", render_currency(currencies, t.destination_currency, sp)}}, sp);
     if (t.type == "OUTGOING") {
-        body["sentAmount"] = json::object{{"amount", t.sent_amount},
-                                          {"currency", render_currency(currencies, t.source_currency)}};
-        if (!t.exchange_rate.empty()) body["exchangeRate"] = parse_rational_text(t.exchange_rate).to_double();
+        body["sentAmount"] = json::object(
+            {{"amount", t.sent_amount}, {"currency", render_currency(currencies, t.source_currency, sp)}}, sp);
+        if (!t.exchange_rate.empty()) body["exchangeRate"] = rational_text_to_double(t.exchange_rate);
         body["fees"] = t.fees;
-        body["rateDetails"] = std::move(details);
+        body["rateDetails"] = details;
         if (!t.refund.empty()) body["refund"] = json::parse(t.refund);
-        if (!t.payment_instructions.empty()) {
-            json::value instructions = json::parse(t.payment_instructions);
-            if (!instructions.as_array().empty()) body["paymentInstructions"] = std::move(instructions);
+        if (auto instructions = parse_instructions(t.payment_instructions)) {
+            body["paymentInstructions"] = std::move(*instructions);
         }
     } else {
         // Incoming transactions carry only the service's own rate details.
-        json::object service_only;
+        json::object service_only(sp);
         for (auto key : {"serviceApiMultiplier", "serviceApiFixedFee", "serviceApiVariableFeeRate",
                          "serviceApiVariableFeeAmount"}) {
             if (auto* value = details.as_object().if_contains(key)) service_only[key] = *value;
         }
         if (!service_only.empty()) body["rateDetails"] = std::move(service_only);
-        if (t.status != "CREATED") body["reconciliationInstructions"] = json::object{{"reference", t.reference}};
+        if (t.status != "CREATED") {
+            body["reconciliationInstructions"] = json::object({{"reference", t.reference}}, sp);
+        }
     }
     return body;
 }

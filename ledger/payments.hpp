@@ -120,6 +120,12 @@ result<quote_record, payment_failure> create_quote(soci::session& session,
                                                    const payment_services& services,
                                                    const platform_config& config,
                                                    const quote_request& request);
+// create_quote then execute_quote in one command (immediatelyExecute), without reading back the
+// records the creation just wrote. Either both happen or, on a failure, the caller rolls back.
+result<quote_record, payment_failure> create_and_execute_quote(soci::session& session,
+                                                               const payment_services& services,
+                                                               const platform_config& config,
+                                                               const quote_request& request);
 result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const payment_services& services,
                                                     const tenant& owner, const std::string& quote_id);
@@ -161,10 +167,13 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
                                            const page_request& request);
 
 // The interface's JSON shapes; also the payloads of webhook events.
-boost::json::object render_currency(const currency_registry& currencies, const std::string& code);
+// `storage` lets a caller build a short-lived rendering in its own arena (the outbox events).
+boost::json::object render_currency(const currency_registry& currencies, const std::string& code,
+                                    boost::json::storage_ptr storage = {});
 boost::json::object render_quote(const quote_record& quote, const currency_registry& currencies);
 boost::json::object render_transaction(const transaction_record& transaction,
-                                       const currency_registry& currencies);
+                                       const currency_registry& currencies,
+                                       boost::json::storage_ptr storage = {});
 boost::json::object render_internal_account(const ledger_account& account,
                                             const currency_registry& currencies,
                                             const funding_directory& funding);

@@ -5,6 +5,7 @@
 #include "ledger/assert.hpp"
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
+#include "ledger/statement_cache.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -147,24 +148,52 @@ bool platform_exists(soci::session& session, const std::string& platform_id) {
 }
 
 std::optional<platform_config> load_platform_config(soci::session& session, const tenant& owner) {
-    platform_config config;
+    struct config_row {
+        platform_config config;
+        std::string webhook, currencies;
+        soci::indicator webhook_indicator = soci::i_null;
+        int regulated = 0;
+        long long created_ms = 0, updated_ms = 0;
+        void bind(soci::statement& statement) {
+            statement.exchange(soci::into(config.id));
+            statement.exchange(soci::into(config.uma_domain));
+            statement.exchange(soci::into(config.proxy_uma_subdomain));
+            statement.exchange(soci::into(webhook, webhook_indicator));
+            statement.exchange(soci::into(currencies));
+            statement.exchange(soci::into(regulated));
+            statement.exchange(soci::into(created_ms));
+            statement.exchange(soci::into(updated_ms));
+        }
+    };
     std::string env_name(owner.env_name());
-    std::string webhook, currencies;
-    soci::indicator webhook_indicator = soci::i_null;
-    int regulated = 0;
-    long long created_ms = 0, updated_ms = 0;
-    session << "SELECT c.id, c.uma_domain, c.proxy_uma_subdomain, c.webhook_endpoint, "
-               "c.supported_currencies, p.is_regulated, c.created_at_ms, c.updated_at_ms FROM "
-               "platform_configs c JOIN platforms p ON p.id = c.platform_id WHERE c.platform_id "
-               "= :p AND c.environment = :e",
-        soci::use(owner.platform_id), soci::use(env_name), soci::into(config.id),
-        soci::into(config.uma_domain), soci::into(config.proxy_uma_subdomain),
-        soci::into(webhook, webhook_indicator), soci::into(currencies), soci::into(regulated),
-        soci::into(created_ms), soci::into(updated_ms);
-    if (!session.got_data()) return std::nullopt;
+    config_row row;
+    if (!fetch_prepared(session,
+                        "SELECT c.id, c.uma_domain, c.proxy_uma_subdomain, c.webhook_endpoint, "
+                        "c.supported_currencies, p.is_regulated, c.created_at_ms, c.updated_at_ms "
+                        "FROM platform_configs c JOIN platforms p ON p.id = c.platform_id WHERE "
+                        "c.platform_id = :p AND c.environment = :e",
+                        row, owner.platform_id, env_name)) {
+        return std::nullopt;
+    }
+    platform_config& config = row.config;
+    const std::string& webhook = row.webhook;
+    const std::string& currencies = row.currencies;
+    soci::indicator webhook_indicator = row.webhook_indicator;
+    int regulated = row.regulated;
+    long long created_ms = row.created_ms, updated_ms = row.updated_ms;
     config.owner = owner;
     if (webhook_indicator == soci::i_ok) config.webhook_endpoint = webhook;
-    config.supported_currencies = supported_currencies_from_json(currencies);
+    {
+        // Loaded for every money-moving request and rarely changed: the last text parsed (per
+        // thread) is remembered with its result.
+        thread_local std::string last_text;
+        thread_local std::vector<supported_currency> last_parsed;
+        if (last_text.empty() || last_text != currencies) {
+            last_parsed = supported_currencies_from_json(currencies);
+            last_text = currencies;
+        }
+        config.supported_currencies = last_parsed;
+    }
     config.is_regulated = regulated != 0;
     config.created_at_ms = created_ms;
     config.updated_at_ms = updated_ms;

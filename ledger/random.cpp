@@ -1,17 +1,54 @@
 #include "ledger/random.hpp"
 
+#include <openssl/crypto.h>
 #include <openssl/rand.h>
+#include <unistd.h>
 
+#include <array>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
 namespace corridor {
 
-void os_random::fill(std::span<std::uint8_t> out) {
-    if (out.empty()) return;
-    if (RAND_bytes(out.data(), static_cast<int>(out.size())) != 1) {
+namespace {
+
+void draw(std::uint8_t* out, std::size_t count) {
+    if (RAND_bytes(out, static_cast<int>(count)) != 1) {
         throw std::runtime_error("the OS random source failed");
     }
+}
+
+// Each RAND_bytes call costs thousands of instructions whatever its size, and a payment draws a
+// dozen small values (ids, references). Bytes are drawn in blocks per thread, handed out once,
+// and wiped as they are handed out; a forked child never uses its parent's block.
+struct random_block {
+    static constexpr std::size_t size = 512;
+    std::array<std::uint8_t, size> bytes{};
+    std::size_t used = size;
+    pid_t owner = 0;
+
+    ~random_block() { OPENSSL_cleanse(bytes.data(), bytes.size()); }
+};
+
+}  // namespace
+
+void os_random::fill(std::span<std::uint8_t> out) {
+    if (out.empty()) return;
+    if (out.size() > random_block::size / 4) {
+        draw(out.data(), out.size());
+        return;
+    }
+    thread_local random_block block;
+    pid_t pid = getpid();
+    if (block.owner != pid || block.size - block.used < out.size()) {
+        draw(block.bytes.data(), block.size);
+        block.used = 0;
+        block.owner = pid;
+    }
+    std::memcpy(out.data(), block.bytes.data() + block.used, out.size());
+    OPENSSL_cleanse(block.bytes.data() + block.used, out.size());
+    block.used += out.size();
 }
 
 void seeded_random::fill(std::span<std::uint8_t> out) {

@@ -39,6 +39,26 @@ std::string format_timestamp_ms(std::int64_t epoch_ms) {
     auto day_point = floor<days>(point);
     year_month_day date{day_point};
     hh_mm_ss time{point - day_point};
+    int year = static_cast<int>(date.year());
+    if (year >= 0 && year <= 9999) {
+        // The common case, written digit by digit (snprintf costs more than the rest of the
+        // rendering of a field); the same text as the general case below.
+        char text[] = "0000-00-00T00:00:00.000Z";
+        auto put = [&text](std::size_t at, int value, int width) {
+            for (int i = width - 1; i >= 0; --i) {
+                text[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+                value /= 10;
+            }
+        };
+        put(0, year, 4);
+        put(5, static_cast<int>(static_cast<unsigned>(date.month())), 2);
+        put(8, static_cast<int>(static_cast<unsigned>(date.day())), 2);
+        put(11, static_cast<int>(time.hours().count()), 2);
+        put(14, static_cast<int>(time.minutes().count()), 2);
+        put(17, static_cast<int>(time.seconds().count()), 2);
+        put(20, static_cast<int>(time.subseconds().count()), 3);
+        return std::string(text, sizeof text - 1);
+    }
     char buffer[40];
     std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ",
                   static_cast<int>(date.year()), static_cast<unsigned>(date.month()),

@@ -7,6 +7,7 @@
 
 #include "ledger/assert.hpp"
 #include "ledger/idempotency.hpp"
+#include "ledger/statement_cache.hpp"
 #include "server/api/errors.hpp"
 
 namespace corridor {
@@ -240,15 +241,15 @@ http_response api::run_handler(soci::session& session, const route_spec& route,
     if (!route.on_ledger_writer) return route.handler(context);
     // On the writer the request shares a batch transaction: a failed request must leave nothing,
     // so its writes sit in a savepoint that is rolled back unless it succeeded.
-    session << "SAVEPOINT request";
+    run_control(session, "SAVEPOINT request");
     http_response response;
     try {
         response = route.handler(context);
     } catch (const api_error& error) {
         response = error_response(error);
     }
-    if (response.status >= 400) session << "ROLLBACK TO SAVEPOINT request";
-    session << "RELEASE SAVEPOINT request";
+    if (response.status >= 400) run_control(session, "ROLLBACK TO SAVEPOINT request");
+    run_control(session, "RELEASE SAVEPOINT request");
     return response;
 }
 
@@ -290,7 +291,7 @@ http_response api::run_idempotent(soci::session& session, const route_spec& rout
         replay.headers.emplace_back("Idempotent-Replayed", "true");
         return replay;
     }
-    session << "SAVEPOINT keyed";
+    run_control(session, "SAVEPOINT keyed");
     http_response response = run_handler(session, route, context);
     if (response.status < 500) {
         try {
@@ -307,7 +308,7 @@ http_response api::run_idempotent(soci::session& session, const route_spec& rout
                  "a request with this Idempotency-Key is being processed elsewhere");
         }
     }
-    session << "RELEASE SAVEPOINT keyed";
+    run_control(session, "RELEASE SAVEPOINT keyed");
     return response;
 }
 

@@ -72,13 +72,16 @@ http_response create_quote_handler(request_context& context) {
     auto config = load_platform_config(context.session(), context.owner());
     if (!config) fail(error_code::not_found, "platform configuration not found");
     auto services = context.services.payments();
+    if (execute_now) {
+        // Created and executed in one step: if the execution is refused, the quote is not kept
+        // either (the failure rolls the request back).
+        auto executed = create_and_execute_quote(context.session(), services, *config, request);
+        if (!executed) fail_payment(executed.error());
+        return json_response(201, render_quote(executed.value(), context.services.currencies));
+    }
     auto created = create_quote(context.session(), services, *config, request);
     if (!created) fail_payment(created.error());
-    if (!execute_now) return json_response(201, render_quote(created.value(), context.services.currencies));
-    // Created and executed in one step: if the execution is refused, the quote is not kept either.
-    auto executed = execute_quote(context.session(), services, context.owner(), created->id);
-    if (!executed) fail_payment(executed.error());
-    return json_response(201, render_quote(executed.value(), context.services.currencies));
+    return json_response(201, render_quote(created.value(), context.services.currencies));
 }
 
 http_response list_quotes_handler(request_context& context) {

@@ -84,7 +84,7 @@ service_config load_config(const po::variables_map& values) {
     return config;
 }
 
-std::unique_ptr<soci::session> open_migrated(const service_config& config) {
+session_ptr open_migrated(const service_config& config) {
     auto url = database_url::parse(config.database);
     auto session = open_session(*url);
     apply_migrations(*session);

@@ -47,7 +47,7 @@ std::size_t db_pool::queue_depth() const {
 }
 
 void db_pool::worker() {
-    std::unique_ptr<soci::session> session;
+    session_ptr session;
     while (true) {
         std::unique_ptr<session_job> work;
         {

@@ -271,7 +271,7 @@ private:
     currency_registry currencies_;
     table_rate_source rates_;
     funding_directory funding_;
-    std::unique_ptr<soci::session> session_;
+    session_ptr session_;
     platform_config config_;
     std::vector<std::string> accounts_;
     std::map<std::string, std::string> currency_of_;

@@ -69,7 +69,7 @@ TEST_CASE("processes starting together migrate once without errors", "[store][mi
         INFO("round " << round);
         test_database database(schema::empty);
         constexpr int processes = 4;
-        std::vector<std::unique_ptr<soci::session>> sessions;
+        std::vector<session_ptr> sessions;
         for (int i = 0; i < processes; ++i) sessions.push_back(database.open_another());
         std::atomic<int> applied{0};
         std::atomic<int> ready{0};

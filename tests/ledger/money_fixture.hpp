@@ -28,7 +28,7 @@ inline std::string money_test_database_url() {
     return "sqlite:" + path.string();
 }
 
-inline std::unique_ptr<soci::session> open_money_database() {
+inline session_ptr open_money_database() {
     auto session = open_session(*database_url::parse(money_test_database_url()));
     apply_migrations(*session);
     return session;

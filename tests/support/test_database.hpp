@@ -27,14 +27,14 @@ public:
     database_backend backend() const { return url_.backend; }
     const database_url& url() const { return url_; }
     // A second connection to the same database, for tests of concurrent access.
-    std::unique_ptr<soci::session> open_another() const { return open_session(url_); }
+    session_ptr open_another() const { return open_session(url_); }
 
 private:
     database_url url_;
     std::string sqlite_path_;         // set on SQLite
     std::string postgres_admin_url_;  // set on PostgreSQL: the server's maintenance database
     std::string postgres_name_;       // set on PostgreSQL: the database made for this test
-    std::unique_ptr<soci::session> session_;
+    session_ptr session_;
 };
 
 // The PostgreSQL URL the test run provides, or an empty string when the tests run on SQLite.

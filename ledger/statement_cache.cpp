@@ -1,0 +1,68 @@
+#include "ledger/statement_cache.hpp"
+
+#include <soci/sqlite3/soci-sqlite3.h>
+#include <sqlite3.h>
+
+#include <mutex>
+
+namespace corridor {
+namespace {
+
+// Sessions are used by one thread at a time, so only the registry itself needs the lock.
+std::mutex registry_mutex;
+std::unordered_map<const soci::session*, std::unique_ptr<statement_cache>>& registry() {
+    static auto* caches = new std::unordered_map<const soci::session*, std::unique_ptr<statement_cache>>();
+    return *caches;
+}
+
+}  // namespace
+
+statement_cache* statement_cache_of(soci::session& session) {
+    std::lock_guard lock(registry_mutex);
+    auto& caches = registry();
+    auto found = caches.find(&session);
+    return found == caches.end() ? nullptr : found->second.get();
+}
+
+void attach_statement_cache(soci::session& session) {
+    auto cache = std::make_unique<statement_cache>(session.get_backend_name() == "sqlite3");
+    std::lock_guard lock(registry_mutex);
+    auto& slot = registry()[&session];
+    CORRIDOR_ASSERT(!slot);
+    slot = std::move(cache);
+}
+
+void detach_statement_cache(soci::session& session) {
+    std::unique_ptr<statement_cache> cache;
+    {
+        std::lock_guard lock(registry_mutex);
+        auto& caches = registry();
+        auto found = caches.find(&session);
+        if (found == caches.end()) return;
+        cache = std::move(found->second);
+        caches.erase(found);
+    }
+    // The statements finalize here, while their connection is still open.
+}
+
+void reset_sqlite_statement(soci::statement& statement) {
+    auto* backend = static_cast<soci::sqlite3_statement_backend*>(statement.get_backend());
+    if (!backend || !backend->stmt_) return;
+    auto* handle = backend->stmt_;
+    if (!sqlite3_stmt_readonly(handle) && sqlite3_stmt_busy(handle)) {
+        while (sqlite3_step(handle) == SQLITE_ROW) {
+        }
+    }
+    sqlite3_reset(handle);
+}
+
+void run_control(soci::session& session, const char* sql) {
+    statement_cache* cache = statement_cache_of(session);
+    if (cache && cache->sqlite()) {
+        run_prepared(session, sql);
+    } else {
+        session << sql;
+    }
+}
+
+}  // namespace corridor
