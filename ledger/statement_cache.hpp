@@ -26,6 +26,9 @@ namespace corridor {
 class cached_statement {
 public:
     virtual ~cached_statement() = default;
+    // The text it was prepared from: entries are found by the text's address, and a hit is only
+    // trusted when the text there is still the same (an address can be reused by another string).
+    std::string sql;
 };
 
 class statement_cache {
@@ -106,7 +109,12 @@ decltype(auto) with_prepared(soci::session& session, const char* sql, Use&& use)
         return use(once);
     }
     cached_statement* found = cache->find(sql);
-    if (!found) found = &cache->insert(sql, std::make_unique<Entry>(session, sql));
+    if (found && found->sql != sql) found = nullptr;  // same address, another statement
+    if (!found) {
+        auto created = std::make_unique<Entry>(session, sql);
+        created->sql = sql;
+        found = &cache->insert(sql, std::move(created));
+    }
     CORRIDOR_ASSERT(typeid(*found) == typeid(Entry));  // one text, one set of parameter types
     auto& entry = static_cast<Entry&>(*found);
     try {
