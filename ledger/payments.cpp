@@ -378,6 +378,24 @@ std::string platform_customer_id_of(soci::session& session, const tenant& owner,
     return found ? found->platform_customer_id : "";
 }
 
+struct customer_state_row {
+    int is_deleted = 0;
+    void bind(soci::statement& statement) { statement.exchange(soci::into(is_deleted)); }
+};
+
+// Money never moves to or from the accounts of a deleted customer.
+bool owner_deleted(soci::session& session, const tenant& owner, const std::string& customer_id) {
+    if (customer_id.empty()) return false;  // the platform's own account
+    customer_state_row row;
+    std::string env_name(owner.env_name());
+    bool found = fetch_prepared(session,
+                                "SELECT is_deleted FROM customers WHERE id = :i AND platform_id = "
+                                ":p AND environment = :e",
+                                row, customer_id, owner.platform_id, env_name);
+    CORRIDOR_ASSERT(found);  // an account's owner is never removed, only marked deleted
+    return row.is_deleted != 0;
+}
+
 const supported_currency* find_supported(const platform_config& config, const std::string& code) {
     for (const auto& item : config.supported_currencies) {
         if (item.currency_code == code) return &item;
@@ -561,6 +579,10 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
                            "source.customerId: the source account does not belong to this customer",
                            "source.customerId");
         }
+        if (owner_deleted(session, owner, source->owner_id)) {
+            return failure(payment_error::customer_deleted,
+                           "source.accountId: the account's customer is deleted", "source.accountId");
+        }
         quote.source_account_id = source->id;
         quote.source_customer_id = source->owner_id;
         sending_currency = source->currency;
@@ -581,6 +603,11 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     if (!destination || (destination->kind != account_kind::customer && destination->kind != account_kind::platform)) {
         return failure(payment_error::destination_account_not_found,
                        "destination.accountId: no account " + request.destination_account_id,
+                       "destination.accountId");
+    }
+    if (owner_deleted(session, owner, destination->owner_id)) {
+        return failure(payment_error::customer_deleted,
+                       "destination.accountId: the account's customer is deleted",
                        "destination.accountId");
     }
     quote.destination_type = "ACCOUNT";
@@ -721,6 +748,12 @@ result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const tenant& owner, const std::string& quote_id) {
     auto quote = find_quote(session, owner, quote_id);
     if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
+    // The quote may predate the deletion of either customer.
+    if (owner_deleted(session, owner, quote->source_customer_id) ||
+        owner_deleted(session, owner, quote->destination_customer_id)) {
+        return failure(payment_error::customer_deleted,
+                       "quote " + quote_id + " is between accounts of a deleted customer");
+    }
     return execute_found_quote(session, services, *quote, nullptr);
 }
 

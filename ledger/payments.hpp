@@ -84,6 +84,7 @@ enum class payment_error {
     source_account_not_found,
     destination_account_not_found,
     customer_not_found,
+    customer_deleted,
     customer_account_mismatch,
     same_currency,
     currency_not_supported,

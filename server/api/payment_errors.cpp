@@ -13,6 +13,7 @@ void fail_payment(const payment_failure& failure) {
         case payment_error::destination_account_not_found:
         case payment_error::account_not_found: code = error_code::account_not_found; break;
         case payment_error::customer_not_found: code = error_code::user_not_found; break;
+        case payment_error::customer_deleted: code = error_code::customer_deleted; break;
         case payment_error::customer_account_mismatch: code = error_code::invalid_input; break;
         case payment_error::same_currency: code = error_code::same_currency; break;
         case payment_error::currency_not_supported:

@@ -101,6 +101,25 @@ test('executing twice is 409 QUOTE_NOT_PENDING and moves nothing more', async ()
   assert.equal(await quoteStatus(quote.id), 'COMPLETED');
 });
 
+test('money never moves to or from a deleted customer', async () => {
+  const { source, destination } = await payer(server, sandbox, 'USD', 'EUR', 50000);
+  const receiver = await newCustomer(server, sandbox);
+  const receiverAccounts = await accountsOf(server, sandbox, receiver.id);
+  // A quote made before the receiver was deleted cannot be executed after.
+  const earlier = await createQuote(server, sandbox, quoteBody(source.id, receiverAccounts.EUR.id, 10000));
+  assert.equal((await call(server, sandbox, 'DELETE', `/customers/${receiver.id}`)).status, 200);
+  assertError(await execute(earlier.id), 410, 'CUSTOMER_DELETED');
+  assert.equal(await quoteStatus(earlier.id), 'PENDING');
+  // New quotes to or from a deleted customer's accounts are refused, naming the field.
+  const toDeleted = await call(server, sandbox, 'POST', '/quotes', quoteBody(source.id, receiverAccounts.EUR.id, 10000));
+  assertError(toDeleted, 410, 'CUSTOMER_DELETED');
+  assert.equal(toDeleted.body.details.field, 'destination.accountId');
+  const fromDeleted = await call(server, sandbox, 'POST', '/quotes', quoteBody(receiverAccounts.USD.id, destination.id, 10000));
+  assertError(fromDeleted, 410, 'CUSTOMER_DELETED');
+  assert.equal(fromDeleted.body.details.field, 'source.accountId');
+  assert.deepEqual(await balances(source, destination), [50000, 0]);
+});
+
 test('insufficient balance is 400 INSUFFICIENT_BALANCE and moves nothing', async () => {
   const { sender, source, destination } = await payer(server, sandbox, 'USD', 'EUR', 9999);
   const quote = await createQuote(server, sandbox, quoteBody(source.id, destination.id, 10000));
