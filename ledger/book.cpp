@@ -28,11 +28,9 @@ struct account_row {
     }
 
     ledger_account to_account() const {
-        auto env = parse_environment(environment);
-        CORRIDOR_ASSERT(env.has_value());
         ledger_account out;
         out.id = id;
-        out.owner = tenant{platform_id, *env};
+        out.owner = tenant_of_row(platform_id, environment);
         static const std::map<std::string, account_kind> kinds = {
             {"CUSTOMER", account_kind::customer},   {"PLATFORM", account_kind::platform},
             {"LIQUIDITY", account_kind::liquidity}, {"FEES", account_kind::fees},

@@ -44,11 +44,9 @@ struct customer_row {
     }
 
     customer to_customer() const {
-        auto env = parse_environment(environment);
-        CORRIDOR_ASSERT(env.has_value());
         customer out;
         out.id = id;
-        out.owner = tenant{platform_id, *env};
+        out.owner = tenant_of_row(platform_id, environment);
         out.platform_customer_id = platform_customer_id;
         out.customer_type = customer_type;
         out.uma_address = uma_address;

@@ -159,11 +159,9 @@ struct quote_row {
     }
 
     quote_record to_record() const {
-        auto env = parse_environment(environment);
-        CORRIDOR_ASSERT(env.has_value());
         quote_record q;
         q.id = id;
-        q.owner = tenant{platform_id, *env};
+        q.owner = tenant_of_row(platform_id, environment);
         q.status = status;
         q.source_type = source_type;
         q.source_account_id = source_account_id;
@@ -232,9 +230,7 @@ struct transaction_row {
     }
 
     transaction_record to_record() const {
-        auto env = parse_environment(environment);
-        CORRIDOR_ASSERT(env.has_value());
-        return transaction_record{id, tenant{platform_id, *env}, type, status, quote_id, customer_id,
+        return transaction_record{id, tenant_of_row(platform_id, environment), type, status, quote_id, customer_id,
                                   platform_customer_id, source_type, source_account_id, source_currency,
                                   destination_type, destination_account_id, destination_currency,
                                   sent_amount, received_amount, fees, exchange_rate, rate_details,

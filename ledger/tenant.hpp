@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "ledger/assert.hpp"
+
 namespace corridor {
 
 enum class environment { sandbox, production };
@@ -26,5 +28,13 @@ struct tenant {
     std::string_view env_name() const { return to_string(env); }
     bool operator==(const tenant&) const = default;
 };
+
+// The tenant of a stored row. Rows are written only with a valid environment name, so anything
+// else means the database holds what this code never wrote.
+inline tenant tenant_of_row(const std::string& platform_id, std::string_view environment_name) {
+    auto env = parse_environment(environment_name);
+    CORRIDOR_ASSERT(env.has_value());
+    return tenant{platform_id, *env};
+}
 
 }  // namespace corridor

@@ -34,9 +34,7 @@ struct token_row {
         statement.exchange(soci::into(updated_at_ms));
     }
     api_token to_token() const {
-        auto env = parse_environment(environment);
-        CORRIDOR_ASSERT(env.has_value());
-        return api_token{id,        tenant{platform_id, *env}, name, static_cast<unsigned>(permissions),
+        return api_token{id,        tenant_of_row(platform_id, environment), name, static_cast<unsigned>(permissions),
                          client_id, created_at_ms,             updated_at_ms};
     }
 };

@@ -10,19 +10,11 @@
 #include "ledger/clock.hpp"
 #include "ledger/ids.hpp"
 #include "ledger/random.hpp"
+#include "tests/support/text_checks.hpp"
 
 using namespace corridor;
 
 namespace {
-
-bool is_base64url(const std::string& text) {
-    for (char c : text) {
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                  c == '-' || c == '_';
-        if (!ok) return false;
-    }
-    return true;
-}
 
 // base64url without padding of arbitrary bytes, written independently of page.cpp.
 std::string base64url(const std::string& bytes) {
@@ -60,7 +52,7 @@ TEST_CASE("cursors round-trip ids of every length remainder", "[ledger][page]") 
             std::string id = ids.next(type);
             std::string cursor = encode_cursor(id);
             INFO(id << " -> " << cursor);
-            CHECK(is_base64url(cursor));
+            CHECK(testing::is_base64url(cursor));
             CHECK(cursor.find(id) == std::string::npos);
             REQUIRE(decode_cursor(cursor) == id);
             // The encoding is the documented one: base64url of "k1|" and the id, unpadded.

@@ -11,6 +11,7 @@
 #include "ledger/ids.hpp"
 #include "server/api/auth.hpp"
 #include "tests/support/store_fixture.hpp"
+#include "tests/support/text_checks.hpp"
 
 using namespace corridor;
 using corridor::testing::store_fixture;
@@ -20,15 +21,6 @@ namespace {
 bool is_lower_hex(const std::string& text) {
     for (char c : text) {
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    }
-    return true;
-}
-
-bool is_base64url(const std::string& text) {
-    for (char c : text) {
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                  c == '-' || c == '_';
-        if (!ok) return false;
     }
     return true;
 }
@@ -67,7 +59,7 @@ TEST_CASE("create_token returns the secret once and stores only its hash", "[sto
     // 32 random bytes in unpadded base64url are 43 characters.
     REQUIRE(created.client_secret.starts_with("cs_"));
     CHECK(created.client_secret.size() == 3 + 43);
-    CHECK(is_base64url(created.client_secret.substr(3)));
+    CHECK(testing::is_base64url(created.client_secret.substr(3)));
 
     auto live = create_token(fixture.session(), fixture.ids, fixture.random, fixture.clock,
                              production, "live", permissions_all);
