@@ -81,11 +81,16 @@ void ledger_writer::apply_batch(soci::session& session,
     {
         write_transaction transaction(session);
         for (std::size_t i = 0; i < batch.size(); ++i) {
-            run_control(session, "SAVEPOINT command");
-            applied[i] = batch[i]->run(session);
-            run_control(session, applied[i] ? "RELEASE SAVEPOINT command"
-                                            : "ROLLBACK TO SAVEPOINT command");
-            if (!applied[i]) run_control(session, "RELEASE SAVEPOINT command");
+            for (int attempt = 1; attempt <= command_attempts_max; ++attempt) {
+                run_control(session, "SAVEPOINT command");
+                applied[i] = batch[i]->run(session);
+                run_control(session, applied[i] ? "RELEASE SAVEPOINT command"
+                                                : "ROLLBACK TO SAVEPOINT command");
+                if (applied[i]) break;
+                run_control(session, "RELEASE SAVEPOINT command");
+                if (!batch[i]->retryable()) break;
+                if (attempt < command_attempts_max) commands_retried_.fetch_add(1, std::memory_order_relaxed);
+            }
         }
         transaction.commit();  // one durable commit for the whole batch
     }

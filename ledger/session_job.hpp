@@ -15,6 +15,9 @@ struct session_job {
     // Called once: durable = true after the work's transaction committed, false when it did not
     // (rolled back, a failed commit, or the job was refused before running).
     virtual void finish(bool durable) noexcept = 0;
+    // After run() returned false: whether the failure was transient contention (a deadlock or
+    // serialization failure between processes sharing PostgreSQL) that running again may resolve.
+    virtual bool retryable() const noexcept { return false; }
 };
 
 class session_executor {

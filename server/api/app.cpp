@@ -226,6 +226,7 @@ http_response api::run_with_database(soci::session& session, const http_request&
                       match.route ? match.route->pattern : "?", error.what());
         response = error_response(error_code::internal_error, "internal error; retry later");
         response.database_failed = true;
+        response.contention = is_retryable_conflict(error);
     } catch (const std::exception& error) {
         spdlog::error("unexpected error on {} {}: {}", to_string(request.method),
                       match.route ? match.route->pattern : "?", error.what());

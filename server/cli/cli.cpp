@@ -171,6 +171,9 @@ std::string writer_metrics(const ledger_writer& writer) {
     out += fmt::format("corridor_ledger_batch_size_bucket{{le=\"+Inf\"}} {}\n", cumulative);
     out += fmt::format("corridor_ledger_batch_size_sum {}\n", writer.commands_total());
     out += fmt::format("corridor_ledger_batch_size_count {}\n", writer.batches_total());
+    out += "# HELP corridor_ledger_commands_retried_total Commands run again after a deadlock or "
+           "serialization conflict.\n# TYPE corridor_ledger_commands_retried_total counter\n";
+    out += fmt::format("corridor_ledger_commands_retried_total {}\n", writer.commands_retried());
     out += "# HELP corridor_ledger_queue_depth Commands waiting for the ledger writer.\n"
            "# TYPE corridor_ledger_queue_depth gauge\n";
     out += fmt::format("corridor_ledger_queue_depth {}\n", writer.queue_depth());

@@ -40,6 +40,7 @@ struct http_response {
     int route_index = -1;
     std::string client_id;
     bool database_failed = false;  // the session that served it may be broken
+    bool contention = false;       // the failure was a deadlock or serialization conflict
 };
 
 }  // namespace corridor

@@ -268,6 +268,8 @@ public:
         return healthy;
     }
 
+    bool retryable() const noexcept override { return response_ && response_->contention; }
+
     void finish(bool durable) noexcept override {
         // The work (and what it holds, such as an idempotency key's in-flight guard) is released
         // before the client can see the response, so an immediate retry finds the key free.

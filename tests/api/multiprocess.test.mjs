@@ -72,3 +72,42 @@ test('a token deleted in one process stops working in the other within the cache
   await new Promise((ok) => setTimeout(ok, 400));  // cache.ttl_ms is 300 in this suite
   assert.equal((await call(second, token, 'GET', '/config')).status, 401, 'the other process refuses after the TTL');
 });
+
+test('opposite payments through both processes at once all complete (deadlocks are retried)', async () => {
+  // Each payment locks the shared liquidity accounts of both currencies, in opposite orders for
+  // the two directions: on PostgreSQL two writers can deadlock, and the loser is run again.
+  const credentials = first.platforms[0].sandbox;
+  const alice = await call(first, credentials, 'POST', '/customers', { customerType: 'INDIVIDUAL' });
+  const bob = await call(second, credentials, 'POST', '/customers', { customerType: 'INDIVIDUAL' });
+  const a = await accountsOf(first, credentials, alice.body.id);
+  const b = await accountsOf(second, credentials, bob.body.id);
+  for (const account of [a.USD, b.EUR]) {
+    const funded = await call(first, credentials, 'POST', `/sandbox/internal-accounts/${encodeURIComponent(account.id)}/fund`, { amount: 10000000 });
+    assert.equal(funded.status, 200);
+  }
+  const pay = (server, from, to) => call(server, credentials, 'POST', '/quotes', {
+    source: { sourceType: 'ACCOUNT', accountId: from.id },
+    destination: { destinationType: 'ACCOUNT', accountId: to.id },
+    lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000, immediatelyExecute: true,
+  });
+  const requests = [];
+  const rounds = 60;
+  for (let i = 0; i < rounds; i++) {
+    requests.push(pay(i % 2 ? first : second, a.USD, b.EUR));
+    requests.push(pay(i % 2 ? second : first, b.EUR, a.USD));
+  }
+  const results = await Promise.all(requests);
+  const failed = results.filter((r) => r.status !== 201);
+  assert.deepEqual(failed.map((r) => r.text), [], first.stderr + second.stderr);
+  const afterA = await accountsOf(first, credentials, alice.body.id);
+  const afterB = await accountsOf(second, credentials, bob.body.id);
+  const moved = (from, to) => results
+    .filter((r) => r.body.source.accountId === from.id && r.body.destination.accountId === to.id)
+    .reduce((sum, r) => ({ out: sum.out + r.body.totalSendingAmount, in: sum.in + r.body.totalReceivingAmount }), { out: 0, in: 0 });
+  const aToB = moved(a.USD, b.EUR);
+  const bToA = moved(b.EUR, a.USD);
+  assert.equal(aToB.out, rounds * 1000);
+  assert.equal(bToA.out, rounds * 1000);
+  assert.equal(afterA.USD.balance.amount, 10000000 - aToB.out + bToA.in);
+  assert.equal(afterB.EUR.balance.amount, 10000000 - bToA.out + aToB.in);
+});

@@ -1,0 +1,96 @@
+// The ledger writer applies each command in its own savepoint: a failed command leaves nothing,
+// a command that failed on transient contention is rolled back and run again (a bounded number of
+// times), and completion is reported only after the batch's commit.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <future>
+#include <memory>
+
+#include "ledger/ledger_writer.hpp"
+#include "money_fixture.hpp"
+
+using namespace corridor;
+
+namespace {
+
+// Inserts one row, then fails the first `failures` runs (retryable or not) before succeeding.
+class flaky_job final : public session_job {
+public:
+    flaky_job(std::string tag, int failures, bool retryable, std::promise<bool> done,
+              std::shared_ptr<std::atomic<int>> runs)
+        : tag_(std::move(tag)), failures_(failures), retryable_(retryable), done_(std::move(done)),
+          runs_(std::move(runs)) {}
+
+    bool run(soci::session& session) noexcept override {
+        int runs = ++*runs_;
+        try {
+            session << "INSERT INTO writer_probe (tag) VALUES (:t)", soci::use(tag_);
+        } catch (...) {
+            return false;
+        }
+        return runs > failures_;
+    }
+    bool retryable() const noexcept override { return retryable_; }
+    void finish(bool durable) noexcept override { done_.set_value(durable); }
+
+private:
+    std::string tag_;
+    int failures_;
+    bool retryable_;
+    std::promise<bool> done_;
+    std::shared_ptr<std::atomic<int>> runs_;  // outlives the job, which the writer destroys
+};
+
+struct outcome {
+    bool durable;
+    int runs;
+    long long rows;
+};
+
+outcome submit(ledger_writer& writer, soci::session& reader, const std::string& tag, int failures,
+               bool retryable) {
+    std::promise<bool> done;
+    auto finished = done.get_future();
+    auto runs_seen = std::make_shared<std::atomic<int>>(0);
+    writer.submit(std::make_unique<flaky_job>(tag, failures, retryable, std::move(done), runs_seen));
+    bool durable = finished.get();
+    int runs = runs_seen->load();
+    long long rows = 0;
+    reader << "SELECT COUNT(*) FROM writer_probe WHERE tag = :t", soci::use(tag), soci::into(rows);
+    return {durable, runs, rows};
+}
+
+}  // namespace
+
+TEST_CASE("ledger writer: savepoints per command, bounded retries on contention", "[store][writer]") {
+    auto url = *database_url::parse(testing::money_test_database_url());
+    auto reader = open_session(url);
+    *reader << "CREATE TABLE writer_probe (tag TEXT NOT NULL)";
+    ledger_writer writer(url, 8, 64);
+
+    auto clean = submit(writer, *reader, "clean", 0, false);
+    CHECK(clean.durable);
+    CHECK(clean.runs == 1);
+    CHECK(clean.rows == 1);
+
+    // Contention twice, then success: the two failed attempts leave no rows behind.
+    auto recovered = submit(writer, *reader, "recovered", 2, true);
+    CHECK(recovered.durable);
+    CHECK(recovered.runs == 3);
+    CHECK(recovered.rows == 1);
+
+    // A failure that is not contention runs once and leaves nothing.
+    auto refused = submit(writer, *reader, "refused", 1, false);
+    CHECK_FALSE(refused.durable);
+    CHECK(refused.runs == 1);
+    CHECK(refused.rows == 0);
+
+    // Contention that does not clear gives up after the bound.
+    auto exhausted = submit(writer, *reader, "exhausted", 100, true);
+    CHECK_FALSE(exhausted.durable);
+    CHECK(exhausted.runs == ledger_writer::command_attempts_max);
+    CHECK(exhausted.rows == 0);
+    CHECK(writer.commands_retried() == 2 + (ledger_writer::command_attempts_max - 1));
+    writer.stop();
+}
