@@ -145,13 +145,8 @@ page<ledger_account> list_internal_accounts(soci::session& session, const tenant
         if (filter.customer_id) where.equals("owner_id", *filter.customer_id);
     }
     if (filter.currency) where.equals("currency", *filter.currency);
-    page<ledger_account> result;
-    result.total_count = count_rows(session, "ledger_accounts", where);
-    account_row row;
-    result.has_more = fetch_page(session, account_select, where, request, row,
-                                 [&](const account_row& r) { result.items.push_back(r.to_account()); });
-    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
-    return result;
+    return list_page<ledger_account, account_row>(session, "ledger_accounts", account_select, where,
+                                                  request, [](const account_row& r) { return r.to_account(); });
 }
 
 namespace {

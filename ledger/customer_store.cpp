@@ -225,14 +225,8 @@ page<customer> list_customers(soci::session& session, const tenant& owner,
     if (filter.created_before_ms) where.at_most("created_at_ms", *filter.created_before_ms);
     if (filter.updated_after_ms) where.at_least("updated_at_ms", *filter.updated_after_ms);
     if (filter.updated_before_ms) where.at_most("updated_at_ms", *filter.updated_before_ms);
-    page<customer> result;
-    result.total_count = count_rows(session, "customers", where);
-    customer_row row;
-    result.has_more =
-        fetch_page(session, customer_select, where, request, row,
-                   [&](const customer_row& r) { result.items.push_back(r.to_customer()); });
-    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
-    return result;
+    return list_page<customer, customer_row>(session, "customers", customer_select, where, request,
+                                             [](const customer_row& r) { return r.to_customer(); });
 }
 
 result<customer, customer_error> update_customer(soci::session& session, const clock& time,

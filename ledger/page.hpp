@@ -83,4 +83,18 @@ bool fetch_page(soci::session& session, const std::string& select_sql, sql_filte
     return false;
 }
 
+// One page of a list with the filter's total count: `convert` turns a bound row into an item
+// whose `id` the next cursor is made from. Every list endpoint is this, over its own table.
+template <class Item, class Row, class Convert>
+page<Item> list_page(soci::session& session, std::string_view table, const std::string& select_sql,
+                     const sql_filter& filter, const page_request& request, Convert convert) {
+    page<Item> result;
+    result.total_count = count_rows(session, table, filter);
+    Row row;
+    result.has_more = fetch_page(session, select_sql, filter, request, row,
+                                 [&](const Row& bound) { result.items.push_back(convert(bound)); });
+    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
+    return result;
+}
+
 }  // namespace corridor

@@ -898,13 +898,9 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner, cons
         where.clause("destination_customer_id IN (SELECT id FROM customers WHERE uma_address = {})",
                      *filter.receiving_uma_address);
     }
-    page<quote_record> result;
-    result.total_count = count_rows(session, "quotes", where);
-    quote_row row;
-    result.has_more = fetch_page(session, std::string("SELECT ") + quote_columns + " FROM quotes", where,
-                                 request, row, [&](const quote_row& r) { result.items.push_back(r.to_record()); });
-    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
-    return result;
+    return list_page<quote_record, quote_row>(session, "quotes",
+                                              std::string("SELECT ") + quote_columns + " FROM quotes",
+                                              where, request, [](const quote_row& r) { return r.to_record(); });
 }
 
 std::optional<transaction_record> find_transaction(soci::session& session, const tenant& owner,
@@ -930,14 +926,9 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
     if (filter.reference) where.equals("reference", *filter.reference);
     if (filter.start_ms) where.at_least("created_at_ms", *filter.start_ms);
     if (filter.end_ms) where.at_most("created_at_ms", *filter.end_ms);
-    page<transaction_record> result;
-    result.total_count = count_rows(session, "transactions", where);
-    transaction_row row;
-    result.has_more = fetch_page(session, transaction_select,
-                                 where, request, row,
-                                 [&](const transaction_row& r) { result.items.push_back(r.to_record()); });
-    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
-    return result;
+    return list_page<transaction_record, transaction_row>(
+        session, "transactions", transaction_select, where, request,
+        [](const transaction_row& r) { return r.to_record(); });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -112,13 +112,8 @@ page<api_token> list_tokens(soci::session& session, const tenant& owner,
     if (filter.created_before_ms) where.at_most("created_at_ms", *filter.created_before_ms);
     if (filter.updated_after_ms) where.at_least("updated_at_ms", *filter.updated_after_ms);
     if (filter.updated_before_ms) where.at_most("updated_at_ms", *filter.updated_before_ms);
-    page<api_token> result;
-    result.total_count = count_rows(session, "tokens", where);
-    token_row row;
-    result.has_more = fetch_page(session, token_select, where, request, row,
-                                 [&](const token_row& r) { result.items.push_back(r.to_token()); });
-    if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
-    return result;
+    return list_page<api_token, token_row>(session, "tokens", token_select, where, request,
+                                           [](const token_row& r) { return r.to_token(); });
 }
 
 std::optional<api_token> find_token(soci::session& session, const tenant& owner,

@@ -28,13 +28,9 @@ http_response list_customer_accounts(request_context& context) {
     filter.currency = currency_filter(context);
     filter.customer_id = context.query.get("customerId");
     auto found = list_internal_accounts(context.session(), context.owner(), filter, context.query.page("InternalAccount"));
-    json::array data;
-    for (const auto& account : found.items) {
-        data.push_back(render_internal_account(account, context.services.currencies, context.services.funding));
-    }
-    json::object body{{"data", std::move(data)}, {"hasMore", found.has_more}, {"totalCount", found.total_count}};
-    if (found.has_more) body["nextCursor"] = found.next_cursor;
-    return json_response(200, body);
+    return page_response(found, [&](const ledger_account& account) {
+        return render_internal_account(account, context.services.currencies, context.services.funding);
+    });
 }
 
 http_response list_platform_accounts(request_context& context) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <soci/soci.h>
 
 #include "ledger/clock.hpp"
@@ -121,5 +123,18 @@ void register_sandbox_routes(router& routes);
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"
 http_response json_response(int status, const boost::json::value& body);
 std::string tenant_key(const tenant& owner);
+
+// The list envelope of every paginated endpoint: {data, hasMore, nextCursor (only when hasMore),
+// totalCount}, each item rendered by `render`.
+template <class Item, class Render>
+http_response page_response(const page<Item>& found, Render render) {
+    boost::json::array data;
+    for (const auto& item : found.items) data.push_back(render(item));
+    boost::json::object body{{"data", std::move(data)},
+                             {"hasMore", found.has_more},
+                             {"totalCount", found.total_count}};
+    if (found.has_more) body["nextCursor"] = found.next_cursor;
+    return json_response(200, body);
+}
 
 }  // namespace corridor

@@ -266,13 +266,7 @@ http_response list_customers_handler(request_context& context) {
     filter.updated_before_ms = query.timestamp_ms("updatedBefore");
     filter.include_deleted = query.boolean("isIncludingDeleted").value_or(false);
     auto found = list_customers(context.session(), context.owner(), filter, query.page("Customer"));
-    json::array data;
-    for (const auto& item : found.items) data.push_back(render_customer(item));
-    json::object body{{"data", std::move(data)},
-                      {"hasMore", found.has_more},
-                      {"totalCount", found.total_count}};
-    if (found.has_more) body["nextCursor"] = found.next_cursor;
-    return json_response(200, body);
+    return page_response(found, [](const customer& item) { return render_customer(item); });
 }
 
 http_response get_customer_handler(request_context& context) {

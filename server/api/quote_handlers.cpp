@@ -105,11 +105,7 @@ http_response list_quotes_handler(request_context& context) {
         *target = address->text();
     }
     auto found = list_quotes(context.session(), context.owner(), filter, query.page("Quote"));
-    json::array data;
-    for (const auto& quote : found.items) data.push_back(render_quote(quote, context.services.currencies));
-    json::object body{{"data", std::move(data)}, {"hasMore", found.has_more}, {"totalCount", found.total_count}};
-    if (found.has_more) body["nextCursor"] = found.next_cursor;
-    return json_response(200, body);
+    return page_response(found, [&](const quote_record& quote) { return render_quote(quote, context.services.currencies); });
 }
 
 http_response get_quote_handler(request_context& context) {

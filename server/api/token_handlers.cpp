@@ -70,13 +70,7 @@ http_response list_tokens_handler(request_context& context) {
     filter.updated_after_ms = query.timestamp_ms("updatedAfter");
     filter.updated_before_ms = query.timestamp_ms("updatedBefore");
     auto found = list_tokens(context.session(), context.owner(), filter, query.page("Token"));
-    json::array data;
-    for (const auto& token : found.items) data.push_back(render_token(token));
-    json::object body{{"data", std::move(data)},
-                      {"hasMore", found.has_more},
-                      {"totalCount", found.total_count}};
-    if (found.has_more) body["nextCursor"] = found.next_cursor;
-    return json_response(200, body);
+    return page_response(found, [](const api_token& token) { return render_token(token); });
 }
 
 http_response get_token_handler(request_context& context) {

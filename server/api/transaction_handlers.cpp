@@ -25,11 +25,9 @@ http_response list_transactions_handler(request_context& context) {
     filter.start_ms = query.timestamp_ms("startDate");
     filter.end_ms = query.timestamp_ms("endDate");
     auto found = list_transactions(context.session(), context.owner(), filter, query.page("Transaction", true));
-    json::array data;
-    for (const auto& item : found.items) data.push_back(render_transaction(item, context.services.currencies));
-    json::object body{{"data", std::move(data)}, {"hasMore", found.has_more}, {"totalCount", found.total_count}};
-    if (found.has_more) body["nextCursor"] = found.next_cursor;
-    return json_response(200, body);
+    return page_response(found, [&](const transaction_record& item) {
+        return render_transaction(item, context.services.currencies);
+    });
 }
 
 http_response get_transaction_handler(request_context& context) {
