@@ -20,56 +20,6 @@ std::string resolve(const std::string& base_dir, const std::string& path) {
     return (std::filesystem::path(base_dir) / path).lexically_normal().string();
 }
 
-class reader {
-public:
-    explicit reader(const json::object& root) : root_(root) {}
-
-    // Calls `apply` with the value at a dotted key when present; records every key it knows so
-    // that the rest can be reported as unknown.
-    void at(const std::string& dotted, const std::function<void(const json::value&)>& apply) {
-        known_.insert(dotted);
-        const json::value* value = find(dotted);
-        if (value) apply(*value);
-    }
-
-    void check_unknown(const json::object& object, const std::string& prefix) const {
-        for (const auto& [key, value] : object) {
-            std::string dotted = prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
-            bool is_section = false;
-            for (const auto& known : known_) {
-                if (known.starts_with(dotted + ".")) is_section = true;
-            }
-            if (is_section && value.is_object()) {
-                check_unknown(value.as_object(), dotted);
-            } else if (!known_.contains(dotted)) {
-                throw config_error("unknown configuration key \"" + dotted + "\"");
-            }
-        }
-    }
-
-private:
-    const json::value* find(const std::string& dotted) const {
-        const json::object* object = &root_;
-        std::size_t start = 0;
-        while (true) {
-            auto dot = dotted.find('.', start);
-            std::string part = dotted.substr(start, dot == std::string::npos ? dot : dot - start);
-            const json::value* value = object->if_contains(part);
-            if (!value) return nullptr;
-            if (dot == std::string::npos) return value;
-            if (!value->is_object()) {
-                throw config_error("configuration key \"" + dotted.substr(0, dot) +
-                                   "\" must be an object");
-            }
-            object = &value->as_object();
-            start = dot + 1;
-        }
-    }
-
-    const json::object& root_;
-    std::set<std::string> known_;
-};
-
 [[noreturn]] void bad(const std::string& key, const std::string& expected) {
     throw config_error("configuration key \"" + key + "\" must be " + expected);
 }
@@ -115,6 +65,67 @@ std::function<void(const json::value&)> text_list(const std::string& key,
         }
     };
 }
+
+class reader {
+public:
+    explicit reader(const json::object& root) : root_(root) {}
+
+    // Calls `apply` with the value at a dotted key when present; records every key it knows so
+    // that the rest can be reported as unknown.
+    void at(const std::string& dotted, const std::function<void(const json::value&)>& apply) {
+        known_.insert(dotted);
+        const json::value* value = find(dotted);
+        if (value) apply(*value);
+    }
+
+    // Each reads the key into `out` when present, checking its type (and range).
+    void text(const std::string& key, std::string& out) { at(key, corridor::text(key, out)); }
+    void boolean(const std::string& key, bool& out) { at(key, corridor::boolean(key, out)); }
+    template <class Int>
+    void integer(const std::string& key, Int& out, std::int64_t min, std::int64_t max) {
+        at(key, corridor::integer(key, out, min, max));
+    }
+    void text_list(const std::string& key, std::vector<std::string>& out) {
+        at(key, corridor::text_list(key, out));
+    }
+
+    void check_unknown(const json::object& object, const std::string& prefix) const {
+        for (const auto& [key, value] : object) {
+            std::string dotted = prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+            bool is_section = false;
+            for (const auto& known : known_) {
+                if (known.starts_with(dotted + ".")) is_section = true;
+            }
+            if (is_section && value.is_object()) {
+                check_unknown(value.as_object(), dotted);
+            } else if (!known_.contains(dotted)) {
+                throw config_error("unknown configuration key \"" + dotted + "\"");
+            }
+        }
+    }
+
+private:
+    const json::value* find(const std::string& dotted) const {
+        const json::object* object = &root_;
+        std::size_t start = 0;
+        while (true) {
+            auto dot = dotted.find('.', start);
+            std::string part = dotted.substr(start, dot == std::string::npos ? dot : dot - start);
+            const json::value* value = object->if_contains(part);
+            if (!value) return nullptr;
+            if (dot == std::string::npos) return value;
+            if (!value->is_object()) {
+                throw config_error("configuration key \"" + dotted.substr(0, dot) +
+                                   "\" must be an object");
+            }
+            object = &value->as_object();
+            start = dot + 1;
+        }
+    }
+
+    const json::object& root_;
+    std::set<std::string> known_;
+};
 
 void validate(const service_config& config) {
     std::string host;
@@ -178,51 +189,37 @@ service_config service_config::load_file(const std::string& path) {
     service_config config = defaults(base_dir);
     std::string currencies_file, rates_file, funding_file, plugins_dir, database;
     reader keys(document.as_object());
-    keys.at("listen", text("listen", config.listen));
-    keys.at("database", text("database", database));
-    keys.at("threads", integer("threads", config.threads, 0, 256));
-    keys.at("database_threads", integer("database_threads", config.database_threads, 1, 256));
-    keys.at("public_base_url", text("public_base_url", config.public_base_url));
-    keys.at("currencies_file", text("currencies_file", currencies_file));
-    keys.at("rates_file", text("rates_file", rates_file));
-    keys.at("funding_file", text("funding_file", funding_file));
-    keys.at("rates.cache_seconds", integer("rates.cache_seconds", config.rates_cache_seconds, 0, 86400));
-    keys.at("ledger.batch_commands_max",
-            integer("ledger.batch_commands_max", config.ledger_batch_commands_max, 1, 8192));
-    keys.at("ledger.queue_commands_max",
-            integer("ledger.queue_commands_max", config.ledger_queue_commands_max, 1, 10000000));
-    keys.at("quotes.sweep_interval_ms",
-            integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000));
-    keys.at("idempotency.retention_hours",
-            integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90));
-    keys.at("uma.proxy_host", text("uma.proxy_host", config.uma_proxy_host));
-    keys.at("quotes.ttl_seconds", integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600));
-    keys.at("sandbox.timeout_seconds",
-            integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600));
-    keys.at("outbound.allow_private_addresses",
-            boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses));
-    keys.at("webhooks.approval_timeout_ms",
-            integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000));
-    keys.at("plugins.dir", text("plugins.dir", plugins_dir));
-    keys.at("plugins.rails", text_list("plugins.rails", config.plugins_rails));
+    keys.text("listen", config.listen);
+    keys.text("database", database);
+    keys.integer("threads", config.threads, 0, 256);
+    keys.integer("database_threads", config.database_threads, 1, 256);
+    keys.text("public_base_url", config.public_base_url);
+    keys.text("currencies_file", currencies_file);
+    keys.text("rates_file", rates_file);
+    keys.text("funding_file", funding_file);
+    keys.integer("rates.cache_seconds", config.rates_cache_seconds, 0, 86400);
+    keys.integer("ledger.batch_commands_max", config.ledger_batch_commands_max, 1, 8192);
+    keys.integer("ledger.queue_commands_max", config.ledger_queue_commands_max, 1, 10000000);
+    keys.integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000);
+    keys.integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90);
+    keys.text("uma.proxy_host", config.uma_proxy_host);
+    keys.integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600);
+    keys.integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600);
+    keys.boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses);
+    keys.integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000);
+    keys.text("plugins.dir", plugins_dir);
+    keys.text_list("plugins.rails", config.plugins_rails);
     auto& limits = config.limits;
-    keys.at("limits.request_body_bytes_max",
-            integer("limits.request_body_bytes_max", limits.request_body_bytes_max, 1024, 1LL << 30));
-    keys.at("limits.request_header_bytes_max",
-            integer("limits.request_header_bytes_max", limits.request_header_bytes_max, 1024, 1 << 20));
-    keys.at("limits.request_timeout_ms",
-            integer("limits.request_timeout_ms", limits.request_timeout_ms, 100, 3600000));
-    keys.at("limits.response_write_timeout_ms",
-            integer("limits.response_write_timeout_ms", limits.response_write_timeout_ms, 100, 3600000));
-    keys.at("limits.shutdown_timeout_ms",
-            integer("limits.shutdown_timeout_ms", limits.shutdown_timeout_ms, 0, 600000));
-    keys.at("limits.connections_per_core_max",
-            integer("limits.connections_per_core_max", limits.connections_per_core_max, 1, 1000000));
-    keys.at("cache.ttl_ms", integer("cache.ttl_ms", config.cache_ttl_ms, 0, 600000));
-    keys.at("log.access", boolean("log.access", config.log_access));
-    keys.at("log.level", text("log.level", config.log_level));
-    keys.at("platform_defaults.supported_currencies",
-            text_list("platform_defaults.supported_currencies", config.platform_default_currencies));
+    keys.integer("limits.request_body_bytes_max", limits.request_body_bytes_max, 1024, 1LL << 30);
+    keys.integer("limits.request_header_bytes_max", limits.request_header_bytes_max, 1024, 1 << 20);
+    keys.integer("limits.request_timeout_ms", limits.request_timeout_ms, 100, 3600000);
+    keys.integer("limits.response_write_timeout_ms", limits.response_write_timeout_ms, 100, 3600000);
+    keys.integer("limits.shutdown_timeout_ms", limits.shutdown_timeout_ms, 0, 600000);
+    keys.integer("limits.connections_per_core_max", limits.connections_per_core_max, 1, 1000000);
+    keys.integer("cache.ttl_ms", config.cache_ttl_ms, 0, 600000);
+    keys.boolean("log.access", config.log_access);
+    keys.text("log.level", config.log_level);
+    keys.text_list("platform_defaults.supported_currencies", config.platform_default_currencies);
     keys.check_unknown(document.as_object(), "");
 
     if (!currencies_file.empty()) config.currencies_file = resolve(base_dir, currencies_file);
