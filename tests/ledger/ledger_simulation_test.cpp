@@ -13,7 +13,7 @@
 #include "ledger/database.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
-#include "money_fixture.hpp"
+#include "tests/support/test_database.hpp"
 
 using namespace corridor;
 
@@ -52,7 +52,7 @@ public:
           currencies_(currency_registry::from_json(currencies_json)),
           rates_(rate_table::from_json(rates_json)),
           funding_(funding_directory::from_json(funding_json)),
-          session_(testing::open_money_database()) {}
+          session_(&database_.session()) {}
 
     void set_up() {
         std::vector<supported_currency> supported;
@@ -271,7 +271,8 @@ private:
     currency_registry currencies_;
     table_rate_source rates_;
     funding_directory funding_;
-    session_ptr session_;
+    testing::test_database database_;  // a fresh migrated database, dropped afterwards
+    soci::session* session_;
     platform_config config_;
     std::vector<std::string> accounts_;
     std::map<std::string, std::string> currency_of_;

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "ledger/ledger_writer.hpp"
-#include "money_fixture.hpp"
+#include "tests/support/test_database.hpp"
 
 using namespace corridor;
 
@@ -64,8 +64,9 @@ outcome submit(ledger_writer& writer, soci::session& reader, const std::string& 
 }  // namespace
 
 TEST_CASE("ledger writer: savepoints per command, bounded retries on contention", "[store][writer]") {
-    auto url = *database_url::parse(testing::money_test_database_url());
-    auto reader = open_session(url);
+    testing::test_database database;
+    const database_url& url = database.url();
+    soci::session* reader = &database.session();
     *reader << "CREATE TABLE writer_probe (tag TEXT NOT NULL)";
     ledger_writer writer(url, 8, 64);
 
