@@ -367,29 +367,34 @@ std::string rate_details_json(const price& p) {
         {"serviceApiVariableFeeAmount", p.variable_fee_amount}});
 }
 
-std::string platform_customer_id_of(soci::session& session, const tenant& owner,
-                                    const std::string& customer_id) {
-    if (customer_id.empty()) return "";
-    auto found = find_customer(session, owner, customer_id);
-    return found ? found->platform_customer_id : "";
-}
-
-struct customer_state_row {
+// What a payment needs to know of an account's owner, read in one query.
+struct owner_facts {
     int is_deleted = 0;
-    void bind(soci::statement& statement) { statement.exchange(soci::into(is_deleted)); }
+    std::string platform_customer_id;
+    void bind(soci::statement& statement) {
+        statement.exchange(soci::into(is_deleted));
+        statement.exchange(soci::into(platform_customer_id));
+    }
+    bool deleted() const { return is_deleted != 0; }
 };
 
-// Money never moves to or from the accounts of a deleted customer.
-bool owner_deleted(soci::session& session, const tenant& owner, const std::string& customer_id) {
-    if (customer_id.empty()) return false;  // the platform's own account
-    customer_state_row row;
+// The owning customer's facts; the platform's own accounts (no customer) are never deleted and
+// carry no platformCustomerId.
+owner_facts facts_of_owner(soci::session& session, const tenant& owner, const std::string& customer_id) {
+    owner_facts facts;
+    if (customer_id.empty()) return facts;
     std::string env_name(owner.env_name());
     bool found = fetch_prepared(session,
-                                "SELECT is_deleted FROM customers WHERE id = :i AND platform_id = "
-                                ":p AND environment = :e",
-                                row, customer_id, owner.platform_id, env_name);
+                                "SELECT is_deleted, platform_customer_id FROM customers WHERE id = :i "
+                                "AND platform_id = :p AND environment = :e",
+                                facts, customer_id, owner.platform_id, env_name);
     CORRIDOR_ASSERT(found);  // an account's owner is never removed, only marked deleted
-    return row.is_deleted != 0;
+    return facts;
+}
+
+std::string platform_customer_id_of(soci::session& session, const tenant& owner,
+                                    const std::string& customer_id) {
+    return facts_of_owner(session, owner, customer_id).platform_customer_id;
 }
 
 const supported_currency* find_supported(const platform_config& config, const std::string& code) {
@@ -563,6 +568,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     quote.owner = owner;
     quote.source_type = request.source_type;
     std::string sending_currency;
+    std::string source_platform_customer_id;  // read once with the source's checks
     if (request.source_type == "ACCOUNT") {
         auto source = find_account(session, owner, request.source_account_id);
         if (!source || (source->kind != account_kind::customer && source->kind != account_kind::platform)) {
@@ -575,10 +581,12 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
                            "source.customerId: the source account does not belong to this customer",
                            "source.customerId");
         }
-        if (owner_deleted(session, owner, source->owner_id)) {
+        auto source_owner = facts_of_owner(session, owner, source->owner_id);
+        if (source_owner.deleted()) {
             return failure(payment_error::customer_deleted,
                            "source.accountId: the account's customer is deleted", "source.accountId");
         }
+        source_platform_customer_id = source_owner.platform_customer_id;
         quote.source_account_id = source->id;
         quote.source_customer_id = source->owner_id;
         sending_currency = source->currency;
@@ -591,6 +599,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
                                "source.customerId: no customer " + request.source_customer_id,
                                "source.customerId");
             }
+            source_platform_customer_id = customer->platform_customer_id;
         }
         quote.source_customer_id = request.source_customer_id;
         sending_currency = request.source_currency;
@@ -601,7 +610,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
                        "destination.accountId: no account " + request.destination_account_id,
                        "destination.accountId");
     }
-    if (owner_deleted(session, owner, destination->owner_id)) {
+    if (facts_of_owner(session, owner, destination->owner_id).deleted()) {
         return failure(payment_error::customer_deleted,
                        "destination.accountId: the account's customer is deleted",
                        "destination.accountId");
@@ -698,7 +707,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.status = "PENDING";
     outgoing.quote_id = quote.id;
     outgoing.customer_id = quote.source_customer_id;
-    outgoing.platform_customer_id = platform_customer_id_of(session, owner, quote.source_customer_id);
+    outgoing.platform_customer_id = source_platform_customer_id;
     outgoing.source_type = quote.source_type;
     outgoing.source_account_id = quote.source_account_id;
     outgoing.source_currency = quote.sending_currency;
@@ -745,8 +754,8 @@ result<quote_record, payment_failure> execute_quote(soci::session& session,
     auto quote = find_quote(session, owner, quote_id);
     if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
     // The quote may predate the deletion of either customer.
-    if (owner_deleted(session, owner, quote->source_customer_id) ||
-        owner_deleted(session, owner, quote->destination_customer_id)) {
+    if (facts_of_owner(session, owner, quote->source_customer_id).deleted() ||
+        facts_of_owner(session, owner, quote->destination_customer_id).deleted()) {
         return failure(payment_error::customer_deleted,
                        "quote " + quote_id + " is between accounts of a deleted customer");
     }
