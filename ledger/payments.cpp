@@ -397,20 +397,6 @@ std::string platform_customer_id_of(soci::session& session, const tenant& owner,
     return facts_of_owner(session, owner, customer_id).platform_customer_id;
 }
 
-const supported_currency* find_supported(const platform_config& config, const std::string& code) {
-    for (const auto& item : config.supported_currencies) {
-        if (item.currency_code == code) return &item;
-    }
-    return nullptr;
-}
-
-bool enabled_for(const supported_currency& item, const char* direction) {
-    for (const auto& type : item.enabled_transaction_types) {
-        if (type == direction) return true;
-    }
-    return false;
-}
-
 payment_failure failure(payment_error code, std::string message, std::string field = "") {
     return payment_failure{code, std::move(message), std::move(field)};
 }
@@ -627,8 +613,8 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     }
     const currency* sending = services.currencies.find(quote.sending_currency);
     const currency* receiving = services.currencies.find(quote.receiving_currency);
-    const supported_currency* sending_terms = find_supported(config, quote.sending_currency);
-    const supported_currency* receiving_terms = find_supported(config, quote.receiving_currency);
+    const supported_currency* sending_terms = find_supported_currency(config, quote.sending_currency);
+    const supported_currency* receiving_terms = find_supported_currency(config, quote.receiving_currency);
     if (!sending || !sending_terms) {
         return failure(payment_error::currency_not_supported,
                        quote.sending_currency + " is not a supported currency of this platform", "source");

@@ -50,6 +50,21 @@ std::vector<supported_currency> supported_currencies_from_json(const std::string
     return out;
 }
 
+const supported_currency* find_supported_currency(const platform_config& config,
+                                                  std::string_view currency_code) {
+    for (const auto& item : config.supported_currencies) {
+        if (item.currency_code == currency_code) return &item;
+    }
+    return nullptr;
+}
+
+bool enabled_for(const supported_currency& item, std::string_view direction) {
+    for (const auto& type : item.enabled_transaction_types) {
+        if (type == direction) return true;
+    }
+    return false;
+}
+
 namespace {
 
 void open_accounts(soci::session& session, platform_services services, const tenant& owner,

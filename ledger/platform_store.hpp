@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,12 @@ struct platform_config {
     std::int64_t created_at_ms = 0;
     std::int64_t updated_at_ms = 0;
 };
+
+// The platform's terms for a currency, or null when it does not support it.
+const supported_currency* find_supported_currency(const platform_config& config,
+                                                  std::string_view currency_code);
+// Whether transactions of `direction` (OUTGOING or INCOMING) are enabled for the currency.
+bool enabled_for(const supported_currency& item, std::string_view direction);
 
 struct new_platform {
     std::string name;

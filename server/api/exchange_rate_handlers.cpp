@@ -14,11 +14,6 @@ namespace {
 
 constexpr std::int64_t sending_amount_default = 10000;
 
-bool enabled_for(const supported_currency& item, const char* direction) {
-    return std::find(item.enabled_transaction_types.begin(), item.enabled_transaction_types.end(),
-                     direction) != item.enabled_transaction_types.end();
-}
-
 std::int64_t read_sending_amount(const query_params& query) {
     auto text = query.get("sendingAmount");
     if (!text) return sending_amount_default;
