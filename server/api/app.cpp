@@ -94,6 +94,59 @@ api::api(app_services& services) : services_(services) {
     services_.stats = std::make_unique<metrics>(std::move(labels));
 }
 
+// 405 when the path exists for other methods, 404 naming the supported version when the version
+// segment is unknown, 404 otherwise.
+http_response api::no_route(std::string_view path, const route_match& match) const {
+    auto segments = split_path(path);
+    if (segments && !segments->empty() && looks_like_version(segments->front()) &&
+        segments->front() != api_version) {
+        boost::json::object details;
+        details["supportedVersions"] = boost::json::array{api_version};
+        return error_response(api_error{error_code::unsupported_version,
+                                        "API version " + segments->front() +
+                                            " is not supported; use " + std::string(api_version),
+                                        std::move(details)});
+    }
+    if (!match.allowed.empty()) return method_not_allowed(match.allowed);
+    return error_response(error_code::not_found, "no such endpoint");
+}
+
+// The caller from the token cache, or nullopt when it is not cached (the database decides then).
+// Only the parts needed are copied out of the cache; the secret is hashed outside its lock.
+std::optional<principal> api::cached_principal(const basic_credentials& credentials) const {
+    std::string secret_hash;
+    std::optional<principal> who;
+    bool cached = services_.tokens.visit(credentials.client_id, services_.time.now_ms(),
+                                         [&](const token_credentials& found) {
+                                             secret_hash = found.secret_hash;
+                                             who = principal_of(found);
+                                         });
+    if (!cached) return std::nullopt;
+    if (!secret_matches(credentials.client_secret, secret_hash)) {
+        fail(error_code::unauthorized, "invalid credentials");
+    }
+    return who;
+}
+
+// Marks the client's Idempotency-Key as in progress: a retry arriving meanwhile is refused (409)
+// rather than run twice. The returned guard releases the key when the job holding it is destroyed,
+// after its outcome is durable.
+std::shared_ptr<void> api::claim_in_flight(const std::string& client_id,
+                                           std::string_view key) const {
+    std::string slot = client_id + "|" + std::string(key);
+    {
+        std::lock_guard lock(in_flight_mutex_);
+        if (!in_flight_.insert(slot).second) {
+            fail(error_code::idempotency_key_in_use,
+                 "a request with this Idempotency-Key is still being processed");
+        }
+    }
+    return std::shared_ptr<void>(nullptr, [this, slot](void*) {
+        std::lock_guard lock(in_flight_mutex_);
+        in_flight_.erase(slot);
+    });
+}
+
 dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
     dispatch_plan plan;
     route_match match;
@@ -101,21 +154,8 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
         std::string_view path = path_of(request->target);
         match = router_.match(request->method, path);
         if (!match.route) {
-            auto segments = split_path(path);
-            if (segments && !segments->empty() && looks_like_version(segments->front()) &&
-                segments->front() != api_version) {
-                boost::json::object details;
-                details["supportedVersions"] = boost::json::array{api_version};
-                fail(error_code::unsupported_version,
-                     "API version " + segments->front() + " is not supported; use " +
-                         std::string(api_version),
-                     std::move(details));
-            }
-            if (!match.allowed.empty()) {
-                plan.immediate = method_not_allowed(match.allowed);
-                return plan;
-            }
-            fail(error_code::not_found, "no such endpoint");
+            plan.immediate = no_route(path, match);
+            return plan;
         }
         const route_spec& route = *match.route;
         std::optional<principal> who;
@@ -127,20 +167,8 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
                 fail(error_code::unauthorized,
                      "HTTP Basic credentials (clientId:clientSecret) are required");
             }
-            // Only the parts needed are copied out of the cache; the secret is hashed outside its lock.
-            std::string secret_hash;
-            bool cached = services_.tokens.visit(
-                credentials->client_id, services_.time.now_ms(),
-                [&](const token_credentials& found) {
-                    secret_hash = found.secret_hash;
-                    who = principal_of(found);
-                });
-            if (cached) {
-                if (!secret_matches(credentials->client_secret, secret_hash)) {
-                    fail(error_code::unauthorized, "invalid credentials");
-                }
-                authorize(route, *who);
-            }
+            who = cached_principal(*credentials);
+            if (who) authorize(route, *who);
         }
         bool authenticated = route.who == access::public_route || who.has_value();
         if (authenticated && (route.fast || !route.needs_database)) {
@@ -161,25 +189,8 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
             std::shared_ptr<void> in_flight;
             // Only for a caller already authenticated here: an unverified clientId must not be
             // able to hold another client's key. (Uncached callers are serialised by the writer.)
-            if (route.idempotent && who) {
-                if (auto key = request->header("idempotency-key")) {
-                    // Keyed by clientId: a retry of a request still being processed is refused
-                    // rather than run twice. The guard is released when the job is destroyed,
-                    // after its outcome is durable.
-                    std::string slot = credentials->client_id + "|" + std::string(*key);
-                    {
-                        std::lock_guard lock(in_flight_mutex_);
-                        if (!in_flight_.insert(slot).second) {
-                            fail(error_code::idempotency_key_in_use,
-                                 "a request with this Idempotency-Key is still being processed");
-                        }
-                    }
-                    in_flight = std::shared_ptr<void>(nullptr, [this, slot](void*) {
-                        std::lock_guard lock(in_flight_mutex_);
-                        in_flight_.erase(slot);
-                    });
-                }
-            }
+            auto key = request->header("idempotency-key");
+            if (route.idempotent && who && key) in_flight = claim_in_flight(who->client_id, *key);
             plan.on_ledger_writer = route.on_ledger_writer;
             plan.job = [this, request, match, who, credentials, in_flight](soci::session& session) {
                 return run_with_database(session, *request, match, who, credentials);

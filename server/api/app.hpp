@@ -96,6 +96,9 @@ private:
                                     const route_match& match,
                                     std::optional<principal> who,
                                     const std::optional<basic_credentials>& credentials) const;
+    http_response no_route(std::string_view path, const route_match& match) const;
+    std::optional<principal> cached_principal(const basic_credentials& credentials) const;
+    std::shared_ptr<void> claim_in_flight(const std::string& client_id, std::string_view key) const;
     http_response run_handler(soci::session& session, const route_spec& route,
                               request_context& context) const;
     http_response run_idempotent(soci::session& session, const route_spec& route,
