@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import {
   newCustomer, accountsOf, balanceOf, fund, quoteBody, createQuote, assertError, expectedPrice,
-  corridorTerms, idempotencyKey, sleep,
+  corridorTerms, idempotencyKey,
 } from './lib/money.mjs';
 
 let server;
@@ -151,7 +151,6 @@ test('Idempotency-Key on POST /sandbox/send replays instead of funding twice', a
   const key = idempotencyKey();
   const first = await send({ quoteId: quote.id, currencyCode: 'USD' }, { 'idempotency-key': key });
   assert.equal(first.status, 200, first.text);
-  await sleep(100);  // past the in-flight guard's release; see execute.test.mjs
   const replay = await send({ quoteId: quote.id, currencyCode: 'USD' }, { 'idempotency-key': key });
   assert.equal(replay.status, 200);
   assert.equal(replay.text, first.text);
