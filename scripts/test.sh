@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+scripts/install-node-deps.sh
 scripts/build.sh
 cd build
 ctest --output-on-failure --timeout 600 -j 2 "$@"
