@@ -212,6 +212,60 @@ const std::vector<migration>& all_migrations() {
              "INSERT INTO uma_domain_claims (uma_domain, platform_id) SELECT DISTINCT uma_domain, "
              "platform_id FROM platform_configs",
          }},
+        {8,
+         "bulk import jobs and kyc links",
+         {
+             // A job's CSV stays on disk; resume_offset is the byte where the next unprocessed
+             // record starts, advanced in the same transaction as the customers made from the
+             // records before it, so a resumed job never creates a customer twice.
+             R"(CREATE TABLE bulk_import_jobs (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                status TEXT NOT NULL,
+                file_path TEXT NOT NULL,
+                total_rows BIGINT NOT NULL,
+                processed_rows BIGINT NOT NULL,
+                successful_rows BIGINT NOT NULL,
+                failed_rows BIGINT NOT NULL,
+                resume_offset BIGINT NOT NULL,
+                resume_row BIGINT NOT NULL,
+                lease_owner TEXT,
+                lease_until_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL,
+                completed_at_ms BIGINT))",
+             "CREATE INDEX bulk_import_jobs_open ON bulk_import_jobs (status, lease_until_ms)",
+             R"(CREATE TABLE bulk_import_errors (
+                job_id TEXT NOT NULL REFERENCES bulk_import_jobs(id),
+                row_number BIGINT NOT NULL,
+                code TEXT NOT NULL,
+                message TEXT NOT NULL,
+                details TEXT NOT NULL,
+                correlation_id TEXT NOT NULL,
+                PRIMARY KEY (job_id, row_number)))",
+             // Only the SHA-256 of a link's token is stored: the database never holds a usable link.
+             R"(CREATE TABLE kyc_links (
+                token_hash TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                customer_id TEXT NOT NULL REFERENCES customers(id),
+                redirect_uri TEXT,
+                expires_at_ms BIGINT NOT NULL,
+                used_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL))",
+             R"(CREATE TABLE kyc_reviews (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                customer_id TEXT NOT NULL REFERENCES customers(id),
+                subject_name TEXT NOT NULL,
+                decide_at_ms BIGINT NOT NULL,
+                decision TEXT,
+                decided_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX kyc_reviews_due ON kyc_reviews (environment, decision, decide_at_ms)",
+         }},
     };
     return migrations;
 }
@@ -232,6 +286,8 @@ void lock_migrations(soci::session& session) {
 }  // namespace
 
 int latest_migration_version() { return all_migrations().back().version; }
+
+int migration_count() { return static_cast<int>(all_migrations().size()); }
 
 int applied_migration_version(soci::session& session) {
     ensure_migrations_table(session);

@@ -10,6 +10,7 @@
 
 #include "ledger/assert.hpp"
 #include "ledger/customer_store.hpp"
+#include "ledger/kyc.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 #include "ledger/time_format.hpp"
@@ -371,11 +372,14 @@ std::string rate_details_json(const price& p) {
 struct owner_facts {
     int is_deleted = 0;
     std::string platform_customer_id;
+    std::string kyc_status = "APPROVED";  // the platform itself is never gated
     void bind(soci::statement& statement) {
         statement.exchange(soci::into(is_deleted));
         statement.exchange(soci::into(platform_customer_id));
+        statement.exchange(soci::into(kyc_status));
     }
     bool deleted() const { return is_deleted != 0; }
+    bool ready() const { return kyc_allows_money_movement(kyc_status); }
 };
 
 // The owning customer's facts; the platform's own accounts (no customer) are never deleted and
@@ -385,7 +389,7 @@ owner_facts facts_of_owner(soci::session& session, const tenant& owner, const st
     if (customer_id.empty()) return facts;
     std::string env_name(owner.env_name());
     bool found = fetch_prepared(session,
-                                "SELECT is_deleted, platform_customer_id FROM customers WHERE id = :i "
+                                "SELECT is_deleted, platform_customer_id, kyc_status FROM customers WHERE id = :i "
                                 "AND platform_id = :p AND environment = :e",
                                 facts, customer_id, owner.platform_id, env_name);
     CORRIDOR_ASSERT(found);  // an account's owner is never removed, only marked deleted
@@ -399,6 +403,13 @@ std::string platform_customer_id_of(soci::session& session, const tenant& owner,
 
 payment_failure failure(payment_error code, std::string message, std::string field = "") {
     return payment_failure{code, std::move(message), std::move(field)};
+}
+
+// KYC gating: a customer who is not APPROVED or MANUALLY_APPROVED moves no money.
+payment_failure not_ready(const std::string& customer_id, const std::string& kyc_status) {
+    return failure(payment_error::user_not_ready,
+                   "customer " + customer_id + " cannot move money while its KYC status is " +
+                       kyc_status + "; complete the hosted KYC flow first");
 }
 
 // Moves a priced quote's money: `funding_account` pays total_sending into the sending liquidity
@@ -572,6 +583,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
             return failure(payment_error::customer_deleted,
                            "source.accountId: the account's customer is deleted", "source.accountId");
         }
+        if (!source_owner.ready()) return not_ready(source->owner_id, source_owner.kyc_status);
         source_platform_customer_id = source_owner.platform_customer_id;
         quote.source_account_id = source->id;
         quote.source_customer_id = source->owner_id;
@@ -584,6 +596,9 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
                 return failure(payment_error::customer_not_found,
                                "source.customerId: no customer " + request.source_customer_id,
                                "source.customerId");
+            }
+            if (!kyc_allows_money_movement(customer->kyc_status)) {
+                return not_ready(customer->id, customer->kyc_status);
             }
             source_platform_customer_id = customer->platform_customer_id;
         }
@@ -739,12 +754,13 @@ result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const tenant& owner, const std::string& quote_id) {
     auto quote = find_quote(session, owner, quote_id);
     if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
-    // The quote may predate the deletion of either customer.
-    if (facts_of_owner(session, owner, quote->source_customer_id).deleted() ||
-        facts_of_owner(session, owner, quote->destination_customer_id).deleted()) {
+    // The quote may predate the deletion of either customer, or a change of the sender's KYC.
+    auto sender = facts_of_owner(session, owner, quote->source_customer_id);
+    if (sender.deleted() || facts_of_owner(session, owner, quote->destination_customer_id).deleted()) {
         return failure(payment_error::customer_deleted,
                        "quote " + quote_id + " is between accounts of a deleted customer");
     }
+    if (!sender.ready()) return not_ready(quote->source_customer_id, sender.kyc_status);
     return execute_found_quote(session, services, *quote, nullptr);
 }
 

@@ -98,6 +98,7 @@ enum class payment_error {
     quote_not_executable,
     funding_currency_mismatch,
     account_not_found,
+    user_not_ready,  // the sending customer's KYC does not allow money movement
 };
 
 struct payment_failure {

@@ -170,6 +170,7 @@ service_config service_config::defaults(const std::string& base_dir) {
     config.rates_file = resolve(base_dir, config.rates_file);
     config.funding_file = resolve(base_dir, config.funding_file);
     config.plugins_dir = resolve(base_dir, config.plugins_dir);
+    config.bulk_import.dir = resolve(base_dir, config.bulk_import.dir);
     config.database = "sqlite:" + resolve(base_dir, "corridor.db");
     return config;
 }
@@ -216,6 +217,14 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("limits.response_write_timeout_ms", limits.response_write_timeout_ms, 100, 3600000);
     keys.integer("limits.shutdown_timeout_ms", limits.shutdown_timeout_ms, 0, 600000);
     keys.integer("limits.connections_per_core_max", limits.connections_per_core_max, 1, 1000000);
+    keys.integer("limits.bulk_upload_bytes_max", limits.bulk_upload_bytes_max, 1024, 1LL << 40);
+    std::string bulk_import_dir;
+    keys.text("bulk_import.dir", bulk_import_dir);
+    keys.integer("bulk_import.batch_rows", config.bulk_import.batch_rows, 1, 10000);
+    keys.integer("bulk_import.lease_ms", config.bulk_import.lease_ms, 100, 3600000);
+    keys.integer("bulk_import.poll_interval_ms", config.bulk_import.poll_interval_ms, 10, 600000);
+    keys.integer("kyc.link_ttl_seconds", config.kyc.link_ttl_seconds, 1, 30 * 86400);
+    keys.integer("kyc.sandbox_review_delay_ms", config.kyc.sandbox_review_delay_ms, 0, 3600000);
     keys.integer("cache.ttl_ms", config.cache_ttl_ms, 0, 600000);
     keys.boolean("log.access", config.log_access);
     keys.text("log.level", config.log_level);
@@ -226,6 +235,7 @@ service_config service_config::load_file(const std::string& path) {
     if (!rates_file.empty()) config.rates_file = resolve(base_dir, rates_file);
     if (!funding_file.empty()) config.funding_file = resolve(base_dir, funding_file);
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
+    if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
     if (database.starts_with("sqlite:")) {
         // database_url reads "sqlite://x" as the path "x" (and "sqlite:///x" as "/x"): resolve
         // that path, or "sqlite://x" would name a file in the process's working directory.

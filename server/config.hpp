@@ -17,6 +17,20 @@ struct limits_config {
     std::int64_t response_write_timeout_ms = 30000;
     std::int64_t shutdown_timeout_ms = 10000;      // in-flight requests get this long at SIGTERM
     std::int64_t connections_per_core_max = 10000;
+    // The bulk CSV upload streams to disk and is the one route allowed past request_body_bytes_max.
+    std::int64_t bulk_upload_bytes_max = 100 * 1024 * 1024;
+};
+
+struct bulk_import_config {
+    std::string dir = "bulk-imports";  // uploads and their CSV files while jobs run
+    std::int64_t batch_rows = 200;     // rows per transaction
+    std::int64_t lease_ms = 30000;     // a job whose worker stopped is taken over after this
+    std::int64_t poll_interval_ms = 1000;
+};
+
+struct kyc_config {
+    std::int64_t link_ttl_seconds = 3600;
+    std::int64_t sandbox_review_delay_ms = 2000;  // the sandbox decides a submission after this
 };
 
 struct service_config {
@@ -41,6 +55,8 @@ struct service_config {
     std::string plugins_dir = "plugins";
     std::vector<std::string> plugins_rails;
     limits_config limits;
+    bulk_import_config bulk_import;
+    kyc_config kyc;
     std::int64_t cache_ttl_ms = 1000;  // how stale another process's token or config change may be
     bool log_access = true;
     std::string log_level = "info";

@@ -87,6 +87,8 @@ api::api(app_services& services) : services_(services) {
     register_quote_routes(router_);
     register_transaction_routes(router_);
     register_sandbox_routes(router_);
+    register_bulk_import_routes(router_);
+    register_kyc_routes(router_);
     std::vector<std::string> labels;
     for (const auto& route : router_.routes()) {
         labels.push_back(std::string(to_string(route.method)) + " " + route.pattern);
@@ -145,6 +147,11 @@ std::shared_ptr<void> api::claim_in_flight(const std::string& client_id,
         std::lock_guard lock(in_flight_mutex_);
         in_flight_.erase(slot);
     });
+}
+
+bool api::body_to_file(http_method method, std::string_view target) const {
+    auto match = router_.match(method, path_of(target));
+    return match.route && match.route->body_to_file;
 }
 
 dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {

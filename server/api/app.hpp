@@ -45,6 +45,8 @@ struct app_services {
     std::unique_ptr<metrics> stats;
     std::unique_ptr<rate_source> rates;
     funding_directory funding;
+    // Wakes the bulk import runner when a job is queued (unset in tests without one).
+    std::function<void()> wake_bulk_import;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -88,6 +90,8 @@ class api {
 public:
     explicit api(app_services& services);
     dispatch_plan plan(std::shared_ptr<const http_request> request) const;
+    // Whether the route of this request streams its body to a file (decided from the head alone).
+    bool body_to_file(http_method method, std::string_view target) const;
     const router& routes() const { return router_; }
     app_services& services() const { return services_; }
 
@@ -121,6 +125,8 @@ void register_exchange_rate_routes(router& routes);
 void register_quote_routes(router& routes);
 void register_transaction_routes(router& routes);
 void register_sandbox_routes(router& routes);
+void register_bulk_import_routes(router& routes);
+void register_kyc_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

@@ -13,6 +13,7 @@
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
 #include "ledger/idempotency.hpp"
+#include "ledger/kyc.hpp"
 #include "ledger/ledger_writer.hpp"
 #include "ledger/migrations.hpp"
 #include "ledger/payments.hpp"
@@ -22,6 +23,7 @@
 #include "ledger/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
+#include "server/bulk_import_runner.hpp"
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/server.hpp"
@@ -101,14 +103,16 @@ void setup_logging(const service_config& config) {
     access->flush_on(spdlog::level::info);
 }
 
-// Background upkeep on the ledger writer: expiring quotes past their time and pruning old
-// idempotency keys. Both are plain UPDATE/DELETEs safe to run from any number of processes.
+// Background upkeep on the ledger writer: expiring quotes past their time, deciding due sandbox KYC
+// reviews, and pruning old idempotency keys. All are conditional writes safe to run from any number
+// of processes.
 class upkeep_job final : public session_job {
 public:
     upkeep_job(app_services& services, bool prune) : services_(services), prune_(prune) {}
     bool run(soci::session& session) noexcept override {
         try {
             expire_due_quotes(session, services_.payments(), 500);
+            decide_due_kyc_reviews(session, services_.ids, services_.time, 100);
             if (prune_) {
                 prune_idempotency_keys(session, services_.time.now_ms() -
                                                     services_.config.idempotency_retention_hours * 3600000);
@@ -209,12 +213,15 @@ int serve(const std::vector<std::string>& args) {
     ledger_writer writer(url, static_cast<std::size_t>(config.ledger_batch_commands_max),
                          static_cast<std::size_t>(config.ledger_queue_commands_max));
     services.stats->add_source([&writer] { return writer_metrics(writer); });
+    bulk_import_runner bulk_imports(services, url);
+    services.wake_bulk_import = [&bulk_imports] { bulk_imports.wake(); };  // before any request
     http_server server(application, database, writer, services.config);
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on http://" << host << ":" << port << std::endl;
     server.run_until_signal();
+    bulk_imports.stop();
     upkeep.stop();
     writer.stop();
     database.stop();
