@@ -150,6 +150,7 @@ std::shared_ptr<void> api::claim_in_flight(const std::string& client_id,
 }
 
 bool api::body_to_file(http_method method, std::string_view target) const {
+    if (method != http_method::post) return false;  // spares the other requests a second match
     auto match = router_.match(method, path_of(target));
     return match.route && match.route->body_to_file;
 }

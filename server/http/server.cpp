@@ -545,6 +545,14 @@ net::awaitable<beast::error_code> http_server::impl::read_body_to_file(
     std::error_code made;
     std::filesystem::create_directories(dir, made);
     path = (dir / (request_ids.next() + ".part")).string();
+    // A client that asks first (curl does for large bodies) is told to go on rather than left to
+    // wait for its own timeout.
+    if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+        static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+        auto [write_error, written] = co_await net::async_write(
+            socket, net::buffer(go_on.data(), go_on.size()), net::as_tuple(net::use_awaitable));
+        if (write_error) co_return write_error;
+    }
     http::request_parser<http::file_body> file_parser(std::move(parser));
     file_parser.body_limit(static_cast<std::uint64_t>(config.limits.bulk_upload_bytes_max));
     beast::error_code error;
