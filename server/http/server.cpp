@@ -144,6 +144,23 @@ bool append_plain_response_head(std::string& out, head_fields& fields, const htt
     return true;
 }
 
+// The body that arrived with the head (the usual case for API requests) parsed straight from the
+// read buffer, so reading the head first costs no second asynchronous step; the caller reads
+// whatever is still missing from the socket.
+beast::error_code parse_buffered_body(http::request_parser<http::string_body>& parser,
+                                      beast::flat_buffer& buffer) {
+    parser.eager(true);
+    while (!parser.is_done() && buffer.size() > 0) {
+        beast::error_code error;
+        auto used = parser.put(buffer.data(), error);
+        buffer.consume(used);
+        if (error == http::error::need_more) return {};
+        if (error) return error;
+        if (used == 0) return {};
+    }
+    return {};
+}
+
 // Request ids: a random per-process prefix and a counter; unique without a syscall per request.
 class request_id_source {
 public:
@@ -445,9 +462,12 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
                 read_error = co_await read_body_to_file(socket, buffer, parser, body_file);
             } else {
                 parser.body_limit(static_cast<std::uint64_t>(body_bytes_max));
-                auto [body_error, body_bytes] =
-                    co_await http::async_read(socket, buffer, parser, net::as_tuple(net::use_awaitable));
-                read_error = body_error;
+                read_error = parse_buffered_body(parser, buffer);
+                if (!read_error && !parser.is_done()) {
+                    auto [body_error, body_bytes] = co_await http::async_read(
+                        socket, buffer, parser, net::as_tuple(net::use_awaitable));
+                    read_error = body_error;
+                }
             }
         }
         struct remove_file {
