@@ -9,7 +9,8 @@ namespace {
 
 struct job_row {
     std::string id, platform_id, environment, status, file_path;
-    long long total = 0, processed = 0, successful = 0, failed = 0, resume_offset = 0, resume_row = 0;
+    long long total = 0, processed = 0, successful = 0, failed = 0, resume_offset = 0,
+              resume_row = 0;
     long long created_at_ms = 0, updated_at_ms = 0, completed_at_ms = 0;
     soci::indicator completed_indicator = soci::i_null;
 
@@ -65,10 +66,11 @@ bulk_import_job create_bulk_import_job(soci::session& session, const std::string
     std::string env_name(owner.env_name());
     long long now_ms = time.now_ms();
     long long total_rows = total, offset = data_offset;
-    session << "INSERT INTO bulk_import_jobs (id, platform_id, environment, status, file_path, "
-               "total_rows, processed_rows, successful_rows, failed_rows, resume_offset, resume_row, "
-               "lease_owner, lease_until_ms, created_at_ms, updated_at_ms, completed_at_ms) VALUES "
-               "(:i, :p, :e, 'PENDING', :f, :t, 0, 0, 0, :o, 1, NULL, 0, :c, :u, NULL)",
+    session
+        << "INSERT INTO bulk_import_jobs (id, platform_id, environment, status, file_path, "
+           "total_rows, processed_rows, successful_rows, failed_rows, resume_offset, resume_row, "
+           "lease_owner, lease_until_ms, created_at_ms, updated_at_ms, completed_at_ms) VALUES "
+           "(:i, :p, :e, 'PENDING', :f, :t, 0, 0, 0, :o, 1, NULL, 0, :c, :u, NULL)",
         soci::use(id), soci::use(owner.platform_id), soci::use(env_name), soci::use(file_path),
         soci::use(total_rows), soci::use(offset), soci::use(now_ms), soci::use(now_ms);
     bulk_import_job job;
@@ -110,7 +112,8 @@ std::vector<bulk_import_row_error> bulk_import_errors(soci::session& session,
 }
 
 std::optional<bulk_import_job> claim_bulk_import_job(soci::session& session, const clock& time,
-                                                     const std::string& worker, std::int64_t lease_ms) {
+                                                     const std::string& worker,
+                                                     std::int64_t lease_ms) {
     CORRIDOR_ASSERT(lease_ms > 0);
     write_transaction transaction(session);
     long long now_ms = time.now_ms();
@@ -127,20 +130,21 @@ std::optional<bulk_import_job> claim_bulk_import_job(soci::session& session, con
             soci::use(now_ms), soci::into(id, found);
     }
     if (found != soci::i_ok) return std::nullopt;
-    auto claimed = run_prepared(session,
-                                "UPDATE bulk_import_jobs SET status = 'PROCESSING', lease_owner = :w, "
-                                "lease_until_ms = :u, updated_at_ms = :n WHERE id = :i AND "
-                                "status IN ('PENDING', 'PROCESSING') AND lease_until_ms < :n2",
-                                worker, until_ms, now_ms, id, now_ms);
+    auto claimed =
+        run_prepared(session,
+                     "UPDATE bulk_import_jobs SET status = 'PROCESSING', lease_owner = :w, "
+                     "lease_until_ms = :u, updated_at_ms = :n WHERE id = :i AND "
+                     "status IN ('PENDING', 'PROCESSING') AND lease_until_ms < :n2",
+                     worker, until_ms, now_ms, id, now_ms);
     if (claimed != 1) return std::nullopt;
     auto job = load_job(session, id);
     transaction.commit();
     return job;
 }
 
-bool record_bulk_import_progress(soci::session& session, const clock& time, const std::string& job_id,
-                                 const std::string& worker, const bulk_import_progress& progress,
-                                 std::int64_t lease_ms) {
+bool record_bulk_import_progress(soci::session& session, const clock& time,
+                                 const std::string& job_id, const std::string& worker,
+                                 const bulk_import_progress& progress, std::int64_t lease_ms) {
     long long now_ms = time.now_ms();
     long long until_ms = now_ms + lease_ms;
     long long processed = progress.processed, successful = progress.successful,
@@ -148,7 +152,8 @@ bool record_bulk_import_progress(soci::session& session, const clock& time, cons
     auto updated = run_prepared(
         session,
         "UPDATE bulk_import_jobs SET processed_rows = processed_rows + :a, successful_rows = "
-        "successful_rows + :b, failed_rows = failed_rows + :c, resume_offset = :o, resume_row = :r, "
+        "successful_rows + :b, failed_rows = failed_rows + :c, resume_offset = :o, resume_row = "
+        ":r, "
         "lease_until_ms = :u, updated_at_ms = :n WHERE id = :i AND lease_owner = :w AND status = "
         "'PROCESSING'",
         processed, successful, failed, offset, row, until_ms, now_ms, job_id, worker);

@@ -2,12 +2,12 @@
 // Bulk customer import jobs: one row per uploaded CSV, claimed by one worker at a time through a
 // lease in the database, so any number of processes can run imports and a job whose worker died is
 // picked up again. Progress, the resume position and the customers of a batch commit together.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/ids.hpp"
@@ -46,7 +46,8 @@ std::vector<bulk_import_row_error> bulk_import_errors(soci::session& session,
 
 // Claims the oldest open job whose lease is free or lapsed, for `lease_ms`, marking it PROCESSING.
 std::optional<bulk_import_job> claim_bulk_import_job(soci::session& session, const clock& time,
-                                                     const std::string& worker, std::int64_t lease_ms);
+                                                     const std::string& worker,
+                                                     std::int64_t lease_ms);
 
 struct bulk_import_progress {
     std::int64_t processed = 0, successful = 0, failed = 0;  // added in this batch
@@ -56,9 +57,9 @@ struct bulk_import_progress {
 
 // Records a batch and extends the lease; false when the worker no longer holds the lease (the
 // caller must then roll its batch back). Call in the batch's transaction.
-bool record_bulk_import_progress(soci::session& session, const clock& time, const std::string& job_id,
-                                 const std::string& worker, const bulk_import_progress& progress,
-                                 std::int64_t lease_ms);
+bool record_bulk_import_progress(soci::session& session, const clock& time,
+                                 const std::string& job_id, const std::string& worker,
+                                 const bulk_import_progress& progress, std::int64_t lease_ms);
 // Ends the job COMPLETED or FAILED and releases the lease; false when the lease was lost.
 bool finish_bulk_import_job(soci::session& session, const clock& time, const std::string& job_id,
                             const std::string& worker, const std::string& status);

@@ -25,7 +25,9 @@ int csv_reader::get() {
     return c;
 }
 
-int csv_reader::peek() { return in_.rdbuf()->sgetc(); }
+int csv_reader::peek() {
+    return in_.rdbuf()->sgetc();
+}
 
 // Drops the rest of the physical line, so the next record starts on the next line.
 csv_status csv_reader::fail(std::string message) {
@@ -62,8 +64,8 @@ csv_status csv_reader::next(std::vector<std::string>& fields) {
                         return csv_status::malformed;
                     }
                     if (++record_bytes > record_bytes_max_) {
-                        return fail("the record is longer than " + std::to_string(record_bytes_max_) +
-                                    " bytes");
+                        return fail("the record is longer than " +
+                                    std::to_string(record_bytes_max_) + " bytes");
                     }
                     if (c == '"') {
                         if (peek() != '"') break;
@@ -73,14 +75,16 @@ csv_status csv_reader::next(std::vector<std::string>& fields) {
                 }
                 c = get();
                 if (c != ',' && c != '\n' && c != '\r' && c != eof) {
-                    return fail("a closing quote must be followed by a comma or the end of the line");
+                    return fail(
+                        "a closing quote must be followed by a comma or the end of the line");
                 }
             } else {
                 while (c != ',' && c != '\n' && c != '\r' && c != eof) {
-                    if (c == '"') return fail("a quote inside an unquoted field; quote the whole field");
+                    if (c == '"')
+                        return fail("a quote inside an unquoted field; quote the whole field");
                     if (++record_bytes > record_bytes_max_) {
-                        return fail("the record is longer than " + std::to_string(record_bytes_max_) +
-                                    " bytes");
+                        return fail("the record is longer than " +
+                                    std::to_string(record_bytes_max_) + " bytes");
                     }
                     field.push_back(static_cast<char>(c));
                     c = get();

@@ -17,8 +17,8 @@ public:
     // `start_offset` is where `in` is positioned (0 for a fresh file: the BOM check applies then).
     csv_reader(std::istream& in, std::uint64_t start_offset, std::size_t record_bytes_max);
 
-    // The next record's fields. Blank lines are skipped. On `malformed` the reader has skipped to the
-    // end of the offending line and error() says what was wrong; reading may continue.
+    // The next record's fields. Blank lines are skipped. On `malformed` the reader has skipped to
+    // the end of the offending line and error() says what was wrong; reading may continue.
     csv_status next(std::vector<std::string>& fields);
     std::uint64_t offset() const { return offset_; }
     const std::string& error() const { return error_; }

@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/json.hpp>
 #include <cctype>
 #include <vector>
-
-#include <boost/json.hpp>
 
 #include "ledger/assert.hpp"
 #include "ledger/database.hpp"
@@ -45,17 +44,20 @@ bool kyc_allows_money_movement(std::string_view kyc_status) {
     return kyc_status == "APPROVED" || kyc_status == "MANUALLY_APPROVED";
 }
 
-bool is_final_kyc_status(std::string_view kyc_status) { return kyc_status != "PENDING_REVIEW"; }
+bool is_final_kyc_status(std::string_view kyc_status) {
+    return kyc_status != "PENDING_REVIEW";
+}
 
 bool customer_may_move_money(soci::session& session, const tenant& owner,
                              const std::string& customer_id) {
     if (customer_id.empty()) return true;
     status_row row;
     std::string env_name(owner.env_name());
-    bool found = fetch_prepared(session,
-                                "SELECT kyc_status FROM customers WHERE id = :i AND platform_id = :p "
-                                "AND environment = :e",
-                                row, customer_id, owner.platform_id, env_name);
+    bool found =
+        fetch_prepared(session,
+                       "SELECT kyc_status FROM customers WHERE id = :i AND platform_id = :p "
+                       "AND environment = :e",
+                       row, customer_id, owner.platform_id, env_name);
     return !found || kyc_allows_money_movement(row.kyc_status);
 }
 
@@ -123,15 +125,17 @@ void submit_kyc_review(soci::session& session, id_generator& ids, const clock& t
                  "UPDATE kyc_reviews SET decision = 'SUPERSEDED', decided_at_ms = :n WHERE "
                  "customer_id = :c AND platform_id = :p AND environment = :e AND decision IS NULL",
                  now_ms, customer_id, owner.platform_id, env_name);
-    run_prepared(session,
-                 "INSERT INTO kyc_reviews (id, platform_id, environment, customer_id, subject_name, "
-                 "decide_at_ms, decision, decided_at_ms, created_at_ms) VALUES (:i, :p, :e, :c, :s, "
-                 ":d, NULL, NULL, :t)",
-                 id, owner.platform_id, env_name, customer_id, subject_name, decide_ms, now_ms);
-    run_prepared(session,
-                 "UPDATE customers SET kyc_status = 'PENDING_REVIEW', updated_at_ms = :t WHERE id = "
-                 ":i AND platform_id = :p AND environment = :e",
-                 now_ms, customer_id, owner.platform_id, env_name);
+    run_prepared(
+        session,
+        "INSERT INTO kyc_reviews (id, platform_id, environment, customer_id, subject_name, "
+        "decide_at_ms, decision, decided_at_ms, created_at_ms) VALUES (:i, :p, :e, :c, :s, "
+        ":d, NULL, NULL, :t)",
+        id, owner.platform_id, env_name, customer_id, subject_name, decide_ms, now_ms);
+    run_prepared(
+        session,
+        "UPDATE customers SET kyc_status = 'PENDING_REVIEW', updated_at_ms = :t WHERE id = "
+        ":i AND platform_id = :p AND environment = :e",
+        now_ms, customer_id, owner.platform_id, env_name);
 }
 
 std::string sandbox_kyc_decision(std::string_view subject_name) {
@@ -141,7 +145,8 @@ std::string sandbox_kyc_decision(std::string_view subject_name) {
     return lower.find("reject") != std::string::npos ? "REJECTED" : "APPROVED";
 }
 
-int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const clock& time, int limit) {
+int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const clock& time,
+                           int limit) {
     CORRIDOR_ASSERT(limit > 0);
     long long now_ms = time.now_ms();
     std::vector<std::string> review_ids(static_cast<std::size_t>(limit));
@@ -149,7 +154,8 @@ int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const cloc
         soci::rowset<soci::row> due =
             (session.prepare << "SELECT id FROM kyc_reviews WHERE environment = 'sandbox' AND "
                                 "decision IS NULL AND decide_at_ms <= :n ORDER BY decide_at_ms "
-                                "LIMIT " + std::to_string(limit),
+                                "LIMIT " +
+                                    std::to_string(limit),
              soci::use(now_ms));
         review_ids.clear();
         for (const auto& row : due) review_ids.push_back(row.get<std::string>(0));
@@ -164,10 +170,11 @@ int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const cloc
             soci::into(customer_id), soci::into(subject_name);
         std::string decision = sandbox_kyc_decision(subject_name);
         // Claimed by the update: a review another process decided first is left alone.
-        auto claimed = run_prepared(session,
-                                    "UPDATE kyc_reviews SET decision = :d, decided_at_ms = :n WHERE "
-                                    "id = :i AND decision IS NULL",
-                                    decision, now_ms, review_id);
+        auto claimed =
+            run_prepared(session,
+                         "UPDATE kyc_reviews SET decision = :d, decided_at_ms = :n WHERE "
+                         "id = :i AND decision IS NULL",
+                         decision, now_ms, review_id);
         if (claimed != 1) continue;
         tenant owner = tenant_of_row(platform_id, environment_name);
         run_prepared(session,

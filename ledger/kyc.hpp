@@ -1,13 +1,13 @@
 #pragma once
-// Know-your-customer: which statuses may move money, hosted KYC links, and the review that decides a
-// submitted customer. Customers of a regulated platform start APPROVED; others start PENDING_REVIEW
-// and move no money until a review approves them.
+// Know-your-customer: which statuses may move money, hosted KYC links, and the review that decides
+// a submitted customer. Customers of a regulated platform start APPROVED; others start
+// PENDING_REVIEW and move no money until a review approves them.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/ids.hpp"
@@ -56,8 +56,8 @@ void submit_kyc_review(soci::session& session, id_generator& ids, const clock& t
 std::string sandbox_kyc_decision(std::string_view subject_name);
 
 // Decides up to `limit` sandbox reviews that are due: sets each customer's status and writes its
-// KYC_STATUS event in the same transaction. Safe from several processes (each review is claimed by a
-// conditional update). Returns how many were decided.
+// KYC_STATUS event in the same transaction. Safe from several processes (each review is claimed by
+// a conditional update). Returns how many were decided.
 int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const clock& time, int limit);
 
 }  // namespace corridor

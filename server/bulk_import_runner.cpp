@@ -1,10 +1,10 @@
 #include "server/bulk_import_runner.hpp"
 
-#include <filesystem>
-#include <fstream>
+#include <spdlog/spdlog.h>
 
 #include <boost/json.hpp>
-#include <spdlog/spdlog.h>
+#include <filesystem>
+#include <fstream>
 
 #include "ledger/bulk_import_store.hpp"
 #include "ledger/csv_reader.hpp"
@@ -46,7 +46,9 @@ bulk_import_runner::bulk_import_runner(app_services& services, database_url url)
     thread_ = std::thread([this] { loop(); });
 }
 
-bulk_import_runner::~bulk_import_runner() { stop(); }
+bulk_import_runner::~bulk_import_runner() {
+    stop();
+}
 
 void bulk_import_runner::wake() {
     {
@@ -83,7 +85,8 @@ void bulk_import_runner::loop() {
         }
         if (worked) continue;
         std::unique_lock lock(mutex_);
-        wake_.wait_for(lock, std::chrono::milliseconds(services_.config.bulk_import.poll_interval_ms),
+        wake_.wait_for(lock,
+                       std::chrono::milliseconds(services_.config.bulk_import.poll_interval_ms),
                        [this] { return stopping_ || woken_; });
         woken_ = false;
     }
@@ -160,8 +163,10 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
                     fail(error_code::invalid_input, "malformed CSV record: " + reader.error());
                 }
                 platform_customer_id = platform_customer_id_of(columns, fields);
-                auto request = read_bulk_csv_customer(columns, fields, *config, services_.time.now_ms());
-                auto created = create_customer(session, customers, job.owner, config->uma_domain, request);
+                auto request =
+                    read_bulk_csv_customer(columns, fields, *config, services_.time.now_ms());
+                auto created =
+                    create_customer(session, customers, job.owner, config->uma_domain, request);
                 if (!created) fail_customer(created.error(), "");
                 ++progress.successful;
             } catch (const api_error& error) {
@@ -177,7 +182,8 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
             return;  // the batch rolls back with the transaction
         }
         if (at_end) {
-            bool finished = finish_bulk_import_job(session, services_.time, job.id, worker_, "COMPLETED");
+            bool finished =
+                finish_bulk_import_job(session, services_.time, job.id, worker_, "COMPLETED");
             CORRIDOR_ASSERT(finished);  // the lease was just extended in this transaction
             record_job_event(session, services_, job);
         }

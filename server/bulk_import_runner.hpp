@@ -1,7 +1,7 @@
 #pragma once
-// The background worker of bulk customer imports: a thread with its own database session that claims
-// open jobs (in the database, so several processes share the work), imports their rows in batches,
-// and ends each job with its BULK_UPLOAD event. Started by `serve`.
+// The background worker of bulk customer imports: a thread with its own database session that
+// claims open jobs (in the database, so several processes share the work), imports their rows in
+// batches, and ends each job with its BULK_UPLOAD event. Started by `serve`.
 #include <condition_variable>
 #include <mutex>
 #include <string>

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
-
 #include <boost/json.hpp>
+#include <utility>
 
 #include "ledger/time_format.hpp"
 #include "ledger/utf8.hpp"
@@ -77,7 +76,8 @@ bulk_csv_columns read_bulk_csv_header(const std::vector<std::string>& header) {
         while (!name.empty() && name.front() == ' ') name.erase(0, 1);
         if (!is_valid_utf8(name)) fail_field("file", "the header row is not valid UTF-8");
         if (name.empty()) fail_field("file", "the header row has an empty column name");
-        if (columns.find(name)) fail_field("file", "the header row names the column " + name + " twice");
+        if (columns.find(name))
+            fail_field("file", "the header row names the column " + name + " twice");
         columns.names.push_back(std::move(name));
     }
     std::string missing;
@@ -87,7 +87,8 @@ bulk_csv_columns read_bulk_csv_header(const std::vector<std::string>& header) {
         missing += name;
     }
     if (!missing.empty()) {
-        fail(error_code::invalid_input, "file: the header row lacks the required column(s) " + missing,
+        fail(error_code::invalid_input,
+             "file: the header row lacks the required column(s) " + missing,
              json::object{{"field", "file"}, {"missingColumns", missing}});
     }
     return columns;
@@ -96,9 +97,9 @@ bulk_csv_columns read_bulk_csv_header(const std::vector<std::string>& header) {
 json::object bulk_csv_record_body(const bulk_csv_columns& columns,
                                   const std::vector<std::string>& fields) {
     if (fields.size() != columns.names.size()) {
-        fail(error_code::invalid_input,
-             "the row has " + std::to_string(fields.size()) + " fields; the header has " +
-                 std::to_string(columns.names.size()));
+        fail(error_code::invalid_input, "the row has " + std::to_string(fields.size()) +
+                                            " fields; the header has " +
+                                            std::to_string(columns.names.size()));
     }
     for (std::size_t i = 0; i < fields.size(); ++i) {
         if (!is_valid_utf8(fields[i]) || fields[i].find('\0') != std::string::npos) {
@@ -128,7 +129,8 @@ json::object bulk_csv_record_body(const bulk_csv_columns& columns,
     } else if (type == "BUSINESS") {
         require(required_for_businesses, for_type);
         json::object info{{"legalName", value_of(columns, fields, "businessLegalName")}};
-        copy_if_present(info, "registrationNumber", value_of(columns, fields, "businessRegistrationNumber"));
+        copy_if_present(info, "registrationNumber",
+                        value_of(columns, fields, "businessRegistrationNumber"));
         copy_if_present(info, "taxId", value_of(columns, fields, "businessTaxId"));
         body["businessInfo"] = std::move(info);
     }  // any other type is refused by the customer rules, naming customerType

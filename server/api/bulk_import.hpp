@@ -1,12 +1,11 @@
 #pragma once
 // The bulk customer CSV: its columns, how one record becomes the body of POST /customers (so the
 // import applies exactly that route's rules), and how a job renders.
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "ledger/bulk_import_store.hpp"
 #include "ledger/customer_store.hpp"

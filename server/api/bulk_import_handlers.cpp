@@ -3,10 +3,9 @@
 // chunks, its `file` part copied to the job's CSV, and the CSV counted record by record, so no
 // buffer ever holds the whole file. The rows are imported by the background runner.
 #include <array>
+#include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
-
-#include <boost/json.hpp>
 
 #include "ledger/bulk_import_store.hpp"
 #include "ledger/csv_reader.hpp"
@@ -48,7 +47,8 @@ void extract_file_part(const http_request& request, const std::string& boundary,
             if (in_file_part && ++file_parts > 1) fail_field("file", "must be sent once");
         },
         [&](std::string_view data) {
-            if (in_file_part) destination.write(data.data(), static_cast<std::streamsize>(data.size()));
+            if (in_file_part)
+                destination.write(data.data(), static_cast<std::streamsize>(data.size()));
         },
         [&] { in_file_part = false; });
     std::array<char, read_chunk_bytes> chunk{};
@@ -60,8 +60,10 @@ void extract_file_part(const http_request& request, const std::string& boundary,
             fail(error_code::invalid_input, "malformed multipart body: " + reader.error());
         }
     }
-    if (!reader.finish()) fail(error_code::invalid_input, "malformed multipart body: " + reader.error());
-    if (file_parts == 0) fail_field("file", "is required: a multipart part named file holding the CSV");
+    if (!reader.finish())
+        fail(error_code::invalid_input, "malformed multipart body: " + reader.error());
+    if (file_parts == 0)
+        fail_field("file", "is required: a multipart part named file holding the CSV");
     destination.flush();
     if (!destination) fail(error_code::internal_error, "the upload could not be stored");
 }
@@ -79,7 +81,8 @@ csv_summary summarize_csv(const std::filesystem::path& path) {
     std::vector<std::string> fields;
     auto status = reader.next(fields);
     if (status == csv_status::end) fail_field("file", "is empty; it needs a header row");
-    if (status == csv_status::malformed) fail_field("file", "the header row is malformed: " + reader.error());
+    if (status == csv_status::malformed)
+        fail_field("file", "the header row is malformed: " + reader.error());
     read_bulk_csv_header(fields);
     csv_summary summary;
     summary.data_offset = static_cast<std::int64_t>(reader.offset());
@@ -122,16 +125,22 @@ http_response upload_handler(request_context& context) {
 http_response get_job_handler(request_context& context) {
     auto job = find_bulk_import_job(context.session(), context.owner(), context.param(0));
     if (!job) fail(error_code::bulk_upload_job_not_found, "no bulk upload job " + context.param(0));
-    return json_response(200, render_bulk_import_job(*job, bulk_import_errors(context.session(), job->id)));
+    return json_response(
+        200, render_bulk_import_job(*job, bulk_import_errors(context.session(), job->id)));
 }
 
 }  // namespace
 
 void register_bulk_import_routes(router& routes) {
-    routes.add({.method = http_method::post, .pattern = versioned("/customers/bulk/csv"),
-                .permission = permission_manage, .body_to_file = true, .handler = upload_handler});
-    routes.add({.method = http_method::get, .pattern = versioned("/customers/bulk/jobs/{jobId}"),
-                .permission = permission_view, .handler = get_job_handler});
+    routes.add({.method = http_method::post,
+                .pattern = versioned("/customers/bulk/csv"),
+                .permission = permission_manage,
+                .body_to_file = true,
+                .handler = upload_handler});
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/customers/bulk/jobs/{jobId}"),
+                .permission = permission_view,
+                .handler = get_job_handler});
 }
 
 }  // namespace corridor

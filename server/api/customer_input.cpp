@@ -3,7 +3,6 @@
 #include "server/api/customer_input.hpp"
 
 #include <algorithm>
-
 #include <boost/json.hpp>
 
 #include "ledger/countries.hpp"
@@ -20,9 +19,9 @@ constexpr std::size_t name_chars_max = 256;
 constexpr std::size_t platform_customer_id_chars_max = 256;
 constexpr std::size_t beneficial_owners_max = 25;
 const std::vector<std::string_view> customer_types = {"INDIVIDUAL", "BUSINESS"};
-const std::vector<std::string_view> owner_types = {"DIRECTOR", "CONTROL_PERSON",
-                                                   "BUSINESS_POINT_OF_CONTACT", "TRUSTEE",
-                                                   "SETTLOR", "GENERAL_PARTNER"};
+const std::vector<std::string_view> owner_types = {
+    "DIRECTOR", "CONTROL_PERSON", "BUSINESS_POINT_OF_CONTACT",
+    "TRUSTEE",  "SETTLOR",        "GENERAL_PARTNER"};
 
 std::string read_country(const json_fields& fields, std::string_view key, bool required) {
     auto value = fields.optional_string(key, 2);
@@ -110,14 +109,16 @@ std::string read_beneficial_owners(const json::array& list, const std::string& p
             owner["emailAddress"] = *email;
         }
         if (auto phone = fields.optional_string("phoneNumber", 16)) {
-            if (!is_e164(*phone)) fail_field(fields.path("phoneNumber"), "must be E.164, e.g. +14155550100");
+            if (!is_e164(*phone))
+                fail_field(fields.path("phoneNumber"), "must be E.164, e.g. +14155550100");
             owner["phoneNumber"] = *phone;
         }
         for (auto key : {"taxId", "title"}) {
             if (auto value = fields.optional_string(key, name_chars_max)) owner[key] = *value;
         }
         if (auto birth = read_birth_date(fields, "birthDate", now_ms)) owner["birthDate"] = *birth;
-        if (fields.has("nationality")) owner["nationality"] = read_country(fields, "nationality", true);
+        if (fields.has("nationality"))
+            owner["nationality"] = read_country(fields, "nationality", true);
         if (const json::object* address = fields.optional_object("address")) {
             owner["address"] = read_address(*address, fields.path("address"));
         }
@@ -203,7 +204,8 @@ json::object render_customer(const customer& item) {
 [[noreturn]] void fail_customer(customer_error error, const std::string& id) {
     switch (error) {
         case customer_error::not_found: fail(error_code::user_not_found, "no customer " + id);
-        case customer_error::deleted: fail(error_code::customer_deleted, "customer " + id + " is deleted");
+        case customer_error::deleted:
+            fail(error_code::customer_deleted, "customer " + id + " is deleted");
         case customer_error::uma_address_taken:
             fail(error_code::uma_address_exists, "umaAddress is already taken",
                  json::object{{"field", "umaAddress"}});

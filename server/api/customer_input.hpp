@@ -2,10 +2,9 @@
 // Reading, rendering and refusing customers, shared by every route that makes or changes one
 // (POST/PATCH /customers, the bulk CSV import, the hosted KYC page), so all apply the same rules.
 // Invalid input throws api_error (400 naming the field).
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <string>
-
-#include <boost/json/object.hpp>
 
 #include "ledger/customer_store.hpp"
 #include "ledger/platform_store.hpp"

@@ -1,10 +1,9 @@
 // Hosted KYC: GET /customers/kyc-link (the platform asks for a single-use link for one customer)
 // and the page at that link, GET and POST /kyc/{token}, served to the customer's browser without
 // credentials: the unguessable token is the authority, and it works once, before it expires.
-#include <map>
-
 #include <boost/json.hpp>
 #include <boost/url.hpp>
+#include <map>
 
 #include "ledger/customer_store.hpp"
 #include "ledger/database.hpp"
@@ -60,7 +59,8 @@ http_response kyc_link_handler(request_context& context) {
     one.limit = 1;
     auto found = list_customers(context.session(), context.owner(), filter, one);
     if (found.items.empty()) {
-        fail(error_code::user_not_found, "no customer with platformCustomerId " + *platform_customer_id,
+        fail(error_code::user_not_found,
+             "no customer with platformCustomerId " + *platform_customer_id,
              json::object{{"field", "platformCustomerId"}});
     }
     const customer& subject = found.items.front();
@@ -72,8 +72,9 @@ http_response kyc_link_handler(request_context& context) {
     std::string token;
     {
         write_transaction transaction(context.session());
-        token = create_kyc_link(context.session(), services.random, services.time, context.owner(),
-                                subject.id, redirect_uri, services.config.kyc.link_ttl_seconds * 1000);
+        token =
+            create_kyc_link(context.session(), services.random, services.time, context.owner(),
+                            subject.id, redirect_uri, services.config.kyc.link_ttl_seconds * 1000);
         transaction.commit();
     }
     std::string base = services.config.public_base_url;
@@ -100,21 +101,24 @@ usable_link open_link(request_context& context) {
         return out;
     }
     if (link->used_at_ms) {
-        out.refusal = html_response(410, render_kyc_message("Link already used",
-                                                            "This verification link has already been "
-                                                            "used. Ask for a new one if needed."));
+        out.refusal =
+            html_response(410, render_kyc_message("Link already used",
+                                                  "This verification link has already been "
+                                                  "used. Ask for a new one if needed."));
         return out;
     }
     if (context.services.time.now_ms() >= link->expires_at_ms) {
-        out.refusal = html_response(410, render_kyc_message("Link expired",
-                                                            "This verification link has expired. Ask "
-                                                            "for a new one."));
+        out.refusal =
+            html_response(410, render_kyc_message("Link expired",
+                                                  "This verification link has expired. Ask "
+                                                  "for a new one."));
         return out;
     }
     auto subject = find_customer(context.session(), link->owner, link->customer_id);
     if (!subject || subject->is_deleted) {
-        out.refusal = html_response(410, render_kyc_message("Link no longer valid",
-                                                            "This verification is no longer needed."));
+        out.refusal = html_response(
+            410,
+            render_kyc_message("Link no longer valid", "This verification is no longer needed."));
         return out;
     }
     out.link = std::move(link);
@@ -166,7 +170,8 @@ std::map<std::string, std::string> read_form(const http_request& request) {
 }
 
 // The customer fields of the form, by the rules of PATCH /customers, with what the page requires.
-customer_fields read_submission(const customer& subject, const std::map<std::string, std::string>& values,
+customer_fields read_submission(const customer& subject,
+                                const std::map<std::string, std::string>& values,
                                 const platform_config& config, std::int64_t now_ms) {
     bool individual = subject.customer_type == "INDIVIDUAL";
     auto value = [&](const char* name) {
@@ -218,8 +223,9 @@ http_response kyc_submit_handler(request_context& context) {
     {
         write_transaction transaction(context.session());
         if (!consume_kyc_link(context.session(), services.time, context.param(0))) {
-            return html_response(410, render_kyc_message("Link already used",
-                                                         "This verification link has already been used."));
+            return html_response(
+                410, render_kyc_message("Link already used",
+                                        "This verification link has already been used."));
         }
         auto updated = update_customer(context.session(), services.time, owner, subject.id,
                                        subject.customer_type, fields);
@@ -251,11 +257,17 @@ http_response kyc_submit_handler(request_context& context) {
 }  // namespace
 
 void register_kyc_routes(router& routes) {
-    routes.add({.method = http_method::get, .pattern = versioned("/customers/kyc-link"),
-                .permission = permission_manage, .handler = kyc_link_handler});
-    routes.add({.method = http_method::get, .pattern = "/kyc/{token}", .who = access::public_route,
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/customers/kyc-link"),
+                .permission = permission_manage,
+                .handler = kyc_link_handler});
+    routes.add({.method = http_method::get,
+                .pattern = "/kyc/{token}",
+                .who = access::public_route,
                 .handler = kyc_page_handler});
-    routes.add({.method = http_method::post, .pattern = "/kyc/{token}", .who = access::public_route,
+    routes.add({.method = http_method::post,
+                .pattern = "/kyc/{token}",
+                .who = access::public_route,
                 .handler = kyc_submit_handler});
 }
 

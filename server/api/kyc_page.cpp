@@ -55,8 +55,9 @@ button{width:100%;margin-top:1.25rem;padding:.9rem;font-size:1.05rem;font-weight
 std::string html_page(const std::string& title, const std::string& content) {
     return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-           "<title>" + html_escape(title) + "</title><style>" + style +
-           "</style></head><body><main>" + content + "</main></body></html>\n";
+           "<title>" +
+           html_escape(title) + "</title><style>" + style + "</style></head><body><main>" +
+           content + "</main></body></html>\n";
 }
 
 template <std::size_t count>
@@ -66,7 +67,8 @@ std::string inputs(const std::array<form_field, count>& fields,
     for (const auto& field : fields) {
         auto found = values.find(field.name);
         std::string value = found == values.end() ? "" : found->second;
-        out += "<label for=\"" + std::string(field.name) + "\">" + html_escape(field.label) + "</label>";
+        out += "<label for=\"" + std::string(field.name) + "\">" + html_escape(field.label) +
+               "</label>";
         out += "<input id=\"" + std::string(field.name) + "\" name=\"" + field.name + "\" type=\"" +
                field.type + "\" autocomplete=\"" + field.autocomplete + "\" maxlength=\"" +
                std::to_string(field.length_max) + "\" value=\"" + html_escape(value) + "\"" +
@@ -93,14 +95,16 @@ std::string html_escape(std::string_view text) {
     return out;
 }
 
-std::string render_kyc_form(const customer& subject, const std::map<std::string, std::string>& values,
+std::string render_kyc_form(const customer& subject,
+                            const std::map<std::string, std::string>& values,
                             const std::string& problem) {
     bool individual = subject.customer_type == "INDIVIDUAL";
     std::string content = "<h1>Verify your identity</h1>";
     content += "<p>We need a few details to verify " +
                std::string(individual ? "who you are" : "your business") +
                " before you can send money. It takes about two minutes.</p>";
-    if (!problem.empty()) content += "<div class=\"problem\" role=\"alert\">" + html_escape(problem) + "</div>";
+    if (!problem.empty())
+        content += "<div class=\"problem\" role=\"alert\">" + html_escape(problem) + "</div>";
     content += "<form method=\"post\" autocomplete=\"on\">";
     content += "<fieldset><legend>" + std::string(individual ? "About you" : "About the business") +
                "</legend>";
@@ -109,13 +113,15 @@ std::string render_kyc_form(const customer& subject, const std::map<std::string,
                std::string(individual ? "Where you live" : "Registered address") + "</legend>";
     content += inputs(address_fields, values);
     content += "</fieldset><button type=\"submit\">Submit for review</button>";
-    content += "<p class=\"note\">Your details are sent only to the service that verifies them.</p>";
+    content +=
+        "<p class=\"note\">Your details are sent only to the service that verifies them.</p>";
     content += "</form>";
     return html_page("Verify your identity", content);
 }
 
 std::string render_kyc_message(const std::string& title, const std::string& message) {
-    return html_page(title, "<h1>" + html_escape(title) + "</h1><p>" + html_escape(message) + "</p>");
+    return html_page(title,
+                     "<h1>" + html_escape(title) + "</h1><p>" + html_escape(message) + "</p>");
 }
 
 }  // namespace corridor

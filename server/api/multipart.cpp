@@ -53,7 +53,8 @@ std::optional<std::string> parameter(std::string_view header_value, std::string_
 
 std::optional<std::string> multipart_boundary(std::string_view content_type) {
     auto semicolon = content_type.find(';');
-    if (lower(trim(content_type.substr(0, semicolon))) != "multipart/form-data") return std::nullopt;
+    if (lower(trim(content_type.substr(0, semicolon))) != "multipart/form-data")
+        return std::nullopt;
     auto boundary = parameter(content_type, "boundary");
     // RFC 2046: 1 to 70 characters.
     if (!boundary || boundary->empty() || boundary->size() > 70) return std::nullopt;
@@ -128,7 +129,8 @@ bool multipart_reader::step() {
                 skip = 2;
             }
             if (end == std::string::npos) {
-                if (pending_.size() > part_headers_bytes_max) return fail("multipart part headers are too large");
+                if (pending_.size() > part_headers_bytes_max)
+                    return fail("multipart part headers are too large");
                 return false;
             }
             if (!parse_headers(std::string_view(pending_).substr(0, end))) return false;
@@ -164,7 +166,8 @@ bool multipart_reader::parse_headers(std::string_view block) {
     while (!block.empty()) {
         auto line_end = block.find("\r\n");
         auto line = block.substr(0, line_end);
-        block = line_end == std::string_view::npos ? std::string_view() : block.substr(line_end + 2);
+        block =
+            line_end == std::string_view::npos ? std::string_view() : block.substr(line_end + 2);
         auto colon = line.find(':');
         if (colon == std::string_view::npos) return fail("malformed multipart part header");
         auto name = lower(trim(line.substr(0, colon)));

@@ -42,16 +42,22 @@ TEST_CASE("csv reader splits plain records on LF and CRLF and skips blank lines"
     CHECK(read_all("a,\n").records == rows{{"a", ""}});
 }
 
-TEST_CASE("csv reader honours quotes, doubled quotes, commas and line breaks inside quotes", "[csv]") {
+TEST_CASE("csv reader honours quotes, doubled quotes, commas and line breaks inside quotes",
+          "[csv]") {
     auto result = read_all("\"a,b\",\"say \"\"hi\"\"\",\"line1\nline2\r\nline3\"\n\"\",x\n");
     REQUIRE(result.records.size() == 2);
-    CHECK(result.records[0] == std::vector<std::string>{"a,b", "say \"hi\"", "line1\nline2\r\nline3"});
+    CHECK(result.records[0] ==
+          std::vector<std::string>{"a,b", "say \"hi\"", "line1\nline2\r\nline3"});
     CHECK(result.records[1] == std::vector<std::string>{"", "x"});
 }
 
 TEST_CASE("csv reader skips a UTF-8 byte order mark only at the start", "[csv]") {
     CHECK(read_all("\xEF\xBB\xBFname,x\n1,2\n").records == rows{{"name", "x"}, {"1", "2"}});
-    CHECK(read_all("a\n\xEF\xBB\xBF" "b\n").records == rows{{"a"}, {"\xEF\xBB\xBF" "b"}});
+    CHECK(read_all("a\n\xEF\xBB\xBF"
+                   "b\n")
+              .records == rows{{"a"},
+                               {"\xEF\xBB\xBF"
+                                "b"}});
     CHECK(read_all("\xEF\xBB").records == rows{{"\xEF\xBB"}});  // shorter than a BOM
 }
 
@@ -69,7 +75,8 @@ TEST_CASE("csv reader reports malformed records and continues with the next line
 }
 
 TEST_CASE("csv reader bounds the size of a record", "[csv]") {
-    auto result = read_all(std::string(100, 'x') + "\nshort\n\"" + std::string(100, 'y') + "\"\nend\n", 50);
+    auto result =
+        read_all(std::string(100, 'x') + "\nshort\n\"" + std::string(100, 'y') + "\"\nend\n", 50);
     REQUIRE(result.records.size() == 4);
     CHECK(result.errors[0].find("longer than 50") != std::string::npos);
     CHECK(result.records[1] == std::vector<std::string>{"short"});

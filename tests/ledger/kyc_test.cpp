@@ -17,7 +17,8 @@ customer make_customer(store_fixture& fixture, const tenant& owner, const std::s
     request.platform_customer_id = id;
     request.customer_type = "INDIVIDUAL";
     request.kyc_status = "PENDING_REVIEW";
-    auto created = create_customer(fixture.session(), fixture.customers(), owner, "acme.example", request);
+    auto created =
+        create_customer(fixture.session(), fixture.customers(), owner, "acme.example", request);
     REQUIRE(created);
     return created.value();
 }
@@ -28,7 +29,8 @@ std::string status_of(store_fixture& fixture, const tenant& owner, const std::st
 
 int events(soci::session& session, const std::string& type) {
     int count = 0;
-    session << "SELECT COUNT(*) FROM outbox_events WHERE type = :t", soci::use(type), soci::into(count);
+    session << "SELECT COUNT(*) FROM outbox_events WHERE type = :t", soci::use(type),
+        soci::into(count);
     return count;
 }
 
@@ -36,7 +38,8 @@ int events(soci::session& session, const std::string& type) {
 
 TEST_CASE("only approved statuses move money; only PENDING_REVIEW is not final", "[kyc]") {
     for (auto status : {"APPROVED", "MANUALLY_APPROVED"}) CHECK(kyc_allows_money_movement(status));
-    for (auto status : {"PENDING_REVIEW", "REJECTED", "EXPIRED", "CANCELED", "MANUALLY_REJECTED", ""}) {
+    for (auto status :
+         {"PENDING_REVIEW", "REJECTED", "EXPIRED", "CANCELED", "MANUALLY_REJECTED", ""}) {
         CHECK_FALSE(kyc_allows_money_movement(status));
     }
     CHECK_FALSE(is_final_kyc_status("PENDING_REVIEW"));
@@ -55,7 +58,8 @@ TEST_CASE("kyc links are single use, expire, and are stored only as a hash", "[s
                                  std::string("https://p.example/done"), 60000);
     CHECK(token.size() == 43);
     int stored_plain = -1;
-    session << "SELECT COUNT(*) FROM kyc_links WHERE token_hash = :t", soci::use(token), soci::into(stored_plain);
+    session << "SELECT COUNT(*) FROM kyc_links WHERE token_hash = :t", soci::use(token),
+        soci::into(stored_plain);
     CHECK(stored_plain == 0);
 
     auto link = find_kyc_link(session, token);
@@ -71,13 +75,15 @@ TEST_CASE("kyc links are single use, expire, and are stored only as a hash", "[s
     CHECK_FALSE(consume_kyc_link(session, fixture.clock, token));
     CHECK(find_kyc_link(session, token)->used_at_ms == fixture.clock.now_ms());
 
-    auto later = create_kyc_link(session, fixture.random, fixture.clock, owner, subject.id, std::nullopt, 1000);
+    auto later = create_kyc_link(session, fixture.random, fixture.clock, owner, subject.id,
+                                 std::nullopt, 1000);
     CHECK_FALSE(find_kyc_link(session, later)->redirect_uri);
     fixture.clock.advance_ms(1000);
     CHECK_FALSE(consume_kyc_link(session, fixture.clock, later));
 }
 
-TEST_CASE("sandbox reviews decide when due, once, with a KYC_STATUS event; production waits", "[store][kyc]") {
+TEST_CASE("sandbox reviews decide when due, once, with a KYC_STATUS event; production waits",
+          "[store][kyc]") {
     store_fixture fixture;
     auto platform = fixture.make_platform("acme.example");
     tenant sandbox{platform, environment::sandbox};
@@ -87,8 +93,10 @@ TEST_CASE("sandbox reviews decide when due, once, with a KYC_STATUS event; produ
     auto rejected = make_customer(fixture, sandbox, "no");
     auto live = make_customer(fixture, production, "live");
     auto now = fixture.clock.now_ms();
-    submit_kyc_review(session, fixture.ids, fixture.clock, sandbox, approved.id, "Ana Pereira", now + 500);
-    submit_kyc_review(session, fixture.ids, fixture.clock, sandbox, rejected.id, "Rita Reject", now + 500);
+    submit_kyc_review(session, fixture.ids, fixture.clock, sandbox, approved.id, "Ana Pereira",
+                      now + 500);
+    submit_kyc_review(session, fixture.ids, fixture.clock, sandbox, rejected.id, "Rita Reject",
+                      now + 500);
     submit_kyc_review(session, fixture.ids, fixture.clock, production, live.id, "Ana Pereira", now);
     CHECK_FALSE(customer_may_move_money(session, sandbox, approved.id));
     CHECK(customer_may_move_money(session, sandbox, ""));
@@ -108,8 +116,10 @@ TEST_CASE("sandbox reviews decide when due, once, with a KYC_STATUS event; produ
 
     // A new submission replaces a pending one: only the latest is decided.
     auto twice = make_customer(fixture, sandbox, "twice");
-    submit_kyc_review(session, fixture.ids, fixture.clock, sandbox, twice.id, "Rita Reject", fixture.clock.now_ms());
-    submit_kyc_review(session, fixture.ids, fixture.clock, sandbox, twice.id, "Ana Pereira", fixture.clock.now_ms());
+    submit_kyc_review(session, fixture.ids, fixture.clock, sandbox, twice.id, "Rita Reject",
+                      fixture.clock.now_ms());
+    submit_kyc_review(session, fixture.ids, fixture.clock, sandbox, twice.id, "Ana Pereira",
+                      fixture.clock.now_ms());
     CHECK(decide_due_kyc_reviews(session, fixture.ids, fixture.clock, 10) == 1);
     CHECK(status_of(fixture, sandbox, twice.id) == "APPROVED");
 }

@@ -9,9 +9,17 @@ using namespace corridor;
 
 namespace {
 
-const std::vector<std::string> header = {"umaAddress", "platformCustomerId", "customerType", "fullName",
-                                         "birthDate",  "addressLine1",       "city",         "state",
-                                         "postalCode", "country",            "businessLegalName"};
+const std::vector<std::string> header = {"umaAddress",
+                                         "platformCustomerId",
+                                         "customerType",
+                                         "fullName",
+                                         "birthDate",
+                                         "addressLine1",
+                                         "city",
+                                         "state",
+                                         "postalCode",
+                                         "country",
+                                         "businessLegalName"};
 
 platform_config config() {
     platform_config out;
@@ -22,7 +30,9 @@ platform_config config() {
 
 std::vector<std::string> row(std::string type = "INDIVIDUAL", std::string birth = "1990-01-02",
                              std::string country = "US") {
-    return {"$ana@acme.example", "p1", type, "Ana", birth, "1 Main St", "Town", "CA", "94000", country, "Acme LLC"};
+    return {"$ana@acme.example", "p1",   type, "Ana",   birth,
+            "1 Main St",         "Town", "CA", "94000", country,
+            "Acme LLC"};
 }
 
 api_error refusal(const std::vector<std::string>& fields) {
@@ -45,10 +55,14 @@ std::string field_of(const api_error& error) {
 
 TEST_CASE("bulk CSV header needs the common columns once each", "[bulk]") {
     CHECK(read_bulk_csv_header(header).find("country") == 9u);
-    CHECK(read_bulk_csv_header({" umaAddress", "platformCustomerId ", "customerType", "extra"}).names.size() == 4);
+    CHECK(read_bulk_csv_header({" umaAddress", "platformCustomerId ", "customerType", "extra"})
+              .names.size() == 4);
     CHECK_THROWS_AS(read_bulk_csv_header({"umaAddress", "customerType"}), api_error);
-    CHECK_THROWS_AS(read_bulk_csv_header({"umaAddress", "umaAddress", "platformCustomerId", "customerType"}), api_error);
-    CHECK_THROWS_AS(read_bulk_csv_header({"umaAddress", "", "platformCustomerId", "customerType"}), api_error);
+    CHECK_THROWS_AS(
+        read_bulk_csv_header({"umaAddress", "umaAddress", "platformCustomerId", "customerType"}),
+        api_error);
+    CHECK_THROWS_AS(read_bulk_csv_header({"umaAddress", "", "platformCustomerId", "customerType"}),
+                    api_error);
 }
 
 TEST_CASE("bulk CSV rows become the customers POST /customers would create", "[bulk]") {
@@ -90,7 +104,8 @@ TEST_CASE("bulk CSV row errors name the CSV column", "[bulk]") {
 }
 
 TEST_CASE("bulk row errors correlate by platformCustomerId, else by row number", "[bulk]") {
-    api_error error{error_code::invalid_input, "birthDate: bad", boost::json::object{{"field", "birthDate"}}};
+    api_error error{error_code::invalid_input, "birthDate: bad",
+                    boost::json::object{{"field", "birthDate"}}};
     auto named = bulk_row_error(error, 7, "p-7");
     CHECK(named.code == "INVALID_INPUT");
     CHECK(named.correlation_id == "p-7");

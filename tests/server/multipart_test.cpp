@@ -20,11 +20,14 @@ struct outcome {
     std::vector<part> parts;
 };
 
-outcome read_in_chunks(const std::string& body, std::size_t chunk, const std::string& boundary = "XyZ") {
+outcome read_in_chunks(const std::string& body, std::size_t chunk,
+                       const std::string& boundary = "XyZ") {
     outcome out;
     multipart_reader reader(
         boundary,
-        [&](const multipart_part_head& head) { out.parts.push_back({head.name, head.filename, ""}); },
+        [&](const multipart_part_head& head) {
+            out.parts.push_back({head.name, head.filename, ""});
+        },
         [&](std::string_view data) { out.parts.back().data.append(data); }, [] {});
     out.ok = true;
     for (std::size_t i = 0; i < body.size() && out.ok; i += chunk) {
@@ -69,18 +72,22 @@ TEST_CASE("multipart parts come out whole whatever the chunk size", "[multipart]
 }
 
 TEST_CASE("multipart body may open with its boundary and hold an empty part", "[multipart]") {
-    auto result = read_in_chunks("--XyZ\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n\r\n--XyZ--", 4);
+    auto result = read_in_chunks(
+        "--XyZ\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\n\r\n--XyZ--", 4);
     REQUIRE(result.ok);
     REQUIRE(result.parts.size() == 1);
     CHECK(result.parts[0].data.empty());
 }
 
 TEST_CASE("multipart refuses malformed bodies", "[multipart]") {
-    auto truncated = read_in_chunks("--XyZ\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nabc", 3);
+    auto truncated =
+        read_in_chunks("--XyZ\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nabc", 3);
     CHECK_FALSE(truncated.ok);
     CHECK(truncated.error.find("closing boundary") != std::string::npos);
     CHECK_FALSE(read_in_chunks("--XyZ\r\nContent-Type: text/plain\r\n\r\nabc\r\n--XyZ--", 8).ok);
-    CHECK_FALSE(read_in_chunks("--XyZ\r\nContent-Disposition: attachment; name=\"f\"\r\n\r\nabc\r\n--XyZ--", 8).ok);
+    CHECK_FALSE(read_in_chunks(
+                    "--XyZ\r\nContent-Disposition: attachment; name=\"f\"\r\n\r\nabc\r\n--XyZ--", 8)
+                    .ok);
     CHECK_FALSE(read_in_chunks("--XyZ\r\nno colon here\r\n\r\nabc\r\n--XyZ--", 8).ok);
     CHECK_FALSE(read_in_chunks("no boundary at all", 4).ok);
     CHECK_FALSE(read_in_chunks("--XyZ\r\n" + std::string(10000, 'h') + "\r\n\r\n", 512).ok);
