@@ -261,3 +261,40 @@ test('a job resumes after its process is killed mid-way, creating every customer
     await stopCorridor(crash);
   }
 });
+
+test('a process stopped with SIGTERM mid-job hands the job back at once; the next one finishes it', async () => {
+  const rows = 1000;
+  // A lease far longer than the test: only the hand-back at shutdown lets the restart continue.
+  const stopping = await startCorridor({
+    platforms: 1,
+    config: { bulk_import: { batch_rows: 10, poll_interval_ms: 20, lease_ms: 600000 } },
+  });
+  try {
+    const credentials = stopping.platforms[0].sandbox;
+    const lines = [header];
+    for (let i = 0; i < rows; i++) lines.push(individual(`term${i}`));
+    const accepted = await uploadCsv(stopping, credentials, lines.join('\n'));
+    assert.equal(accepted.status, 202, accepted.text);
+    const jobPath = `/customers/bulk/jobs/${encodeURIComponent(accepted.body.jobId)}`;
+    for (;;) {
+      const seen = expectStatus(await call(stopping, credentials, 'GET', jobPath), 200);
+      if (seen.progress.processed > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    stopping.process.kill('SIGTERM');
+    assert.equal((await stopping.exited).code, 0);
+    await launch(stopping);
+    const resumed = expectStatus(await call(stopping, credentials, 'GET', jobPath), 200);
+    assert.ok(resumed.progress.processed < rows, `stopped at ${resumed.progress.processed} of ${rows}`);
+    let job;
+    for (let waited = 0; ; waited += 50) {
+      job = expectStatus(await call(stopping, credentials, 'GET', jobPath), 200);
+      if (job.status === 'COMPLETED') break;
+      assert.ok(waited < 120000, `job still ${job.status} ${JSON.stringify(job.progress)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(job.progress, { total: rows, processed: rows, successful: rows, failed: 0 });
+  } finally {
+    await stopCorridor(stopping);
+  }
+});
