@@ -22,7 +22,7 @@ public:
     // Finishes the batch in progress, hands its job back for another worker, and joins the thread.
     void stop();
 
-    // One claim-and-import pass on `session`; true when a job was worked on. For tests.
+    // One claim-and-import pass on `session`; true when a job was worked on.
     bool run_once(soci::session& session);
 
 private:
