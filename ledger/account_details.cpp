@@ -713,6 +713,27 @@ result<validated_details, details_error> validate_account_details(const json::va
     }
 }
 
+result<validated_details, details_error> bank_reported_us_account(const json::object& account_fields,
+                                                                  json::object beneficiary,
+                                                                  std::string beneficiary_name) {
+    try {
+        reader fields(account_fields, "accountInfo");
+        auto typed = read_us_account(fields);
+        validated_details out;
+        out.account_type = "US_ACCOUNT";
+        out.account_info = json::object{{"accountType", "US_ACCOUNT"}, {"paymentRails", json::array{"ACH"}}};
+        for (auto& [key, item] : typed.info) out.account_info[key] = std::move(item);
+        out.account_info["beneficiary"] = std::move(beneficiary);
+        out.identity = "US_ACCOUNT|" + typed.identity;
+        out.primary_identifier = typed.primary;
+        out.has_beneficiary = true;
+        out.beneficiary_name = std::move(beneficiary_name);
+        return out;
+    } catch (details_failure& failure) {
+        return std::move(failure.error);
+    }
+}
+
 bool is_aba_routing_number(std::string_view digits) {
     if (digits.size() != 9 || !all_digits(digits)) return false;
     int prefix = (digits[0] - '0') * 10 + (digits[1] - '0');

@@ -44,6 +44,12 @@ result<validated_details, details_error> validate_account_details(
     const boost::json::value& account_info, std::string_view currency, std::int64_t now_ms,
     std::string_view path = "accountInfo");
 
+// A US account whose holder the bank itself reports (the bank-link flow): the account fields are
+// checked as for US_ACCOUNT; `beneficiary` is taken as the bank gives it, not re-validated.
+result<validated_details, details_error> bank_reported_us_account(const boost::json::object& account_fields,
+                                                                  boost::json::object beneficiary,
+                                                                  std::string beneficiary_name);
+
 // The account types accepted, in the spelling of the interface.
 const std::vector<std::string_view>& external_account_types();
 
