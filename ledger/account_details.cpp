@@ -1,11 +1,11 @@
 #include "ledger/account_details.hpp"
 
+#include <openssl/sha.h>
+
 #include <algorithm>
 #include <array>
-#include <map>
-
 #include <boost/json.hpp>
-#include <openssl/sha.h>
+#include <map>
 
 #include "ledger/countries.hpp"
 #include "ledger/time_format.hpp"
@@ -25,14 +25,20 @@ struct details_failure {
     throw details_failure{{details_problem::malformed, std::move(field), std::move(message)}};
 }
 [[noreturn]] void invalid(std::string field, std::string message) {
-    throw details_failure{{details_problem::invalid_identifier, std::move(field), std::move(message)}};
+    throw details_failure{
+        {details_problem::invalid_identifier, std::move(field), std::move(message)}};
 }
 
 bool all_digits(std::string_view text) {
-    return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return !text.empty() &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
-bool is_upper_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z'); }
-bool is_lower_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'); }
+bool is_upper_alnum(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
+}
+bool is_lower_alnum(char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z');
+}
 std::string to_upper(std::string text) {
     for (auto& c : text) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c;
     return text;
@@ -52,14 +58,16 @@ std::string without(std::string_view text, std::string_view drop) {
 // Reads the fields of one JSON object with paths for messages.
 class reader {
 public:
-    reader(const json::object& object, std::string prefix) : object_(object), prefix_(std::move(prefix)) {}
+    reader(const json::object& object, std::string prefix)
+        : object_(object), prefix_(std::move(prefix)) {}
 
     std::string path(std::string_view key) const { return prefix_ + "." + std::string(key); }
     bool has(std::string_view key) const {
         auto* value = object_.if_contains(key);
         return value && !value->is_null();
     }
-    std::optional<std::string> optional_string(std::string_view key, std::size_t chars_max = name_chars_max) const {
+    std::optional<std::string> optional_string(std::string_view key,
+                                               std::size_t chars_max = name_chars_max) const {
         auto* value = object_.if_contains(key);
         if (!value || value->is_null()) return std::nullopt;
         if (!value->is_string()) malformed(path(key), "must be a string");
@@ -70,14 +78,15 @@ public:
         if (text.find('\0') != std::string_view::npos) malformed(path(key), "must not contain NUL");
         return std::string(text);
     }
-    std::string required_string(std::string_view key, std::size_t chars_max = name_chars_max) const {
+    std::string required_string(std::string_view key,
+                                std::size_t chars_max = name_chars_max) const {
         auto value = optional_string(key, chars_max);
         if (!value) malformed(path(key), "is required");
         if (value->empty()) malformed(path(key), "must not be empty");
         return *value;
     }
-    std::optional<std::string> optional_enum(std::string_view key,
-                                             std::initializer_list<std::string_view> allowed) const {
+    std::optional<std::string> optional_enum(
+        std::string_view key, std::initializer_list<std::string_view> allowed) const {
         auto value = optional_string(key, 64);
         if (!value) return std::nullopt;
         for (auto candidate : allowed) {
@@ -87,7 +96,8 @@ public:
         for (auto candidate : allowed) list += (list.empty() ? "" : ", ") + std::string(candidate);
         malformed(path(key), "must be one of " + list);
     }
-    std::string required_enum(std::string_view key, std::initializer_list<std::string_view> allowed) const {
+    std::string required_enum(std::string_view key,
+                              std::initializer_list<std::string_view> allowed) const {
         auto value = optional_enum(key, allowed);
         if (!value) malformed(path(key), "is required");
         return *value;
@@ -135,10 +145,12 @@ const std::map<std::string_view, int>& iban_lengths() {
 }
 
 constexpr std::string_view bech32_charset = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
-constexpr std::string_view base58_alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+constexpr std::string_view base58_alphabet =
+    "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
 std::uint32_t bech32_polymod(const std::vector<std::uint8_t>& values) {
-    static constexpr std::uint32_t generator[5] = {0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3};
+    static constexpr std::uint32_t generator[5] = {0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd,
+                                                   0x2a1462b3};
     std::uint32_t checksum = 1;
     for (auto value : values) {
         std::uint32_t top = checksum >> 25;
@@ -198,12 +210,14 @@ bool is_date_of_birth(std::string_view text, std::int64_t now_ms) {
 
 bool is_email(std::string_view text) {
     auto at = text.find('@');
-    if (at == std::string_view::npos || at == 0 || text.find('@', at + 1) != std::string_view::npos) return false;
+    if (at == std::string_view::npos || at == 0 || text.find('@', at + 1) != std::string_view::npos)
+        return false;
     std::string_view domain = text.substr(at + 1);
     auto dot = domain.rfind('.');
     if (dot == std::string_view::npos || dot == 0 || dot + 2 > domain.size()) return false;
     auto ok = [](char c) {
-        return is_lower_alnum(c) || (c >= 'A' && c <= 'Z') || std::string_view("._%+-").find(c) != std::string_view::npos;
+        return is_lower_alnum(c) || (c >= 'A' && c <= 'Z') ||
+               std::string_view("._%+-").find(c) != std::string_view::npos;
     };
     return std::all_of(text.begin(), text.begin() + static_cast<long>(at), ok) &&
            std::all_of(domain.begin(), domain.end(), [](char c) {
@@ -212,8 +226,8 @@ bool is_email(std::string_view text) {
 }
 
 bool is_e164(std::string_view text) {
-    return text.size() >= 3 && text.size() <= 16 && text[0] == '+' && text[1] >= '1' && text[1] <= '9' &&
-           all_digits(text.substr(1));
+    return text.size() >= 3 && text.size() <= 16 && text[0] == '+' && text[1] >= '1' &&
+           text[1] <= '9' && all_digits(text.substr(1));
 }
 
 bool is_dns_name(std::string_view text) {
@@ -221,8 +235,10 @@ bool is_dns_name(std::string_view text) {
     std::size_t start = 0;
     while (start <= text.size()) {
         auto dot = text.find('.', start);
-        std::string_view label = text.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-        if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-') return false;
+        std::string_view label = text.substr(
+            start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+        if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
+            return false;
         for (char c : label) {
             if (!is_lower_alnum(c) && c != '-') return false;
         }
@@ -271,12 +287,18 @@ const std::map<std::string_view, type_rule>& type_rules() {
         out.emplace("EUR_ACCOUNT", iban);
         out.emplace("UPI", upi);
         out.emplace("INR_ACCOUNT", upi);
-        out.emplace("NGN_ACCOUNT", type_rule{"NGN_ACCOUNT", {"NGN"}, {"NIP", "BANK_TRANSFER"}, true});
-        out.emplace("CAD_ACCOUNT", type_rule{"CAD_ACCOUNT", {"CAD"}, {"EFT", "INTERAC", "WIRE"}, true});
-        out.emplace("GBP_ACCOUNT", type_rule{"GBP_ACCOUNT", {"GBP"}, {"FASTER_PAYMENTS", "BACS", "CHAPS"}, true});
-        out.emplace("PHP_ACCOUNT", type_rule{"PHP_ACCOUNT", {"PHP"}, {"INSTAPAY", "PESONET"}, true});
-        out.emplace("SGD_ACCOUNT", type_rule{"SGD_ACCOUNT", {"SGD"}, {"FAST", "PAYNOW", "SWIFT"}, true});
-        out.emplace("SPARK_WALLET", type_rule{"SPARK_WALLET", {"BTC"}, {"SPARK", "LIGHTNING"}, false});
+        out.emplace("NGN_ACCOUNT",
+                    type_rule{"NGN_ACCOUNT", {"NGN"}, {"NIP", "BANK_TRANSFER"}, true});
+        out.emplace("CAD_ACCOUNT",
+                    type_rule{"CAD_ACCOUNT", {"CAD"}, {"EFT", "INTERAC", "WIRE"}, true});
+        out.emplace("GBP_ACCOUNT",
+                    type_rule{"GBP_ACCOUNT", {"GBP"}, {"FASTER_PAYMENTS", "BACS", "CHAPS"}, true});
+        out.emplace("PHP_ACCOUNT",
+                    type_rule{"PHP_ACCOUNT", {"PHP"}, {"INSTAPAY", "PESONET"}, true});
+        out.emplace("SGD_ACCOUNT",
+                    type_rule{"SGD_ACCOUNT", {"SGD"}, {"FAST", "PAYNOW", "SWIFT"}, true});
+        out.emplace("SPARK_WALLET",
+                    type_rule{"SPARK_WALLET", {"BTC"}, {"SPARK", "LIGHTNING"}, false});
         out.emplace("LIGHTNING", type_rule{"LIGHTNING", {"BTC"}, {"LIGHTNING"}, false});
         // Stablecoin wallets hold dollar tokens (assetType); their currency is USD.
         out.emplace("SOLANA_WALLET", type_rule{"SOLANA_WALLET", {"USD"}, {"SOLANA"}, false});
@@ -297,31 +319,36 @@ json::object read_address(const json::object& object, const std::string& path) {
     }
     address["postalCode"] = fields.required_string("postalCode", 32);
     auto country = fields.required_string("country", 2);
-    if (!is_country_code(country)) malformed(fields.path("country"), "must be an ISO 3166-1 alpha-2 country code");
+    if (!is_country_code(country))
+        malformed(fields.path("country"), "must be an ISO 3166-1 alpha-2 country code");
     address["country"] = country;
     return address;
 }
 
 std::string read_country(const reader& fields, std::string_view key, bool required) {
-    auto value = required ? std::optional(fields.required_string(key, 2)) : fields.optional_string(key, 2);
+    auto value =
+        required ? std::optional(fields.required_string(key, 2)) : fields.optional_string(key, 2);
     if (!value) return {};
-    if (!is_country_code(*value)) malformed(fields.path(key), "must be an ISO 3166-1 alpha-2 country code such as US");
+    if (!is_country_code(*value))
+        malformed(fields.path(key), "must be an ISO 3166-1 alpha-2 country code such as US");
     return *value;
 }
 
 // INDIVIDUAL {fullName, birthDate, nationality, address?} or BUSINESS {legalName,
 // registrationNumber?, taxId?, address?}; both may carry email, phoneNumber, countryOfResidence.
-json::object read_beneficiary(const json::object& object, const std::string& path, std::int64_t now_ms,
-                              std::string& name) {
+json::object read_beneficiary(const json::object& object, const std::string& path,
+                              std::int64_t now_ms, std::string& name) {
     reader fields(object, path);
     auto type = fields.required_enum("beneficiaryType", {"INDIVIDUAL", "BUSINESS"});
     json::object out{{"beneficiaryType", type}};
     bool individual = type == "INDIVIDUAL";
     for (auto key : {"fullName", "birthDate", "nationality"}) {
-        if (!individual && fields.has(key)) malformed(fields.path(key), "applies to INDIVIDUAL beneficiaries only");
+        if (!individual && fields.has(key))
+            malformed(fields.path(key), "applies to INDIVIDUAL beneficiaries only");
     }
     for (auto key : {"legalName", "registrationNumber", "taxId"}) {
-        if (individual && fields.has(key)) malformed(fields.path(key), "applies to BUSINESS beneficiaries only");
+        if (individual && fields.has(key))
+            malformed(fields.path(key), "applies to BUSINESS beneficiaries only");
     }
     if (individual) {
         name = fields.required_string("fullName");
@@ -344,10 +371,12 @@ json::object read_beneficiary(const json::object& object, const std::string& pat
         out["email"] = *email;
     }
     if (auto phone = fields.optional_string("phoneNumber", 16)) {
-        if (!is_e164(*phone)) malformed(fields.path("phoneNumber"), "must be E.164, e.g. +14155550100");
+        if (!is_e164(*phone))
+            malformed(fields.path("phoneNumber"), "must be E.164, e.g. +14155550100");
         out["phoneNumber"] = *phone;
     }
-    if (fields.has("countryOfResidence")) out["countryOfResidence"] = read_country(fields, "countryOfResidence", true);
+    if (fields.has("countryOfResidence"))
+        out["countryOfResidence"] = read_country(fields, "countryOfResidence", true);
     if (const json::object* address = fields.optional_object("address")) {
         out["address"] = read_address(*address, fields.path("address"));
     }
@@ -361,11 +390,12 @@ struct type_result {
     std::string primary;
 };
 
-std::string digits_field(const reader& fields, std::string_view key, std::size_t min, std::size_t max,
-                         std::string_view what) {
+std::string digits_field(const reader& fields, std::string_view key, std::size_t min,
+                         std::size_t max, std::string_view what) {
     auto value = fields.required_string(key, 64);
     if (!all_digits(value) || value.size() < min || value.size() > max) {
-        std::string count = min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
+        std::string count =
+            min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
         invalid(fields.path(key), std::string(what) + " must be " + count + " digits");
     }
     return value;
@@ -379,9 +409,11 @@ type_result read_us_account(const reader& fields) {
         invalid(fields.path("accountNumber"), "must be 1 to 17 digits or upper-case letters");
     }
     auto routing = fields.required_string("routingNumber", 64);
-    if (routing.size() != 9 || !all_digits(routing)) invalid(fields.path("routingNumber"), "must be exactly 9 digits");
+    if (routing.size() != 9 || !all_digits(routing))
+        invalid(fields.path("routingNumber"), "must be exactly 9 digits");
     if (!is_aba_routing_number(routing)) {
-        invalid(fields.path("routingNumber"), "is not a valid ABA routing number (3-7-1 check digit or prefix)");
+        invalid(fields.path("routingNumber"),
+                "is not a valid ABA routing number (3-7-1 check digit or prefix)");
     }
     out.info["accountNumber"] = account;
     out.info["routingNumber"] = routing;
@@ -408,7 +440,8 @@ std::string read_pix_key(const reader& fields, const std::string& type) {
     auto path = fields.path("pixKey");
     if (type == "CPF") {
         std::string digits = without(key, ".-");
-        if (digits.size() != 11 || !all_digits(digits) || !is_cpf(digits)) invalid(path, "is not a valid CPF (11 digits with check digits)");
+        if (digits.size() != 11 || !all_digits(digits) || !is_cpf(digits))
+            invalid(path, "is not a valid CPF (11 digits with check digits)");
         return digits;
     }
     if (type == "CNPJ") {
@@ -423,13 +456,16 @@ std::string read_pix_key(const reader& fields, const std::string& type) {
     }
     if (type == "PHONE") {
         // +55, a two-digit area code (11 to 99) and an 8- or 9-digit number.
-        bool ok = key.starts_with("+55") && all_digits(key.substr(1)) && (key.size() == 13 || key.size() == 14) &&
-                  key[3] != '0';
-        if (!ok) invalid(path, "must be a Brazilian phone number +55 with area code, e.g. +5511998765432");
+        bool ok = key.starts_with("+55") && all_digits(key.substr(1)) &&
+                  (key.size() == 13 || key.size() == 14) && key[3] != '0';
+        if (!ok)
+            invalid(path,
+                    "must be a Brazilian phone number +55 with area code, e.g. +5511998765432");
         return key;
     }
     std::string lower = to_lower(key);
-    if (!is_uuid_text(lower)) invalid(path, "a RANDOM key must be a UUID such as 123e4567-e89b-12d3-a456-426655440000");
+    if (!is_uuid_text(lower))
+        invalid(path, "a RANDOM key must be a UUID such as 123e4567-e89b-12d3-a456-426655440000");
     return lower;
 }
 
@@ -451,7 +487,8 @@ type_result read_pix(const reader& fields) {
 
 std::string read_bic(const reader& fields, std::string_view key, std::string_view country) {
     auto bic = to_upper(fields.required_string(key, 11));
-    if (!is_bic(bic)) invalid(fields.path(key), "must be a BIC of 8 or 11 characters, e.g. DEUTDEFF");
+    if (!is_bic(bic))
+        invalid(fields.path(key), "must be a BIC of 8 or 11 characters, e.g. DEUTDEFF");
     if (!country.empty() && bic.substr(4, 2) != country) {
         invalid(fields.path(key), "must be a BIC of a bank in " + std::string(country));
     }
@@ -461,8 +498,10 @@ std::string read_bic(const reader& fields, std::string_view key, std::string_vie
 type_result read_iban(const reader& fields) {
     type_result out;
     auto iban = to_upper(without(fields.required_string("iban", 64), " "));
-    if (iban.size() < 15 || iban.size() > 34) invalid(fields.path("iban"), "must be 15 to 34 characters");
-    if (!is_iban(iban)) invalid(fields.path("iban"), "is not a valid IBAN (country length or mod-97 check)");
+    if (iban.size() < 15 || iban.size() > 34)
+        invalid(fields.path("iban"), "must be 15 to 34 characters");
+    if (!is_iban(iban))
+        invalid(fields.path("iban"), "is not a valid IBAN (country length or mod-97 check)");
     out.info["iban"] = iban;
     out.info["swiftBic"] = read_bic(fields, "swiftBic", "");
     if (auto bank = fields.optional_string("bankName")) out.info["bankName"] = *bank;
@@ -473,7 +512,8 @@ type_result read_iban(const reader& fields) {
 type_result read_upi(const reader& fields) {
     type_result out;
     auto vpa = to_lower(fields.required_string("vpa", 255));
-    if (!is_upi_vpa(vpa)) invalid(fields.path("vpa"), "must be a UPI address handle@psp, e.g. name@oksbi");
+    if (!is_upi_vpa(vpa))
+        invalid(fields.path("vpa"), "must be a UPI address handle@psp, e.g. name@oksbi");
     out.info["vpa"] = vpa;
     out.identity = out.primary = vpa;
     return out;
@@ -551,12 +591,14 @@ type_result read_spark(const reader& fields) {
     type_result out;
     auto address = fields.required_string("address", 1024);
     if (!is_spark_address(address)) {
-        invalid(fields.path("address"), "must be a Spark address (spark1/sparkrt1/sp1... with a valid bech32m checksum)");
+        invalid(fields.path("address"),
+                "must be a Spark address (spark1/sparkrt1/sp1... with a valid bech32m checksum)");
     }
     out.info["address"] = to_lower(address);
     out.info["assetType"] = fields.optional_enum("assetType", {"BTC", "USDB"}).value_or("BTC");
     if (auto invoice = fields.optional_string("invoice", 4096)) {
-        if (!is_bolt11_invoice_shape(*invoice)) invalid(fields.path("invoice"), "must be a BOLT #11 invoice");
+        if (!is_bolt11_invoice_shape(*invoice))
+            invalid(fields.path("invoice"), "must be a BOLT #11 invoice");
         out.info["invoice"] = to_lower(*invoice);
     }
     out.identity = out.primary = to_lower(address);
@@ -570,19 +612,23 @@ type_result read_lightning(const reader& fields) {
     auto address = fields.optional_string("lightningAddress", 320);
     int given = int(invoice.has_value()) + int(offer.has_value()) + int(address.has_value());
     if (given != 1) {
-        malformed(fields.path("invoice"), "exactly one of invoice, bolt12 and lightningAddress is required");
+        malformed(fields.path("invoice"),
+                  "exactly one of invoice, bolt12 and lightningAddress is required");
     }
     if (invoice) {
         if (!is_bolt11_invoice_shape(*invoice)) {
-            invalid(fields.path("invoice"), "must be a BOLT #11 invoice (lnbc/lntb/lntbs/lnbcrt with a valid bech32 checksum)");
+            invalid(
+                fields.path("invoice"),
+                "must be a BOLT #11 invoice (lnbc/lntb/lntbs/lnbcrt with a valid bech32 checksum)");
         }
         out.info["invoice"] = to_lower(*invoice);
         out.identity = out.primary = "invoice/" + to_lower(*invoice);
     } else if (offer) {
         std::string lower = to_lower(*offer);
         bool ok = lower.starts_with("lno1") && lower.size() >= 20 &&
-                  std::all_of(lower.begin() + 4, lower.end(),
-                              [](char c) { return bech32_charset.find(c) != std::string_view::npos; });
+                  std::all_of(lower.begin() + 4, lower.end(), [](char c) {
+                      return bech32_charset.find(c) != std::string_view::npos;
+                  });
         if (!ok) invalid(fields.path("bolt12"), "must be a BOLT #12 offer starting lno1");
         out.info["bolt12"] = lower;
         out.identity = out.primary = "offer/" + lower;
@@ -601,15 +647,19 @@ type_result read_wallet(const reader& fields, std::string_view kind) {
     type_result out;
     auto address = fields.required_string("address", 128);
     if (kind == "SOLANA_WALLET") {
-        if (!is_solana_address(address)) invalid(fields.path("address"), "must be a base58 Solana address of 32 bytes");
-        out.info["assetType"] = fields.optional_enum("assetType", {"USDC", "USDT"}).value_or("USDC");
+        if (!is_solana_address(address))
+            invalid(fields.path("address"), "must be a base58 Solana address of 32 bytes");
+        out.info["assetType"] =
+            fields.optional_enum("assetType", {"USDC", "USDT"}).value_or("USDC");
         out.identity = address;
     } else if (kind == "TRON_WALLET") {
-        if (!is_tron_address(address)) invalid(fields.path("address"), "must be a Tron address (T..., base58check)");
+        if (!is_tron_address(address))
+            invalid(fields.path("address"), "must be a Tron address (T..., base58check)");
         out.info["assetType"] = fields.optional_enum("assetType", {"USDT"}).value_or("USDT");
         out.identity = address;
     } else {
-        if (!is_evm_address(address)) invalid(fields.path("address"), "must be 0x followed by 40 hex digits");
+        if (!is_evm_address(address))
+            invalid(fields.path("address"), "must be 0x followed by 40 hex digits");
         out.info["assetType"] = fields.optional_enum("assetType", {"USDC"}).value_or("USDC");
         out.identity = to_lower(address);  // EVM addresses are case-insensitive
     }
@@ -644,8 +694,9 @@ json::array read_rails(const json::object& object, const std::string& path, cons
     }
     json::array rails;
     for (const auto& item : value->as_array()) {
-        bool known = item.is_string() && std::find(rule.rails.begin(), rule.rails.end(),
-                                                   std::string_view(item.as_string())) != rule.rails.end();
+        bool known =
+            item.is_string() && std::find(rule.rails.begin(), rule.rails.end(),
+                                          std::string_view(item.as_string())) != rule.rails.end();
         if (!known) malformed(path, "for this account type must contain only " + allowed);
         if (std::find(rails.begin(), rails.end(), item) == rails.end()) rails.push_back(item);
     }
@@ -662,11 +713,13 @@ validated_details validate(const json::value& value, std::string_view currency, 
     auto found = type_rules().find(*type);
     if (found == type_rules().end()) {
         std::string list;
-        for (auto name : external_account_types()) list += (list.empty() ? "" : ", ") + std::string(name);
+        for (auto name : external_account_types())
+            list += (list.empty() ? "" : ", ") + std::string(name);
         malformed(fields.path("accountType"), "must be one of " + list);
     }
     const type_rule& rule = found->second;
-    if (std::find(rule.currencies.begin(), rule.currencies.end(), currency) == rule.currencies.end()) {
+    if (std::find(rule.currencies.begin(), rule.currencies.end(), currency) ==
+        rule.currencies.end()) {
         std::string list;
         for (auto code : rule.currencies) list += (list.empty() ? "" : " or ") + std::string(code);
         malformed("currency", "must be " + list + " for accountType " + *type);
@@ -681,13 +734,16 @@ validated_details validate(const json::value& value, std::string_view currency, 
     out.primary_identifier = typed.primary;
     if (rule.beneficiary) {
         const json::object* beneficiary = fields.optional_object("beneficiary");
-        if (!beneficiary) malformed(fields.path("beneficiary"), "is required for accountType " + *type);
+        if (!beneficiary)
+            malformed(fields.path("beneficiary"), "is required for accountType " + *type);
         std::string name;
-        out.account_info["beneficiary"] = read_beneficiary(*beneficiary, fields.path("beneficiary"), now_ms, name);
+        out.account_info["beneficiary"] =
+            read_beneficiary(*beneficiary, fields.path("beneficiary"), now_ms, name);
         out.has_beneficiary = true;
         out.beneficiary_name = name;
     } else if (fields.has("beneficiary")) {
-        malformed(fields.path("beneficiary"), "does not apply to self-custody wallets (accountType " + *type + ")");
+        malformed(fields.path("beneficiary"),
+                  "does not apply to self-custody wallets (accountType " + *type + ")");
     }
     return out;
 }
@@ -705,7 +761,8 @@ const std::vector<std::string_view>& external_account_types() {
 
 result<validated_details, details_error> validate_account_details(const json::value& account_info,
                                                                   std::string_view currency,
-                                                                  std::int64_t now_ms, std::string_view path) {
+                                                                  std::int64_t now_ms,
+                                                                  std::string_view path) {
     try {
         return validate(account_info, currency, now_ms, std::string(path));
     } catch (details_failure& failure) {
@@ -713,15 +770,15 @@ result<validated_details, details_error> validate_account_details(const json::va
     }
 }
 
-result<validated_details, details_error> bank_reported_us_account(const json::object& account_fields,
-                                                                  json::object beneficiary,
-                                                                  std::string beneficiary_name) {
+result<validated_details, details_error> bank_reported_us_account(
+    const json::object& account_fields, json::object beneficiary, std::string beneficiary_name) {
     try {
         reader fields(account_fields, "accountInfo");
         auto typed = read_us_account(fields);
         validated_details out;
         out.account_type = "US_ACCOUNT";
-        out.account_info = json::object{{"accountType", "US_ACCOUNT"}, {"paymentRails", json::array{"ACH"}}};
+        out.account_info =
+            json::object{{"accountType", "US_ACCOUNT"}, {"paymentRails", json::array{"ACH"}}};
         for (auto& [key, item] : typed.info) out.account_info[key] = std::move(item);
         out.account_info["beneficiary"] = std::move(beneficiary);
         out.identity = "US_ACCOUNT|" + typed.identity;
@@ -737,7 +794,8 @@ result<validated_details, details_error> bank_reported_us_account(const json::ob
 bool is_aba_routing_number(std::string_view digits) {
     if (digits.size() != 9 || !all_digits(digits)) return false;
     int prefix = (digits[0] - '0') * 10 + (digits[1] - '0');
-    bool prefix_ok = prefix <= 12 || (prefix >= 21 && prefix <= 32) || (prefix >= 61 && prefix <= 72) || prefix == 80;
+    bool prefix_ok = prefix <= 12 || (prefix >= 21 && prefix <= 32) ||
+                     (prefix >= 61 && prefix <= 72) || prefix == 80;
     static constexpr int weights[9] = {3, 7, 1, 3, 7, 1, 3, 7, 1};
     int sum = 0;
     for (int i = 0; i < 9; ++i) sum += weights[i] * (digits[i] - '0');
@@ -778,9 +836,12 @@ bool is_cnpj(std::string_view text) {
 }
 
 bool is_iban(std::string_view iban) {
-    if (iban.size() < 15 || iban.size() > 34 || !std::all_of(iban.begin(), iban.end(), is_upper_alnum)) return false;
+    if (iban.size() < 15 || iban.size() > 34 ||
+        !std::all_of(iban.begin(), iban.end(), is_upper_alnum))
+        return false;
     auto length = iban_lengths().find(iban.substr(0, 2));
-    if (length == iban_lengths().end() || static_cast<int>(iban.size()) != length->second) return false;
+    if (length == iban_lengths().end() || static_cast<int>(iban.size()) != length->second)
+        return false;
     if (!all_digits(iban.substr(2, 2))) return false;
     std::string moved = std::string(iban.substr(4)) + std::string(iban.substr(0, 4));
     int remainder = 0;
@@ -803,7 +864,8 @@ bool is_bic(std::string_view text) {
 
 bool is_upi_vpa(std::string_view text) {
     auto at = text.find('@');
-    if (at == std::string_view::npos || text.find('@', at + 1) != std::string_view::npos) return false;
+    if (at == std::string_view::npos || text.find('@', at + 1) != std::string_view::npos)
+        return false;
     std::string_view handle = text.substr(0, at), psp = text.substr(at + 1);
     if (handle.empty() || handle.size() > 256 || psp.size() < 2 || psp.size() > 64) return false;
     bool handle_ok = std::all_of(handle.begin(), handle.end(), [](char c) {
@@ -823,7 +885,8 @@ std::optional<bech32_decoded> bech32_decode(std::string_view text, bech32_varian
     if (lower && upper) return std::nullopt;
     std::string folded = to_lower(std::string(text));
     auto separator = folded.rfind('1');
-    if (separator == std::string::npos || separator == 0 || separator + 7 > folded.size()) return std::nullopt;
+    if (separator == std::string::npos || separator == 0 || separator + 7 > folded.size())
+        return std::nullopt;
     bech32_decoded out;
     out.hrp = folded.substr(0, separator);
     std::vector<std::uint8_t> values;
@@ -845,8 +908,8 @@ std::optional<bech32_decoded> bech32_decode(std::string_view text, bech32_varian
 bool is_spark_address(std::string_view text) {
     auto decoded = bech32_decode(text, bech32_variant::bech32m);
     if (!decoded) return false;
-    static constexpr std::array<std::string_view, 10> prefixes = {"spark", "sparkt", "sparkrt", "sparks", "sparkl",
-                                                                  "sp",    "spt",    "sprt",    "sps",    "spl"};
+    static constexpr std::array<std::string_view, 10> prefixes = {
+        "spark", "sparkt", "sparkrt", "sparks", "sparkl", "sp", "spt", "sprt", "sps", "spl"};
     if (std::find(prefixes.begin(), prefixes.end(), decoded->hrp) == prefixes.end()) return false;
     auto bytes = words_to_bytes(decoded->words);
     // Field 1 of the SparkAddress message: the 33-byte compressed identity key.
@@ -870,7 +933,8 @@ bool is_bolt11_invoice_shape(std::string_view text) {
     if (!rest.empty()) {
         char multiplier = rest.back();
         std::string_view amount = rest;
-        if (std::string_view("munp").find(multiplier) != std::string_view::npos) amount.remove_suffix(1);
+        if (std::string_view("munp").find(multiplier) != std::string_view::npos)
+            amount.remove_suffix(1);
         if (!all_digits(amount) || amount.front() == '0') return false;
         if (multiplier == 'p' && amount.back() != '0') return false;  // sub-millisatoshi
     }

@@ -3,14 +3,13 @@
 // the check digits of the identifiers that carry them, and the beneficiary. Structural validation
 // only: whether an account exists is the rail's business. The full BOLT #11 and Spark codecs live
 // in the rail plugins; here a Lightning invoice is checked for its shape and bech32 checksum.
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
-#include <boost/json/value.hpp>
 
 #include "ledger/result.hpp"
 
@@ -27,7 +26,7 @@ struct details_error {
 };
 
 struct validated_details {
-    std::string account_type;        // as the client named it
+    std::string account_type;          // as the client named it
     boost::json::object account_info;  // normalised, with paymentRails and beneficiary
     // Owner-independent identity of the destination: two accounts of one owner with the same
     // key are the same account (a 409). Normalised, so spelling variants collide.
@@ -46,9 +45,9 @@ result<validated_details, details_error> validate_account_details(
 
 // A US account whose holder the bank itself reports (the bank-link flow): the account fields are
 // checked as for US_ACCOUNT; `beneficiary` is taken as the bank gives it, not re-validated.
-result<validated_details, details_error> bank_reported_us_account(const boost::json::object& account_fields,
-                                                                  boost::json::object beneficiary,
-                                                                  std::string beneficiary_name);
+result<validated_details, details_error> bank_reported_us_account(
+    const boost::json::object& account_fields, boost::json::object beneficiary,
+    std::string beneficiary_name);
 
 // The account types accepted, in the spelling of the interface.
 const std::vector<std::string_view>& external_account_types();
@@ -57,7 +56,7 @@ const std::vector<std::string_view>& external_account_types();
 bool is_aba_routing_number(std::string_view digits);
 bool is_clabe(std::string_view digits);
 bool is_cpf(std::string_view digits);
-bool is_cnpj(std::string_view text);  // numeric or alphanumeric (upper case), 14 characters
+bool is_cnpj(std::string_view text);        // numeric or alphanumeric (upper case), 14 characters
 bool is_iban(std::string_view normalised);  // upper case, no spaces
 bool is_bic(std::string_view text);
 bool is_upi_vpa(std::string_view text);

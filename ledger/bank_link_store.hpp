@@ -8,13 +8,13 @@
 // The banks are the sandbox's test banks: no bank-data provider is wired in, so the same catalogue
 // serves both environments. Account numbers ending 002..005 trigger the sandbox failure patterns
 // of the rails.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/external_account_store.hpp"
@@ -72,8 +72,10 @@ enum class bank_link_error {
     duplicate_account,
 };
 
-result<issued_link_token, bank_link_error> create_link_token(soci::session& session, bank_link_services services,
-                                                             const tenant& owner, const std::string& customer_id,
+result<issued_link_token, bank_link_error> create_link_token(soci::session& session,
+                                                             bank_link_services services,
+                                                             const tenant& owner,
+                                                             const std::string& customer_id,
                                                              std::int64_t ttl_ms);
 
 // The link token's state when it exists and has not expired (used tokens are returned, marked).
@@ -82,16 +84,17 @@ std::optional<link_token_state> find_link_token(soci::session& session, const cl
 
 // The person picked `bank_id`/`account_id` on the hosted page: returns a fresh public token,
 // replacing any issued before for this link token.
-result<std::string, bank_link_error> issue_public_token(soci::session& session, bank_link_services services,
-                                                        std::string_view link_token, std::string_view bank_id,
+result<std::string, bank_link_error> issue_public_token(soci::session& session,
+                                                        bank_link_services services,
+                                                        std::string_view link_token,
+                                                        std::string_view bank_id,
                                                         std::string_view account_id);
 
 // The callback: checks the public token, uses the link token up, and creates the PENDING account
 // (account_id, when given, picks another account of the same bank login).
-result<external_account, bank_link_error> complete_bank_link(soci::session& session, bank_link_services services,
-                                                             std::string_view link_token,
-                                                             std::string_view public_token,
-                                                             const std::optional<std::string>& account_id,
-                                                             std::int64_t screening_delay_ms);
+result<external_account, bank_link_error> complete_bank_link(
+    soci::session& session, bank_link_services services, std::string_view link_token,
+    std::string_view public_token, const std::optional<std::string>& account_id,
+    std::int64_t screening_delay_ms);
 
 }  // namespace corridor

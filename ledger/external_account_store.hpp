@@ -7,12 +7,12 @@
 // transaction. Screening is automatic: no screening provider is wired in, so every account passes
 // after external_accounts.screening_delay_ms. In the sandbox the beneficiary check follows the
 // primary identifier's last digits (102 NOT_MATCHED, 103 PARTIAL_MATCH, 104 stays PENDING).
+#include <soci/soci.h>
+
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include <boost/json/object.hpp>
-#include <soci/soci.h>
 
 #include "ledger/account_details.hpp"
 #include "ledger/clock.hpp"
@@ -89,7 +89,8 @@ page<external_account> list_external_accounts(soci::session& session, const tena
 // Turns at most `limit` PENDING accounts whose screening time has come ACTIVE, each with its
 // ACCOUNT_STATUS event. A conditional update claims each row, so any number of processes may run
 // it at once. Returns how many turned ACTIVE.
-int screen_due_external_accounts(soci::session& session, external_account_services services, int limit);
+int screen_due_external_accounts(soci::session& session, external_account_services services,
+                                 int limit);
 
 // The ExternalAccount resource of the interface.
 boost::json::object render_external_account(const external_account& account);

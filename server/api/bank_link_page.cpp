@@ -38,7 +38,8 @@ std::string html_page(std::string_view title, const std::string& content) {
 }
 
 std::string last_digits(std::string_view number) {
-    return "\u2022\u2022\u2022\u2022 " + std::string(number.substr(number.size() >= 4 ? number.size() - 4 : 0));
+    return "\u2022\u2022\u2022\u2022 " +
+           std::string(number.substr(number.size() >= 4 ? number.size() - 4 : 0));
 }
 
 }  // namespace
@@ -62,8 +63,10 @@ std::string html_escape(std::string_view text) {
 std::string render_bank_picker_page(bool sandbox) {
     std::string content;
     if (sandbox) {
-        content += "<p class=\"note\">Sandbox: these are test banks. No credentials are asked and no money moves. "
-                   "Accounts ending 002 to 005 make later transfers fail the sandbox way.</p>";
+        content +=
+            "<p class=\"note\">Sandbox: these are test banks. No credentials are asked and no "
+            "money moves. "
+            "Accounts ending 002 to 005 make later transfers fail the sandbox way.</p>";
     } else {
         content += "<p class=\"note\">Choose the bank and the account to link.</p>";
     }
@@ -73,11 +76,13 @@ std::string render_bank_picker_page(bool sandbox) {
         content += "<fieldset><legend>" + html_escape(bank.name) + "</legend>";
         for (const auto& account : bank.accounts) {
             std::string value = std::string(bank.id) + ":" + std::string(account.id);
-            content += "<label><input type=\"radio\" name=\"account\" value=\"" + html_escape(value) + "\"";
+            content += "<label><input type=\"radio\" name=\"account\" value=\"" +
+                       html_escape(value) + "\"";
             if (first) content += " required checked";
             first = false;
             content += "><span>" + html_escape(account.name) + "<span class=\"small\">" +
-                       html_escape(account.category) + " " + last_digits(account.number) + "</span></span></label>";
+                       html_escape(account.category) + " " + last_digits(account.number) +
+                       "</span></span></label>";
         }
         content += "</fieldset>";
     }
@@ -88,17 +93,21 @@ std::string render_bank_picker_page(bool sandbox) {
 std::string render_public_token_page(std::string_view bank_name, std::string_view account_name,
                                      std::string_view public_token, std::string_view account_id,
                                      std::string_view callback_path) {
-    std::string content = "<p>" + html_escape(bank_name) + ", " + html_escape(account_name) + ".</p>";
+    std::string content =
+        "<p>" + html_escape(bank_name) + ", " + html_escape(account_name) + ".</p>";
     content += "<p>Public token:</p><code>" + html_escape(public_token) + "</code>";
     content += "<form method=\"post\" action=\"" + html_escape(callback_path) + "\">";
-    content += "<input type=\"hidden\" name=\"publicToken\" value=\"" + html_escape(public_token) + "\">";
-    content += "<input type=\"hidden\" name=\"accountId\" value=\"" + html_escape(account_id) + "\">";
+    content +=
+        "<input type=\"hidden\" name=\"publicToken\" value=\"" + html_escape(public_token) + "\">";
+    content +=
+        "<input type=\"hidden\" name=\"accountId\" value=\"" + html_escape(account_id) + "\">";
     content += "<p><button type=\"submit\">Link this account</button></p></form>";
     return html_page("Confirm the account", content);
 }
 
 std::string render_linked_page(std::string_view account_id) {
-    std::string content = "<p>The account is linked and is being checked; it will be ready in a moment.</p>";
+    std::string content =
+        "<p>The account is linked and is being checked; it will be ready in a moment.</p>";
     content += "<p class=\"small\">Reference</p><code>" + html_escape(account_id) + "</code>";
     content += "<p>You can close this page.</p>";
     return html_page("Account linked", content);

@@ -3,9 +3,8 @@
 // (driven by the manual clock), and the bank-link tokens: expiry, reuse, the public token.
 #include "ledger/external_account_store.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <boost/json.hpp>
+#include <catch2/catch.hpp>
 
 #include "ledger/bank_link_store.hpp"
 #include "ledger/customer_store.hpp"
@@ -18,16 +17,18 @@ namespace {
 namespace json = boost::json;
 
 validated_details us_account(const std::string& number, const std::string& routing = "021000021") {
-    auto info = json::parse(R"({"accountType":"US_ACCOUNT","accountNumber":")" + number + R"(","routingNumber":")" +
-                            routing +
-                            R"(","accountCategory":"CHECKING","beneficiary":{"beneficiaryType":"INDIVIDUAL","fullName":"Ada Lovelace","birthDate":"1985-12-10","nationality":"GB"}})");
+    auto info = json::parse(
+        R"({"accountType":"US_ACCOUNT","accountNumber":")" + number + R"(","routingNumber":")" +
+        routing +
+        R"(","accountCategory":"CHECKING","beneficiary":{"beneficiaryType":"INDIVIDUAL","fullName":"Ada Lovelace","birthDate":"1985-12-10","nationality":"GB"}})");
     auto details = validate_account_details(info, "USD", corridor::testing::fixture_start_ms);
     REQUIRE(details.ok());
     return details.value();
 }
 
 validated_details spark_wallet() {
-    auto info = json::parse(R"({"accountType":"SPARK_WALLET","address":"spark1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc489gg2"})");
+    auto info = json::parse(
+        R"({"accountType":"SPARK_WALLET","address":"spark1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc489gg2"})");
     auto details = validate_account_details(info, "BTC", corridor::testing::fixture_start_ms);
     REQUIRE(details.ok());
     return details.value();
@@ -54,8 +55,9 @@ struct accounts_fixture : store_fixture {
     bank_link_services links() { return {ids, random, clock}; }
 
     result<external_account, external_account_error> create(std::optional<std::string> customer,
-                                                             validated_details details, bool is_default = false,
-                                                             const std::string& currency = "USD") {
+                                                            validated_details details,
+                                                            bool is_default = false,
+                                                            const std::string& currency = "USD") {
         new_external_account request;
         request.customer_id = std::move(customer);
         request.currency = currency;
@@ -67,7 +69,8 @@ struct accounts_fixture : store_fixture {
 
     int events() {
         int count = 0;
-        session() << "SELECT COUNT(*) FROM outbox_events WHERE type = 'ACCOUNT_STATUS'", soci::into(count);
+        session() << "SELECT COUNT(*) FROM outbox_events WHERE type = 'ACCOUNT_STATUS'",
+            soci::into(count);
         return count;
     }
 
@@ -78,7 +81,8 @@ struct accounts_fixture : store_fixture {
 
 }  // namespace
 
-TEST_CASE("external accounts are created PENDING and found only by their tenant", "[store][external_accounts]") {
+TEST_CASE("external accounts are created PENDING and found only by their tenant",
+          "[store][external_accounts]") {
     accounts_fixture fx;
     auto created = fx.create(fx.customer_id, us_account("123456789"));
     REQUIRE(created.ok());
@@ -90,9 +94,11 @@ TEST_CASE("external accounts are created PENDING and found only by their tenant"
     auto found = find_external_account(fx.session(), fx.owner, created->id);
     REQUIRE(found);
     CHECK(found->identity == "US_ACCOUNT|021000021/123456789");
-    CHECK_FALSE(find_external_account(fx.session(), tenant{fx.platform_id, environment::production}, created->id));
+    CHECK_FALSE(find_external_account(fx.session(), tenant{fx.platform_id, environment::production},
+                                      created->id));
     auto other = fx.make_platform("other.example", "Other");
-    CHECK_FALSE(find_external_account(fx.session(), tenant{other, environment::sandbox}, created->id));
+    CHECK_FALSE(
+        find_external_account(fx.session(), tenant{other, environment::sandbox}, created->id));
 
     auto rendered = render_external_account(*found);
     CHECK(rendered.at("status") == "PENDING");
@@ -107,7 +113,8 @@ TEST_CASE("external accounts are created PENDING and found only by their tenant"
     CHECK(render_external_account(wallet.value()).at("customerId").is_null());
 }
 
-TEST_CASE("the same destination twice for one owner is a duplicate; for another owner it is not", "[store][external_accounts]") {
+TEST_CASE("the same destination twice for one owner is a duplicate; for another owner it is not",
+          "[store][external_accounts]") {
     accounts_fixture fx;
     REQUIRE(fx.create(fx.customer_id, us_account("123456789")).ok());
     auto again = fx.create(fx.customer_id, us_account("123456789"));
@@ -116,21 +123,25 @@ TEST_CASE("the same destination twice for one owner is a duplicate; for another 
     CHECK(fx.create(fx.customer_id, us_account("123456789", "011000015")).ok());  // another bank
     CHECK(fx.create(fx.make_customer(fx.owner), us_account("123456789")).ok());
     CHECK(fx.create(std::nullopt, us_account("123456789")).ok());
-    CHECK(fx.create(std::nullopt, us_account("123456789")).error() == external_account_error::duplicate);
+    CHECK(fx.create(std::nullopt, us_account("123456789")).error() ==
+          external_account_error::duplicate);
     int rows = 0;
     fx.session() << "SELECT COUNT(*) FROM external_accounts", soci::into(rows);
     CHECK(rows == 4);
 }
 
-TEST_CASE("unknown and deleted customers cannot own external accounts", "[store][external_accounts]") {
+TEST_CASE("unknown and deleted customers cannot own external accounts",
+          "[store][external_accounts]") {
     accounts_fixture fx;
-    CHECK(fx.create(std::string("Customer:0190d9d0-0000-7000-8000-000000000000"), us_account("1")).error() ==
-          external_account_error::customer_not_found);
+    CHECK(fx.create(std::string("Customer:0190d9d0-0000-7000-8000-000000000000"), us_account("1"))
+              .error() == external_account_error::customer_not_found);
     REQUIRE(delete_customer(fx.session(), fx.clock, fx.owner, fx.customer_id).ok());
-    CHECK(fx.create(fx.customer_id, us_account("1")).error() == external_account_error::customer_deleted);
+    CHECK(fx.create(fx.customer_id, us_account("1")).error() ==
+          external_account_error::customer_deleted);
 }
 
-TEST_CASE("one default UMA deposit account per customer: a new default replaces the old", "[store][external_accounts]") {
+TEST_CASE("one default UMA deposit account per customer: a new default replaces the old",
+          "[store][external_accounts]") {
     accounts_fixture fx;
     auto first = fx.create(fx.customer_id, us_account("111"), true);
     REQUIRE(first.ok());
@@ -148,20 +159,24 @@ TEST_CASE("one default UMA deposit account per customer: a new default replaces 
     CHECK(find_external_account(fx.session(), fx.owner, second->id)->default_uma_deposit);
 
     // The database itself refuses a second default, whatever the code above it does.
-    CHECK_THROWS_AS((fx.session() << "UPDATE external_accounts SET default_uma_deposit = 1 WHERE id = :i",
-                     soci::use(first->id)),
-                    soci::soci_error);
+    CHECK_THROWS_AS(
+        (fx.session() << "UPDATE external_accounts SET default_uma_deposit = 1 WHERE id = :i",
+         soci::use(first->id)),
+        soci::soci_error);
 }
 
-TEST_CASE("lists separate customers' and platform accounts, filter and page", "[store][external_accounts]") {
+TEST_CASE("lists separate customers' and platform accounts, filter and page",
+          "[store][external_accounts]") {
     accounts_fixture fx;
     auto second_customer = fx.make_customer(fx.owner);
-    for (int i = 0; i < 5; ++i) REQUIRE(fx.create(fx.customer_id, us_account("10" + std::to_string(i))).ok());
+    for (int i = 0; i < 5; ++i)
+        REQUIRE(fx.create(fx.customer_id, us_account("10" + std::to_string(i))).ok());
     REQUIRE(fx.create(second_customer, us_account("200")).ok());
     REQUIRE(fx.create(fx.customer_id, spark_wallet(), false, "BTC").ok());
     REQUIRE(fx.create(std::nullopt, us_account("300")).ok());
 
-    auto all = list_external_accounts(fx.session(), fx.owner, {}, page_request{100, std::nullopt, true});
+    auto all =
+        list_external_accounts(fx.session(), fx.owner, {}, page_request{100, std::nullopt, true});
     CHECK(all.total_count == 7);
     external_account_filter mine;
     mine.customer_id = fx.customer_id;
@@ -185,11 +200,13 @@ TEST_CASE("lists separate customers' and platform accounts, filter and page", "[
     }
     CHECK(seen.size() == 7);
     CHECK(std::is_sorted(seen.rbegin(), seen.rend()));
-    CHECK(list_external_accounts(fx.session(), tenant{fx.platform_id, environment::production}, {}, page_request{})
+    CHECK(list_external_accounts(fx.session(), tenant{fx.platform_id, environment::production}, {},
+                                 page_request{})
               .total_count == 0);
 }
 
-TEST_CASE("screening turns due accounts ACTIVE once, with an ACCOUNT_STATUS event", "[store][external_accounts]") {
+TEST_CASE("screening turns due accounts ACTIVE once, with an ACCOUNT_STATUS event",
+          "[store][external_accounts]") {
     accounts_fixture fx;
     auto account = fx.create(fx.customer_id, us_account("123456789"));
     auto partial = fx.create(fx.customer_id, us_account("555103"));
@@ -216,10 +233,12 @@ TEST_CASE("screening turns due accounts ACTIVE once, with an ACCOUNT_STATUS even
     auto partly = find_external_account(fx.session(), fx.owner, partial->id);
     CHECK(partly->beneficiary_verification_status == "PARTIAL_MATCH");
     CHECK(partly->beneficiary_verified_name == "Ada");
-    CHECK(find_external_account(fx.session(), fx.owner, wallet->id)->beneficiary_verification_status == "UNSUPPORTED");
+    CHECK(find_external_account(fx.session(), fx.owner, wallet->id)
+              ->beneficiary_verification_status == "UNSUPPORTED");
 
     std::string payload, platform, env, pattern = "%" + account->id + "%";
-    fx.session() << "SELECT payload, platform_id, environment FROM outbox_events WHERE type = 'ACCOUNT_STATUS' AND "
+    fx.session() << "SELECT payload, platform_id, environment FROM outbox_events WHERE type = "
+                    "'ACCOUNT_STATUS' AND "
                     "payload LIKE :p",
         soci::use(pattern), soci::into(payload), soci::into(platform), soci::into(env);
     auto event = json::parse(payload).as_object();
@@ -247,29 +266,36 @@ TEST_CASE("bank link: a token per customer, a public token, one callback", "[sto
 
     // The stored row has only the hash.
     int clear = 0;
-    fx.session() << "SELECT COUNT(*) FROM bank_link_tokens WHERE token_hash = :t", soci::use(issued->link_token),
-        soci::into(clear);
+    fx.session() << "SELECT COUNT(*) FROM bank_link_tokens WHERE token_hash = :t",
+        soci::use(issued->link_token), soci::into(clear);
     CHECK(clear == 0);
 
     // No public token yet: the callback is refused and nothing is used up.
-    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token, "public-sandbox-" + std::string(64, 'a'),
-                             std::nullopt, 0)
+    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token,
+                             "public-sandbox-" + std::string(64, 'a'), std::nullopt, 0)
               .error() == bank_link_error::public_token_mismatch);
-    CHECK(issue_public_token(fx.session(), fx.links(), issued->link_token, "no-such-bank", "checking").error() ==
-          bank_link_error::unknown_bank_account);
-    CHECK(issue_public_token(fx.session(), fx.links(), issued->link_token, "corridor-test-bank", "nope").error() ==
-          bank_link_error::unknown_bank_account);
-    auto first_public = issue_public_token(fx.session(), fx.links(), issued->link_token, "corridor-test-bank", "checking");
-    auto public_token = issue_public_token(fx.session(), fx.links(), issued->link_token, "corridor-test-bank", "savings");
+    CHECK(
+        issue_public_token(fx.session(), fx.links(), issued->link_token, "no-such-bank", "checking")
+            .error() == bank_link_error::unknown_bank_account);
+    CHECK(issue_public_token(fx.session(), fx.links(), issued->link_token, "corridor-test-bank",
+                             "nope")
+              .error() == bank_link_error::unknown_bank_account);
+    auto first_public = issue_public_token(fx.session(), fx.links(), issued->link_token,
+                                           "corridor-test-bank", "checking");
+    auto public_token = issue_public_token(fx.session(), fx.links(), issued->link_token,
+                                           "corridor-test-bank", "savings");
     REQUIRE((first_public.ok() && public_token.ok()));
     CHECK(public_token->starts_with("public-sandbox-"));
     // A new pick replaces the earlier public token.
-    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token, first_public.value(), std::nullopt, 0).error() ==
-          bank_link_error::public_token_mismatch);
-    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token, public_token.value(), std::string("nope"), 0)
+    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token, first_public.value(),
+                             std::nullopt, 0)
+              .error() == bank_link_error::public_token_mismatch);
+    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token, public_token.value(),
+                             std::string("nope"), 0)
               .error() == bank_link_error::unknown_bank_account);
 
-    auto linked = complete_bank_link(fx.session(), fx.links(), issued->link_token, public_token.value(), std::nullopt, 500);
+    auto linked = complete_bank_link(fx.session(), fx.links(), issued->link_token,
+                                     public_token.value(), std::nullopt, 500);
     REQUIRE(linked.ok());
     CHECK(linked->status == "PENDING");
     CHECK(linked->origin == "BANK_LINK");
@@ -281,19 +307,25 @@ TEST_CASE("bank link: a token per customer, a public token, one callback", "[sto
     CHECK(info.at("beneficiary").at("fullName") == "Ada Lovelace");
     CHECK(find_link_token(fx.session(), fx.clock, issued->link_token)->used);
 
-    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token, public_token.value(), std::nullopt, 0).error() ==
-          bank_link_error::token_used);
-    CHECK(issue_public_token(fx.session(), fx.links(), issued->link_token, "corridor-test-bank", "checking").error() ==
-          bank_link_error::token_used);
+    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token, public_token.value(),
+                             std::nullopt, 0)
+              .error() == bank_link_error::token_used);
+    CHECK(issue_public_token(fx.session(), fx.links(), issued->link_token, "corridor-test-bank",
+                             "checking")
+              .error() == bank_link_error::token_used);
 
-    // The same bank account linked again through a new token is a duplicate, and leaves the token unused.
+    // The same bank account linked again through a new token is a duplicate, and leaves the token
+    // unused.
     auto again = create_link_token(fx.session(), fx.links(), fx.owner, fx.customer_id, 60000);
-    auto again_public = issue_public_token(fx.session(), fx.links(), again->link_token, "corridor-test-bank", "savings");
-    CHECK(complete_bank_link(fx.session(), fx.links(), again->link_token, again_public.value(), std::nullopt, 0).error() ==
-          bank_link_error::duplicate_account);
+    auto again_public = issue_public_token(fx.session(), fx.links(), again->link_token,
+                                           "corridor-test-bank", "savings");
+    CHECK(complete_bank_link(fx.session(), fx.links(), again->link_token, again_public.value(),
+                             std::nullopt, 0)
+              .error() == bank_link_error::duplicate_account);
     CHECK_FALSE(find_link_token(fx.session(), fx.clock, again->link_token)->used);
     // accountId picks another account of the same login.
-    auto other = complete_bank_link(fx.session(), fx.links(), again->link_token, again_public.value(), std::string("timeout"), 0);
+    auto other = complete_bank_link(fx.session(), fx.links(), again->link_token,
+                                    again_public.value(), std::string("timeout"), 0);
     REQUIRE(other.ok());
     CHECK(other->primary_identifier == "4400550005");
 
@@ -304,25 +336,32 @@ TEST_CASE("bank link: a token per customer, a public token, one callback", "[sto
 
 TEST_CASE("bank link: unknown customers, expiry and foreign tokens", "[store][bank_link]") {
     accounts_fixture fx;
-    CHECK(create_link_token(fx.session(), fx.links(), fx.owner, "Customer:0190d9d0-0000-7000-8000-000000000000", 1000)
+    CHECK(create_link_token(fx.session(), fx.links(), fx.owner,
+                            "Customer:0190d9d0-0000-7000-8000-000000000000", 1000)
               .error() == bank_link_error::customer_not_found);
-    CHECK(create_link_token(fx.session(), fx.links(), tenant{fx.platform_id, environment::production}, fx.customer_id, 1000)
+    CHECK(create_link_token(fx.session(), fx.links(),
+                            tenant{fx.platform_id, environment::production}, fx.customer_id, 1000)
               .error() == bank_link_error::customer_not_found);
     auto issued = create_link_token(fx.session(), fx.links(), fx.owner, fx.customer_id, 1000);
     REQUIRE(issued.ok());
-    auto public_token = issue_public_token(fx.session(), fx.links(), issued->link_token, "example-savings-bank", "savings");
+    auto public_token = issue_public_token(fx.session(), fx.links(), issued->link_token,
+                                           "example-savings-bank", "savings");
     REQUIRE(public_token.ok());
     fx.clock.advance_ms(1000);
     CHECK_FALSE(find_link_token(fx.session(), fx.clock, issued->link_token));
-    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token, public_token.value(), std::nullopt, 0).error() ==
-          bank_link_error::token_not_found);
-    CHECK(issue_public_token(fx.session(), fx.links(), issued->link_token, "example-savings-bank", "savings").error() ==
-          bank_link_error::token_not_found);
-    for (const std::string& bogus : std::vector<std::string>{"", "link-sandbox-", "link-sandbox-" + std::string(64, 'g'), "link-test-" + std::string(64, 'a'),
-                              "link-sandbox-" + std::string(64, 'a')}) {
+    CHECK(complete_bank_link(fx.session(), fx.links(), issued->link_token, public_token.value(),
+                             std::nullopt, 0)
+              .error() == bank_link_error::token_not_found);
+    CHECK(issue_public_token(fx.session(), fx.links(), issued->link_token, "example-savings-bank",
+                             "savings")
+              .error() == bank_link_error::token_not_found);
+    for (const std::string& bogus : std::vector<std::string>{
+             "", "link-sandbox-", "link-sandbox-" + std::string(64, 'g'),
+             "link-test-" + std::string(64, 'a'), "link-sandbox-" + std::string(64, 'a')}) {
         CHECK_FALSE(find_link_token(fx.session(), fx.clock, bogus));
-        CHECK(complete_bank_link(fx.session(), fx.links(), bogus, public_token.value(), std::nullopt, 0).error() ==
-              bank_link_error::token_not_found);
+        CHECK(complete_bank_link(fx.session(), fx.links(), bogus, public_token.value(),
+                                 std::nullopt, 0)
+                  .error() == bank_link_error::token_not_found);
     }
     REQUIRE(delete_customer(fx.session(), fx.clock, fx.owner, fx.customer_id).ok());
     CHECK(create_link_token(fx.session(), fx.links(), fx.owner, fx.customer_id, 1000).error() ==
