@@ -3,11 +3,15 @@
 // (driven by the manual clock), and the bank-link tokens: expiry, reuse, the public token.
 #include "ledger/external_account_store.hpp"
 
+#include <atomic>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
+#include <thread>
+#include <vector>
 
 #include "ledger/bank_link_store.hpp"
 #include "ledger/customer_store.hpp"
+#include "ledger/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
@@ -376,4 +380,82 @@ TEST_CASE("the test banks hold only valid US accounts", "[bank_link]") {
         CHECK(find_test_bank(bank.id) == &bank);
     }
     CHECK(find_test_bank("nope") == nullptr);
+}
+
+TEST_CASE("sessions screening at once turn each account ACTIVE exactly once",
+          "[store][external_accounts]") {
+    accounts_fixture fx;
+    constexpr int accounts = 24;
+    for (int i = 0; i < accounts; ++i) {
+        REQUIRE(fx.create(fx.customer_id, us_account("9" + std::to_string(1000 + i))).ok());
+    }
+    fx.clock.advance_ms(1000);
+    std::atomic<int> activated{0};
+    std::vector<std::string> errors(3);
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 3; ++w) {
+        workers.emplace_back([&, w] {
+            try {
+                auto session = fx.database.open_another();
+                for (int pass = 0; pass < 100; ++pass) {
+                    write_transaction transaction(*session);
+                    int done = screen_due_external_accounts(*session, fx.services(), 5);
+                    transaction.commit();
+                    activated += done;
+                    if (done == 0) break;
+                }
+            } catch (const std::exception& error) {
+                errors[w] = error.what();
+            }
+        });
+    }
+    for (auto& worker : workers) worker.join();
+    for (const auto& error : errors) CHECK(error == "");
+    CHECK(activated.load() == accounts);
+    CHECK(fx.events() == accounts);
+    int active = 0;
+    fx.session() << "SELECT COUNT(*) FROM external_accounts WHERE status = 'ACTIVE'",
+        soci::into(active);
+    CHECK(active == accounts);
+}
+
+TEST_CASE("defaults set from several sessions at once leave one default",
+          "[store][external_accounts]") {
+    accounts_fixture fx;
+    constexpr int writers = 4;
+    std::vector<std::optional<external_account_error>> outcomes(writers);
+    std::vector<std::string> errors(writers);
+    std::vector<std::thread> threads;
+    for (int w = 0; w < writers; ++w) {
+        threads.emplace_back([&, w] {
+            try {
+                auto session = fx.database.open_another();
+                new_external_account request;
+                request.customer_id = fx.customer_id;
+                request.currency = "USD";
+                request.details = us_account("8" + std::to_string(100 + w));
+                request.default_uma_deposit = true;
+                auto created = create_external_account(*session, fx.services(), fx.owner, request);
+                if (!created) outcomes[w] = created.error();
+            } catch (const std::exception& error) {
+                errors[w] = error.what();
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    int refused = 0;
+    for (int w = 0; w < writers; ++w) {
+        CHECK(errors[w] == "");
+        // A writer that lost the race is told so; it never leaves a second default.
+        if (outcomes[w]) {
+            CHECK(*outcomes[w] == external_account_error::default_conflict);
+            ++refused;
+        }
+    }
+    int defaults = -1, rows = -1;
+    fx.session() << "SELECT COUNT(*) FROM external_accounts WHERE default_uma_deposit = 1",
+        soci::into(defaults);
+    fx.session() << "SELECT COUNT(*) FROM external_accounts", soci::into(rows);
+    CHECK(defaults == 1);
+    CHECK(rows == writers - refused);
 }
