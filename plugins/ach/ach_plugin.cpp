@@ -55,7 +55,8 @@ struct ach_settings {
 
 void require_valid(const corridor::formats::verdict& verdict, const std::string& field) {
     if (!verdict)
-        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, field + ": " + verdict.error().message);
+        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              field + ": " + verdict.error().message);
 }
 
 ach_settings read_settings(std::string_view config_json) {
@@ -66,7 +67,8 @@ ach_settings read_settings(std::string_view config_json) {
     require_valid(check_routing_number(settings.odfi_routing), where + "odfi_routing");
     settings.company_id = required_string(config, "company_id", where);
     if (settings.company_id.size() != 10)
-        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + "company_id has 10 characters");
+        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              where + "company_id has 10 characters");
     settings.company_name = optional_string(config, "company_name", where).value_or("CORRIDOR");
     settings.immediate_destination =
         optional_string(config, "immediate_destination", where).value_or(settings.odfi_routing);
@@ -88,11 +90,17 @@ ach_settings read_settings(std::string_view config_json) {
     settings.funding_bank_name = optional_string(config, "funding_bank_name", where).value_or("");
     auto pull_sec = optional_string(config, "pull_sec_code", where).value_or("PPD");
     if (pull_sec != "PPD" && pull_sec != "WEB")
-        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + "pull_sec_code is PPD or WEB");
+        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              where + "pull_sec_code is PPD or WEB");
     settings.pull_sec = pull_sec == "WEB" ? sec_code::web : sec_code::ppd;
     // A header that the writer would refuse is a config error, found now rather than at cut-off.
-    file_header_fields probe{settings.immediate_destination, settings.immediate_origin,
-                             settings.destination_name, settings.origin_name, "", 'A', 0};
+    file_header_fields probe{settings.immediate_destination,
+                             settings.immediate_origin,
+                             settings.destination_name,
+                             settings.origin_name,
+                             "",
+                             'A',
+                             0};
     auto opened = nacha_writer::open(probe, [](std::string_view) {});
     if (!opened)
         throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
@@ -138,14 +146,16 @@ public:
 
     sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
                                  std::string_view json) override {
-        if (type != "US_ACCOUNT") return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the ach rail serves US_ACCOUNT");
+        if (type != "US_ACCOUNT")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the ach rail serves US_ACCOUNT");
         if (!currency.empty() && currency != "USD")
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the ach rail moves USD only");
         us_account account = read_account(json);
-        boost::json::object normalised{{"accountType", "US_ACCOUNT"},
-                                       {"accountNumber", account.account_number},
-                                       {"routingNumber", account.routing_number},
-                                       {"accountCategory", account_category_name(account.category)}};
+        boost::json::object normalised{
+            {"accountType", "US_ACCOUNT"},
+            {"accountNumber", account.account_number},
+            {"routingNumber", account.routing_number},
+            {"accountCategory", account_category_name(account.category)}};
         c.set_result(boost::json::serialize(normalised));
         return CORRIDOR_RAIL_OK;
     }
@@ -171,15 +181,19 @@ public:
     sdk::status initiate(sdk::call& c, const sdk::operation& op) override {
         std::string id(op.operation_id);
         if (known_.count(id)) {  // a retry after a restart or a repeated call: nothing new
-            host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "", "", ""});
+            host_.send(
+                {CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "", "", ""});
             return CORRIDOR_RAIL_OK;
         }
         if (op.account_type != "US_ACCOUNT")
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the ach rail serves US_ACCOUNT");
-        if (op.currency != "USD") return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the ach rail moves USD only");
-        if (op.amount_minor <= 0) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount must be positive");
+        if (op.currency != "USD")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the ach rail moves USD only");
+        if (op.amount_minor <= 0)
+            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount must be positive");
         if (op.amount_minor > same_day_limit_cents)
-            return c.fail(CORRIDOR_RAIL_DECLINED, "a same-day ACH entry is at most 1,000,000.00 USD");
+            return c.fail(CORRIDOR_RAIL_DECLINED,
+                          "a same-day ACH entry is at most 1,000,000.00 USD");
         us_account account = read_account(op.account_json);
         auto object = corridor::plugin_json::parse_object(op.account_json, "accountInfo");
 
@@ -193,7 +207,8 @@ public:
         entry.account_number = account.account_number;
         entry.amount_cents = static_cast<std::uint64_t>(op.amount_minor);
         std::string reference = op.reference.empty() ? id : std::string(op.reference);
-        entry.individual_id = ascii_name(reference.substr(reference.size() > 15 ? reference.size() - 15 : 0));
+        entry.individual_id =
+            ascii_name(reference.substr(reference.size() > 15 ? reference.size() - 15 : 0));
         entry.individual_name = ascii_name(corridor::plugin_json::beneficiary_name(object));
         if (!payout && settings_.pull_sec == sec_code::web) entry.payment_type = "S";
 
@@ -232,7 +247,8 @@ private:
         std::string routing_number = required_string(object, "routingNumber", "");
         std::string category = required_string(object, "accountCategory", "");
         auto account = validate_us_account(routing_number, account_number, category);
-        if (!account) throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, account.error().message);
+        if (!account)
+            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, account.error().message);
         return account.value();
     }
 
@@ -255,8 +271,11 @@ private:
     void write_window(open_window& slot) {
         slot.written = true;
         std::string text;
-        file_header_fields header{settings_.immediate_destination, settings_.immediate_origin,
-                                  settings_.destination_name, settings_.origin_name, "",
+        file_header_fields header{settings_.immediate_destination,
+                                  settings_.immediate_origin,
+                                  settings_.destination_name,
+                                  settings_.origin_name,
+                                  "",
                                   static_cast<char>('A' + slot.window.index),
                                   slot.window.deadline_unix_ms / 1000};
         auto writer = nacha_writer::open(header, [&text](std::string_view line) { text += line; });
@@ -264,12 +283,14 @@ private:
         for (bool credits : {true, false}) {
             auto& entries = credits ? slot.credits : slot.debits;
             if (entries.empty()) continue;
-            if (!writer->begin_batch(batch_for(slot, credits))) return fail_all(slot, "batch refused");
+            if (!writer->begin_batch(batch_for(slot, credits)))
+                return fail_all(slot, "batch refused");
             for (auto& queued : entries) {
                 auto trace = writer->add_entry(queued.entry);
                 if (!trace) {
                     host_.send({CORRIDOR_RAIL_OUTCOME_FAILED, queued.operation_id,
-                                CORRIDOR_RAIL_FAILURE_RAIL_ERROR, "", "", "", trace.error().message});
+                                CORRIDOR_RAIL_FAILURE_RAIL_ERROR, "", "", "",
+                                trace.error().message});
                     continue;
                 }
                 trace_of_[queued.operation_id] = trace.value();
@@ -296,7 +317,8 @@ private:
     }
 
     void fail_all(open_window& slot, const std::string& message) {
-        host_.log(CORRIDOR_RAIL_LOG_ERROR, "ACH window " + slot.window.file_name_stem + ": " + message);
+        host_.log(CORRIDOR_RAIL_LOG_ERROR,
+                  "ACH window " + slot.window.file_name_stem + ": " + message);
         for (auto* entries : {&slot.credits, &slot.debits})
             for (const auto& queued : *entries)
                 host_.send({CORRIDOR_RAIL_OUTCOME_FAILED, queued.operation_id,
@@ -307,8 +329,10 @@ private:
     static corridor_rail_failure failure_of(const ach_return& item) {
         if (!item.category) return CORRIDOR_RAIL_FAILURE_RAIL_ERROR;
         switch (*item.category) {
-            case return_category::insufficient_funds: return CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS;
-            case return_category::account_closed_or_invalid: return CORRIDOR_RAIL_FAILURE_ACCOUNT_INVALID;
+            case return_category::insufficient_funds:
+                return CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS;
+            case return_category::account_closed_or_invalid:
+                return CORRIDOR_RAIL_FAILURE_ACCOUNT_INVALID;
             case return_category::rejected: return CORRIDOR_RAIL_FAILURE_REJECTED;
             case return_category::processing_error: return CORRIDOR_RAIL_FAILURE_RAIL_ERROR;
         }
@@ -318,17 +342,19 @@ private:
     void read_inbox() {
         std::vector<fs::path> files;
         for (const auto& item : fs::directory_iterator(settings_.inbox_dir))
-            if (item.is_regular_file() && item.path().extension() == ".ach") files.push_back(item.path());
+            if (item.is_regular_file() && item.path().extension() == ".ach")
+                files.push_back(item.path());
         std::sort(files.begin(), files.end());
         for (const auto& path : files) {
             std::ifstream in(path, std::ios::binary);
             std::stringstream text;
             text << in.rdbuf();
             auto returns = parse_return_file(text.str());
-            fs::path destination = settings_.inbox_dir / (returns ? "processed" : "rejected") / path.filename();
+            fs::path destination =
+                settings_.inbox_dir / (returns ? "processed" : "rejected") / path.filename();
             if (!returns) {
-                host_.log(CORRIDOR_RAIL_LOG_ERROR,
-                          "return file " + path.filename().string() + " refused: " + returns.error().message);
+                host_.log(CORRIDOR_RAIL_LOG_ERROR, "return file " + path.filename().string() +
+                                                       " refused: " + returns.error().message);
             } else {
                 for (const auto& item : returns.value()) report_return(item);
             }
@@ -339,18 +365,18 @@ private:
     void report_return(const ach_return& item) {
         auto found = operation_of_trace_.find(item.original_trace);
         if (found == operation_of_trace_.end()) {
-            host_.log(CORRIDOR_RAIL_LOG_WARN, "return " + item.return_code + " for unknown trace " +
-                                                  item.original_trace);
+            host_.log(CORRIDOR_RAIL_LOG_WARN,
+                      "return " + item.return_code + " for unknown trace " + item.original_trace);
             return;
         }
-        host_.send({CORRIDOR_RAIL_OUTCOME_RETURNED, found->second, failure_of(item), item.return_code,
-                    item.failure_reason, item.original_trace, item.description});
+        host_.send({CORRIDOR_RAIL_OUTCOME_RETURNED, found->second, failure_of(item),
+                    item.return_code, item.failure_reason, item.original_trace, item.description});
     }
 
     sdk::host host_;
     ach_settings settings_;
-    std::map<std::string, open_window> windows_;  // by file name stem
-    std::map<std::string, std::string> known_;    // operation id -> window stem
+    std::map<std::string, open_window> windows_;   // by file name stem
+    std::map<std::string, std::string> known_;     // operation id -> window stem
     std::map<std::string, std::string> trace_of_;  // operation id -> trace number
     std::map<std::string, std::string> operation_of_trace_;
 };

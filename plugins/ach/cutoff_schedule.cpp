@@ -9,11 +9,11 @@ constexpr std::int64_t minute_ms = 60'000;
 constexpr std::int64_t day_ms = 86'400'000;
 
 struct window_times {
-    int deadline_minute;    // minutes after local midnight
+    int deadline_minute;  // minutes after local midnight
     int settlement_minute;
 };
-constexpr window_times windows[] = {{10 * 60 + 30, 13 * 60}, {14 * 60 + 45, 17 * 60},
-                                    {16 * 60 + 45, 18 * 60}};
+constexpr window_times windows[] = {
+    {10 * 60 + 30, 13 * 60}, {14 * 60 + 45, 17 * 60}, {16 * 60 + 45, 18 * 60}};
 
 // Days since 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm).
 std::int64_t days_from_civil(int year, unsigned month, unsigned day) {
@@ -21,7 +21,8 @@ std::int64_t days_from_civil(int year, unsigned month, unsigned day) {
     const int era = (year >= 0 ? year : year - 399) / 400;
     const unsigned year_of_era = static_cast<unsigned>(year - era * 400);
     const unsigned day_of_year = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
-    const unsigned day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    const unsigned day_of_era =
+        year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     return static_cast<std::int64_t>(era) * 146097 + static_cast<std::int64_t>(day_of_era) - 719468;
 }
 
@@ -37,7 +38,8 @@ civil civil_from_days(std::int64_t days) {
     const unsigned day_of_era = static_cast<unsigned>(days - era * 146097);
     const unsigned year_of_era =
         (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
-    const unsigned day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    const unsigned day_of_year =
+        day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     const unsigned mp = (5 * day_of_year + 2) / 153;
     const unsigned day = day_of_year - (153 * mp + 2) / 5 + 1;
     const unsigned month = mp < 10 ? mp + 3 : mp - 9;
@@ -85,7 +87,9 @@ std::string two(unsigned value) {
 
 }  // namespace
 
-int eastern_offset_minutes(std::int64_t unix_ms) { return in_daylight_time(unix_ms) ? -240 : -300; }
+int eastern_offset_minutes(std::int64_t unix_ms) {
+    return in_daylight_time(unix_ms) ? -240 : -300;
+}
 
 bool is_banking_day(int year, unsigned month, unsigned day) {
     std::int64_t days = days_from_civil(year, month, day);
@@ -131,7 +135,8 @@ ach_window window_for(std::int64_t now_unix_ms) {
             std::int64_t offset_ms = eastern_offset_minutes(noon_utc) * minute_ms;
             ach_window window;
             window.index = index;
-            window.business_date = std::to_string(date.year) + "-" + two(date.month) + "-" + two(date.day);
+            window.business_date =
+                std::to_string(date.year) + "-" + two(date.month) + "-" + two(date.day);
             window.effective_entry_date =
                 two(static_cast<unsigned>(date.year % 100)) + two(date.month) + two(date.day);
             window.deadline_unix_ms = day * day_ms + deadline * minute_ms - offset_ms;

@@ -14,7 +14,7 @@ struct ach_window {
     std::string effective_entry_date;   // YYMMDD, for the batch header
     std::int64_t deadline_unix_ms = 0;  // the input deadline of the window
     std::int64_t settlement_unix_ms = 0;
-    std::string file_name_stem;         // e.g. "20260310-w1", one file per window
+    std::string file_name_stem;  // e.g. "20260310-w1", one file per window
 };
 
 ach_window window_for(std::int64_t now_unix_ms);

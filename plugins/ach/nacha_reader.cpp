@@ -63,8 +63,8 @@ public:
             line_error error(i + 1);
             std::string_view line = lines[i];
             if (line.size() != record_length)
-                return error("bad_line_length", "has " + std::to_string(line.size()) +
-                                                    " characters instead of 94");
+                return error("bad_line_length",
+                             "has " + std::to_string(line.size()) + " characters instead of 94");
             auto verdict = read(line, error);
             if (!verdict) return verdict.error();
         }
@@ -81,7 +81,8 @@ private:
         char type = line[0];
         if (state_ == state::after_file_control) {
             if (line.find_first_not_of('9') != std::string_view::npos)
-                return error("record_after_file_control", "only filler may follow the file control");
+                return error("record_after_file_control",
+                             "only filler may follow the file control");
             return formats::valid;
         }
         switch (type) {
@@ -98,7 +99,8 @@ private:
     formats::verdict file_header(std::string_view line, const line_error& error) {
         if (state_ != state::start) return error("unexpected_record", "a second file header");
         if (field(line, 35, 40) != "094101")
-            return error("bad_file_header", "record size, blocking factor and format must be 094101");
+            return error("bad_file_header",
+                         "record size, blocking factor and format must be 094101");
         file_.immediate_destination = std::string(field(line, 4, 13));
         file_.immediate_origin = std::string(field(line, 14, 23));
         file_.creation_date = std::string(field(line, 24, 29));
@@ -128,7 +130,8 @@ private:
     }
 
     formats::verdict entry(std::string_view line, const line_error& error) {
-        if (state_ != state::in_batch) return error("unexpected_record", "an entry outside a batch");
+        if (state_ != state::in_batch)
+            return error("unexpected_record", "an entry outside a batch");
         nacha_entry entry;
         std::uint64_t code = 0;
         if (!number(field(line, 2, 3), code) || !number(field(line, 30, 39), entry.amount_cents) ||
@@ -180,7 +183,8 @@ private:
 
     formats::verdict file_control(std::string_view line, const line_error& error) {
         if (state_ != state::between_batches)
-            return error("unexpected_record", "the file control comes after the last batch control");
+            return error("unexpected_record",
+                         "the file control comes after the last batch control");
         if (!number(field(line, 2, 7), file_.control_batch_count) ||
             !number(field(line, 8, 13), file_.control_block_count) ||
             !number(field(line, 14, 21), file_.control_entry_addenda_count) ||
@@ -215,11 +219,11 @@ formats::verdict check_batch(const nacha_batch& batch, std::size_t index,
     std::uint64_t records = 0, hash = 0, debit = 0, credit = 0;
     for (const auto& entry : batch.entries) {
         if (auto verdict = check_routing_number(entry.rdfi_routing); !verdict)
-            return make_error(verdict.error().code, where + ": entry " + entry.trace_number +
-                                                        ": " + verdict.error().message);
+            return make_error(verdict.error().code, where + ": entry " + entry.trace_number + ": " +
+                                                        verdict.error().message);
         if (!traces.insert(entry.trace_number).second)
-            return make_error("duplicate_trace", where + ": trace number " + entry.trace_number +
-                                                     " appears twice");
+            return make_error("duplicate_trace",
+                              where + ": trace number " + entry.trace_number + " appears twice");
         if (entry.addenda_indicator && entry.addenda.empty())
             return make_error("missing_addenda", where + ": entry " + entry.trace_number +
                                                      " announces an addenda that is missing");
@@ -230,7 +234,8 @@ formats::verdict check_batch(const nacha_batch& batch, std::size_t index,
     hash %= 10'000'000'000ull;
     if (batch.entries.empty()) return make_error("empty_batch", where + ": has no entries");
     if (batch.control_service_class != batch.service_class)
-        return mismatch(where, "service class", static_cast<std::uint64_t>(batch.control_service_class),
+        return mismatch(where, "service class",
+                        static_cast<std::uint64_t>(batch.control_service_class),
                         static_cast<std::uint64_t>(batch.service_class));
     if (batch.control_batch_number != batch.batch_number)
         return mismatch(where, "batch number", batch.control_batch_number, batch.batch_number);
@@ -260,7 +265,9 @@ bool nacha_entry::is_credit() const {
     return ones >= 1 && ones <= 4;
 }
 
-formats::outcome<nacha_file> parse_nacha(std::string_view text) { return parser{}.run(text); }
+formats::outcome<nacha_file> parse_nacha(std::string_view text) {
+    return parser{}.run(text);
+}
 
 formats::verdict check_nacha(const nacha_file& file) {
     std::unordered_set<std::string> traces;

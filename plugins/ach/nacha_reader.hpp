@@ -18,7 +18,7 @@ struct nacha_addenda {
 
 struct nacha_entry {
     int transaction_code = 0;
-    std::string rdfi_routing;  // 9 digits: identification + check digit
+    std::string rdfi_routing;    // 9 digits: identification + check digit
     std::string account_number;  // trailing spaces removed
     std::uint64_t amount_cents = 0;
     std::string individual_id;

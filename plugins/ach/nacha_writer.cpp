@@ -76,7 +76,8 @@ formats::verdict check_header(const file_header_fields& header) {
     for (auto [text, width, name] : {std::tuple{&header.destination_name, 23, "destination name"},
                                      std::tuple{&header.origin_name, 23, "origin name"},
                                      std::tuple{&header.reference_code, 8, "reference code"}})
-        if (auto verdict = check_text(*text, static_cast<std::size_t>(width), name, false); !verdict)
+        if (auto verdict = check_text(*text, static_cast<std::size_t>(width), name, false);
+            !verdict)
             return verdict;
     if (header.created_at_unix_s < 0) return make_error("bad_time", "creation time is negative");
     return formats::valid;
@@ -94,7 +95,8 @@ formats::verdict check_batch(const batch_fields& batch) {
           std::tuple{&batch.company_discretionary, 20, "company discretionary data"},
           std::tuple{&batch.entry_description, 10, "company entry description"},
           std::tuple{&batch.descriptive_date, 6, "company descriptive date"}})
-        if (auto verdict = check_text(*text, static_cast<std::size_t>(width), name, false); !verdict)
+        if (auto verdict = check_text(*text, static_cast<std::size_t>(width), name, false);
+            !verdict)
             return verdict;
     if (batch.company_name.empty() || batch.entry_description.empty())
         return make_error("missing_field", "company name and entry description are required");
@@ -109,8 +111,9 @@ formats::verdict check_entry(const entry_fields& entry, const batch_fields& batc
     if (entry.amount_cents > entry_amount_max_cents)
         return make_error("amount_too_large", "an entry amount is at most 99,999,999.99");
     if (entry.amount_cents == 0)
-        return make_error("zero_amount", "an entry amount must be positive (prenotes are not "
-                                         "written by this writer)");
+        return make_error("zero_amount",
+                          "an entry amount must be positive (prenotes are not "
+                          "written by this writer)");
     bool is_credit = entry.direction == entry_direction::credit;
     if ((batch.mix == service_class::credits_only && !is_credit) ||
         (batch.mix == service_class::debits_only && is_credit))
@@ -146,7 +149,8 @@ std::string utc_stamp(std::int64_t unix_s, const char* format) {
 
 std::uint64_t odfi_id(std::string_view routing) {
     std::uint64_t value = 0;
-    for (std::size_t i = 0; i < 8; ++i) value = value * 10 + static_cast<std::uint64_t>(routing[i] - '0');
+    for (std::size_t i = 0; i < 8; ++i)
+        value = value * 10 + static_cast<std::uint64_t>(routing[i] - '0');
     return value;
 }
 
@@ -241,7 +245,8 @@ formats::outcome<std::string> nacha_writer::add_entry(const entry_fields& entry)
     std::string record;
     record.reserve(2 * (record_length + 1));
     record += '6';
-    put_number(record, static_cast<std::uint64_t>(transaction_code(entry.category, entry.direction)), 2);
+    put_number(record,
+               static_cast<std::uint64_t>(transaction_code(entry.category, entry.direction)), 2);
     record += entry.rdfi_routing;
     put_text(record, entry.account_number, 17);
     put_number(record, entry.amount_cents, 10);

@@ -31,12 +31,12 @@ std::string_view sec_code_name(sec_code code);
 int transaction_code(account_category category, entry_direction direction);
 
 struct file_header_fields {
-    std::string immediate_destination;  // 9-digit routing number of the receiving point
-    std::string immediate_origin;       // 9-digit routing number or 10-digit company id
-    std::string destination_name;       // up to 23 characters
-    std::string origin_name;            // up to 23 characters
-    std::string reference_code;         // optional, up to 8
-    char file_id_modifier = 'A';        // A-Z or 0-9
+    std::string immediate_destination;   // 9-digit routing number of the receiving point
+    std::string immediate_origin;        // 9-digit routing number or 10-digit company id
+    std::string destination_name;        // up to 23 characters
+    std::string origin_name;             // up to 23 characters
+    std::string reference_code;          // optional, up to 8
+    char file_id_modifier = 'A';         // A-Z or 0-9
     std::int64_t created_at_unix_s = 0;  // written as UTC YYMMDD HHMM
 };
 
@@ -55,12 +55,12 @@ struct batch_fields {
 struct entry_fields {
     entry_direction direction = entry_direction::credit;
     account_category category = account_category::checking;
-    std::string rdfi_routing;     // 9-digit routing number of the receiver's bank
-    std::string account_number;   // up to 17
+    std::string rdfi_routing;    // 9-digit routing number of the receiver's bank
+    std::string account_number;  // up to 17
     std::uint64_t amount_cents = 0;
-    std::string individual_id;    // up to 15 (our reference)
-    std::string individual_name;  // truncated to 22
-    std::string payment_type;     // WEB only: "R" recurring or "S" single
+    std::string individual_id;           // up to 15 (our reference)
+    std::string individual_name;         // truncated to 22
+    std::string payment_type;            // WEB only: "R" recurring or "S" single
     std::optional<std::string> addenda;  // addenda 05 payment information, up to 80
 };
 

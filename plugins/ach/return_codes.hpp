@@ -12,7 +12,12 @@
 namespace corridor::ach {
 
 // The sandbox failure classes (002/003/004) plus errors of the file itself.
-enum class return_category { insufficient_funds, account_closed_or_invalid, rejected, processing_error };
+enum class return_category {
+    insufficient_funds,
+    account_closed_or_invalid,
+    rejected,
+    processing_error
+};
 
 struct return_reason {
     std::string_view code;  // "R01"
@@ -33,12 +38,12 @@ struct ach_return {
     std::string return_code;     // "R01"
     std::string description;     // the code's title, or "unknown return code" if not R01..R29
     std::optional<return_category> category;
-    std::string return_trace;    // the return entry's own trace number
-    int transaction_code = 0;    // 21/26/31/36 for returns of 22/27/32/37
+    std::string return_trace;  // the return entry's own trace number
+    int transaction_code = 0;  // 21/26/31/36 for returns of 22/27/32/37
     bool original_was_credit = false;
     std::uint64_t amount_cents = 0;
-    std::string original_rdfi;   // 8 digits
-    std::string date_of_death;   // YYMMDD for R14/R15, else empty
+    std::string original_rdfi;  // 8 digits
+    std::string date_of_death;  // YYMMDD for R14/R15, else empty
     std::string addenda_information;
     std::string failure_reason;
 };

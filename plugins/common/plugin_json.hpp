@@ -3,7 +3,6 @@
 // mistyped field ends the hook with INVALID_ARGUMENT and a message naming the field, through the
 // SDK's rail_error (the SDK barrier turns it into a status; it never crosses the ABI).
 #include <boost/json.hpp>
-
 #include <optional>
 #include <string>
 #include <string_view>

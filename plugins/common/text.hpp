@@ -7,12 +7,24 @@
 
 namespace corridor::formats {
 
-inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
-inline bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
-inline bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-inline bool is_alnum(char c) { return is_digit(c) || is_upper(c) || is_lower(c); }
-inline char to_lower(char c) { return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
-inline char to_upper(char c) { return is_lower(c) ? static_cast<char>(c - 'a' + 'A') : c; }
+inline bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+inline bool is_upper(char c) {
+    return c >= 'A' && c <= 'Z';
+}
+inline bool is_lower(char c) {
+    return c >= 'a' && c <= 'z';
+}
+inline bool is_alnum(char c) {
+    return is_digit(c) || is_upper(c) || is_lower(c);
+}
+inline char to_lower(char c) {
+    return is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c;
+}
+inline char to_upper(char c) {
+    return is_lower(c) ? static_cast<char>(c - 'a' + 'A') : c;
+}
 
 inline bool all_digits(std::string_view text) {
     if (text.empty()) return false;

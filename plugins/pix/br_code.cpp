@@ -22,7 +22,8 @@ void put_field(std::string& out, std::string_view id, std::string_view value) {
 
 bool ascii(std::string_view text) {
     for (char c : text)
-        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e) return false;
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
+            return false;
     return true;
 }
 
@@ -38,8 +39,8 @@ formats::outcome<std::uint64_t> parse_amount(std::string_view text) {
     std::string_view whole = text.substr(0, dot);
     std::string_view fraction = dot == std::string_view::npos ? "" : text.substr(dot + 1);
     if (text.empty() || text.size() > 13 || !formats::all_digits(whole) ||
-        (dot != std::string_view::npos && (fraction.empty() || fraction.size() > 2 ||
-                                           !formats::all_digits(fraction))))
+        (dot != std::string_view::npos &&
+         (fraction.empty() || fraction.size() > 2 || !formats::all_digits(fraction))))
         return make_error("bad_amount", "field 54 is a decimal amount with at most 2 decimals");
     std::uint64_t cents = 0;
     for (char c : whole) cents = cents * 10 + static_cast<std::uint64_t>(c - '0');
@@ -60,10 +61,11 @@ formats::outcome<tlv_map> read_tlv(std::string_view text, std::string_view where
         if (text.size() - at < 4 || !formats::all_digits(text.substr(at, 4)))
             return make_error("bad_tlv", std::string(where) + ": a field header is not 4 digits");
         std::string id(text.substr(at, 2));
-        std::size_t length = static_cast<std::size_t>(std::stoi(std::string(text.substr(at + 2, 2))));
+        std::size_t length =
+            static_cast<std::size_t>(std::stoi(std::string(text.substr(at + 2, 2))));
         if (length > text.size() - at - 4)
-            return make_error("bad_tlv", std::string(where) + ": field " + id +
-                                             " runs past the end");
+            return make_error("bad_tlv",
+                              std::string(where) + ": field " + id + " runs past the end");
         if (!fields.emplace(id, std::string(text.substr(at + 4, length))).second)
             return make_error("bad_tlv", std::string(where) + ": field " + id + " appears twice");
         if (order) order->push_back(id);
@@ -137,9 +139,11 @@ formats::outcome<br_code> parse_br_code(std::string_view payload) {
     if (payload.size() < 8 || payload.substr(payload.size() - 8, 4) != "6304")
         return make_error("missing_crc", "a BR Code ends with field 63 (6304 and 4 hex digits)");
     std::string written = formats::lower(payload.substr(payload.size() - 4));
-    std::string computed = formats::lower(crc16_hex(crc16_ccitt_false(payload.substr(0, payload.size() - 4))));
+    std::string computed =
+        formats::lower(crc16_hex(crc16_ccitt_false(payload.substr(0, payload.size() - 4))));
     if (written != computed)
-        return make_error("bad_crc", "the CRC is " + formats::lower(payload.substr(payload.size() - 4)) +
+        return make_error("bad_crc", "the CRC is " +
+                                         formats::lower(payload.substr(payload.size() - 4)) +
                                          ", the payload's is " + computed);
     std::vector<std::string> order;
     auto fields = read_tlv(payload, "payload", &order);
@@ -166,7 +170,8 @@ formats::outcome<br_code> parse_br_code(std::string_view payload) {
     if (gui == account->end() || formats::lower(gui->second) != pix_gui)
         return make_error("bad_gui", "field 26-00 is br.gov.bcb.pix");
     if (auto key = account->find("01"); key != account->end()) code.pix_key = key->second;
-    if (auto info = account->find("02"); info != account->end()) code.additional_info = info->second;
+    if (auto info = account->find("02"); info != account->end())
+        code.additional_info = info->second;
     if (auto url = account->find("25"); url != account->end()) code.location_url = url->second;
     if (code.pix_key.empty() == code.location_url.empty())
         return make_error("bad_account", "field 26 has either a key (01) or a URL (25)");
@@ -188,7 +193,8 @@ formats::outcome<br_code> parse_br_code(std::string_view payload) {
     auto additional = read_tlv(*require("62"), "field 62");
     if (!additional) return additional.error();
     auto txid = additional->find("05");
-    if (txid == additional->end()) return make_error("missing_field", "field 62-05 (txid) is missing");
+    if (txid == additional->end())
+        return make_error("missing_field", "field 62-05 (txid) is missing");
     code.txid = txid->second;
     return code;
 }

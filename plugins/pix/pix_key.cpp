@@ -51,8 +51,7 @@ formats::verdict check_phone(std::string_view key) {
     std::string_view national = key.substr(3);
     if (!formats::all_digits(national) || (national.size() != 10 && national.size() != 11))
         return make_error("bad_phone", "a phone key has a 2-digit area code and 8 or 9 digits");
-    if (national[0] == '0')
-        return make_error("bad_phone", "the area code does not start with 0");
+    if (national[0] == '0') return make_error("bad_phone", "the area code does not start with 0");
     if (national.size() == 11 && national[2] != '9')
         return make_error("bad_phone", "a 9-digit mobile number starts with 9");
     return formats::valid;

@@ -2,8 +2,8 @@
 // funding instructions, and payouts identified by an EndToEndId. PIX is instant: a payout is
 // reported PENDING with its EndToEndId when accepted and SETTLED on the next tick. PIX has no pull.
 //
-// Config (JSON): ispb (8 digits, our participant), pix_key and pix_key_type (the key payers send to),
-// tax_id (our CNPJ), merchant_name (at most 25), merchant_city (at most 15).
+// Config (JSON): ispb (8 digits, our participant), pix_key and pix_key_type (the key payers send
+// to), tax_id (our CNPJ), merchant_name (at most 25), merchant_city (at most 15).
 #include <array>
 #include <map>
 #include <string>
@@ -71,7 +71,8 @@ public:
 
     sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
                                  std::string_view json) override {
-        if (type != "PIX") return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail serves PIX accounts");
+        if (type != "PIX")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail serves PIX accounts");
         if (!currency.empty() && currency != "BRL")
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail moves BRL only");
         auto object = corridor::plugin_json::parse_object(json, "accountInfo");
@@ -86,7 +87,8 @@ public:
     sdk::status funding_instructions(sdk::call& c, const sdk::funding_request& request) override {
         if (request.currency != "BRL")
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail funds BRL accounts only");
-        if (request.amount_minor < 0) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount is negative");
+        if (request.amount_minor < 0)
+            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount is negative");
         auto payload = build_br_code(code_for(request.amount_minor, request.reference));
         if (!payload) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, payload.error().message);
         boost::json::object info{{"accountType", "PIX"},
@@ -109,11 +111,14 @@ public:
                         known->second, ""});
             return CORRIDOR_RAIL_OK;
         }
-        if (op.account_type != "PIX") return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail serves PIX accounts");
+        if (op.account_type != "PIX")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail serves PIX accounts");
         if (op.direction != CORRIDOR_RAIL_PAYOUT)
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "PIX cannot pull from an account");
-        if (op.currency != "BRL") return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail moves BRL only");
-        if (op.amount_minor <= 0) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount must be positive");
+        if (op.currency != "BRL")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail moves BRL only");
+        if (op.amount_minor <= 0)
+            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount must be positive");
         auto object = corridor::plugin_json::parse_object(op.account_json, "accountInfo");
         read_account(object, "", "pixKey", "pixKeyType", "taxId");
         auto e2e = make_end_to_end_id(ispb_, op.now_ms, corridor::plugin_random::fill);
@@ -143,7 +148,8 @@ private:
         if (amount_minor > 0) code.amount_cents = static_cast<std::uint64_t>(amount_minor);
         std::string txid;
         for (char c : reference)
-            if (txid.size() < 25 && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+            if (txid.size() < 25 &&
+                ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
                 txid += c;
         code.txid = txid.empty() ? "***" : txid;
         return code;

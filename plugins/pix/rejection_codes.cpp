@@ -5,8 +5,8 @@ namespace {
 
 using enum rejection_category;
 
-// Timeouts map to TIMEOUT; the payer side lacking funds to QUOTE_EXECUTION_FAILED (the payment could
-// not be executed); everything raised by the receiving side to COUNTERPARTY_POST_TX_FAILED.
+// Timeouts map to TIMEOUT; the payer side lacking funds to QUOTE_EXECUTION_FAILED (the payment
+// could not be executed); everything raised by the receiving side to COUNTERPARTY_POST_TX_FAILED.
 constexpr rejection_reason reasons[] = {
     {"AB03", "AbortedSettlementTimeout", "settlement aborted by SPI timeout", timeout, "TIMEOUT"},
     {"AB09", "ErrorCreditorAgent", "error at the receiving participant", processing_error,

@@ -17,7 +17,9 @@ bool all_same(std::string_view text) {
 }
 
 // CNPJ character value: ASCII code - 48, so '0'-'9' are 0-9 and 'A'-'Z' are 17-42.
-int cnpj_value(char c) { return static_cast<unsigned char>(c) - 48; }
+int cnpj_value(char c) {
+    return static_cast<unsigned char>(c) - 48;
+}
 
 }  // namespace
 
@@ -48,7 +50,8 @@ std::string cnpj_check_digits(std::string_view first_twelve) {
 formats::verdict check_cpf(std::string_view cpf) {
     if (cpf.size() != 11) return make_error("bad_length", "a CPF has 11 digits");
     if (!formats::all_digits(cpf)) return make_error("bad_character", "a CPF has only digits");
-    if (all_same(cpf)) return make_error("repeated_digits", "a CPF of one repeated digit is invalid");
+    if (all_same(cpf))
+        return make_error("repeated_digits", "a CPF of one repeated digit is invalid");
     if (cpf_check_digits(cpf.substr(0, 9)) != cpf.substr(9))
         return make_error("bad_check_digit", "the CPF check digits are wrong");
     return formats::valid;
@@ -63,7 +66,8 @@ formats::verdict check_cnpj(std::string_view cnpj) {
             return make_error("bad_character",
                               "a CNPJ has digits or upper-case letters, then two check digits");
     }
-    if (all_same(cnpj)) return make_error("repeated_digits", "a CNPJ of one repeated digit is invalid");
+    if (all_same(cnpj))
+        return make_error("repeated_digits", "a CNPJ of one repeated digit is invalid");
     if (cnpj_check_digits(cnpj.substr(0, 12)) != cnpj.substr(12))
         return make_error("bad_check_digit", "the CNPJ check digits are wrong");
     return formats::valid;

@@ -87,9 +87,9 @@ formats::outcome<bech32_data> bech32_decode(std::string_view text, std::size_t l
     for (std::size_t i = separator + 1; i < text.size(); ++i) {
         int index = charset_index(formats::to_lower(text[i]));
         if (index < 0)
-            return make_error("bad_character",
-                              std::string("the data part has a character outside the bech32 set: ") +
-                                  text[i]);
+            return make_error(
+                "bad_character",
+                std::string("the data part has a character outside the bech32 set: ") + text[i]);
         values.push_back(static_cast<std::uint8_t>(index));
     }
     std::uint32_t residue = polymod(values);
@@ -124,7 +124,8 @@ formats::outcome<std::vector<std::uint8_t>> convert_bits(const std::uint8_t* dat
         accumulator &= (1u << bits) - 1;
     }
     if (pad) {
-        if (bits > 0) out.push_back(static_cast<std::uint8_t>((accumulator << (to_bits - bits)) & max_value));
+        if (bits > 0)
+            out.push_back(static_cast<std::uint8_t>((accumulator << (to_bits - bits)) & max_value));
     } else if (bits >= from_bits || ((accumulator << (to_bits - bits)) & max_value) != 0) {
         return formats::make_error("bad_padding", "the data has non-zero or excess padding bits");
     }

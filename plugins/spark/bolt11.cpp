@@ -88,8 +88,8 @@ formats::outcome<std::optional<std::uint64_t>> parse_amount(std::string_view amo
 formats::outcome<std::uint64_t> read_uint(const std::uint8_t* words, std::size_t count,
                                           std::string_view name) {
     if (count > 0 && words[0] == 0)
-        return make_error("non_minimal_field",
-                          std::string("the ") + std::string(name) + " field has leading zero words");
+        return make_error("non_minimal_field", std::string("the ") + std::string(name) +
+                                                   " field has leading zero words");
     if (count > 12)
         return make_error("field_too_long",
                           std::string("the ") + std::string(name) + " field does not fit 64 bits");
@@ -211,8 +211,8 @@ private:
     formats::verdict read_payee(const std::uint8_t* data, std::size_t length) {
         if (length != 53) {
             if (options_.skip_wrong_length_fields) return formats::valid;
-            return make_error("bad_field_length", "the n field has " + std::to_string(length) +
-                                                      " words instead of 53");
+            return make_error("bad_field_length",
+                              "the n field has " + std::to_string(length) + " words instead of 53");
         }
         bytes33 key = to_array<33>(words_to_bytes_truncating(data, length));
         if (payee_ && *payee_ != key) return conflicting("n");
@@ -243,12 +243,13 @@ private:
         }
         std::sort(fields_.feature_bits.begin(), fields_.feature_bits.end());
         for (unsigned bit : fields_.feature_bits) {
-            bool known = std::find(std::begin(known_invoice_features),
-                                   std::end(known_invoice_features),
-                                   bit) != std::end(known_invoice_features);
+            bool known =
+                std::find(std::begin(known_invoice_features), std::end(known_invoice_features),
+                          bit) != std::end(known_invoice_features);
             if (!known && bit % 2 == 0)
-                return make_error("unknown_required_feature",
-                                  "the invoice requires unknown feature bit " + std::to_string(bit));
+                return make_error(
+                    "unknown_required_feature",
+                    "the invoice requires unknown feature bit " + std::to_string(bit));
         }
         return formats::valid;
     }
@@ -278,7 +279,8 @@ private:
             std::copy_n(hop_bytes, 33, hop.pubkey.begin());
             hop.short_channel_id = read_be(hop_bytes + 33, 8);
             hop.fee_base_msat = static_cast<std::uint32_t>(read_be(hop_bytes + 41, 4));
-            hop.fee_proportional_millionths = static_cast<std::uint32_t>(read_be(hop_bytes + 45, 4));
+            hop.fee_proportional_millionths =
+                static_cast<std::uint32_t>(read_be(hop_bytes + 45, 4));
             hop.cltv_expiry_delta = static_cast<std::uint16_t>(read_be(hop_bytes + 49, 2));
             route.push_back(hop);
         }
@@ -299,9 +301,10 @@ private:
     }
 
 public:
-    std::optional<bytes33> payee_;
+    const std::optional<bytes33>& payee() const { return payee_; }
 
 private:
+    std::optional<bytes33> payee_;  // from an n field
     invoice_fields& fields_;
     decode_options options_;
     bool seen_p_ = false, seen_s_ = false, seen_h_ = false;
@@ -340,7 +343,8 @@ formats::verdict check_signature(decoded_invoice& invoice, const std::optional<b
                                                             invoice.recovery_id);
     }
     secp256k1_pubkey recovered;
-    if (secp256k1_ecdsa_recover(context, &recovered, &recoverable, invoice.signing_hash.data()) != 1)
+    if (secp256k1_ecdsa_recover(context, &recovered, &recoverable, invoice.signing_hash.data()) !=
+        1)
         return make_error("signature_not_recoverable",
                           "no public key can be recovered from the signature");
     std::size_t size = invoice.payee.size();
@@ -350,7 +354,8 @@ formats::verdict check_signature(decoded_invoice& invoice, const std::optional<b
 }
 
 formats::outcome<ln_network> parse_hrp(std::string_view hrp, invoice_fields& fields) {
-    if (hrp.substr(0, 2) != "ln") return make_error("bad_prefix", "the invoice does not start with ln");
+    if (hrp.substr(0, 2) != "ln")
+        return make_error("bad_prefix", "the invoice does not start with ln");
     std::string_view rest = hrp.substr(2);
     for (const auto& entry : prefixes) {
         if (rest.substr(0, entry.text.size()) != entry.text) continue;
@@ -402,7 +407,7 @@ formats::outcome<decoded_invoice> decode_invoice(std::string_view text, decode_o
     if (signature[64] > 3) return make_error("bad_signature", "the recovery id is not 0-3");
     invoice.recovery_id = signature[64];
     invoice.signing_hash = signing_hash(invoice.hrp, words.data(), signed_words);
-    auto checked = check_signature(invoice, reader.payee_);
+    auto checked = check_signature(invoice, reader.payee());
     if (!checked) return checked.error();
     return invoice;
 }
@@ -450,7 +455,8 @@ std::vector<std::uint8_t> feature_words(const std::vector<unsigned>& bits) {
     if (bits.empty()) return {};
     unsigned highest = *std::max_element(bits.begin(), bits.end());
     std::vector<std::uint8_t> words(highest / 5 + 1, 0);
-    for (unsigned bit : bits) words[words.size() - 1 - bit / 5] |= static_cast<std::uint8_t>(1u << (bit % 5));
+    for (unsigned bit : bits)
+        words[words.size() - 1 - bit / 5] |= static_cast<std::uint8_t>(1u << (bit % 5));
     return words;
 }
 
@@ -468,10 +474,11 @@ std::vector<std::uint8_t> route_bytes(const std::vector<route_hop>& route) {
 
 formats::verdict check_encodable(const invoice_fields& fields) {
     if (fields.description.has_value() == fields.description_hash.has_value())
-        return make_error("bad_description", "an invoice needs exactly one of description and "
-                                             "description hash");
-    if (fields.description && (fields.description->size() > 639 ||
-                               !formats::valid_utf8(*fields.description)))
+        return make_error("bad_description",
+                          "an invoice needs exactly one of description and "
+                          "description hash");
+    if (fields.description &&
+        (fields.description->size() > 639 || !formats::valid_utf8(*fields.description)))
         return make_error("bad_description", "the description must be UTF-8 of at most 639 bytes");
     if (fields.timestamp >> 35) return make_error("bad_timestamp", "the timestamp exceeds 35 bits");
     if (fields.amount_msat && *fields.amount_msat == 0)
@@ -497,12 +504,14 @@ formats::outcome<std::string> encode_invoice(const invoice_fields& fields,
     if (fields.amount_msat) hrp += encode_amount(*fields.amount_msat);
 
     std::vector<std::uint8_t> words;
-    for (int i = 6; i >= 0; --i) words.push_back(static_cast<std::uint8_t>((fields.timestamp >> (5 * i)) & 31));
+    for (int i = 6; i >= 0; --i)
+        words.push_back(static_cast<std::uint8_t>((fields.timestamp >> (5 * i)) & 31));
     append_field(words, tag_s, words_of(fields.payment_secret));
     append_field(words, tag_p, words_of(fields.payment_hash));
     if (fields.description) append_field(words, tag_d, words_of(*fields.description));
     if (fields.description_hash) append_field(words, tag_h, words_of(*fields.description_hash));
-    if (fields.expiry_seconds != 3600) append_field(words, tag_x, uint_words(fields.expiry_seconds));
+    if (fields.expiry_seconds != 3600)
+        append_field(words, tag_x, uint_words(fields.expiry_seconds));
     if (fields.min_final_cltv_expiry_delta != 18)
         append_field(words, tag_c, uint_words(fields.min_final_cltv_expiry_delta));
     if (fields.explicit_payee) append_field(words, tag_n, words_of(payee.value()));
@@ -512,8 +521,10 @@ formats::outcome<std::string> encode_invoice(const invoice_fields& fields,
         data.insert(data.end(), program.begin(), program.end());
         append_field(words, tag_f, data);
     }
-    for (const auto& route : fields.routes) append_field(words, tag_r, words_of(route_bytes(route)));
-    if (!fields.feature_bits.empty()) append_field(words, tag_9, feature_words(fields.feature_bits));
+    for (const auto& route : fields.routes)
+        append_field(words, tag_r, words_of(route_bytes(route)));
+    if (!fields.feature_bits.empty())
+        append_field(words, tag_9, feature_words(fields.feature_bits));
     if (fields.metadata) append_field(words, tag_m, words_of(*fields.metadata));
 
     bytes32 hash = signing_hash(hrp, words.data(), words.size());

@@ -69,11 +69,12 @@ struct decode_options {
 
 // Refuses, with a named reason: bad bech32, bech32m, an unknown prefix, a bad amount (unknown
 // multiplier, leading zero, sub-millisatoshi 'p' amount, overflow), a short data part, wrong-length
-// or conflicting repeated p/s/h/d/n fields, missing p or s, neither or both of d and h, non-UTF-8 d, non-minimal
-// x/c/9, unknown even feature bits, a signature that does not recover, and a high-S signature when
-// an n field names the payee. Without n, a high-S signature is read as its low-S twin with the same
-// recovery id (the spec's high-S recovery example).
-formats::outcome<decoded_invoice> decode_invoice(std::string_view text, decode_options options = {});
+// or conflicting repeated p/s/h/d/n fields, missing p or s, neither or both of d and h, non-UTF-8
+// d, non-minimal x/c/9, unknown even feature bits, a signature that does not recover, and a high-S
+// signature when an n field names the payee. Without n, a high-S signature is read as its low-S
+// twin with the same recovery id (the spec's high-S recovery example).
+formats::outcome<decoded_invoice> decode_invoice(std::string_view text,
+                                                 decode_options options = {});
 
 // Signs with RFC 6979 nonces (deterministic, low-S). Field order: s, p, d|h, x, c, n, f, r, 9, m;
 // x and c are written only when they differ from the defaults 3600 and 18. Refuses a private key

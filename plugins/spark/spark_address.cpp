@@ -22,9 +22,9 @@ struct hrp_entry {
     bool legacy;
 };
 constexpr hrp_entry hrps[] = {
-    {"spark", spark_network::mainnet, false},  {"sparkt", spark_network::testnet, false},
+    {"spark", spark_network::mainnet, false},   {"sparkt", spark_network::testnet, false},
     {"sparkrt", spark_network::regtest, false}, {"sparks", spark_network::signet, false},
-    {"sparkl", spark_network::local, false},   {"sp", spark_network::mainnet, true},
+    {"sparkl", spark_network::local, false},    {"sp", spark_network::mainnet, true},
     {"spt", spark_network::testnet, true},      {"sprt", spark_network::regtest, true},
     {"sps", spark_network::signet, true},       {"spl", spark_network::local, true},
 };
@@ -59,8 +59,8 @@ formats::verdict read_payload(const std::vector<std::uint8_t>& bytes, spark_addr
         } else if (field == 2 || field == 3) {
             out.has_invoice_fields = true;
         } else {
-            return make_error("bad_payload", "the address payload has unknown field " +
-                                                 std::to_string(field));
+            return make_error("bad_payload",
+                              "the address payload has unknown field " + std::to_string(field));
         }
         at += length;
     }
@@ -132,7 +132,8 @@ formats::verdict check_lightning_address(std::string_view text) {
     std::size_t labels = 0;
     for (std::size_t start = 0;;) {
         std::size_t dot = domain.find('.', start);
-        std::string_view label = domain.substr(start, dot == std::string_view::npos ? dot : dot - start);
+        std::string_view label =
+            domain.substr(start, dot == std::string_view::npos ? dot : dot - start);
         if (!valid_label(label))
             return make_error("bad_lightning_address", "the domain is not a valid DNS name");
         ++labels;

@@ -49,7 +49,9 @@ bytes32 read_key(const boost::json::object& config, const std::string& where) {
         hex = *inline_key;
     } else if (auto file = optional_string(config, "node_private_key_file", where)) {
         std::ifstream in(*file);
-        if (!in) throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + "node_private_key_file cannot be read");
+        if (!in)
+            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                                  where + "node_private_key_file cannot be read");
         in >> hex;
     } else {
         throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
@@ -57,11 +59,13 @@ bytes32 read_key(const boost::json::object& config, const std::string& where) {
     }
     std::vector<std::uint8_t> bytes;
     if (!corridor::formats::hex_decode(hex, bytes) || bytes.size() != 32)
-        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + "the node key is 64 hex digits");
+        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              where + "the node key is 64 hex digits");
     bytes32 key{};
     std::copy(bytes.begin(), bytes.end(), key.begin());
     if (!node_public_key(key))
-        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + "the node key is not a valid secp256k1 key");
+        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              where + "the node key is not a valid secp256k1 key");
     return key;
 }
 
@@ -85,17 +89,21 @@ public:
         network_ = *found;
         node_key_ = read_key(config, where);
         node_public_ = node_public_key(node_key_).value();
-        expiry_seconds_ = corridor::plugin_json::integer_or(config, "invoice_expiry_seconds", 3600, where);
-        cltv_delta_ = corridor::plugin_json::integer_or(config, "min_final_cltv_expiry_delta", 18, where);
+        expiry_seconds_ =
+            corridor::plugin_json::integer_or(config, "invoice_expiry_seconds", 3600, where);
+        cltv_delta_ =
+            corridor::plugin_json::integer_or(config, "min_final_cltv_expiry_delta", 18, where);
         if (expiry_seconds_ <= 0 || cltv_delta_ <= 0)
-            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
-                                  where + "invoice_expiry_seconds and min_final_cltv_expiry_delta are positive");
+            throw sdk::rail_error(
+                CORRIDOR_RAIL_INVALID_ARGUMENT,
+                where + "invoice_expiry_seconds and min_final_cltv_expiry_delta are positive");
     }
 
     sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
                                  std::string_view json) override {
         if (type != "SPARK_WALLET" && type != "LIGHTNING")
-            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the spark rail serves SPARK_WALLET and LIGHTNING");
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED,
+                          "the spark rail serves SPARK_WALLET and LIGHTNING");
         if (!currency.empty() && currency != "BTC")
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the spark rail moves BTC only");
         auto object = corridor::plugin_json::parse_object(json, "accountInfo");
@@ -111,7 +119,8 @@ public:
         auto invoice_text = optional_string(object, "invoice", "");
         auto lightning_address = optional_string(object, "lightningAddress", "");
         if (!invoice_text && !lightning_address)
-            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "invoice or lightningAddress is required");
+            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                          "invoice or lightningAddress is required");
         if (invoice_text) {
             auto invoice = read_invoice(*invoice_text);
             normalised["invoice"] = *invoice_text;
@@ -122,7 +131,8 @@ public:
         }
         if (lightning_address) {
             if (auto verdict = check_lightning_address(*lightning_address); !verdict)
-                return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "lightningAddress: " + verdict.error().message);
+                return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              "lightningAddress: " + verdict.error().message);
             normalised["lightningAddress"] = *lightning_address;
         }
         c.set_result(boost::json::serialize(normalised));
@@ -132,11 +142,13 @@ public:
     sdk::status funding_instructions(sdk::call& c, const sdk::funding_request& request) override {
         if (request.currency != "BTC")
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the spark rail funds BTC accounts only");
-        if (request.amount_minor < 0) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount is negative");
+        if (request.amount_minor < 0)
+            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount is negative");
         invoice_fields fields;
         fields.network = network_.lightning;
         if (request.amount_minor > 0)
-            fields.amount_msat = static_cast<std::uint64_t>(request.amount_minor) * 1000;  // sat -> msat
+            fields.amount_msat =
+                static_cast<std::uint64_t>(request.amount_minor) * 1000;  // sat -> msat
         fields.timestamp = static_cast<std::uint64_t>(request.now_ms / 1000);
         bytes32 preimage{};
         corridor::plugin_random::fill(preimage.data(), preimage.size());
@@ -169,11 +181,14 @@ public:
             return CORRIDOR_RAIL_OK;
         }
         if (op.account_type != "SPARK_WALLET" && op.account_type != "LIGHTNING")
-            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the spark rail serves SPARK_WALLET and LIGHTNING");
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED,
+                          "the spark rail serves SPARK_WALLET and LIGHTNING");
         if (op.direction != CORRIDOR_RAIL_PAYOUT)
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "a wallet cannot be pulled from");
-        if (op.currency != "BTC") return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the spark rail moves BTC only");
-        if (op.amount_minor <= 0) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount must be positive");
+        if (op.currency != "BTC")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the spark rail moves BTC only");
+        if (op.amount_minor <= 0)
+            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount must be positive");
         auto object = corridor::plugin_json::parse_object(op.account_json, "accountInfo");
         std::string reference;
         if (op.account_type == "SPARK_WALLET") {
@@ -188,7 +203,8 @@ public:
                               "paying a lightningAddress needs an LNURL request; give an invoice");
             auto invoice = read_invoice(*invoice_text);
             std::int64_t now_s = op.now_ms / 1000;
-            if (static_cast<std::uint64_t>(now_s) >= invoice.fields.timestamp + invoice.fields.expiry_seconds)
+            if (static_cast<std::uint64_t>(now_s) >=
+                invoice.fields.timestamp + invoice.fields.expiry_seconds)
                 return c.fail(CORRIDOR_RAIL_DECLINED, "the invoice has expired");
             std::uint64_t amount_msat = static_cast<std::uint64_t>(op.amount_minor) * 1000;
             if (invoice.fields.amount_msat && *invoice.fields.amount_msat != amount_msat)
@@ -199,7 +215,8 @@ public:
         }
         references_[id] = reference;
         pending_.push_back(id);
-        host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "", reference, ""});
+        host_.send(
+            {CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "", reference, ""});
         return CORRIDOR_RAIL_OK;
     }
 
@@ -215,10 +232,12 @@ private:
     spark_address read_address(const boost::json::object& object) const {
         auto address = parse_spark_address(required_string(object, "address", ""));
         if (!address)
-            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, "address: " + address.error().message);
-        if (address->network != network_.spark)
             throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
-                                  "address: not a " + std::string(network_.name) + " Spark address");
+                                  "address: " + address.error().message);
+        if (address->network != network_.spark)
+            throw sdk::rail_error(
+                CORRIDOR_RAIL_INVALID_ARGUMENT,
+                "address: not a " + std::string(network_.name) + " Spark address");
         if (address->has_invoice_fields)
             throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
                                   "address: a Spark invoice, not a plain wallet address");
@@ -228,7 +247,8 @@ private:
     decoded_invoice read_invoice(const std::string& text) const {
         auto invoice = decode_invoice(text);
         if (!invoice)
-            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, "invoice: " + invoice.error().message);
+            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                                  "invoice: " + invoice.error().message);
         if (invoice->fields.network != network_.lightning)
             throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
                                   "invoice: not a " + std::string(network_.name) + " invoice");
@@ -241,7 +261,7 @@ private:
     bytes33 node_public_{};
     std::int64_t expiry_seconds_ = 3600;
     std::int64_t cltv_delta_ = 18;
-    std::map<std::string, bytes32> preimages_;     // payment hash -> preimage of our invoices
+    std::map<std::string, bytes32> preimages_;       // payment hash -> preimage of our invoices
     std::map<std::string, std::string> references_;  // operation id -> transfer id / payment hash
     std::vector<std::string> pending_;
 };

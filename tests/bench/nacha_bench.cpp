@@ -46,7 +46,8 @@ bool write_file(std::uint64_t entries, const nacha_writer::sink& sink) {
         for (std::uint64_t i = 0; i < per_batch && written < entries; ++i, ++written) {
             entry_fields entry;
             entry.direction = written % 2 == 0 ? entry_direction::credit : entry_direction::debit;
-            entry.category = written % 3 == 0 ? account_category::savings : account_category::checking;
+            entry.category =
+                written % 3 == 0 ? account_category::savings : account_category::checking;
             entry.rdfi_routing = routings[written % 4];
             entry.account_number = std::to_string(10'000'000 + written);
             entry.amount_cents = 1 + written % 9'999'999;
@@ -72,8 +73,11 @@ run_result measure(std::uint64_t entries, bool keep_in_memory) {
         auto start = std::chrono::steady_clock::now();
         bool ok = keep_in_memory
                       ? write_file(entries, [&kept](std::string_view line) { kept += line; })
-                      : write_file(entries, [&result](std::string_view line) { result.bytes += line.size(); });
-        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                      : write_file(entries, [&result](std::string_view line) {
+                            result.bytes += line.size();
+                        });
+        result.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (keep_in_memory) result.bytes = kept.size();
         rusage usage{};
         getrusage(RUSAGE_SELF, &usage);
@@ -104,8 +108,9 @@ run_result best_of_three(std::uint64_t entries, bool keep_in_memory) {
 }  // namespace
 
 int main() {
-    std::printf("NACHA generation (mixed credits/debits, 5,000 entries per batch, 10%% with addenda),\n"
-                "best of 3 runs, each in its own process\n");
+    std::printf(
+        "NACHA generation (mixed credits/debits, 5,000 entries per batch, 10%% with addenda),\n"
+        "best of 3 runs, each in its own process\n");
     std::printf("%-7s %8s %9s %9s %12s %9s %11s\n", "sink", "entries", "wall s", "cpu s",
                 "entries/cpu-s", "file MB", "max RSS MB");
     for (bool keep : {false, true}) {
@@ -122,7 +127,8 @@ int main() {
                         result.max_rss_kb / 1024.0);
         }
         std::printf("%-7s ratio 100k/10k: cpu time x%.2f (x10 = linear), max RSS x%.2f\n",
-                    keep ? "string" : "stream", large.cpu_seconds / std::max(small.cpu_seconds, 1e-6),
+                    keep ? "string" : "stream",
+                    large.cpu_seconds / std::max(small.cpu_seconds, 1e-6),
                     static_cast<double>(large.max_rss_kb) / small.max_rss_kb);
     }
     return 0;

@@ -1,9 +1,7 @@
 // The ach.so plugin loaded through the ABI: validation, funding instructions, payouts and pulls
 // written to the outbox at the window's cut-off, settlement, and returns read from the inbox.
-#include <catch2/catch.hpp>
-
 #include <boost/json.hpp>
-
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,8 +20,8 @@ constexpr std::int64_t deadline_ms = 1773153000000;    // 14:30 UTC
 constexpr std::int64_t settlement_ms = 1773162000000;  // 17:00 UTC
 
 fs::path fresh_dir(const std::string& name) {
-    fs::path dir = fs::temp_directory_path() / ("corridor-ach-plugin-" + name + "-" +
-                                                std::to_string(::getpid()));
+    fs::path dir = fs::temp_directory_path() /
+                   ("corridor-ach-plugin-" + name + "-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -120,8 +118,9 @@ TEST_CASE("ach plugin: table, config and account validation", "[plugins][ach]") 
     auto missing = host.validate("US_ACCOUNT", "USD", R"({"routingNumber":"231380104"})");
     CHECK(missing.status == CORRIDOR_RAIL_INVALID_ARGUMENT);
     CHECK(missing.error.find("accountNumber") != std::string::npos);
-    CHECK(host.validate("US_ACCOUNT", "USD", R"({"accountNumber":"1","routingNumber":"231380104",)"
-                                             R"("accountCategory":"BROKERAGE"})")
+    CHECK(host.validate("US_ACCOUNT", "USD",
+                        R"({"accountNumber":"1","routingNumber":"231380104",)"
+                        R"("accountCategory":"BROKERAGE"})")
               .status == CORRIDOR_RAIL_INVALID_ARGUMENT);
     CHECK(host.validate("US_ACCOUNT", "USD", "[]").status == CORRIDOR_RAIL_INVALID_ARGUMENT);
     CHECK(host.validate("PIX", "BRL", "{}").status == CORRIDOR_RAIL_UNSUPPORTED);
@@ -129,7 +128,8 @@ TEST_CASE("ach plugin: table, config and account validation", "[plugins][ach]") 
     fs::remove_all(dir);
 }
 
-TEST_CASE("ach plugin: funding instructions name the bank account and reference", "[plugins][ach]") {
+TEST_CASE("ach plugin: funding instructions name the bank account and reference",
+          "[plugins][ach]") {
     plugin_host host(CORRIDOR_ACH_PLUGIN);
     fs::path dir = fresh_dir("funding");
     REQUIRE(host.create(config_for(dir)).status == CORRIDOR_RAIL_OK);

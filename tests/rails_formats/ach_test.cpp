@@ -1,7 +1,6 @@
 // ACH: routing and account numbers, the NACHA writer checked by our strict reader, moov-io/ach
 // fixtures (valid and invalid), return files and the same-day cut-off windows.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <sstream>
 
@@ -118,10 +117,10 @@ TEST_CASE("ach: transaction codes by category and direction", "[ach]") {
 
 TEST_CASE("ach: every moov-io/ach fixture of rails.md 1.9 parses and passes the strict check",
           "[ach]") {
-    for (const char* name : {"ppd-debit.ach", "ppd-credit.ach", "ppd-credit-reference.ach",
-                             "same-day-ppd-credit.ach", "ccd-debit.ach", "web-credit.ach",
-                             "web-credit-examples.ach", "web-debit.ach", "return-web.ach",
-                             "cor-read.ach", "two-micro-deposits.ach"}) {
+    for (const char* name :
+         {"ppd-debit.ach", "ppd-credit.ach", "ppd-credit-reference.ach", "same-day-ppd-credit.ach",
+          "ccd-debit.ach", "web-credit.ach", "web-credit-examples.ach", "web-debit.ach",
+          "return-web.ach", "cor-read.ach", "two-micro-deposits.ach"}) {
         INFO(name);
         auto file = parse_nacha(fixture(name));
         if (!file) FAIL(file.error().message);
@@ -191,7 +190,8 @@ TEST_CASE("ach: tampering with a valid file is caught by the strict check", "[ac
 TEST_CASE("ach: the writer's mixed file passes the strict check with exact totals", "[ach]") {
     batch_with_entries consumer{batch(service_class::mixed, sec_code::ppd), {}};
     consumer.entries.push_back(entry(entry_direction::credit, account_category::checking, 12'345));
-    consumer.entries.push_back(entry(entry_direction::debit, account_category::savings, 500, "021000021"));
+    consumer.entries.push_back(
+        entry(entry_direction::debit, account_category::savings, 500, "021000021"));
     auto with_addenda = entry(entry_direction::credit, account_category::savings, 99, "091400606");
     with_addenda.addenda = "Invoice 42";
     consumer.entries.push_back(with_addenda);
@@ -205,7 +205,9 @@ TEST_CASE("ach: the writer's mixed file passes the strict check with exact total
     auto lines = lines_of(text.value());
     REQUIRE(lines.size() == 20);  // 1 + (1+4+1) + (1+1+1) + 1 = 10 records, padded to 20
     for (const auto& line : lines) CHECK(line.size() == record_length);
-    CHECK(lines[0] == "101 231380104 1210428822603101400A094101Citadel                Corridor Sandbox               ");
+    CHECK(lines[0] ==
+          "101 231380104 1210428822603101400A094101Citadel                Corridor Sandbox         "
+          "      ");
     CHECK(lines[1].substr(0, 4) == "5200");
     CHECK(lines[1].substr(50, 3) == "PPD");
     CHECK(lines[2].substr(0, 3) == "622");
@@ -216,13 +218,28 @@ TEST_CASE("ach: the writer's mixed file passes the strict check with exact total
     CHECK(lines[5].substr(0, 3) == "705");
     CHECK(lines[5].substr(87) == "0000003");
     // Entry hash: 23138010 + 02100002 + 09140060 = 34378072.
-    CHECK(lines[6] == "8200" "000004" "0034378072" "000000000500" "000000012444" "1234567890" +
-                          std::string(25, ' ') + "12104288" "0000001");
+    CHECK(lines[6] ==
+          "8200"
+          "000004"
+          "0034378072"
+          "000000000500"
+          "000000012444"
+          "1234567890" +
+              std::string(25, ' ') +
+              "12104288"
+              "0000001");
     CHECK(lines[7].substr(0, 4) == "5225");
     CHECK(lines[8].substr(76, 2) == "S ");
-    CHECK(lines[10].substr(0, 21) == "9" "000002" "000002" "00000005");
+    CHECK(lines[10].substr(0, 21) ==
+          "9"
+          "000002"
+          "000002"
+          "00000005");
     // File hash: 34378072 + 23138010 = 57516082.
-    CHECK(lines[10].substr(21, 34) == "0057516082" "000000007500" "000000012444");
+    CHECK(lines[10].substr(21, 34) ==
+          "0057516082"
+          "000000007500"
+          "000000012444");
     for (std::size_t i = 11; i < 20; ++i) CHECK(lines[i] == std::string(94, '9'));
 
     auto parsed = parse_nacha(text.value());
@@ -361,8 +378,8 @@ TEST_CASE("ach: cut-off windows in Eastern time with DST and holidays", "[ach][c
     CHECK(morning.index == 0);
     CHECK(morning.business_date == "2026-03-10");
     CHECK(morning.effective_entry_date == "260310");
-    CHECK(morning.deadline_unix_ms == 1773153000000);     // 10:30 EDT = 14:30 UTC
-    CHECK(morning.settlement_unix_ms == 1773162000000);   // 13:00 EDT = 17:00 UTC
+    CHECK(morning.deadline_unix_ms == 1773153000000);    // 10:30 EDT = 14:30 UTC
+    CHECK(morning.settlement_unix_ms == 1773162000000);  // 13:00 EDT = 17:00 UTC
     CHECK(morning.file_name_stem == "20260310-w1");
     // The deadline instant itself is still in the window; one millisecond later is not.
     CHECK(window_for(1773153000000).index == 0);

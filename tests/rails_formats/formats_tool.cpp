@@ -9,7 +9,6 @@
 //   nacha-sample [entries]    a NACHA file with PPD/CCD/WEB batches of credits and debits
 //   tax-id-check              CPF/CNPJ on stdin -> one JSON object per line
 #include <boost/json.hpp>
-
 #include <iostream>
 #include <string>
 #include <vector>
@@ -65,11 +64,12 @@ json::object invoice_json(const corridor::spark::invoice_fields& fields) {
     for (const auto& route : fields.routes) {
         json::array hops;
         for (const auto& hop : route)
-            hops.push_back(json::object{{"pubkey", hex_encode(hop.pubkey)},
-                                        {"shortChannelId", std::to_string(hop.short_channel_id)},
-                                        {"feeBaseMsat", hop.fee_base_msat},
-                                        {"feeProportionalMillionths", hop.fee_proportional_millionths},
-                                        {"cltvExpiryDelta", hop.cltv_expiry_delta}});
+            hops.push_back(
+                json::object{{"pubkey", hex_encode(hop.pubkey)},
+                             {"shortChannelId", std::to_string(hop.short_channel_id)},
+                             {"feeBaseMsat", hop.fee_base_msat},
+                             {"feeProportionalMillionths", hop.fee_proportional_millionths},
+                             {"cltvExpiryDelta", hop.cltv_expiry_delta}});
         routes.push_back(hops);
     }
     out["routes"] = routes;
@@ -91,18 +91,18 @@ int bolt11_sample() {
             fields.network = network;
             if (amount > 0) fields.amount_msat = amount;
             fields.timestamp = 1773151200 + static_cast<std::uint64_t>(index);
-            fields.payment_hash = bytes32_of(
-                "0001020304050607080900010203040506070809000102030405060708090102");
+            fields.payment_hash =
+                bytes32_of("0001020304050607080900010203040506070809000102030405060708090102");
             fields.payment_hash[31] = static_cast<std::uint8_t>(index);
-            fields.payment_secret = bytes32_of(
-                "1111111111111111111111111111111111111111111111111111111111111111");
+            fields.payment_secret =
+                bytes32_of("1111111111111111111111111111111111111111111111111111111111111111");
             if (index % 3 == 2)
-                fields.description_hash = bytes32_of(
-                    "3925b6f67e2c340036ed12093dd44e0368df1b6ea26c53dbe4811f58fd5db8c1");
+                fields.description_hash =
+                    bytes32_of("3925b6f67e2c340036ed12093dd44e0368df1b6ea26c53dbe4811f58fd5db8c1");
             else
-                fields.description = index % 3 == 0 ? "Corridor sandbox payout " +
-                                                          std::to_string(index)
-                                                    : "ナンセンス 1杯";
+                fields.description = index % 3 == 0
+                                         ? "Corridor sandbox payout " + std::to_string(index)
+                                         : "ナンセンス 1杯";
             fields.expiry_seconds = index % 2 == 0 ? 3600 : 60 + static_cast<std::uint64_t>(index);
             fields.min_final_cltv_expiry_delta = index % 4 == 1 ? 40 : 18;
             fields.feature_bits = {8, 14};
@@ -166,8 +166,8 @@ json::object br_code_json(const corridor::pix::br_code& code) {
 
 int brcode_sample() {
     using corridor::pix::br_code;
-    const char* keys[] = {"52998224725", "11222333000181", "pix@corridor.example",
-                          "+5511998765432", "123e4567-e89b-12d3-a456-426655440000"};
+    const char* keys[] = {"52998224725", "11222333000181", "pix@corridor.example", "+5511998765432",
+                          "123e4567-e89b-12d3-a456-426655440000"};
     const std::uint64_t amounts[] = {0, 1, 1000, 123456, 99999999};
     json::array out;
     int index = 0;
@@ -260,7 +260,8 @@ int nacha_sample(std::uint64_t entries) {
                                       (plan.mix == service_class::mixed && i % 2 == 1)
                                   ? entry_direction::debit
                                   : entry_direction::credit;
-            entry.category = written % 3 == 0 ? account_category::savings : account_category::checking;
+            entry.category =
+                written % 3 == 0 ? account_category::savings : account_category::checking;
             entry.rdfi_routing = routings[written % 5];
             entry.account_number = std::to_string(100000 + written * 7919 % 900000);
             entry.amount_cents = 1 + (written * 104729) % 5'000'000;
@@ -283,7 +284,8 @@ int tax_id_check() {
         if (line.empty()) continue;
         json::object out;
         out["input"] = line;
-        auto verdict = line.size() == 11 ? corridor::pix::check_cpf(line) : corridor::pix::check_cnpj(line);
+        auto verdict =
+            line.size() == 11 ? corridor::pix::check_cpf(line) : corridor::pix::check_cnpj(line);
         out["valid"] = verdict.ok();
         if (!verdict) out["code"] = verdict.error().code;
         std::cout << json::serialize(out) << "\n";
@@ -305,8 +307,7 @@ int main(int argc, char** argv) {
     if (command == "bolt11-decode") return bolt11_decode();
     if (command == "brcode-sample") return brcode_sample();
     if (command == "brcode-parse") return brcode_parse();
-    if (command == "nacha-sample")
-        return nacha_sample(args.size() > 1 ? std::stoull(args[1]) : 40);
+    if (command == "nacha-sample") return nacha_sample(args.size() > 1 ? std::stoull(args[1]) : 40);
     if (command == "tax-id-check") return tax_id_check();
     std::cerr << "unknown command " << command << "\n";
     return 2;

@@ -1,7 +1,6 @@
 // PIX: CPF/CNPJ check digits, key types, BR Code vectors (CRC and fields), end-to-end ids and
 // rejection codes.
 #include <catch2/catch.hpp>
-
 #include <cstring>
 
 #include "plugins/pix/br_code.hpp"
@@ -93,24 +92,31 @@ TEST_CASE("pix: every BR Code vector of rails.md 2.4 parses with its CRC", "[pix
     const vector vectors[] = {
         {"00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR"
          "5913Fulano de Tal6008BRASILIA62070503***63041D3D",
-         "123e4567-e12b-12d1-a456-426655440000", "", std::nullopt, "Fulano de Tal", "BRASILIA", false},
-        {"00020126510014br.gov.bcb.pix0115thalesog@me.com0210Pedido 123520400005303986540510.005802BR"
+         "123e4567-e12b-12d1-a456-426655440000", "", std::nullopt, "Fulano de Tal", "BRASILIA",
+         false},
+        {"00020126510014br.gov.bcb.pix0115thalesog@me.com0210Pedido "
+         "123520400005303986540510.005802BR"
          "5914Thales Ogliari6015SAO MIGUEL DO O62070503***63044367",
          "thalesog@me.com", "", 1000, "Thales Ogliari", "SAO MIGUEL DO O", false},
-        {"00020126510014br.gov.bcb.pix0115thalesog@me.com0210Pedido 12352040000530398654040.005802BR"
+        {"00020126510014br.gov.bcb.pix0115thalesog@me.com0210Pedido "
+         "12352040000530398654040.005802BR"
          "5914Thales Ogliari6015SAO MIGUEL DO O62070503***63044406",
          "thalesog@me.com", "", 0, "Thales Ogliari", "SAO MIGUEL DO O", false},
-        {"00020126510014br.gov.bcb.pix0115thalesog@me.com0210Pedido 1235204000053039865802BR5914Thal"
+        {"00020126510014br.gov.bcb.pix0115thalesog@me.com0210Pedido "
+         "1235204000053039865802BR5914Thal"
          "es Ogliari6015SAO MIGUEL DO O62070503***63042C6B",
          "thalesog@me.com", "", std::nullopt, "Thales Ogliari", "SAO MIGUEL DO O", false},
-        {"00020126740014br.gov.bcb.pix2552payload.psp.com/3ec9d2f9-5f03-4e0e-820d-63a81e769e875204000"
+        {"00020126740014br.gov.bcb.pix2552payload.psp.com/"
+         "3ec9d2f9-5f03-4e0e-820d-63a81e769e875204000"
          "053039865802BR5914Thales Ogliari6015SAO MIGUEL DO O62070503***63040C64",
          "", "payload.psp.com/3ec9d2f9-5f03-4e0e-820d-63a81e769e87", std::nullopt, "Thales Ogliari",
          "SAO MIGUEL DO O", false},
-        {"00020126650014br.gov.bcb.pix0119nubank@thalesog.com0220Gerado por Pix-Utils520400005303986"
+        {"00020126650014br.gov.bcb.pix0119nubank@thalesog.com0220Gerado por "
+         "Pix-Utils520400005303986"
          "54041.005802BR5914Thales Ogliari6009Sao Paulo62070503***63046069",
          "nubank@thalesog.com", "", 100, "Thales Ogliari", "Sao Paulo", false},
-        {"00020101021226770014BR.GOV.BCB.PIX2555pix.example.com/qr/93598be0-1bd0-4997-8318-81776a1d8a"
+        {"00020101021226770014BR.GOV.BCB.PIX2555pix.example.com/qr/"
+         "93598be0-1bd0-4997-8318-81776a1d8a"
          "995204000053039865802BR5907EMPRESA6009SAO PAULO62070503***6304EEAB",
          "", "pix.example.com/qr/93598be0-1bd0-4997-8318-81776a1d8a99", std::nullopt, "EMPRESA",
          "SAO PAULO", true},
@@ -163,8 +169,10 @@ TEST_CASE("pix: building BR Codes and refusing bad ones", "[pix]") {
         change(copy);
         return build_br_code(copy).error().code;
     };
-    CHECK(refused([](br_code& c) { c.merchant_name = std::string(26, 'a'); }) == "bad_merchant_name");
-    CHECK(refused([](br_code& c) { c.merchant_city = std::string(16, 'a'); }) == "bad_merchant_city");
+    CHECK(refused([](br_code& c) { c.merchant_name = std::string(26, 'a'); }) ==
+          "bad_merchant_name");
+    CHECK(refused([](br_code& c) { c.merchant_city = std::string(16, 'a'); }) ==
+          "bad_merchant_city");
     CHECK(refused([](br_code& c) { c.txid = "has space"; }) == "bad_txid");
     CHECK(refused([](br_code& c) { c.txid = std::string(26, 'a'); }) == "bad_txid");
     CHECK(refused([](br_code& c) { c.pix_key = "12345678900"; }) == "bad_key");
@@ -185,7 +193,8 @@ TEST_CASE("pix: malformed BR Codes are refused with a reason", "[pix]") {
     };
     CHECK(parse_br_code("").error().code == "missing_crc");
     CHECK(parse_br_code("000201").error().code == "missing_crc");
-    const std::string account = "26330014br.gov.bcb.pix0111529982247255204000053039865802BR5901A6001B";
+    const std::string account =
+        "26330014br.gov.bcb.pix0111529982247255204000053039865802BR5901A6001B";
     CHECK(parse_br_code(with_crc("000201" + account + "62070503***")).ok());
     CHECK(parse_br_code(with_crc("000202" + account + "62070503***")).error().code ==
           "bad_format_indicator");
@@ -213,7 +222,9 @@ TEST_CASE("pix: end-to-end ids", "[pix]") {
     // 2026-03-10 14:05:30 UTC
     auto id = make_end_to_end_id("12345678", 1773151530000, counting);
     REQUIRE(id.ok());
-    CHECK(id.value() == "E12345678202603101405" "0123456789A");
+    CHECK(id.value() ==
+          "E12345678202603101405"
+          "0123456789A");
     CHECK(check_end_to_end_id(id.value()).ok());
     CHECK(check_end_to_end_id("E12345678202406201221abcdef12345").ok());
     CHECK(check_end_to_end_id("E9040088820210128000800123873170").ok());

@@ -29,8 +29,11 @@ void log(corridor_rail_type_host* host, int32_t, corridor_rail_type_span message
 }  // namespace
 
 plugin_host::plugin_host(const std::string& path) {
-    api_.magic = {sizeof(corridor_rail_type_magic), CORRIDOR_RAIL_ABI_MAJOR, CORRIDOR_RAIL_ABI_MINOR,
-                  sizeof(corridor_rail_host_api), 0,
+    api_.magic = {sizeof(corridor_rail_type_magic),
+                  CORRIDOR_RAIL_ABI_MAJOR,
+                  CORRIDOR_RAIL_ABI_MINOR,
+                  sizeof(corridor_rail_host_api),
+                  0,
                   {CORRIDOR_RAIL_BUILD_SIGNATURE, sizeof(CORRIDOR_RAIL_BUILD_SIGNATURE) - 1}};
     api_.set_result = &set_result;
     api_.set_error = &set_error;
@@ -38,9 +41,11 @@ plugin_host::plugin_host(const std::string& path) {
     api_.log = &log;
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle_) throw std::runtime_error(std::string("dlopen: ") + dlerror());
-    auto entry = reinterpret_cast<corridor_rail_entry_fn>(dlsym(handle_, CORRIDOR_RAIL_ENTRY_SYMBOL));
+    auto entry =
+        reinterpret_cast<corridor_rail_entry_fn>(dlsym(handle_, CORRIDOR_RAIL_ENTRY_SYMBOL));
     if (!entry) throw std::runtime_error("no entry symbol");
-    if (entry(&api_, &table_) != CORRIDOR_RAIL_OK) throw std::runtime_error("entry refused the host");
+    if (entry(&api_, &table_) != CORRIDOR_RAIL_OK)
+        throw std::runtime_error("entry refused the host");
     if (table_->magic.abi_major != CORRIDOR_RAIL_ABI_MAJOR ||
         text(table_->magic.build_signature) != CORRIDOR_RAIL_BUILD_SIGNATURE)
         throw std::runtime_error("plugin ABI mismatch");
@@ -53,9 +58,9 @@ plugin_host::~plugin_host() {
 
 hook_result plugin_host::create(const std::string& config_json) {
     hook_result out;
-    out.status = table_->create(reinterpret_cast<corridor_rail_type_call*>(&out),
-                                reinterpret_cast<corridor_rail_type_host*>(this), span(config_json),
-                                &self_);
+    out.status =
+        table_->create(reinterpret_cast<corridor_rail_type_call*>(&out),
+                       reinterpret_cast<corridor_rail_type_host*>(this), span(config_json), &self_);
     if (out.status != CORRIDOR_RAIL_OK) self_ = nullptr;
     return out;
 }
@@ -71,11 +76,12 @@ hook_result plugin_host::validate(const std::string& type, const std::string& cu
 hook_result plugin_host::funding(const std::string& currency, int64_t amount_minor, int64_t now_ms,
                                  const std::string& reference) {
     std::string environment = "sandbox", account = "InternalAccount:test";
-    corridor_rail_type_funding_request request{sizeof(request), 0, span(environment), span(account),
-                                               span(currency), amount_minor, now_ms, span(reference)};
+    corridor_rail_type_funding_request request{
+        sizeof(request), 0,      span(environment), span(account), span(currency),
+        amount_minor,    now_ms, span(reference)};
     hook_result out;
-    out.status = table_->funding_instructions(self_, reinterpret_cast<corridor_rail_type_call*>(&out),
-                                              &request);
+    out.status = table_->funding_instructions(
+        self_, reinterpret_cast<corridor_rail_type_call*>(&out), &request);
     return out;
 }
 
@@ -84,10 +90,9 @@ hook_result plugin_host::initiate(const std::string& id, corridor_rail_direction
                                   const std::string& currency, int64_t amount_minor, int64_t now_ms,
                                   const std::string& reference) {
     std::string environment = "sandbox";
-    corridor_rail_type_operation op{sizeof(op),   direction,    span(id),
-                                    span(environment), span(type), span(json),
-                                    span(currency), amount_minor, now_ms,
-                                    span(reference)};
+    corridor_rail_type_operation op{sizeof(op), direction,      span(id),       span(environment),
+                                    span(type), span(json),     span(currency), amount_minor,
+                                    now_ms,     span(reference)};
     hook_result out;
     out.status = table_->initiate(self_, reinterpret_cast<corridor_rail_type_call*>(&out), &op);
     return out;

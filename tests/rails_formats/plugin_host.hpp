@@ -35,7 +35,8 @@ public:
 
     const corridor_rail_plugin& table() const { return *table_; }
     hook_result create(const std::string& config_json);
-    hook_result validate(const std::string& type, const std::string& currency, const std::string& json);
+    hook_result validate(const std::string& type, const std::string& currency,
+                         const std::string& json);
     hook_result funding(const std::string& currency, int64_t amount_minor, int64_t now_ms,
                         const std::string& reference);
     hook_result initiate(const std::string& id, corridor_rail_direction direction,
@@ -51,7 +52,9 @@ public:
     std::vector<recorded_report> reports_of(const std::string& id) const;
 
 private:
-    static corridor_rail_type_span span(const std::string& text) { return {text.data(), text.size()}; }
+    static corridor_rail_type_span span(const std::string& text) {
+        return {text.data(), text.size()};
+    }
 
     void* handle_ = nullptr;
     const corridor_rail_plugin* table_ = nullptr;

@@ -1,15 +1,17 @@
 // Spark addresses (bech32m) and lightning addresses, plus the bech32/bech32m codec itself.
+#include "plugins/spark/spark_address.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "plugins/common/text.hpp"
 #include "plugins/spark/bech32.hpp"
-#include "plugins/spark/spark_address.hpp"
 
 using namespace corridor::spark;
 using corridor::formats::hex_encode;
 
 namespace {
-const std::string generator_key = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798";
+const std::string generator_key =
+    "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798";
 const std::string bolt11_key = "03e7156ae33b0a208d0744199163177e909e80176e55d97a2f221ede0f934dd9ad";
 
 std::array<std::uint8_t, 33> key_of(const std::string& hex) {
@@ -23,16 +25,16 @@ std::array<std::uint8_t, 33> key_of(const std::string& hex) {
 
 TEST_CASE("bech32: BIP-173 and BIP-350 valid strings", "[bech32]") {
     // Valid checksums listed in BIP-173 and BIP-350.
-    for (const char* text : {"A12UEL5L", "a12uel5l",
-                             "abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw",
-                             "split1checkupstagehandshakeupstreamerranterredcaperred2y9e3w"}) {
+    for (const char* text :
+         {"A12UEL5L", "a12uel5l", "abcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw",
+          "split1checkupstagehandshakeupstreamerranterredcaperred2y9e3w"}) {
         auto decoded = bech32_decode(text, bip173_length_max);
         INFO(text);
         REQUIRE(decoded.ok());
         CHECK(decoded->variant == bech32_variant::bech32);
     }
-    for (const char* text : {"A1LQFN3A", "a1lqfn3a", "abcdef1l7aum6echk45nj3s0wdvt2fg8x9yrzpqzd3ryx",
-                             "?1v759aa"}) {
+    for (const char* text :
+         {"A1LQFN3A", "a1lqfn3a", "abcdef1l7aum6echk45nj3s0wdvt2fg8x9yrzpqzd3ryx", "?1v759aa"}) {
         auto decoded = bech32_decode(text, bip173_length_max);
         INFO(text);
         REQUIRE(decoded.ok());
@@ -50,7 +52,11 @@ TEST_CASE("bech32: BIP-173 invalid strings", "[bech32]") {
     CHECK(bech32_decode("x1b4n0q5v", 90).error().code == "bad_character");
     CHECK(bech32_decode("li1dgmt3", 90).error().code == "too_short");
     CHECK(bech32_decode("A1G7SGD8", 90).error().code == "bad_checksum");
-    CHECK(bech32_decode("an84characterslonghumanreadablepartthatcontainsthenumber1andtheexcludedcharactersbio1569pvx", 90).error().code == "too_long");
+    CHECK(bech32_decode("an84characterslonghumanreadablepartthatcontainsthenumber1andtheexcludedcha"
+                        "ractersbio1569pvx",
+                        90)
+              .error()
+              .code == "too_long");
     CHECK(bech32_decode("aBcdef1qpzry9x8gf2tvdw0s3jn54khce6mua7lmqqqxw", 90).error().code ==
           "mixed_case");
 }
@@ -88,9 +94,10 @@ TEST_CASE("spark: addresses computed from the SDK's encoder parse to their key",
 
 TEST_CASE("spark: malformed addresses are refused", "[spark]") {
     // Checksum broken (last character changed).
-    CHECK(parse_spark_address("spark1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc489gg3")
-              .error()
-              .code == "bad_checksum");
+    CHECK(
+        parse_spark_address("spark1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc489gg3")
+            .error()
+            .code == "bad_checksum");
     // Same payload under a non-Spark prefix, and as bech32 instead of bech32m.
     auto key = key_of(generator_key);
     std::vector<std::uint8_t> payload{0x0a, 0x21};
@@ -113,9 +120,9 @@ TEST_CASE("spark: malformed addresses are refused", "[spark]") {
     // A key of 32 bytes.
     std::vector<std::uint8_t> short_payload{0x0a, 0x20};
     short_payload.insert(short_payload.end(), key.begin() + 1, key.end());
-    CHECK(parse_spark_address(bech32_encode("spark",
-                                            bytes_to_words(short_payload.data(), short_payload.size()),
-                                            bech32_variant::bech32m))
+    CHECK(parse_spark_address(
+              bech32_encode("spark", bytes_to_words(short_payload.data(), short_payload.size()),
+                            bech32_variant::bech32m))
               .error()
               .code == "bad_identity_key");
     CHECK_FALSE(parse_spark_address("").ok());
