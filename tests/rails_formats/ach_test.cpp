@@ -403,3 +403,21 @@ TEST_CASE("ach: cut-off windows in Eastern time with DST and holidays", "[ach][c
     CHECK(eastern_offset_minutes(1773151200000) == -240);
     CHECK(eastern_offset_minutes(1772830800000) == -300);
 }
+
+TEST_CASE("ach: CRLF line ends are read; an ordinary entry is not a return", "[ach]") {
+    std::string text = fixture("ccd-debit.ach");
+    std::string crlf;
+    for (char c : text) {
+        if (c == '\n') crlf += '\r';
+        crlf += c;
+    }
+    auto parsed = parse_nacha(crlf);
+    REQUIRE(parsed.ok());
+    CHECK(check_nacha(parsed.value()).ok());
+
+    // A 22 credit carrying an addenda 99 is not a return entry (21/26/31/36...).
+    std::string returns = fixture("return-web.ach");
+    std::string forged = returns;
+    forged.replace(forged.find("626091400606"), 3, "627");
+    CHECK(parse_return_file(forged).error().code == "not_a_return");
+}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plugins/common/text.hpp"
+#include "plugins/spark/bech32.hpp"
 
 using namespace corridor::spark;
 using corridor::formats::hex_encode;
@@ -551,4 +552,87 @@ TEST_CASE("bolt11: amounts and encoder refusals", "[bolt11]") {
     CHECK(encode_invoice(fields, bytes32{}).error().code == "bad_private_key");
     fields.timestamp = 1ull << 35;
     CHECK(encode_invoice(fields, spec_private_key()).error().code == "bad_timestamp");
+}
+
+namespace {
+
+// An invoice with hand-made tagged fields and an all-zero signature: field errors are found before
+// the signature is looked at, so this isolates the field rules.
+std::string raw_invoice(const std::string& hrp,
+                        const std::vector<std::vector<std::uint8_t>>& fields,
+                        bech32_variant variant = bech32_variant::bech32) {
+    std::vector<std::uint8_t> words(7, 1);  // timestamp
+    for (const auto& field : fields) words.insert(words.end(), field.begin(), field.end());
+    words.insert(words.end(), 104, 0);
+    return bech32_encode(hrp, words, variant);
+}
+
+std::vector<std::uint8_t> field(std::uint8_t type, std::vector<std::uint8_t> data) {
+    data.insert(data.begin(), {type, static_cast<std::uint8_t>(data.size() >> 5),
+                               static_cast<std::uint8_t>(data.size() & 31)});
+    return data;
+}
+
+std::vector<std::uint8_t> hash_field(std::uint8_t type, std::uint8_t fill) {
+    bytes32 value{};
+    value.fill(fill);
+    return field(type, bytes_to_words(value.data(), value.size()));
+}
+
+std::vector<std::uint8_t> text_field(std::string_view text) {
+    return field(13,
+                 bytes_to_words(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+}
+
+const std::vector<std::uint8_t> d_field = text_field("hello");
+const std::vector<std::uint8_t> p_field = hash_field(1, 0x01);
+const std::vector<std::uint8_t> s_field = hash_field(16, 0x11);
+
+std::string raw_error(const std::string& hrp, const std::vector<std::vector<std::uint8_t>>& fields,
+                      bech32_variant variant = bech32_variant::bech32) {
+    auto decoded = decode_invoice(raw_invoice(hrp, fields, variant));
+    REQUIRE_FALSE(decoded.ok());
+    return decoded.error().code;
+}
+
+}  // namespace
+
+TEST_CASE("bolt11: field rules on hand-made invoices", "[bolt11]") {
+    // The baseline is well formed up to its (zero) signature.
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field}) == "signature_not_recoverable");
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field}, bech32_variant::bech32m) ==
+          "bad_checksum");
+    CHECK(raw_error("lnxy", {p_field, s_field, d_field}) == "unknown_currency");
+    CHECK(raw_error("bc", {p_field, s_field, d_field}) == "bad_prefix");
+    CHECK(raw_error("lnbc0m", {p_field, s_field, d_field}) == "bad_amount");
+    CHECK(raw_error("lnbc99999999999999999999m", {p_field, s_field, d_field}) == "bad_amount");
+    CHECK(raw_error("lnbc1.5m", {p_field, s_field, d_field}) == "bad_amount");
+    CHECK(raw_error("lnbc", {s_field, d_field}) == "missing_payment_hash");
+    CHECK(raw_error("lnbc", {p_field, s_field}) == "bad_description");
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field, hash_field(23, 0x22)}) ==
+          "bad_description");
+    // Repeating a field with the same value is tolerated; with another value it is refused.
+    CHECK(raw_error("lnbc", {p_field, p_field, s_field, d_field}) == "signature_not_recoverable");
+    CHECK(raw_error("lnbc", {p_field, hash_field(1, 0x02), s_field, d_field}) ==
+          "conflicting_fields");
+    CHECK(raw_error("lnbc", {field(1, std::vector<std::uint8_t>(51, 0)), s_field, d_field}) ==
+          "bad_field_length");
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field, field(6, {0, 5})}) == "non_minimal_field");
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field,
+                             field(24, std::vector<std::uint8_t>(13, 1))}) == "field_too_long");
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field, field(5, {0, 1})}) == "non_minimal_field");
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field,
+                             field(3, std::vector<std::uint8_t>(10, 0))}) == "bad_route");
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field, field(9, {17, 1, 2})}) == "bad_fallback");
+    // Invalid UTF-8 in d (0xff 0xff ...).
+    CHECK(raw_error("lnbc", {p_field, s_field, field(13, {31, 31, 31, 31, 31, 31, 31, 31})}) ==
+          "bad_description");
+    // An n field that is not a curve point.
+    bytes33 not_a_point{};
+    not_a_point.fill(0xff);
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field,
+                             field(19, bytes_to_words(not_a_point.data(), not_a_point.size()))}) ==
+          "bad_payee");
+    // A field running past the signature.
+    CHECK(raw_error("lnbc", {p_field, s_field, d_field, {13, 31, 31}}) == "truncated_field");
 }
