@@ -270,13 +270,26 @@ private:
     // Writes the window's file; entries the writer refuses are reported FAILED one by one.
     void write_window(open_window& slot) {
         slot.written = true;
+        // Never overwrite a file already in the outbox (a restart within the same window): take
+        // the next free name, and give every file of the day its own file id modifier.
+        std::string date = slot.window.file_name_stem.substr(0, 8);
+        std::size_t files_today = 0;
+        for (const auto& item : fs::directory_iterator(settings_.outbox_dir))
+            if (item.path().filename().string().rfind(date, 0) == 0) ++files_today;
+        if (files_today >= 36) return fail_all(slot, "36 files today: no file id modifier is left");
+        char modifier = files_today < 26 ? static_cast<char>('A' + files_today)
+                                         : static_cast<char>('0' + files_today - 26);
+        fs::path final_path = settings_.outbox_dir / (slot.window.file_name_stem + ".ach");
+        if (fs::exists(final_path))
+            final_path = settings_.outbox_dir /
+                         (slot.window.file_name_stem + "-" + std::string(1, modifier) + ".ach");
         std::string text;
         file_header_fields header{settings_.immediate_destination,
                                   settings_.immediate_origin,
                                   settings_.destination_name,
                                   settings_.origin_name,
                                   "",
-                                  static_cast<char>('A' + slot.window.index),
+                                  modifier,
                                   slot.window.deadline_unix_ms / 1000};
         auto writer = nacha_writer::open(header, [&text](std::string_view line) { text += line; });
         if (!writer) return fail_all(slot, writer.error().message);
@@ -301,7 +314,6 @@ private:
         }
         if (slot.written_operations.empty()) return;
         if (!writer->finish()) return fail_all(slot, "file could not be finished");
-        fs::path final_path = settings_.outbox_dir / (slot.window.file_name_stem + ".ach");
         fs::path temporary = final_path;
         temporary += ".tmp";
         {

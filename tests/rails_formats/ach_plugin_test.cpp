@@ -229,3 +229,25 @@ TEST_CASE("ach plugin: payouts and pulls go out in the window's file, settle, an
     CHECK(host.reports_of("op-pull").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
     fs::remove_all(dir);
 }
+
+TEST_CASE("ach plugin: a restart within a window never overwrites the window's file",
+          "[plugins][ach]") {
+    fs::path dir = fresh_dir("restart");
+    for (int run = 0; run < 2; ++run) {
+        plugin_host host(CORRIDOR_ACH_PLUGIN);
+        REQUIRE(host.create(config_for(dir)).status == CORRIDOR_RAIL_OK);
+        REQUIRE(host.initiate("op-" + std::to_string(run), CORRIDOR_RAIL_PAYOUT, "US_ACCOUNT",
+                              checking_account, "USD", 100 + run, morning_ms)
+                    .status == CORRIDOR_RAIL_OK);
+        REQUIRE(host.tick(deadline_ms + 1).status == CORRIDOR_RAIL_OK);
+    }
+    auto first = corridor::ach::parse_nacha(read(dir / "outbox" / "20260310-w1.ach"));
+    auto second = corridor::ach::parse_nacha(read(dir / "outbox" / "20260310-w1-B.ach"));
+    REQUIRE(first.ok());
+    REQUIRE(second.ok());
+    CHECK(first->file_id_modifier == 'A');
+    CHECK(second->file_id_modifier == 'B');
+    CHECK(first->batches.at(0).entries.at(0).amount_cents == 100);
+    CHECK(second->batches.at(0).entries.at(0).amount_cents == 101);
+    fs::remove_all(dir);
+}
