@@ -1,5 +1,5 @@
 #pragma once
-// Small ASCII helpers shared by the rail format libraries (header-only, no locale).
+// Small ASCII utilities shared by the rail format libraries (header-only, no locale).
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -45,6 +45,13 @@ pix_account read_account(const boost::json::object& object, const std::string& w
     if (auto kind = check_tax_id(account.tax_id); !kind)
         throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
                               where + tax_field + ": " + kind.error().message);
+    // A CPF or CNPJ key is the account holder's own tax id (DICT rule), so it must be taxId.
+    bool tax_id_key = type.value() == pix_key_type::cpf || type.value() == pix_key_type::cnpj;
+    if (tax_id_key && account.key != account.tax_id)
+        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              where + key_field + ": a " + account.key_type +
+                                  " key is the holder's own tax id, which differs from " +
+                                  tax_field);
     return account;
 }
 

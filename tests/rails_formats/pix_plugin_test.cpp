@@ -53,6 +53,13 @@ TEST_CASE("pix plugin: config and account validation", "[plugins][pix]") {
         R"({"pixKey":"fulano@example.com.br","pixKeyType":"EMAIL","taxId":"52998224726"})");
     CHECK(bad_tax.status == CORRIDOR_RAIL_INVALID_ARGUMENT);
     CHECK(bad_tax.error.find("taxId") != std::string::npos);
+    auto other_holder = host.validate(
+        "PIX", "BRL", R"({"pixKey":"29537995593","pixKeyType":"CPF","taxId":"52998224725"})");
+    CHECK(other_holder.status == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    CHECK(other_holder.error.find("holder's own tax id") != std::string::npos);
+    CHECK(host.validate("PIX", "BRL",
+                        R"({"pixKey":"52998224725","pixKeyType":"CPF","taxId":"52998224725"})")
+              .status == CORRIDOR_RAIL_OK);
     CHECK(host.validate("PIX", "BRL",
                         R"({"pixKey":"a@b.c","pixKeyType":"IBAN","taxId":"52998224725"})")
               .status == CORRIDOR_RAIL_INVALID_ARGUMENT);
