@@ -13,6 +13,8 @@ using formats::make_error;
 constexpr std::uint64_t hash_modulus = 10'000'000'000;  // the entry hash keeps 10 digits
 constexpr std::uint64_t total_max_cents = 999'999'999'999;
 constexpr std::uint64_t sequence_max = 9'999'999;
+// The block count field has 6 digits, so a file has at most 9,999,990 lines before its filler.
+constexpr std::uint64_t line_max = 9'999'990;
 
 // NACHA alphanumeric fields take printable ASCII only.
 bool printable(std::string_view text) {
@@ -201,6 +203,9 @@ formats::verdict nacha_writer::begin_batch(const batch_fields& batch) {
     if (auto verdict = check_batch(batch); !verdict) return verdict;
     if (totals_.batch_count >= 999'999)
         return make_error("too_many_batches", "a file has at most 999,999 batches");
+    // Room for this header, its control and the file control.
+    if (totals_.line_count + 3 > line_max)
+        return make_error("file_too_large", "the file would exceed 999,999 blocks");
     batch_state state;
     state.fields = batch;
     state.number = ++totals_.batch_count;
@@ -236,6 +241,8 @@ formats::outcome<std::string> nacha_writer::add_entry(const entry_fields& entry)
     std::uint64_t added_records = entry.addenda ? 2 : 1;
     if (batch_->entry_addenda_count + added_records > 999'999)
         return make_error("batch_too_large", "a batch has at most 999,999 entries and addenda");
+    if (totals_.line_count + added_records + 2 > line_max)
+        return make_error("file_too_large", "the file would exceed 999,999 blocks");
 
     std::string trace;
     trace.reserve(15);

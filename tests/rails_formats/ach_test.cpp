@@ -421,3 +421,37 @@ TEST_CASE("ach: CRLF line ends are read; an ordinary entry is not a return", "[a
     forged.replace(forged.find("626091400606"), 3, "627");
     CHECK(parse_return_file(forged).error().code == "not_a_return");
 }
+
+TEST_CASE("ach: the writer stops before the 6-digit block count overflows", "[ach]") {
+    std::uint64_t bytes = 0;
+    auto writer =
+        nacha_writer::open(header(), [&bytes](std::string_view line) { bytes += line.size(); });
+    REQUIRE(writer.ok());
+    auto with_addenda = entry(entry_direction::credit, account_category::checking, 1);
+    with_addenda.addenda = "x";
+    std::string refusal;
+    std::uint64_t written = 0;
+    while (refusal.empty()) {
+        if (auto verdict = writer->begin_batch(batch(service_class::credits_only, sec_code::ppd));
+            !verdict) {
+            refusal = verdict.error().code;
+            break;
+        }
+        for (int i = 0; i < 499'999 && refusal.empty(); ++i) {
+            auto trace = writer->add_entry(with_addenda);
+            if (!trace)
+                refusal = trace.error().code;
+            else
+                ++written;
+        }
+        if (refusal.empty()) REQUIRE(writer->end_batch().ok());
+    }
+    CHECK(refusal == "file_too_large");
+    REQUIRE(writer->end_batch().ok());
+    auto totals = writer->finish();
+    REQUIRE(totals.ok());
+    CHECK(totals->block_count == 999'999);
+    CHECK(totals->line_count == 9'999'990);
+    CHECK(bytes == totals->line_count * 95);
+    CHECK(written > 4'900'000);
+}
