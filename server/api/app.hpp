@@ -125,6 +125,8 @@ void register_exchange_rate_routes(router& routes);
 void register_quote_routes(router& routes);
 void register_transaction_routes(router& routes);
 void register_sandbox_routes(router& routes);
+void register_external_account_routes(router& routes);
+void register_bank_link_routes(router& routes);
 void register_bulk_import_routes(router& routes);
 void register_kyc_routes(router& routes);
 

@@ -79,22 +79,6 @@ std::string inputs(const std::array<form_field, count>& fields,
 
 }  // namespace
 
-std::string html_escape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out.push_back(c);
-        }
-    }
-    return out;
-}
-
 std::string render_kyc_form(const customer& subject,
                             const std::map<std::string, std::string>& values,
                             const std::string& problem) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ledger/customer_store.hpp"
+#include "server/api/html.hpp"
 
 namespace corridor {
 
@@ -15,7 +16,5 @@ std::string render_kyc_form(const customer& subject,
                             const std::string& problem);
 // A page with a title and one message: a used or expired link, or the thank-you page.
 std::string render_kyc_message(const std::string& title, const std::string& message);
-
-std::string html_escape(std::string_view text);
 
 }  // namespace corridor

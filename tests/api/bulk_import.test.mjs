@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, launch, call } from './lib/harness.mjs';
 import { expectError, expectStatus, ISO_TIMESTAMP } from './lib/expect.mjs';
 import { uploadCsv } from './lib/multipart.mjs';
-import { outboxEvents } from './lib/db.mjs';
+import { outboxEvents } from './lib/database.mjs';
 
 let server;
 let sandbox;   // platform 0, sandbox

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { expectError, expectStatus } from './lib/expect.mjs';
 import { newCustomer, accountsOf, fund, quoteBody, idempotencyKey, eventually } from './lib/money.mjs';
-import { outboxEvents, sql } from './lib/db.mjs';
+import { outboxEvents, runStatement } from './lib/database.mjs';
 
 let server;
 let unregulated;  // platform 0, sandbox
@@ -191,8 +191,8 @@ test('gating: a customer not yet approved cannot quote, quote from realtime fund
   const created = expectStatus(await quote(), 201);
 
   // A quote made while approved cannot be executed once the status no longer allows it.
-  sql(server, `UPDATE customers SET kyc_status = 'MANUALLY_REJECTED' WHERE id = '${sender.id}'`);
+  runStatement(server, `UPDATE customers SET kyc_status = 'MANUALLY_REJECTED' WHERE id = '${sender.id}'`);
   expectError(await call(server, unregulated, 'POST', `/quotes/${encodeURIComponent(created.id)}/execute`, undefined, { 'idempotency-key': idempotencyKey() }), 403, 'USER_NOT_READY');
-  sql(server, `UPDATE customers SET kyc_status = 'MANUALLY_APPROVED' WHERE id = '${sender.id}'`);
+  runStatement(server, `UPDATE customers SET kyc_status = 'MANUALLY_APPROVED' WHERE id = '${sender.id}'`);
   expectStatus(await call(server, unregulated, 'POST', `/quotes/${encodeURIComponent(created.id)}/execute`, undefined, { 'idempotency-key': idempotencyKey() }), 200);
 });
