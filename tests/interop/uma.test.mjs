@@ -1,0 +1,223 @@
+// UMA interop: Corridor's uma/ library against the official SDK (@uma-sdk/core, pinned).
+// (a) what Corridor signs or encrypts, the SDK verifies or decrypts; (b) what the SDK signs or
+// encrypts, Corridor verifies or decrypts (through the corridor_uma_tool program); (c) a running
+// corridor answers an UMA lookup that the SDK verifies with the keys the corridor publishes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomBytes, X509Certificate } from 'node:crypto';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { decrypt as eciesDecrypt } from 'eciesjs';
+import {
+  InMemoryNonceValidator, KycStatus, LnurlpResponse, PayReqResponse, PayRequest, PubKeyResponse,
+  Currency, getLnurlpResponse, getPayRequest, getPayReqResponse, getPostTransactionCallback,
+  getSignedLnurlpRequestUrl, parseLnurlpRequest, parsePostTransactionCallback, signPayload,
+  verifyPayReqResponseSignature, verifyPayReqSignature, verifyPostTransactionCallbackSignature,
+  verifyUmaLnurlpQuerySignature, verifyUmaLnurlpResponseSignature,
+} from '@uma-sdk/core';
+
+const toolPath = process.env.CORRIDOR_UMA_TOOL;
+if (!toolPath) throw new Error('CORRIDOR_UMA_TOOL is not set; run the interop tests through ctest');
+
+// Runs the tool; returns {status, out}. A check that fails exits 1 with the UMA error on stdout.
+function tool(args, input) {
+  try {
+    const out = execFileSync(toolPath, args, { encoding: 'utf8', input: input ?? '' });
+    return { status: 0, out: out.trim() };
+  } catch (error) {
+    if (error.status === 2) throw new Error(`tool usage: ${error.stderr}`);
+    return { status: error.status, out: String(error.stdout).trim() };
+  }
+}
+
+function keyPair() {
+  const secret = new Uint8Array(randomBytes(32));
+  const pub = secp256k1.getPublicKey(secret, false);
+  return { secret, secretHex: Buffer.from(secret).toString('hex'), pub, pubHex: Buffer.from(pub).toString('hex') };
+}
+
+const rawKeys = (pair) => new PubKeyResponse(undefined, undefined, pair.pubHex, pair.pubHex, undefined);
+const freshNonces = () => new InMemoryNonceValidator(Date.now() - 60_000);
+const tamperHex = (hex, at) => hex.slice(0, at) + (hex[at] === '0' ? '1' : '0') + hex.slice(at + 1);
+
+// --- (a) Corridor signs, the SDK verifies ---------------------------------------------------
+
+test('signatures are identical to the SDK signPayload for random keys and payloads', async () => {
+  for (let i = 0; i < 20; i++) {
+    const pair = keyPair();
+    const payload = `$user${i}@vasp${i}.example:80${i}|${randomBytes(4).readUInt32BE()}|${1700000000 + i}`;
+    assert.equal(tool(['sign', pair.secretHex, payload]).out, await signPayload(payload, pair.secret));
+    assert.equal(tool(['public-key', pair.secretHex]).out, pair.pubHex);
+  }
+});
+
+test('our certificate gives the SDK our key', () => {
+  const pair = keyPair();
+  const der = tool(['certificate', pair.secretHex, 'vasp.example:8080']).out;
+  const certificate = new X509Certificate(Buffer.from(der, 'hex'));
+  assert.equal(certificate.publicKey.asymmetricKeyType, 'ec');
+  assert.equal(certificate.publicKey.asymmetricKeyDetails.namedCurve, 'secp256k1');
+  assert.equal(certificate.checkIssued(certificate), true);
+  assert.equal(certificate.verify(certificate.publicKey), true);
+  const keys = PubKeyResponse.fromJson(JSON.stringify({ signingCertChain: [der], encryptionCertChain: [der] }));
+  assert.equal(Buffer.from(keys.getSigningPubKey()).toString('hex'), pair.pubHex);
+  assert.equal(Buffer.from(keys.getEncryptionPubKey()).toString('hex'), pair.pubHex);
+});
+
+test('the SDK verifies our lnurlp request, and refuses it tampered', async () => {
+  const sender = keyPair();
+  const url = tool(['lnurlp-request-url', sender.secretHex, '$bob@127.0.0.1:8080', 'sender.example:9090', '1.0']).out;
+  const query = parseLnurlpRequest(new URL(url));
+  assert.equal(query.receiverAddress, '$bob@127.0.0.1:8080');
+  assert.equal(query.vaspDomain, 'sender.example:9090');
+  assert.equal(await verifyUmaLnurlpQuerySignature(query, rawKeys(sender), freshNonces()), true);
+  const other = keyPair();
+  assert.equal(await verifyUmaLnurlpQuerySignature(query, rawKeys(other), freshNonces()), false);
+  const forged = parseLnurlpRequest(new URL(url.replace('$bob', '$eve')));
+  assert.equal(await verifyUmaLnurlpQuerySignature(forged, rawKeys(sender), freshNonces()), false);
+});
+
+test('the SDK verifies our lnurlp response (keys from our certificate)', async () => {
+  const sender = keyPair();
+  const receiver = keyPair();
+  const requestUrl = await getSignedLnurlpRequestUrl({
+    isSubjectToTravelRule: true, receiverAddress: '$bob@vasp2.example', senderVaspDomain: 'vasp1.example',
+    signingPrivateKey: sender.secret,
+  });
+  const json = tool(['lnurlp-response', receiver.secretHex, requestUrl.toString(), 'https://vasp2.example/cb']).out;
+  const response = LnurlpResponse.fromJson(json);
+  assert.equal(response.isUma(), true);
+  assert.equal(response.compliance.receiverIdentifier, '$bob@vasp2.example');
+  assert.equal(response.umaVersion, '1.0');
+  assert.equal(response.currencies[0].code, 'USD');
+  const der = tool(['certificate', receiver.secretHex, 'vasp2.example']).out;
+  const keys = PubKeyResponse.fromJson(JSON.stringify({ signingCertChain: [der], encryptionCertChain: [der] }));
+  assert.equal(await verifyUmaLnurlpResponseSignature(response, keys, freshNonces()), true);
+  const tampered = LnurlpResponse.fromJson(json.replace('$bob@vasp2.example"', '$eve@vasp2.example"'));
+  assert.equal(await verifyUmaLnurlpResponseSignature(tampered, keys, freshNonces()), false);
+});
+
+test('the SDK verifies our pay request and decrypts its travel-rule data', async () => {
+  const sender = keyPair();
+  const receiverEncryption = keyPair();
+  const trInfo = JSON.stringify({ name: 'Alice Ödegaard', accountNumber: '12345678' });
+  const json = tool(['pay-request', sender.secretHex, receiverEncryption.pubHex, '$alice@vasp1.example', trInfo]).out;
+  const request = PayRequest.fromJson(json);
+  assert.equal(request.isUma(), true);
+  assert.equal(request.amount, 1000);
+  assert.equal(request.sendingAmountCurrencyCode, 'USD');
+  assert.equal(await verifyPayReqSignature(request, rawKeys(sender), freshNonces()), true);
+  assert.equal(await verifyPayReqSignature(request, rawKeys(receiverEncryption), freshNonces()), false);
+  const encrypted = Buffer.from(request.payerData.compliance.encryptedTravelRuleInfo, 'hex');
+  assert.equal(eciesDecrypt(receiverEncryption.secretHex, encrypted).toString('utf8'), trInfo);
+});
+
+test('the SDK verifies our pay response and post-transaction callback', async () => {
+  const receiver = keyPair();
+  const json = tool(['pay-response', receiver.secretHex, '$alice@vasp1.example', '$bob@vasp2.example']).out;
+  const response = PayReqResponse.fromJson(json);
+  assert.equal(response.isUma(), true);
+  assert.equal(await verifyPayReqResponseSignature(response, '$alice@vasp1.example', '$bob@vasp2.example',
+    rawKeys(receiver), freshNonces()), true);
+  assert.equal(await verifyPayReqResponseSignature(response, '$alice@vasp1.example', '$eve@vasp2.example',
+    rawKeys(receiver), freshNonces()), false);
+
+  const callback = parsePostTransactionCallback(tool(['post-transaction', receiver.secretHex, 'vasp2.example']).out);
+  assert.equal(callback.vaspDomain, 'vasp2.example');
+  assert.equal(await verifyPostTransactionCallbackSignature(callback, rawKeys(receiver), freshNonces()), true);
+  callback.signatureNonce = `${callback.signatureNonce}0`;
+  assert.equal(await verifyPostTransactionCallbackSignature(callback, rawKeys(receiver), freshNonces()), false);
+});
+
+// --- (b) the SDK signs, Corridor verifies --------------------------------------------------
+
+test('we verify the SDK lnurlp request, and refuse it tampered or with a wrong key', async () => {
+  const sender = keyPair();
+  const url = (await getSignedLnurlpRequestUrl({
+    isSubjectToTravelRule: true, receiverAddress: '$bob@127.0.0.1:8080', senderVaspDomain: 'sender.example',
+    signingPrivateKey: sender.secret,
+  })).toString();
+  assert.deepEqual(tool(['check-lnurlp-request', sender.pubHex, url]), { status: 0, out: 'valid' });
+  const wrongKey = tool(['check-lnurlp-request', keyPair().pubHex, url]);
+  assert.equal(wrongKey.status, 1);
+  assert.equal(JSON.parse(wrongKey.out).code, 'INVALID_SIGNATURE');
+  const tampered = tool(['check-lnurlp-request', sender.pubHex, url.replace('$bob', '$eve')]);
+  assert.equal(JSON.parse(tampered.out).code, 'INVALID_SIGNATURE');
+  const signature = new URL(url).searchParams.get('signature');
+  const damaged = tool(['check-lnurlp-request', sender.pubHex, url.replace(signature, tamperHex(signature, 30))]);
+  assert.equal(JSON.parse(damaged.out).code, 'INVALID_SIGNATURE');
+});
+
+test('we verify the SDK lnurlp response', async () => {
+  const sender = keyPair();
+  const receiver = keyPair();
+  const requestUrl = await getSignedLnurlpRequestUrl({
+    isSubjectToTravelRule: true, receiverAddress: '$bob@vasp2.example', senderVaspDomain: 'vasp1.example',
+    signingPrivateKey: sender.secret,
+  });
+  const response = await getLnurlpResponse({
+    request: parseLnurlpRequest(requestUrl), privateKeyBytes: receiver.secret, requiresTravelRuleInfo: true,
+    callback: 'https://vasp2.example/cb', encodedMetadata: '[["text/plain","Pay"]]', minSendableSats: 1,
+    maxSendableSats: 10000, payerDataOptions: { name: { mandatory: false } },
+    currencyOptions: [new Currency('USD', 'US Dollar', '$', 34150, 1, 10000000, 2)],
+    receiverKycStatus: KycStatus.Verified,
+  });
+  const json = response.toJsonString();
+  assert.deepEqual(tool(['check-lnurlp-response', receiver.pubHex], json), { status: 0, out: 'valid' });
+  const wrong = tool(['check-lnurlp-response', sender.pubHex], json);
+  assert.equal(JSON.parse(wrong.out).code, 'INVALID_SIGNATURE');
+});
+
+for (const umaMajorVersion of [1, 0]) {
+  test(`we verify an SDK v${umaMajorVersion} pay request and decrypt its travel-rule data`, async () => {
+    const sender = keyPair();
+    const receiverEncryption = keyPair();
+    const trInfo = JSON.stringify({ name: 'Alice', birthDate: '1990-01-01', note: 'ü €' });
+    const request = await getPayRequest({
+      receiverEncryptionPubKey: receiverEncryption.pub, sendingVaspPrivateKey: sender.secret,
+      receivingCurrencyCode: 'USD', amount: 1234, isAmountInReceivingCurrency: true,
+      payerIdentifier: '$alice@vasp1.example', payerName: 'Alice', trInfo, travelRuleFormat: 'ivms@101.2023',
+      payerKycStatus: KycStatus.Verified, umaMajorVersion, utxoCallback: 'https://vasp1.example/utxo',
+    });
+    const result = tool(['check-pay-request', sender.pubHex, receiverEncryption.secretHex], request.toJsonString());
+    assert.equal(result.status, 0, result.out);
+    const seen = JSON.parse(result.out);
+    assert.equal(seen.payerIdentifier, '$alice@vasp1.example');
+    assert.equal(seen.amount, 1234);
+    assert.equal(seen.receivingCurrency, 'USD');
+    assert.equal(seen.majorVersion, umaMajorVersion);
+    assert.equal(seen.travelRuleInfo, trInfo);
+    const wrong = tool(['check-pay-request', receiverEncryption.pubHex, receiverEncryption.secretHex], request.toJsonString());
+    assert.equal(JSON.parse(wrong.out).code, 'INVALID_SIGNATURE');
+    const undecryptable = tool(['check-pay-request', sender.pubHex, sender.secretHex], request.toJsonString());
+    assert.equal(undecryptable.status, 1);
+  });
+}
+
+test('we verify the SDK pay response and post-transaction callback', async () => {
+  const sender = keyPair();
+  const receiver = keyPair();
+  const request = await getPayRequest({
+    receiverEncryptionPubKey: receiver.pub, sendingVaspPrivateKey: sender.secret, receivingCurrencyCode: 'USD',
+    amount: 1000, isAmountInReceivingCurrency: true, payerIdentifier: '$alice@vasp1.example',
+    payerKycStatus: KycStatus.Verified, umaMajorVersion: 1,
+  });
+  const response = await getPayReqResponse({
+    request, metadata: '[["text/plain","Pay"]]',
+    invoiceCreator: { createUmaInvoice: async () => 'lnbc1000n1test' },
+    conversionRate: 34150, receivingCurrencyCode: 'USD', receivingCurrencyDecimals: 2,
+    receiverChannelUtxos: [], receiverFeesMillisats: 2000, receivingVaspPrivateKey: receiver.secret,
+    payeeIdentifier: '$bob@vasp2.example',
+  });
+  const json = response.toJsonString();
+  assert.deepEqual(tool(['check-pay-response', receiver.pubHex, '$alice@vasp1.example', '$bob@vasp2.example'], json),
+    { status: 0, out: 'valid' });
+  const wrong = tool(['check-pay-response', receiver.pubHex, '$alice@vasp1.example', '$eve@vasp2.example'], json);
+  assert.equal(JSON.parse(wrong.out).code, 'INVALID_SIGNATURE');
+
+  const callback = await getPostTransactionCallback({
+    utxos: [{ utxo: 'abcd:0', amountMsats: 1000 }], vaspDomain: 'vasp2.example', signingPrivateKey: receiver.secret,
+  });
+  assert.deepEqual(tool(['check-post-transaction', receiver.pubHex], JSON.stringify(callback)), { status: 0, out: 'valid' });
+  assert.equal(tool(['check-post-transaction', sender.pubHex], JSON.stringify(callback)).status, 1);
+});
