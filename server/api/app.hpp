@@ -29,6 +29,7 @@
 #include "server/config.hpp"
 #include "server/http/http_types.hpp"
 #include "server/metrics.hpp"
+#include "uma/pubkey_fetcher.hpp"
 
 namespace corridor {
 
@@ -45,6 +46,9 @@ struct app_services {
     std::unique_ptr<metrics> stats;
     std::unique_ptr<rate_source> rates;
     funding_directory funding;
+    // Counterparties' UMA keys, fetched over outbound HTTP and cached. Tests may replace both.
+    std::unique_ptr<uma::http_transport> uma_transport;
+    std::unique_ptr<uma::pubkey_fetcher> uma_keys;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -57,7 +61,10 @@ struct app_services {
           tokens(this->config.cache_ttl_ms),
           configs(this->config.cache_ttl_ms),
           rates(std::move(rates)),
-          funding(std::move(funding)) {}
+          funding(std::move(funding)) {
+        init_uma();
+    }
+    void init_uma();
 
     payment_services payments() {
         return payment_services{ids, random, time, currencies, *rates, funding,
@@ -121,6 +128,7 @@ void register_exchange_rate_routes(router& routes);
 void register_quote_routes(router& routes);
 void register_transaction_routes(router& routes);
 void register_sandbox_routes(router& routes);
+void register_uma_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

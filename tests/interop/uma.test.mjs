@@ -221,3 +221,140 @@ test('we verify the SDK pay response and post-transaction callback', async () =>
   assert.deepEqual(tool(['check-post-transaction', receiver.pubHex], JSON.stringify(callback)), { status: 0, out: 'valid' });
   assert.equal(tool(['check-post-transaction', sender.pubHex], JSON.stringify(callback)).status, 1);
 });
+
+// --- (c) a running corridor answers SDK lookups --------------------------------------------
+
+import { createServer } from 'node:http';
+import { InMemoryPublicKeyCache, fetchPublicKeyForVasp, selectHighestSupportedVersion } from '@uma-sdk/core';
+import { startCorridor, stopCorridor, call } from '../api/lib/harness.mjs';
+
+// A sending VASP played by the SDK: it serves its own keys at /.well-known/lnurlpubkey, where
+// Corridor fetches them to check the lookup's signature.
+async function startSender(pair) {
+  const body = JSON.stringify({ signingPubKey: pair.pubHex, encryptionPubKey: pair.pubHex });
+  const server = createServer((request, response) => {
+    if (request.url === '/.well-known/lnurlpubkey') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(body);
+    } else {
+      response.writeHead(404);
+      response.end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, domain: `127.0.0.1:${server.address().port}` };
+}
+
+test('a running corridor answers an SDK UMA lookup that the SDK verifies', async (t) => {
+  const corridor = await startCorridor({ platforms: 1, config: { outbound: { allow_private_addresses: true } } });
+  const sender = keyPair();
+  const senderVasp = await startSender(sender);
+  t.after(async () => { senderVasp.server.close(); await stopCorridor(corridor); });
+
+  const platform = corridor.platforms[0];
+  const domain = new URL(corridor.baseUrl).host;  // 127.0.0.1:<port>
+  const patched = await call(corridor, platform.production, 'PATCH', '/config', { umaDomain: domain });
+  assert.equal(patched.status, 200, patched.text);
+  const created = await call(corridor, platform.production, 'POST', '/customers',
+    { customerType: 'INDIVIDUAL', umaAddress: `$bob@${domain}`, fullName: 'Bob Smith' });
+  assert.equal(created.status, 201, created.text);
+
+  const receiverAddress = `$bob@${domain}`;
+  const lookup = async (version) => fetch(await getSignedLnurlpRequestUrl({
+    isSubjectToTravelRule: true, receiverAddress, senderVaspDomain: senderVasp.domain,
+    signingPrivateKey: sender.secret, umaVersionOverride: version,
+  }));
+
+  const reply = await lookup();
+  const text = await reply.text();
+  assert.equal(reply.status, 200, text);
+  const response = LnurlpResponse.fromJson(text);
+  assert.equal(response.isUma(), true);
+  assert.equal(response.umaVersion, '1.0');
+  assert.equal(response.compliance.receiverIdentifier, receiverAddress);
+  assert.ok(response.currencies.length > 0);
+  assert.equal(response.payerData.identifier.mandatory, true);
+  assert.match(response.callback, /\/uma\/payreq\/Customer:/);
+
+  const keys = await fetchPublicKeyForVasp({ cache: new InMemoryPublicKeyCache(), vaspDomain: domain });
+  assert.ok(keys.signingCertChain.length === 1 && keys.encryptionCertChain.length === 1);
+  assert.equal(Buffer.from(keys.getSigningPubKey()).toString('hex'), keys.signingPubKey);
+  assert.notEqual(keys.signingPubKey, keys.encryptionPubKey);
+  assert.equal(await verifyUmaLnurlpResponseSignature(response, keys, freshNonces()), true);
+  // A changed receiver identifier must not verify.
+  const tampered = LnurlpResponse.fromJson(text.replace(`"${receiverAddress}"`, `"$eve@${domain}"`));
+  assert.equal(await verifyUmaLnurlpResponseSignature(tampered, keys, freshNonces()), false);
+
+  // v0.3 still works; 2.0 is refused with 412 and the majors the SDK picks a version from.
+  const old = await lookup('0.3');
+  assert.equal(old.status, 200);
+  assert.equal(LnurlpResponse.fromJson(await old.text()).umaVersion, '0.3');
+  const future = await lookup('2.0');
+  assert.equal(future.status, 412);
+  const refused = await future.json();
+  assert.equal(refused.code, 'UNSUPPORTED_UMA_VERSION');
+  assert.equal(selectHighestSupportedVersion(refused.supportedMajorVersions), '1.0');
+});
+
+test('a running corridor refuses replays, bad signatures, unknown users and hosts', async (t) => {
+  const corridor = await startCorridor({ platforms: 1, config: { outbound: { allow_private_addresses: true } } });
+  const sender = keyPair();
+  const senderVasp = await startSender(sender);
+  t.after(async () => { senderVasp.server.close(); await stopCorridor(corridor); });
+  const platform = corridor.platforms[0];
+  const domain = new URL(corridor.baseUrl).host;
+  assert.equal((await call(corridor, platform.sandbox, 'PATCH', '/config', { umaDomain: domain })).status, 200);
+  assert.equal((await call(corridor, platform.sandbox, 'POST', '/customers',
+    { customerType: 'INDIVIDUAL', umaAddress: `$carol@${domain}` })).status, 201);
+
+  const url = await getSignedLnurlpRequestUrl({
+    isSubjectToTravelRule: false, receiverAddress: `$carol@${domain}`, senderVaspDomain: senderVasp.domain,
+    signingPrivateKey: sender.secret,
+  });
+  assert.equal((await fetch(url)).status, 200);
+  const replay = await fetch(url);
+  assert.equal(replay.status, 400);
+  assert.equal((await replay.json()).code, 'INVALID_NONCE');
+
+  const impostor = keyPair();
+  const forged = await getSignedLnurlpRequestUrl({
+    isSubjectToTravelRule: false, receiverAddress: `$carol@${domain}`, senderVaspDomain: senderVasp.domain,
+    signingPrivateKey: impostor.secret,
+  });
+  const refused = await fetch(forged);
+  assert.equal(refused.status, 401);
+  assert.equal((await refused.json()).code, 'INVALID_SIGNATURE');
+
+  const missing = await fetch(`http://${domain}/.well-known/lnurlp/$nobody`);
+  assert.equal(missing.status, 404);
+  const missingBody = await missing.json();
+  assert.equal(missingBody.status, 'ERROR');
+  assert.equal(missingBody.code, 'USER_NOT_FOUND');
+
+  const partial = await fetch(`http://${domain}/.well-known/lnurlp/$carol?nonce=1&signature=ab`);
+  assert.equal(partial.status, 400);
+  assert.equal((await partial.json()).code, 'MISSING_REQUIRED_UMA_PARAMETERS');
+
+  // A plain LUD-16 lookup of carol@domain: unsigned, with the lightning address in the metadata.
+  const plain = await fetch(`http://${domain}/.well-known/lnurlp/carol`);
+  assert.equal(plain.status, 200);
+  const plainBody = await plain.json();
+  assert.equal(plainBody.tag, 'payRequest');
+  assert.equal(plainBody.compliance, undefined);
+  assert.deepEqual(JSON.parse(plainBody.metadata).find(([type]) => type === 'text/identifier'),
+    ['text/identifier', `carol@${domain}`]);
+  assert.ok(plainBody.minSendable <= plainBody.maxSendable);
+
+  // Another host is not this platform; the platform's proxy subdomain is.
+  const elsewhere = await fetch(`http://${domain}/.well-known/lnurlpubkey`, { headers: { 'x-forwarded-host': 'unknown.example' } });
+  assert.equal(elsewhere.status, 404);
+  const config = (await call(corridor, platform.sandbox, 'GET', '/config')).body;
+  const proxied = await fetch(`http://${domain}/.well-known/lnurlp/$carol`,
+    { headers: { 'x-forwarded-host': `${config.proxyUmaSubdomain}.uma.corridor.localhost` } });
+  assert.equal(proxied.status, 200);
+  assert.equal((await proxied.json()).tag, 'payRequest');
+
+  const configuration = await fetch(`http://${domain}/.well-known/uma-configuration`);
+  assert.equal(configuration.status, 200);
+  assert.deepEqual((await configuration.json()).uma_major_versions, [1, 0]);
+});

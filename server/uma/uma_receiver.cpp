@@ -1,0 +1,287 @@
+#include "server/uma/uma_receiver.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "ledger/customer_store.hpp"
+#include "ledger/uma_address.hpp"
+#include "uma/lnurlp.hpp"
+#include "uma/pay_request.hpp"
+#include "uma/post_transaction.hpp"
+#include "uma/responder.hpp"
+#include "uma/sql_stores.hpp"
+#include "uma/verify.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr std::int64_t msats_per_btc = 100'000'000'000;
+
+uma_reply error_reply(const uma::uma_error& error) {
+    return uma_reply{uma::http_status_of(error.kind), uma::to_json(error)};
+}
+
+uma_reply error_reply(uma::error_kind kind, std::string reason) {
+    return error_reply(uma::uma_error{kind, std::move(reason), {}});
+}
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) {
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    }
+    return out;
+}
+
+std::vector<tenant> tenants_where(soci::session& session, const std::string& column,
+                                  const std::string& value) {
+    std::vector<tenant> out;
+    std::string platform_id, env;
+    soci::statement select = (session.prepare << "SELECT platform_id, environment FROM "
+                                                 "platform_configs WHERE " + column + " = :v",
+                              soci::use(value), soci::into(platform_id), soci::into(env));
+    select.execute(false);
+    while (select.fetch()) out.push_back(tenant_of_row(platform_id, env));
+    std::sort(out.begin(), out.end(), [](const tenant& a, const tenant& b) {
+        return a.env == environment::production && b.env != environment::production;
+    });
+    return out;
+}
+
+// "<sub>.<proxy host>" -> "<sub>"; the port, if any, must match the proxy host's when it has one.
+std::optional<std::string> proxy_subdomain(std::string_view host, std::string_view proxy_host) {
+    std::string suffix = "." + lower(proxy_host);
+    std::string name = lower(host);
+    if (proxy_host.find(':') == std::string_view::npos) {
+        auto colon = name.rfind(':');
+        if (colon != std::string::npos && name.find(']') == std::string::npos) name.resize(colon);
+    }
+    if (name.size() <= suffix.size() || !name.ends_with(suffix)) return std::nullopt;
+    std::string sub = name.substr(0, name.size() - suffix.size());
+    if (sub.find('.') != std::string::npos) return std::nullopt;
+    return sub;
+}
+
+// LUD-21 multiplier: millisatoshis per smallest unit of the currency, from the rate source's BTC
+// price. Only for the wire (UMA sends it as a JSON number); no stored amount is computed from it.
+std::optional<double> multiplier_of(const uma_receiver_services& services, const currency& item) {
+    const currency* btc = services.currencies.find("BTC");
+    if (btc == nullptr) return std::nullopt;
+    if (item.code == "BTC") return static_cast<double>(msats_per_btc) / 1e8;
+    auto terms = services.rates.terms(item, *btc);
+    if (!terms || terms->mid_rate.is_zero()) return std::nullopt;
+    double btc_per_major = static_cast<double>(terms->mid_rate.numerator()) /
+                           static_cast<double>(terms->mid_rate.denominator());
+    double per_minor = btc_per_major * static_cast<double>(msats_per_btc);
+    for (int i = 0; i < item.decimals; ++i) per_minor /= 10.0;
+    return per_minor;
+}
+
+std::int64_t clamp_msats(double value) {
+    if (!(value > 0)) return 0;
+    if (value >= 9.0e18) return std::numeric_limits<std::int64_t>::max() / 2;
+    return static_cast<std::int64_t>(value);
+}
+
+// The payerData key of a requiredCounterpartyFields name (the UMA SDKs' keys where they exist).
+std::string payer_data_key(std::string_view field) {
+    if (field == "FULL_NAME") return "name";
+    if (field == "BIRTH_DATE") return "birthDate";
+    if (field == "NATIONALITY") return "nationality";
+    if (field == "EMAIL") return "email";
+    if (field == "PHONE_NUMBER") return "phoneNumber";
+    if (field == "COUNTRY_OF_RESIDENCE") return "countryOfResidence";
+    // Others in lowerCamelCase: POSTAL_ADDRESS -> postalAddress.
+    std::string out;
+    bool upper = false;
+    for (char c : field) {
+        if (c == '_') {
+            upper = true;
+            continue;
+        }
+        char lowered = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        out.push_back(upper && lowered >= 'a' && lowered <= 'z' ? static_cast<char>(lowered - 'a' + 'A')
+                                                                : lowered);
+        upper = false;
+    }
+    return out;
+}
+
+std::string uma_kyc_status(std::string_view status) {
+    if (status == "APPROVED") return "VERIFIED";
+    if (status.starts_with("PENDING")) return "PENDING";
+    if (status == "REJECTED" || status == "NOT_STARTED") return "NOT_VERIFIED";
+    return "UNKNOWN";
+}
+
+uma::receiver_terms terms_for(const uma_receiver_services& services, const platform_config& config,
+                              const customer& receiver) {
+    uma::receiver_terms terms;
+    terms.receiver_identifier = receiver.uma_address;
+    terms.callback = services.public_base_url + "/uma/payreq/" + receiver.id;
+    terms.description = "Pay " + receiver.uma_address;
+    terms.kyc_status = uma_kyc_status(receiver.kyc_status);
+    terms.requires_travel_rule = config.is_regulated;
+    std::int64_t min_msats = 0, max_msats = 0;
+    for (const auto& item : config.supported_currencies) {
+        if (!enabled_for(item, "INCOMING")) continue;
+        const currency* known = services.currencies.find(item.currency_code);
+        if (known == nullptr) continue;
+        auto multiplier = multiplier_of(services, *known);
+        if (!multiplier) continue;
+        terms.currencies.push_back({known->code, known->name, known->symbol, *multiplier,
+                                    item.min_amount, item.max_amount, known->decimals});
+        std::int64_t low = clamp_msats(*multiplier * static_cast<double>(item.min_amount));
+        std::int64_t high = clamp_msats(*multiplier * static_cast<double>(item.max_amount));
+        min_msats = min_msats == 0 ? low : std::min(min_msats, low);
+        max_msats = std::max(max_msats, high);
+        for (const auto& field : item.required_counterparty_fields) {
+            std::string key = payer_data_key(field.name);
+            auto found = std::find_if(terms.payer_data.begin(), terms.payer_data.end(),
+                                      [&](const auto& option) { return option.key == key; });
+            if (found == terms.payer_data.end()) {
+                terms.payer_data.push_back({key, field.mandatory});
+            } else {
+                found->mandatory = found->mandatory || field.mandatory;
+            }
+        }
+    }
+    terms.min_sendable_msats = std::max<std::int64_t>(min_msats, 1000);
+    terms.max_sendable_msats = std::max(max_msats, terms.min_sendable_msats);
+    return terms;
+}
+
+std::optional<customer> find_receiver(soci::session& session, const tenant& owner,
+                                      const std::string& address) {
+    customer_filter filter;
+    filter.uma_address = address;
+    page_request request;
+    request.limit = 1;
+    auto found = list_customers(session, owner, filter, request);
+    if (found.items.empty()) return std::nullopt;
+    return found.items.front();
+}
+
+// The address a path user names on a platform domain: "$bob" and LUD-16 "bob" are one user.
+std::optional<std::string> address_of(std::string_view user, std::string_view domain) {
+    if (!user.empty() && user.front() == '$') user.remove_prefix(1);
+    auto parsed = parse_uma_address("$" + std::string(user) + "@" + std::string(domain));
+    if (!parsed) return std::nullopt;
+    return parsed->text();
+}
+
+std::optional<uma::uma_error> verify_sender(soci::session& session,
+                                            const uma_receiver_services& services,
+                                            const uma::lnurlp_request& request) {
+    auto keys = services.counterparty_keys.fetch(*request.vasp_domain);
+    if (!keys) return keys.error();
+    auto key = uma::signing_key(keys.value());
+    if (!key) return key.error();
+    uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
+    return uma::verify_lnurlp_request(request, key.value(), nonces);
+}
+
+}  // namespace
+
+std::string requested_host(std::optional<std::string_view> forwarded_host,
+                           std::optional<std::string_view> host) {
+    if (forwarded_host && !forwarded_host->empty()) {
+        std::string_view first = forwarded_host->substr(0, forwarded_host->find(','));
+        while (!first.empty() && first.front() == ' ') first.remove_prefix(1);
+        while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
+        if (!first.empty()) return lower(first);
+    }
+    return host ? lower(*host) : std::string();
+}
+
+std::vector<platform_config> uma_platforms_for_host(soci::session& session, std::string_view host,
+                                                    std::string_view proxy_host) {
+    std::vector<tenant> tenants;
+    if (auto sub = proxy_subdomain(host, proxy_host)) {
+        tenants = tenants_where(session, "proxy_uma_subdomain", *sub);
+    }
+    if (tenants.empty()) {
+        if (auto domain = normalize_uma_domain(host)) tenants = tenants_where(session, "uma_domain", *domain);
+    }
+    std::vector<platform_config> out;
+    for (const auto& owner : tenants) {
+        if (auto config = load_platform_config(session, owner)) out.push_back(std::move(*config));
+    }
+    return out;
+}
+
+uma_reply answer_lnurlp(soci::session& session, const uma_receiver_services& services,
+                        std::string_view host, std::string_view target) {
+    auto platforms = uma_platforms_for_host(session, host, services.proxy_host);
+    if (platforms.empty()) {
+        return error_reply(uma::error_kind::user_not_found,
+                           "no platform receives UMA payments at " + std::string(host));
+    }
+    // The signed receiver address is always on the platform's UMA domain, whichever host (a proxy
+    // subdomain, an internal name) the request reached us by.
+    const std::string& domain = platforms.front().uma_domain;
+    auto request = uma::parse_lnurlp_request(target, domain);
+    if (!request) return error_reply(request.error());
+    auto address = address_of(request->user, domain);
+    if (!address) return error_reply(uma::error_kind::user_not_found, "no such user");
+    const platform_config* config = nullptr;
+    std::optional<customer> receiver;
+    for (const auto& candidate : platforms) {
+        receiver = find_receiver(session, candidate.owner, *address);
+        if (receiver) {
+            config = &candidate;
+            break;
+        }
+    }
+    if (!receiver) return error_reply(uma::error_kind::user_not_found, "no user " + *address);
+    if (request->is_uma()) {
+        if (auto error = verify_sender(session, services, request.value())) return error_reply(*error);
+    }
+    uma::sql_key_store keys(session, services.time, services.random);
+    auto signing = keys.keys_for(config->owner, config->uma_domain).signing.secret;
+    auto response = uma::build_lnurlp_response(request.value(), terms_for(services, *config, *receiver),
+                                               signing, services.time, services.random);
+    if (!response) return error_reply(response.error());
+    return uma_reply{200, uma::to_json(response.value())};
+}
+
+uma_reply answer_pubkeys(soci::session& session, const uma_receiver_services& services,
+                         std::string_view host) {
+    auto platforms = uma_platforms_for_host(session, host, services.proxy_host);
+    if (platforms.empty()) {
+        return error_reply(uma::error_kind::user_not_found,
+                           "no platform receives UMA payments at " + std::string(host));
+    }
+    const auto& config = platforms.front();
+    uma::sql_key_store keys(session, services.time, services.random);
+    return uma_reply{200, uma::to_json(uma::public_keys_of(keys.keys_for(config.owner, config.uma_domain)))};
+}
+
+uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_services& services,
+                                   std::string_view host) {
+    auto platforms = uma_platforms_for_host(session, host, services.proxy_host);
+    if (platforms.empty()) {
+        return error_reply(uma::error_kind::user_not_found,
+                           "no platform receives UMA payments at " + std::string(host));
+    }
+    return uma_reply{200, uma::uma_configuration(platforms.front().uma_domain, std::nullopt)};
+}
+
+uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,
+                             std::string_view customer_id, std::optional<std::string_view> body) {
+    if (body) {
+        auto request = uma::parse_pay_request(*body);
+        if (!request) return error_reply(request.error());
+    }
+    return error_reply(uma::error_kind::not_implemented,
+                       "payments to UMA receivers are not accepted yet");
+}
+
+uma_reply answer_post_transaction(std::string_view body) {
+    auto callback = uma::parse_post_transaction_callback(body);
+    if (!callback) return error_reply(callback.error());
+    return error_reply(uma::error_kind::not_implemented,
+                       "post-transaction callbacks are not processed yet");
+}
+
+}  // namespace corridor

@@ -1,0 +1,59 @@
+#pragma once
+// Corridor as the receiving UMA provider of every platform it hosts: the answers to
+// /.well-known/lnurlp/{user}, /.well-known/lnurlpubkey and /.well-known/uma-configuration. The
+// platform is found from the host the request was addressed to (X-Forwarded-Host, else Host): its
+// umaDomain, or <proxyUmaSubdomain>.<uma.proxy_host>. No HTTP types here; the handlers render.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/json/object.hpp>
+#include <soci/soci.h>
+
+#include "ledger/clock.hpp"
+#include "ledger/currencies.hpp"
+#include "ledger/platform_store.hpp"
+#include "ledger/random.hpp"
+#include "ledger/rates.hpp"
+#include "uma/pubkey_fetcher.hpp"
+
+namespace corridor {
+
+struct uma_reply {
+    int status = 200;
+    boost::json::object body;
+};
+
+struct uma_receiver_services {
+    const clock& time;
+    random_source& random;
+    const currency_registry& currencies;
+    const rate_source& rates;
+    uma::pubkey_fetcher& counterparty_keys;
+    std::string proxy_host;       // uma.proxy_host
+    std::string public_base_url;  // where pay-request callbacks are reached
+};
+
+// The platform environments that serve `host`, production first. A proxy subdomain names one
+// environment; a UMA domain is shared by both environments of its platform.
+std::vector<platform_config> uma_platforms_for_host(soci::session& session, std::string_view host,
+                                                    std::string_view proxy_host);
+
+uma_reply answer_lnurlp(soci::session& session, const uma_receiver_services& services,
+                        std::string_view host, std::string_view target);
+uma_reply answer_pubkeys(soci::session& session, const uma_receiver_services& services,
+                         std::string_view host);
+uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_services& services,
+                                   std::string_view host);
+// Parses the pay request (POST body or LNURL GET query) and refuses it with 501 until payments to
+// UMA receivers are executed; a malformed request is 400 as usual.
+uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,
+                             std::string_view customer_id, std::optional<std::string_view> body);
+uma_reply answer_post_transaction(std::string_view body);
+
+// The UMA-domain host named by a request: X-Forwarded-Host's first value, else Host.
+std::string requested_host(std::optional<std::string_view> forwarded_host,
+                           std::optional<std::string_view> host);
+
+}  // namespace corridor
