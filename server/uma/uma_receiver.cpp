@@ -70,11 +70,12 @@ std::optional<double> multiplier_of(const uma_receiver_services& services, const
     if (item.code == "BTC") return static_cast<double>(msats_per_btc) / 1e8;
     auto terms = services.rates.terms(item, *btc);
     if (!terms || terms->mid_rate.is_zero()) return std::nullopt;
-    double btc_per_major = static_cast<double>(terms->mid_rate.numerator()) /
-                           static_cast<double>(terms->mid_rate.denominator());
-    double per_minor = btc_per_major * static_cast<double>(msats_per_btc);
-    for (int i = 0; i < item.decimals; ++i) per_minor /= 10.0;
-    return per_minor;
+    // Exact until the one division at the end: BTC per major unit * msats per BTC / 10^decimals.
+    big_int scale = 1;
+    for (int i = 0; i < item.decimals; ++i) scale *= 10;
+    big_int numerator = terms->mid_rate.numerator() * msats_per_btc;
+    big_int denominator = terms->mid_rate.denominator() * scale;
+    return static_cast<double>(numerator) / static_cast<double>(denominator);
 }
 
 std::int64_t clamp_msats(double value) {
@@ -224,15 +225,11 @@ uma_reply answer_lnurlp(soci::session& session, const uma_receiver_services& ser
     if (!request) return error_reply(request.error());
     auto address = address_of(request->user, domain);
     if (!address) return error_reply(uma::error_kind::user_not_found, "no such user");
-    const platform_config* config = nullptr;
-    std::optional<customer> receiver;
-    for (const auto& candidate : platforms) {
-        receiver = find_receiver(session, candidate.owner, *address);
-        if (receiver) {
-            config = &candidate;
-            break;
-        }
-    }
+    // One environment answers per host, the one whose keys /.well-known/lnurlpubkey publishes
+    // there: production when both share the UMA domain (the sandbox is reached through its proxy
+    // subdomain).
+    const platform_config* config = &platforms.front();
+    auto receiver = find_receiver(session, config->owner, *address);
     if (!receiver) return error_reply(uma::error_kind::user_not_found, "no user " + *address);
     if (request->is_uma()) {
         if (auto error = verify_sender(session, services, request.value())) return error_reply(*error);

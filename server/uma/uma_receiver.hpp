@@ -36,7 +36,8 @@ struct uma_receiver_services {
 };
 
 // The platform environments that serve `host`, production first. A proxy subdomain names one
-// environment; a UMA domain is shared by both environments of its platform.
+// environment; a UMA domain may be shared by both environments of its platform, and then the
+// production environment answers for it.
 std::vector<platform_config> uma_platforms_for_host(soci::session& session, std::string_view host,
                                                     std::string_view proxy_host);
 
