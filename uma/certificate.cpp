@@ -1,13 +1,13 @@
 #include "uma/certificate.hpp"
 
-#include <memory>
-
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+
+#include <memory>
 
 #include "ledger/assert.hpp"
 
@@ -34,7 +34,8 @@ pkey_ptr openssl_key(const private_key& key) {
     CORRIDOR_ASSERT(secret && builder);
     CORRIDOR_ASSERT(OSSL_PARAM_BLD_push_utf8_string(builder.get(), OSSL_PKEY_PARAM_GROUP_NAME,
                                                     curve_name, 0) == 1);
-    CORRIDOR_ASSERT(OSSL_PARAM_BLD_push_BN(builder.get(), OSSL_PKEY_PARAM_PRIV_KEY, secret.get()) == 1);
+    CORRIDOR_ASSERT(OSSL_PARAM_BLD_push_BN(builder.get(), OSSL_PKEY_PARAM_PRIV_KEY, secret.get()) ==
+                    1);
     CORRIDOR_ASSERT(OSSL_PARAM_BLD_push_octet_string(builder.get(), OSSL_PKEY_PARAM_PUB_KEY,
                                                      point.data(), point.size()) == 1);
     params_ptr params(OSSL_PARAM_BLD_to_param(builder.get()));
@@ -42,7 +43,8 @@ pkey_ptr openssl_key(const private_key& key) {
     CORRIDOR_ASSERT(params && context);
     CORRIDOR_ASSERT(EVP_PKEY_fromdata_init(context.get()) == 1);
     EVP_PKEY* created = nullptr;
-    CORRIDOR_ASSERT(EVP_PKEY_fromdata(context.get(), &created, EVP_PKEY_KEYPAIR, params.get()) == 1);
+    CORRIDOR_ASSERT(EVP_PKEY_fromdata(context.get(), &created, EVP_PKEY_KEYPAIR, params.get()) ==
+                    1);
     return pkey_ptr(created);
 }
 
@@ -57,8 +59,8 @@ bytes self_signed_certificate(const private_key& key, const certificate_request&
     x509_ptr certificate(X509_new());
     CORRIDOR_ASSERT(certificate != nullptr);
     CORRIDOR_ASSERT(X509_set_version(certificate.get(), 2) == 1);
-    CORRIDOR_ASSERT(ASN1_INTEGER_set_uint64(X509_get_serialNumber(certificate.get()),
-                                            request.serial) == 1);
+    CORRIDOR_ASSERT(
+        ASN1_INTEGER_set_uint64(X509_get_serialNumber(certificate.get()), request.serial) == 1);
     set_time(X509_getm_notBefore(certificate.get()), request.not_before_s);
     set_time(X509_getm_notAfter(certificate.get()), request.not_after_s);
     X509_NAME* name = X509_get_subject_name(certificate.get());

@@ -32,8 +32,9 @@ std::vector<counterparty_option> read_counterparty_options(const boost::json::ob
                                                            std::string_view where) {
     std::vector<counterparty_option> out;
     for (const auto& [key, value] : object) {
-        if (!value.is_object()) throw field_error(std::string(where) + "." + std::string(key) +
-                                                  " must be {\"mandatory\": bool}");
+        if (!value.is_object())
+            throw field_error(std::string(where) + "." + std::string(key) +
+                              " must be {\"mandatory\": bool}");
         json_fields option(value.get_object(), std::string(where) + "." + std::string(key) + ".");
         out.push_back({std::string(key), option.required_bool("mandatory")});
     }

@@ -1,11 +1,10 @@
 #pragma once
 // Pieces shared by several UMA messages.
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/array.hpp>
-#include <boost/json/object.hpp>
 
 #include "uma/json_fields.hpp"
 

@@ -1,10 +1,10 @@
 #include "uma/ecies.hpp"
 
-#include <memory>
-
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <secp256k1.h>
+
+#include <memory>
 
 #include "ledger/assert.hpp"
 
@@ -22,15 +22,19 @@ const secp256k1_context* ecdh_context() {
 }
 
 // scalar * point, uncompressed; nullopt when the point is invalid.
-std::optional<public_key> multiply(std::span<const std::uint8_t> point_data, const private_key& scalar) {
+std::optional<public_key> multiply(std::span<const std::uint8_t> point_data,
+                                   const private_key& scalar) {
     secp256k1_pubkey point;
-    if (secp256k1_ec_pubkey_parse(ecdh_context(), &point, point_data.data(), point_data.size()) != 1) {
+    if (secp256k1_ec_pubkey_parse(ecdh_context(), &point, point_data.data(), point_data.size()) !=
+        1) {
         return std::nullopt;
     }
-    if (secp256k1_ec_pubkey_tweak_mul(ecdh_context(), &point, scalar.data()) != 1) return std::nullopt;
+    if (secp256k1_ec_pubkey_tweak_mul(ecdh_context(), &point, scalar.data()) != 1)
+        return std::nullopt;
     public_key out;
     std::size_t size = out.size();
-    secp256k1_ec_pubkey_serialize(ecdh_context(), out.data(), &size, &point, SECP256K1_EC_UNCOMPRESSED);
+    secp256k1_ec_pubkey_serialize(ecdh_context(), out.data(), &size, &point,
+                                  SECP256K1_EC_UNCOMPRESSED);
     return out;
 }
 
@@ -107,13 +111,13 @@ std::optional<std::string> ecies_decrypt(const private_key& receiver,
     auto cipher = gcm_context(key, nonce, false);
     std::string plaintext(body.size(), '\0');
     int written = 0;
-    if (EVP_DecryptUpdate(cipher.get(), reinterpret_cast<unsigned char*>(plaintext.data()), &written,
-                          body.data(), static_cast<int>(body.size())) != 1) {
+    if (EVP_DecryptUpdate(cipher.get(), reinterpret_cast<unsigned char*>(plaintext.data()),
+                          &written, body.data(), static_cast<int>(body.size())) != 1) {
         return std::nullopt;
     }
     bytes tag_copy(tag.begin(), tag.end());
-    CORRIDOR_ASSERT(EVP_CIPHER_CTX_ctrl(cipher.get(), EVP_CTRL_GCM_SET_TAG, tag_bytes,
-                                        tag_copy.data()) == 1);
+    CORRIDOR_ASSERT(
+        EVP_CIPHER_CTX_ctrl(cipher.get(), EVP_CTRL_GCM_SET_TAG, tag_bytes, tag_copy.data()) == 1);
     int final_written = 0;
     if (EVP_DecryptFinal_ex(cipher.get(),
                             reinterpret_cast<unsigned char*>(plaintext.data()) + written,

@@ -17,6 +17,7 @@ namespace corridor::uma {
 bytes ecies_encrypt(const public_key& receiver, std::string_view plaintext, random_source& random);
 // Nullopt when the data is too short, the ephemeral key is not a curve point, or the tag does not
 // authenticate (wrong key or tampered data).
-std::optional<std::string> ecies_decrypt(const private_key& receiver, std::span<const std::uint8_t> data);
+std::optional<std::string> ecies_decrypt(const private_key& receiver,
+                                         std::span<const std::uint8_t> data);
 
 }  // namespace corridor::uma

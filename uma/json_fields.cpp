@@ -1,8 +1,7 @@
 #include "uma/json_fields.hpp"
 
-#include <cmath>
-
 #include <boost/json/parse.hpp>
+#include <cmath>
 
 namespace corridor::uma {
 

@@ -1,16 +1,15 @@
 #pragma once
 // Typed reads of JSON members for the UMA message parsers. A bad member throws field_error, which
 // each parser turns into its uma_error (PARSE_..._ERROR naming the member) before returning.
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/array.hpp>
-#include <boost/json/object.hpp>
-#include <boost/json/value.hpp>
 
 namespace corridor::uma {
 

@@ -1,13 +1,12 @@
 #include "uma/lnurlp.hpp"
 
 #include <algorithm>
-#include <charconv>
-
 #include <boost/json/serialize.hpp>
 #include <boost/url/encode.hpp>
 #include <boost/url/parse.hpp>
 #include <boost/url/rfc/unreserved_chars.hpp>
 #include <boost/url/url.hpp>
+#include <charconv>
 
 namespace corridor::uma {
 namespace {
@@ -45,7 +44,8 @@ result<std::vector<backing_signature>, uma_error> parse_backing_query(std::strin
     std::size_t start = 0;
     while (start <= text.size()) {
         auto comma = text.find(',', start);
-        std::string_view pair = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+        std::string_view pair =
+            text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
         auto colon = pair.rfind(':');
         if (colon == std::string_view::npos) {
             return request_error(error_kind::invalid_signature,
@@ -65,8 +65,8 @@ boost::json::object currency_json(const uma_currency& currency, int major) {
     out["symbol"] = currency.symbol;
     out["multiplier"] = currency.multiplier;
     if (major >= 1) {
-        out["convertible"] = boost::json::object{{"min", currency.min_sendable},
-                                                 {"max", currency.max_sendable}};
+        out["convertible"] =
+            boost::json::object{{"min", currency.min_sendable}, {"max", currency.max_sendable}};
         out["decimals"] = currency.decimals;
     } else {
         out["minSendable"] = currency.min_sendable;
@@ -102,7 +102,8 @@ lnurlp_compliance read_lnurlp_compliance(const boost::json::object& object) {
     json_fields fields(object, "compliance.");
     lnurlp_compliance out;
     out.kyc_status = fields.required_string("kycStatus");
-    if (!is_kyc_status(out.kyc_status)) throw field_error("compliance.kycStatus is not a KycStatus");
+    if (!is_kyc_status(out.kyc_status))
+        throw field_error("compliance.kycStatus is not a KycStatus");
     out.signature = fields.required_string("signature");
     out.signature_nonce = fields.required_string("signatureNonce");
     out.signature_timestamp_s = fields.required_int("signatureTimestamp");
@@ -124,14 +125,16 @@ bool is_local_domain(std::string_view domain) {
     std::string name = lower(host);
     if (name == "localhost" || name == "127.0.0.1") return true;
     auto dot = name.rfind('.');
-    std::string_view last = dot == std::string::npos ? std::string_view(name)
-                                                     : std::string_view(name).substr(dot + 1);
+    std::string_view last =
+        dot == std::string::npos ? std::string_view(name) : std::string_view(name).substr(dot + 1);
     return last == "local" || last == "internal";
 }
 
-result<lnurlp_request, uma_error> parse_lnurlp_request(std::string_view target, std::string_view host) {
+result<lnurlp_request, uma_error> parse_lnurlp_request(std::string_view target,
+                                                       std::string_view host) {
     auto parsed = boost::urls::parse_origin_form(target);
-    if (!parsed) return request_error(error_kind::parse_lnurlp_request_error, "invalid request target");
+    if (!parsed)
+        return request_error(error_kind::parse_lnurlp_request_error, "invalid request target");
     const auto& url = *parsed;
     std::vector<std::string> segments;
     for (auto segment : url.segments()) segments.push_back(segment);
@@ -152,13 +155,20 @@ result<lnurlp_request, uma_error> parse_lnurlp_request(std::string_view target, 
     // Query strings from browsers' URLSearchParams encode spaces as '+'.
     for (auto param : url.params(boost::urls::encoding_opts(true))) {
         std::optional<std::string>* slot = nullptr;
-        if (param.key == "signature") slot = &request.signature;
-        else if (param.key == "vaspDomain") slot = &request.vasp_domain;
-        else if (param.key == "nonce") slot = &request.nonce;
-        else if (param.key == "umaVersion") slot = &request.uma_version;
-        else if (param.key == "timestamp") slot = &timestamp;
-        else if (param.key == "isSubjectToTravelRule") slot = &travel_rule;
-        else if (param.key == "backingSignatures") slot = &backing;
+        if (param.key == "signature")
+            slot = &request.signature;
+        else if (param.key == "vaspDomain")
+            slot = &request.vasp_domain;
+        else if (param.key == "nonce")
+            slot = &request.nonce;
+        else if (param.key == "umaVersion")
+            slot = &request.uma_version;
+        else if (param.key == "timestamp")
+            slot = &timestamp;
+        else if (param.key == "isSubjectToTravelRule")
+            slot = &travel_rule;
+        else if (param.key == "backingSignatures")
+            slot = &backing;
         if (slot != nullptr && !*slot) *slot = param.has_value ? param.value : std::string();
     }
     if (request.uma_version) {

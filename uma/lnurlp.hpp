@@ -29,7 +29,8 @@ struct lnurlp_request {
 // Parses the request target (path and query) received with `host` (the Host the sender
 // addressed, with its port). A plain LNURL request has none of the UMA parameters. An unsupported
 // umaVersion is UNSUPPORTED_UMA_VERSION (412) before anything else is checked, as in the SDKs.
-result<lnurlp_request, uma_error> parse_lnurlp_request(std::string_view target, std::string_view host);
+result<lnurlp_request, uma_error> parse_lnurlp_request(std::string_view target,
+                                                       std::string_view host);
 // "receiverAddress|nonce|timestamp"
 std::string signable_payload(const lnurlp_request& request);
 // The URL a sender fetches: http for localhost-like domains, https otherwise; query parameters in
@@ -40,7 +41,7 @@ bool is_local_domain(std::string_view domain);
 
 struct uma_currency {
     std::string code, name, symbol;
-    double multiplier = 0;  // millisatoshis per smallest unit
+    double multiplier = 0;                            // millisatoshis per smallest unit
     std::int64_t min_sendable = 0, max_sendable = 0;  // smallest units
     int decimals = 0;
     bool operator==(const uma_currency&) const = default;
@@ -77,7 +78,8 @@ boost::json::object to_json(const lnurlp_response& response);
 result<lnurlp_response, uma_error> parse_lnurlp_response(std::string_view json_text);
 // "receiverIdentifier|signatureNonce|signatureTimestamp"
 std::string signable_payload(const lnurlp_compliance& compliance);
-// LUD-06 metadata for a LUD-16 address: [["text/plain", description], ["text/identifier", address]].
+// LUD-06 metadata for a LUD-16 address: [["text/plain", description], ["text/identifier",
+// address]].
 std::string lnurlp_metadata(std::string_view description, std::string_view identifier);
 
 }  // namespace corridor::uma

@@ -27,7 +27,8 @@ bool within_window(const clock& time, std::int64_t timestamp_s, std::int64_t win
 // For tools and tests; one process only.
 class memory_nonce_store final : public nonce_store {
 public:
-    memory_nonce_store(const clock& time, std::int64_t window_s) : time_(time), window_s_(window_s) {}
+    memory_nonce_store(const clock& time, std::int64_t window_s)
+        : time_(time), window_s_(window_s) {}
     bool check_and_save(std::string_view scope, std::string_view nonce,
                         std::int64_t timestamp_s) override;
 

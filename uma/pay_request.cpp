@@ -70,7 +70,8 @@ void read_v1_amount(const boost::json::value& amount, pay_request& out) {
     }
     out.amount = parse_integer(text.substr(0, dot), "amount");
     std::string_view code = text.substr(dot + 1);
-    if (!is_currency_code(code)) throw field_error("amount names no valid currency after the period");
+    if (!is_currency_code(code))
+        throw field_error("amount names no valid currency after the period");
     out.sending_currency = std::string(code);
 }
 
@@ -119,8 +120,10 @@ result<pay_request, uma_error> parse_pay_request(std::string_view json_text) {
         }
         out.comment = fields.optional_string("comment");
         out.invoice_uuid = fields.optional_string("invoiceUUID");
-        if (out.invoice_uuid && !is_uuid(*out.invoice_uuid)) throw field_error("invoiceUUID must be a UUID");
-        if (const auto* settlement = fields.optional_object("settlement")) out.settlement = *settlement;
+        if (out.invoice_uuid && !is_uuid(*out.invoice_uuid))
+            throw field_error("invoiceUUID must be a UUID");
+        if (const auto* settlement = fields.optional_object("settlement"))
+            out.settlement = *settlement;
         return out;
     } catch (const field_error& error) {
         return uma_error{error_kind::parse_payreq_request_error, error.what(), {}};

@@ -1,12 +1,11 @@
 #pragma once
 // The pay request a sender POSTs to the LNURLP callback (UMAD-05), v1 and v0 shapes.
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "ledger/result.hpp"
 #include "uma/common.hpp"

@@ -13,7 +13,8 @@ boost::json::object compliance_json(const payee_compliance& compliance, bool sig
     if (!signed_form) return out;
     if (compliance.signature) out["signature"] = *compliance.signature;
     if (compliance.signature_nonce) out["signatureNonce"] = *compliance.signature_nonce;
-    if (compliance.signature_timestamp_s) out["signatureTimestamp"] = *compliance.signature_timestamp_s;
+    if (compliance.signature_timestamp_s)
+        out["signatureTimestamp"] = *compliance.signature_timestamp_s;
     if (!compliance.backing_signatures.empty()) {
         out["backingSignatures"] = to_json(compliance.backing_signatures);
     }
@@ -43,7 +44,8 @@ boost::json::object to_json(const pay_response& response) {
     out["routes"] = boost::json::array();
     bool v0 = response.major_version == 0;
     boost::json::object payee = response.payee_data;
-    if (response.compliance && !v0) payee["compliance"] = compliance_json(*response.compliance, true);
+    if (response.compliance && !v0)
+        payee["compliance"] = compliance_json(*response.compliance, true);
     if (!payee.empty() || response.compliance) out["payeeData"] = std::move(payee);
     if (response.disposable) out["disposable"] = *response.disposable;
     if (response.success_action) out["successAction"] = *response.success_action;
@@ -70,13 +72,15 @@ result<pay_response, uma_error> parse_pay_response(std::string_view json_text) {
         fields.optional_array("routes");
         if (const auto* payee = fields.optional_object("payeeData")) {
             out.payee_data = *payee;
-            if (const auto* compliance = json_fields(*payee, "payeeData.").optional_object("compliance")) {
+            if (const auto* compliance =
+                    json_fields(*payee, "payeeData.").optional_object("compliance")) {
                 out.compliance = read_payee_compliance(*compliance, "payeeData.compliance.");
             }
             out.payee_data.erase("compliance");
         }
         out.disposable = fields.optional_bool("disposable");
-        if (const auto* action = fields.optional_object("successAction")) out.success_action = *action;
+        if (const auto* action = fields.optional_object("successAction"))
+            out.success_action = *action;
         const auto* info = fields.optional_object("paymentInfo");
         if (info != nullptr && !object.contains("converted")) {
             out.major_version = 0;

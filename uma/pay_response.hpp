@@ -2,13 +2,12 @@
 // The receiver's answer to a pay request (UMAD-06): the invoice, the converted amount and the
 // signed payee compliance data. v0 moves compliance to the top level and names the amounts
 // paymentInfo.
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "ledger/result.hpp"
 #include "uma/common.hpp"
@@ -35,8 +34,8 @@ struct converted_amount {
 
 struct pay_response {
     int major_version = 1;
-    std::string pr;                   // BOLT-11 invoice
-    boost::json::object payee_data;   // requested payee fields, compliance excluded
+    std::string pr;                  // BOLT-11 invoice
+    boost::json::object payee_data;  // requested payee fields, compliance excluded
     std::optional<payee_compliance> compliance;
     std::optional<converted_amount> converted;
     std::optional<bool> disposable;

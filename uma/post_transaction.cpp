@@ -7,7 +7,8 @@ namespace corridor::uma {
 boost::json::object to_json(const post_transaction_callback& callback) {
     boost::json::array utxos;
     for (const auto& item : callback.utxos) {
-        utxos.push_back(boost::json::object{{"utxo", item.utxo}, {"amountMsats", item.amount_msats}});
+        utxos.push_back(
+            boost::json::object{{"utxo", item.utxo}, {"amountMsats", item.amount_msats}});
     }
     boost::json::object out;
     out["utxos"] = std::move(utxos);
@@ -18,7 +19,8 @@ boost::json::object to_json(const post_transaction_callback& callback) {
     return out;
 }
 
-result<post_transaction_callback, uma_error> parse_post_transaction_callback(std::string_view json_text) {
+result<post_transaction_callback, uma_error> parse_post_transaction_callback(
+    std::string_view json_text) {
     try {
         auto object = parse_object(json_text);
         json_fields fields(object);

@@ -1,11 +1,10 @@
 #pragma once
 // The post-transaction callback (UMAD-07): the UTXOs a payment used, signed by the caller.
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "ledger/result.hpp"
 #include "uma/uma_error.hpp"
@@ -26,7 +25,8 @@ struct post_transaction_callback {
 };
 
 boost::json::object to_json(const post_transaction_callback& callback);
-result<post_transaction_callback, uma_error> parse_post_transaction_callback(std::string_view json_text);
+result<post_transaction_callback, uma_error> parse_post_transaction_callback(
+    std::string_view json_text);
 // "signatureNonce|signatureTimestamp"
 std::string signable_payload(const post_transaction_callback& callback);
 

@@ -33,7 +33,8 @@ result<pubkey_response, uma_error> cached_pubkey_fetcher::fetch(std::string_view
     {
         std::lock_guard lock(mutex_);
         auto found = entries_.find(vasp_domain);
-        if (found != entries_.end() && found->second.expires_at_ms > now_ms) return found->second.keys;
+        if (found != entries_.end() && found->second.expires_at_ms > now_ms)
+            return found->second.keys;
     }
     auto url = pubkey_url(vasp_domain);
     if (!url) return fetch_error("vaspDomain is not a host name with an optional port");
@@ -44,7 +45,8 @@ result<pubkey_response, uma_error> cached_pubkey_fetcher::fetch(std::string_view
     }
     auto keys = parse_pubkey_response(reply->body);
     if (!keys) return fetch_error("the keys at " + *url + " do not parse: " + keys.error().reason);
-    if (!signing_key(keys.value())) return fetch_error("the keys at " + *url + " hold no signing key");
+    if (!signing_key(keys.value()))
+        return fetch_error("the keys at " + *url + " hold no signing key");
     std::int64_t expires_at_ms = now_ms + cache_ms_;
     if (keys->expiration_timestamp_s) {
         expires_at_ms = std::min(expires_at_ms, *keys->expiration_timestamp_s * 1000);

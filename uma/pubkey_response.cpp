@@ -18,20 +18,22 @@ std::vector<bytes> read_chain(const json_fields& fields, std::string_view key) {
     if (!items) return out;
     for (const auto& item : *items) {
         auto der = from_hex(item);
-        if (!der || der->empty()) throw field_error(std::string(key) + " must hold hex DER certificates");
+        if (!der || der->empty())
+            throw field_error(std::string(key) + " must hold hex DER certificates");
         out.push_back(std::move(*der));
     }
     return out;
 }
 
 result<public_key, uma_error> key_from(const std::vector<bytes>& chain,
-                                       const std::optional<std::string>& raw, std::string_view role) {
+                                       const std::optional<std::string>& raw,
+                                       std::string_view role) {
     if (!chain.empty()) {
         if (auto key = certificate_public_key(chain.front())) return *key;
-        return uma_error{error_kind::cert_chain_invalid,
-                         std::string("the ") + std::string(role) +
-                             " certificate holds no secp256k1 key",
-                         {}};
+        return uma_error{
+            error_kind::cert_chain_invalid,
+            std::string("the ") + std::string(role) + " certificate holds no secp256k1 key",
+            {}};
     }
     if (raw) {
         auto data = from_hex(*raw);
@@ -57,7 +59,8 @@ boost::json::object to_json(const pubkey_response& response) {
     }
     if (response.signing_pub_key) out["signingPubKey"] = *response.signing_pub_key;
     if (response.encryption_pub_key) out["encryptionPubKey"] = *response.encryption_pub_key;
-    if (response.expiration_timestamp_s) out["expirationTimestamp"] = *response.expiration_timestamp_s;
+    if (response.expiration_timestamp_s)
+        out["expirationTimestamp"] = *response.expiration_timestamp_s;
     return out;
 }
 

@@ -1,13 +1,12 @@
 #pragma once
 // GET /.well-known/lnurlpubkey (UMAD-02): certificate chains (hex DER, leaf first) and, for older
 // readers, the raw uncompressed keys in hex. Readers prefer the chain's leaf.
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "ledger/result.hpp"
 #include "uma/hex.hpp"

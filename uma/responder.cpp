@@ -1,7 +1,6 @@
 #include "uma/responder.hpp"
 
 #include <array>
-
 #include <boost/json/array.hpp>
 
 namespace corridor::uma {
@@ -39,7 +38,8 @@ result<lnurlp_response, uma_error> build_lnurlp_response(const lnurlp_request& r
     response.callback = terms.callback;
     response.min_sendable_msats = terms.min_sendable_msats;
     response.max_sendable_msats = terms.max_sendable_msats;
-    response.metadata = lnurlp_metadata(terms.description, lightning_address(terms.receiver_identifier));
+    response.metadata =
+        lnurlp_metadata(terms.description, lightning_address(terms.receiver_identifier));
     response.comment_allowed = terms.comment_allowed;
     response.allows_nostr = false;
     if (!terms.currencies.empty()) response.currencies = terms.currencies;

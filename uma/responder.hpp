@@ -2,13 +2,12 @@
 // The receiving side of an LNURLP lookup: given the parsed request and what the receiver accepts,
 // the response to send, signed when the request is UMA. No HTTP and no database here: the server
 // finds the platform, the user and the keys, then calls this.
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 #include "ledger/clock.hpp"
 #include "ledger/random.hpp"

@@ -32,6 +32,7 @@ std::array<std::uint8_t, 32> sha256(std::string_view data);
 // DER signature, lower-case hex.
 std::string sign_payload(std::string_view payload, const private_key& key);
 // True when signature_hex is a DER ECDSA signature by `key` over SHA-256(payload), S normalised.
-bool verify_payload(std::string_view payload, std::string_view signature_hex, const public_key& key);
+bool verify_payload(std::string_view payload, std::string_view signature_hex,
+                    const public_key& key);
 
 }  // namespace corridor::uma

@@ -37,8 +37,12 @@ kind_info info_of(error_kind kind) {
 
 }  // namespace
 
-std::string_view code_of(error_kind kind) { return info_of(kind).code; }
-int http_status_of(error_kind kind) { return info_of(kind).status; }
+std::string_view code_of(error_kind kind) {
+    return info_of(kind).code;
+}
+int http_status_of(error_kind kind) {
+    return info_of(kind).status;
+}
 
 boost::json::object to_json(const uma_error& error) {
     boost::json::object body;

@@ -1,11 +1,10 @@
 #pragma once
 // UMA errors travel in the LUD-06 shape the SDKs read: {"status":"ERROR","reason","code"} with the
 // HTTP status of the protocol's error list (schemas/errors/errors.json).
+#include <boost/json/object.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
 
 namespace corridor::uma {
 

@@ -3,13 +3,15 @@
 namespace corridor::uma {
 namespace {
 
-std::optional<uma_error> check(std::string_view scope, std::string_view nonce, std::int64_t timestamp_s,
-                               std::string_view payload, std::string_view signature,
-                               const public_key& key, nonce_store& nonces) {
+std::optional<uma_error> check(std::string_view scope, std::string_view nonce,
+                               std::int64_t timestamp_s, std::string_view payload,
+                               std::string_view signature, const public_key& key,
+                               nonce_store& nonces) {
     if (!nonces.check_and_save(scope, nonce, timestamp_s)) {
-        return uma_error{error_kind::invalid_nonce,
-                         "the nonce was seen before or the timestamp is outside the accepted window",
-                         {}};
+        return uma_error{
+            error_kind::invalid_nonce,
+            "the nonce was seen before or the timestamp is outside the accepted window",
+            {}};
     }
     if (!verify_payload(payload, signature, key)) {
         return uma_error{error_kind::invalid_signature, "the signature does not verify", {}};
@@ -23,11 +25,11 @@ uma_error missing(std::string what) {
 
 }  // namespace
 
-std::optional<uma_error> verify_lnurlp_request(const lnurlp_request& request, const public_key& sender,
-                                               nonce_store& nonces) {
+std::optional<uma_error> verify_lnurlp_request(const lnurlp_request& request,
+                                               const public_key& sender, nonce_store& nonces) {
     if (!request.is_uma()) return missing("the request carries no UMA signature");
-    return check(*request.vasp_domain, *request.nonce, *request.timestamp_s, signable_payload(request),
-                 *request.signature, sender, nonces);
+    return check(*request.vasp_domain, *request.nonce, *request.timestamp_s,
+                 signable_payload(request), *request.signature, sender, nonces);
 }
 
 std::optional<uma_error> verify_lnurlp_response(const lnurlp_response& response,
@@ -55,7 +57,8 @@ std::optional<uma_error> verify_pay_response(const pay_response& response,
                                              nonce_store& nonces) {
     if (!response.compliance || !response.compliance->signature ||
         !response.compliance->signature_nonce || !response.compliance->signature_timestamp_s) {
-        return missing("payeeData.compliance needs signature, signatureNonce and signatureTimestamp");
+        return missing(
+            "payeeData.compliance needs signature, signatureNonce and signatureTimestamp");
     }
     const auto& compliance = *response.compliance;
     return check(scope, *compliance.signature_nonce, *compliance.signature_timestamp_s,

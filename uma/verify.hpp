@@ -16,8 +16,8 @@
 namespace corridor::uma {
 
 // scope: the counterparty's domain, under which its nonces are remembered.
-std::optional<uma_error> verify_lnurlp_request(const lnurlp_request& request, const public_key& sender,
-                                               nonce_store& nonces);
+std::optional<uma_error> verify_lnurlp_request(const lnurlp_request& request,
+                                               const public_key& sender, nonce_store& nonces);
 std::optional<uma_error> verify_lnurlp_response(const lnurlp_response& response,
                                                 const public_key& receiver, std::string_view scope,
                                                 nonce_store& nonces);

@@ -1,8 +1,7 @@
 #include "uma/version.hpp"
 
-#include <charconv>
-
 #include <boost/json/array.hpp>
+#include <charconv>
 
 namespace corridor::uma {
 namespace {
@@ -26,7 +25,9 @@ std::optional<uma_version> highest_in_major(int major) {
 
 }  // namespace
 
-std::string uma_version::text() const { return std::to_string(major) + "." + std::to_string(minor); }
+std::string uma_version::text() const {
+    return std::to_string(major) + "." + std::to_string(minor);
+}
 
 std::optional<uma_version> parse_version(std::string_view text) {
     auto dot = text.find('.');
@@ -44,9 +45,10 @@ std::vector<int> supported_major_versions() {
 result<uma_version, uma_error> negotiate_version(std::string_view requested) {
     auto version = parse_version(requested);
     if (!version) {
-        return uma_error{error_kind::invalid_input,
-                         "umaVersion must be <major>.<minor>, got \"" + std::string(requested) + "\"",
-                         {}};
+        return uma_error{
+            error_kind::invalid_input,
+            "umaVersion must be <major>.<minor>, got \"" + std::string(requested) + "\"",
+            {}};
     }
     auto ours = highest_in_major(version->major);
     if (!ours) {

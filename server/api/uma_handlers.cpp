@@ -12,14 +12,18 @@ constexpr std::int64_t counterparty_keys_cache_ms = 10 * 60 * 1000;
 
 uma_receiver_services receiver_services(request_context& context) {
     auto& services = context.services;
-    return uma_receiver_services{services.time,          services.random,
-                                 services.currencies,    *services.rates,
-                                 *services.uma_keys,     services.config.uma_proxy_host,
+    return uma_receiver_services{services.time,
+                                 services.random,
+                                 services.currencies,
+                                 *services.rates,
+                                 *services.uma_keys,
+                                 services.config.uma_proxy_host,
                                  services.config.public_base_url};
 }
 
 std::string host_of(const request_context& context) {
-    return requested_host(context.request.header("x-forwarded-host"), context.request.header("host"));
+    return requested_host(context.request.header("x-forwarded-host"),
+                          context.request.header("host"));
 }
 
 http_response render(const uma_reply& reply) {
@@ -39,18 +43,18 @@ http_response lnurlpubkey(request_context& context) {
 }
 
 http_response uma_configuration(request_context& context) {
-    return render(answer_uma_configuration(context.session(), receiver_services(context),
-                                           host_of(context)));
+    return render(
+        answer_uma_configuration(context.session(), receiver_services(context), host_of(context)));
 }
 
 http_response pay_request_post(request_context& context) {
-    return render(answer_pay_request(context.session(), receiver_services(context), context.param(0),
-                                     context.request.body));
+    return render(answer_pay_request(context.session(), receiver_services(context),
+                                     context.param(0), context.request.body));
 }
 
 http_response pay_request_get(request_context& context) {
-    return render(answer_pay_request(context.session(), receiver_services(context), context.param(0),
-                                     std::nullopt));
+    return render(answer_pay_request(context.session(), receiver_services(context),
+                                     context.param(0), std::nullopt));
 }
 
 http_response post_transaction(request_context& context) {
@@ -67,18 +71,30 @@ void app_services::init_uma() {
 }
 
 void register_uma_routes(router& routes) {
-    routes.add({.method = http_method::get, .pattern = "/.well-known/lnurlp/{user}",
-                .who = access::public_route, .handler = lnurlp});
-    routes.add({.method = http_method::get, .pattern = "/.well-known/lnurlpubkey",
-                .who = access::public_route, .handler = lnurlpubkey});
-    routes.add({.method = http_method::get, .pattern = "/.well-known/uma-configuration",
-                .who = access::public_route, .handler = uma_configuration});
-    routes.add({.method = http_method::post, .pattern = "/uma/payreq/{customerId}",
-                .who = access::public_route, .handler = pay_request_post});
-    routes.add({.method = http_method::get, .pattern = "/uma/payreq/{customerId}",
-                .who = access::public_route, .handler = pay_request_get});
-    routes.add({.method = http_method::post, .pattern = "/uma/post-transaction",
-                .who = access::public_route, .handler = post_transaction});
+    routes.add({.method = http_method::get,
+                .pattern = "/.well-known/lnurlp/{user}",
+                .who = access::public_route,
+                .handler = lnurlp});
+    routes.add({.method = http_method::get,
+                .pattern = "/.well-known/lnurlpubkey",
+                .who = access::public_route,
+                .handler = lnurlpubkey});
+    routes.add({.method = http_method::get,
+                .pattern = "/.well-known/uma-configuration",
+                .who = access::public_route,
+                .handler = uma_configuration});
+    routes.add({.method = http_method::post,
+                .pattern = "/uma/payreq/{customerId}",
+                .who = access::public_route,
+                .handler = pay_request_post});
+    routes.add({.method = http_method::get,
+                .pattern = "/uma/payreq/{customerId}",
+                .who = access::public_route,
+                .handler = pay_request_get});
+    routes.add({.method = http_method::post,
+                .pattern = "/uma/post-transaction",
+                .who = access::public_route,
+                .handler = post_transaction});
 }
 
 }  // namespace corridor

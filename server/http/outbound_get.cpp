@@ -1,14 +1,13 @@
 #include "server/http/outbound_get.hpp"
 
-#include <chrono>
-#include <optional>
-
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
+#include <chrono>
+#include <optional>
 
 namespace corridor {
 namespace {
@@ -44,8 +43,10 @@ std::optional<target> parse_target(const std::string& text) {
     auto url = boost::urls::parse_absolute_uri(text);
     if (!url) return std::nullopt;
     target out;
-    if (url->scheme() == "https") out.tls = true;
-    else if (url->scheme() != "http") return std::nullopt;
+    if (url->scheme() == "https")
+        out.tls = true;
+    else if (url->scheme() != "http")
+        return std::nullopt;
     out.host = url->host_address();
     if (out.host.empty()) return std::nullopt;
     out.port = url->has_port() ? std::string(url->port()) : (out.tls ? "443" : "80");
@@ -54,7 +55,8 @@ std::optional<target> parse_target(const std::string& text) {
 }
 
 template <class Stream>
-net::awaitable<uma::http_reply> exchange(Stream& stream, const target& where, std::size_t body_max) {
+net::awaitable<uma::http_reply> exchange(Stream& stream, const target& where,
+                                         std::size_t body_max) {
     http::request<http::empty_body> request{http::verb::get, where.path, 11};
     bool default_port = where.port == (where.tls ? "443" : "80");
     request.set(http::field::host, default_port ? where.host : where.host + ":" + where.port);

@@ -38,7 +38,8 @@ std::vector<tenant> tenants_where(soci::session& session, const std::string& col
     std::vector<tenant> out;
     std::string platform_id, env;
     soci::statement select = (session.prepare << "SELECT platform_id, environment FROM "
-                                                 "platform_configs WHERE " + column + " = :v",
+                                                 "platform_configs WHERE " +
+                                                     column + " = :v",
                               soci::use(value), soci::into(platform_id), soci::into(env));
     select.execute(false);
     while (select.fetch()) out.push_back(tenant_of_row(platform_id, env));
@@ -101,8 +102,9 @@ std::string payer_data_key(std::string_view field) {
             continue;
         }
         char lowered = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-        out.push_back(upper && lowered >= 'a' && lowered <= 'z' ? static_cast<char>(lowered - 'a' + 'A')
-                                                                : lowered);
+        out.push_back(upper && lowered >= 'a' && lowered <= 'z'
+                          ? static_cast<char>(lowered - 'a' + 'A')
+                          : lowered);
         upper = false;
     }
     return out;
@@ -202,7 +204,8 @@ std::vector<platform_config> uma_platforms_for_host(soci::session& session, std:
         tenants = tenants_where(session, "proxy_uma_subdomain", *sub);
     }
     if (tenants.empty()) {
-        if (auto domain = normalize_uma_domain(host)) tenants = tenants_where(session, "uma_domain", *domain);
+        if (auto domain = normalize_uma_domain(host))
+            tenants = tenants_where(session, "uma_domain", *domain);
     }
     std::vector<platform_config> out;
     for (const auto& owner : tenants) {
@@ -232,12 +235,14 @@ uma_reply answer_lnurlp(soci::session& session, const uma_receiver_services& ser
     auto receiver = find_receiver(session, config->owner, *address);
     if (!receiver) return error_reply(uma::error_kind::user_not_found, "no user " + *address);
     if (request->is_uma()) {
-        if (auto error = verify_sender(session, services, request.value())) return error_reply(*error);
+        if (auto error = verify_sender(session, services, request.value()))
+            return error_reply(*error);
     }
     uma::sql_key_store keys(session, services.time, services.random);
     auto signing = keys.keys_for(config->owner, config->uma_domain).signing.secret;
-    auto response = uma::build_lnurlp_response(request.value(), terms_for(services, *config, *receiver),
-                                               signing, services.time, services.random);
+    auto response =
+        uma::build_lnurlp_response(request.value(), terms_for(services, *config, *receiver),
+                                   signing, services.time, services.random);
     if (!response) return error_reply(response.error());
     return uma_reply{200, uma::to_json(response.value())};
 }
@@ -251,7 +256,8 @@ uma_reply answer_pubkeys(soci::session& session, const uma_receiver_services& se
     }
     const auto& config = platforms.front();
     uma::sql_key_store keys(session, services.time, services.random);
-    return uma_reply{200, uma::to_json(uma::public_keys_of(keys.keys_for(config.owner, config.uma_domain)))};
+    return uma_reply{
+        200, uma::to_json(uma::public_keys_of(keys.keys_for(config.owner, config.uma_domain)))};
 }
 
 uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_services& services,

@@ -3,13 +3,13 @@
 // /.well-known/lnurlp/{user}, /.well-known/lnurlpubkey and /.well-known/uma-configuration. The
 // platform is found from the host the request was addressed to (X-Forwarded-Host, else Host): its
 // umaDomain, or <proxyUmaSubdomain>.<uma.proxy_host>. No HTTP types here; the handlers render.
+#include <soci/soci.h>
+
+#include <boost/json/object.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <boost/json/object.hpp>
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/currencies.hpp"

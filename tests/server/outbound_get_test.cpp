@@ -1,15 +1,15 @@
-#include <catch2/catch.hpp>
-
 #include "server/http/outbound_get.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace corridor;
 
 TEST_CASE("outbound requests treat private, loopback and link-local addresses as private",
           "[outbound]") {
-    for (const char* address : {"127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255",
-                                "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1",
-                                "::", "fe80::1", "fc00::1", "fd12::1", "::ffff:127.0.0.1",
-                                "::ffff:10.0.0.1", "224.0.0.1", "not an address"}) {
+    for (const char* address :
+         {"127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
+          "100.64.0.1", "0.0.0.0", "::1", "::", "fe80::1", "fc00::1", "fd12::1", "::ffff:127.0.0.1",
+          "::ffff:10.0.0.1", "224.0.0.1", "not an address"}) {
         INFO(address);
         CHECK(is_private_address(address));
     }

@@ -1,9 +1,9 @@
-#include <catch2/catch.hpp>
+#include "server/uma/uma_receiver.hpp"
 
 #include <boost/json/serialize.hpp>
+#include <catch2/catch.hpp>
 
 #include "ledger/rates.hpp"
-#include "server/uma/uma_receiver.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/pubkey_response.hpp"
@@ -17,7 +17,8 @@ constexpr char proxy_host[] = "uma.corridor.localhost";
 // One USD at 0.00001 BTC.
 class fixed_rates final : public rate_source {
 public:
-    std::optional<corridor_terms> terms(const currency& sending, const currency& receiving) const override {
+    std::optional<corridor_terms> terms(const currency& sending,
+                                        const currency& receiving) const override {
         if (sending.code != "USD" || receiving.code != "BTC") return std::nullopt;
         corridor_terms out;
         out.mid_rate = *rational::parse_decimal("0.00001");
@@ -31,7 +32,8 @@ public:
     int calls = 0;
     result<uma::pubkey_response, uma::uma_error> fetch(std::string_view) override {
         ++calls;
-        if (!key) return uma::uma_error{uma::error_kind::counterparty_pubkey_fetch_error, "down", {}};
+        if (!key)
+            return uma::uma_error{uma::error_kind::counterparty_pubkey_fetch_error, "down", {}};
         uma::pubkey_response out;
         out.signing_pub_key = uma::to_hex(*key);
         return out;
@@ -44,8 +46,8 @@ struct receiver_world : testing::store_fixture {
         R"({"code":"BTC","name":"Bitcoin","symbol":"B","decimals":8}]})");
     fixed_rates rates;
     fake_keys keys;
-    uma_receiver_services services{clock, random, currencies, rates, keys, proxy_host,
-                                   "https://corridor.example"};
+    uma_receiver_services services{
+        clock, random, currencies, rates, keys, proxy_host, "https://corridor.example"};
     std::string platform_id = make_platform("vasp.example:8443");
 
     platform_config config(environment env) {
@@ -79,7 +81,8 @@ struct receiver_world : testing::store_fixture {
 
 }  // namespace
 
-TEST_CASE("the platform is found by its UMA domain or its proxy subdomain", "[uma][receiver][store]") {
+TEST_CASE("the platform is found by its UMA domain or its proxy subdomain",
+          "[uma][receiver][store]") {
     receiver_world world;
     auto by_domain = uma_platforms_for_host(world.session(), "VASP.example:8443", proxy_host);
     REQUIRE(by_domain.size() == 2);
@@ -97,16 +100,19 @@ TEST_CASE("the platform is found by its UMA domain or its proxy subdomain", "[um
         REQUIRE(found.size() == 1);
         CHECK(found[0].owner.env == environment::sandbox);
     }
-    CHECK(uma_platforms_for_host(world.session(), "x." + sandbox.proxy_uma_subdomain + ".uma.corridor.localhost",
+    CHECK(uma_platforms_for_host(world.session(),
+                                 "x." + sandbox.proxy_uma_subdomain + ".uma.corridor.localhost",
                                  proxy_host)
               .empty());
-    CHECK(uma_platforms_for_host(world.session(), "nobody.uma.corridor.localhost", proxy_host).empty());
+    CHECK(uma_platforms_for_host(world.session(), "nobody.uma.corridor.localhost", proxy_host)
+              .empty());
 }
 
 TEST_CASE("the addressed host is X-Forwarded-Host's first value, else Host", "[uma][receiver]") {
-    CHECK(requested_host(std::string_view("Pay.Example:443, proxy.internal"), std::string_view("x")) ==
-          "pay.example:443");
-    CHECK(requested_host(std::nullopt, std::string_view("Vasp.Example:8443")) == "vasp.example:8443");
+    CHECK(requested_host(std::string_view("Pay.Example:443, proxy.internal"),
+                         std::string_view("x")) == "pay.example:443");
+    CHECK(requested_host(std::nullopt, std::string_view("Vasp.Example:8443")) ==
+          "vasp.example:8443");
     CHECK(requested_host(std::string_view(""), std::string_view("h")) == "h");
     CHECK(requested_host(std::nullopt, std::nullopt).empty());
 }
@@ -120,7 +126,8 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
 
     // Reached through the sandbox proxy subdomain; the signed address is still the UMA domain.
     auto proxy = world.config(environment::sandbox).proxy_uma_subdomain + "." + proxy_host;
-    auto reply = answer_lnurlp(world.session(), world.services, proxy, world.signed_target(sender, "$bob", "1"));
+    auto reply = answer_lnurlp(world.session(), world.services, proxy,
+                               world.signed_target(sender, "$bob", "1"));
     INFO(boost::json::serialize(reply.body));
     REQUIRE(reply.status == 200);
     auto response = uma::parse_lnurlp_response(boost::json::serialize(reply.body));
@@ -140,8 +147,8 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
     REQUIRE(document.ok());
     auto signing = uma::signing_key(document.value());
     REQUIRE(signing.ok());
-    CHECK(uma::verify_payload(uma::signable_payload(*response->compliance), response->compliance->signature,
-                              signing.value()));
+    CHECK(uma::verify_payload(uma::signable_payload(*response->compliance),
+                              response->compliance->signature, signing.value()));
 
     SECTION("a replay is refused") {
         auto again = answer_lnurlp(world.session(), world.services, proxy,
@@ -169,13 +176,17 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
         CHECK(missing.status == 404);
         CHECK(missing.body.at("status") == "ERROR");
         CHECK(missing.body.at("code") == "USER_NOT_FOUND");
-        CHECK(answer_lnurlp(world.session(), world.services, "other.example", "/.well-known/lnurlp/bob").status == 404);
+        CHECK(answer_lnurlp(world.session(), world.services, "other.example",
+                            "/.well-known/lnurlp/bob")
+                  .status == 404);
         CHECK(answer_pubkeys(world.session(), world.services, "other.example").status == 404);
-        CHECK(answer_uma_configuration(world.session(), world.services, "other.example").status == 404);
+        CHECK(answer_uma_configuration(world.session(), world.services, "other.example").status ==
+              404);
     }
     SECTION("a plain LUD-16 lookup needs no signature") {
         auto calls = world.keys.calls;
-        auto plain = answer_lnurlp(world.session(), world.services, proxy, "/.well-known/lnurlp/bob");
+        auto plain =
+            answer_lnurlp(world.session(), world.services, proxy, "/.well-known/lnurlp/bob");
         CHECK(plain.status == 200);
         CHECK_FALSE(plain.body.contains("compliance"));
         CHECK(world.keys.calls == calls);
@@ -191,9 +202,12 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
         auto live = answer_lnurlp(world.session(), world.services, "vasp.example:8443",
                                   world.signed_target(sender, "$bob", "6"));
         REQUIRE(live.status == 200);
-        auto signed_response = uma::parse_lnurlp_response(boost::json::serialize(live.body)).value();
-        auto production_key = uma::signing_key(
-            uma::parse_pubkey_response(boost::json::serialize(production.body)).value()).value();
+        auto signed_response =
+            uma::parse_lnurlp_response(boost::json::serialize(live.body)).value();
+        auto production_key =
+            uma::signing_key(
+                uma::parse_pubkey_response(boost::json::serialize(production.body)).value())
+                .value();
         CHECK(uma::verify_payload(uma::signable_payload(*signed_response.compliance),
                                   signed_response.compliance->signature, production_key));
     }
@@ -201,7 +215,8 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
 
 TEST_CASE("the pay-request callback parses, then answers 501 for now", "[uma][receiver][store]") {
     receiver_world world;
-    auto bad = answer_pay_request(world.session(), world.services, "Customer:x", std::string_view("{}"));
+    auto bad =
+        answer_pay_request(world.session(), world.services, "Customer:x", std::string_view("{}"));
     CHECK(bad.status == 400);
     CHECK(bad.body.at("code") == "PARSE_PAYREQ_REQUEST_ERROR");
     auto later = answer_pay_request(world.session(), world.services, "Customer:x",

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "uma/ecies.hpp"
+
+#include <catch2/catch.hpp>
 
 using namespace corridor;
 using namespace corridor::uma;

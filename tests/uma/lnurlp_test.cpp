@@ -1,9 +1,9 @@
-#include <catch2/catch.hpp>
+#include "uma/lnurlp.hpp"
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <catch2/catch.hpp>
 
-#include "uma/lnurlp.hpp"
 #include "uma/responder.hpp"
 #include "uma/verify.hpp"
 
@@ -166,9 +166,11 @@ TEST_CASE("the lnurlp response is signed, negotiated and round trips", "[uma][ln
     CHECK(json.at("umaVersion") == "0.3");
     // v0 currencies carry min/maxSendable inline.
     CHECK(json.at("currencies").as_array()[0].as_object().contains("minSendable"));
-    CHECK(boost::json::serialize(json.at("payerData")) ==
-          R"({"identifier":{"mandatory":true},"compliance":{"mandatory":true},"name":{"mandatory":true}})");
-    CHECK(json.at("metadata") == R"([["text/plain","Pay Bob"],["text/identifier","bob@vasp.example"]])");
+    CHECK(
+        boost::json::serialize(json.at("payerData")) ==
+        R"({"identifier":{"mandatory":true},"compliance":{"mandatory":true},"name":{"mandatory":true}})");
+    CHECK(json.at("metadata") ==
+          R"([["text/plain","Pay Bob"],["text/identifier","bob@vasp.example"]])");
 
     auto parsed = parse_lnurlp_response(boost::json::serialize(json));
     REQUIRE(parsed.ok());

@@ -1,14 +1,13 @@
-#include <catch2/catch.hpp>
-
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <catch2/catch.hpp>
 
+#include "uma/certificate.hpp"
 #include "uma/ecies.hpp"
 #include "uma/pay_request.hpp"
 #include "uma/pay_response.hpp"
 #include "uma/post_transaction.hpp"
 #include "uma/pubkey_response.hpp"
-#include "uma/certificate.hpp"
 #include "uma/verify.hpp"
 
 using namespace corridor;
@@ -53,7 +52,8 @@ TEST_CASE("pay requests parse in v1 and v0 shapes", "[uma][payreq]") {
     REQUIRE(number.ok());
     CHECK(number->amount == 5000);
 
-    auto v0 = parse_pay_request(R"({"currency":"USD","amount":250,"payerData":{"identifier":"$a@b"}})");
+    auto v0 =
+        parse_pay_request(R"({"currency":"USD","amount":250,"payerData":{"identifier":"$a@b"}})");
     REQUIRE(v0.ok());
     CHECK(v0->major_version == 0);
     CHECK(v0->receiving_currency == "USD");
@@ -71,14 +71,15 @@ TEST_CASE("a v1 pay request serialises in the SDK's member order", "[uma][payreq
 }
 
 TEST_CASE("bad pay requests are PARSE_PAYREQ_REQUEST_ERROR", "[uma][payreq]") {
-    for (std::string_view text :
-         {R"({})", R"({"amount":"1.2.USD"})", R"({"amount":"abc"})", R"({"amount":"-5"})",
-          R"({"amount":"5.U$D"})", R"({"amount":true})", R"({"amount":"5","convert":7})",
-          R"({"amount":"5","invoiceUUID":"nope"})", R"({"amount":"5","payerData":[]})",
-          R"({"amount":"5","payerData":{"compliance":{"kycStatus":"VERIFIED"}}})",
-          R"({"amount":"5","payerData":{"compliance":{"kycStatus":"SO-SO","signature":"a","signatureNonce":"1","signatureTimestamp":1}}})",
-          R"({"amount":"5","payeeData":{"name":"yes"}})", R"({"currency":"USD","amount":"5"})",
-          "[", "5"}) {
+    for (
+        std::string_view text :
+        {R"({})", R"({"amount":"1.2.USD"})", R"({"amount":"abc"})", R"({"amount":"-5"})",
+         R"({"amount":"5.U$D"})", R"({"amount":true})", R"({"amount":"5","convert":7})",
+         R"({"amount":"5","invoiceUUID":"nope"})", R"({"amount":"5","payerData":[]})",
+         R"({"amount":"5","payerData":{"compliance":{"kycStatus":"VERIFIED"}}})",
+         R"({"amount":"5","payerData":{"compliance":{"kycStatus":"SO-SO","signature":"a","signatureNonce":"1","signatureTimestamp":1}}})",
+         R"({"amount":"5","payeeData":{"name":"yes"}})", R"({"currency":"USD","amount":"5"})", "[",
+         "5"}) {
         INFO(text);
         CHECK(request_error(text) == error_kind::parse_payreq_request_error);
     }
@@ -107,7 +108,8 @@ TEST_CASE("a signed pay request with travel-rule data verifies and decrypts", "[
     REQUIRE(parsed.ok());
     memory_nonce_store nonces(time, default_nonce_window_s);
     CHECK_FALSE(verify_pay_request(parsed.value(), public_key_of(sender), "vasp1.example", nonces));
-    auto replay = verify_pay_request(parsed.value(), public_key_of(sender), "vasp1.example", nonces);
+    auto replay =
+        verify_pay_request(parsed.value(), public_key_of(sender), "vasp1.example", nonces);
     REQUIRE(replay.has_value());
     CHECK(replay->kind == error_kind::invalid_nonce);
     auto data = from_hex(*parsed->compliance->encrypted_travel_rule_info);
@@ -135,12 +137,15 @@ TEST_CASE("pay responses parse in v1 and v0 and verify", "[uma][payresp]") {
     response.converted = converted_amount{100, "USD", 2, 34150.5, 1000};
     response.disposable = false;
     auto text = boost::json::serialize(to_json(response));
-    CHECK(text.rfind(R"({"pr":"lnbc1","routes":[],"payeeData":{"compliance":{"utxos":[],)", 0) == 0);
+    CHECK(text.rfind(R"({"pr":"lnbc1","routes":[],"payeeData":{"compliance":{"utxos":[],)", 0) ==
+          0);
     auto parsed = parse_pay_response(text);
     REQUIRE(parsed.ok());
     memory_nonce_store nonces(time, default_nonce_window_s);
-    CHECK_FALSE(verify_pay_response(parsed.value(), "$a@x", "$b@y", public_key_of(receiver), "y", nonces));
-    auto wrong = verify_pay_response(parsed.value(), "$a@x", "$c@y", public_key_of(receiver), "z", nonces);
+    CHECK_FALSE(
+        verify_pay_response(parsed.value(), "$a@x", "$b@y", public_key_of(receiver), "y", nonces));
+    auto wrong =
+        verify_pay_response(parsed.value(), "$a@x", "$c@y", public_key_of(receiver), "z", nonces);
     REQUIRE(wrong.has_value());
     CHECK(wrong->kind == error_kind::invalid_signature);
 
@@ -175,9 +180,11 @@ TEST_CASE("post-transaction callbacks round trip and verify", "[uma][posttx]") {
     CHECK_FALSE(verify_post_transaction(parsed.value(), public_key_of(caller), nonces));
     CHECK(verify_post_transaction(parsed.value(), public_key_of(caller), nonces)->kind ==
           error_kind::invalid_nonce);
-    CHECK(parse_post_transaction_callback(R"({"utxos":[{"utxo":"a"}],"vaspDomain":"x","signature":"a","signatureNonce":"1","signatureTimestamp":1})")
-              .error()
-              .kind == error_kind::parse_utxo_callback_error);
+    CHECK(
+        parse_post_transaction_callback(
+            R"({"utxos":[{"utxo":"a"}],"vaspDomain":"x","signature":"a","signatureNonce":"1","signatureTimestamp":1})")
+            .error()
+            .kind == error_kind::parse_utxo_callback_error);
     CHECK_FALSE(parse_post_transaction_callback(R"({"utxos":[],"vaspDomain":"x"})").ok());
 }
 

@@ -1,7 +1,8 @@
+#include "uma/signing.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "uma/hex.hpp"
-#include "uma/signing.hpp"
 
 using namespace corridor;
 using namespace corridor::uma;
@@ -14,7 +15,9 @@ private_key sdk_test_key() {
         *from_hex("77e891f0ecd265a3cda435eaa73792233ebd413aeb0dbb66f2940babfc9a2667"));
 }
 
-public_key key_from_hex(std::string_view text) { return *parse_public_key(*from_hex(text)); }
+public_key key_from_hex(std::string_view text) {
+    return *parse_public_key(*from_hex(text));
+}
 
 }  // namespace
 
@@ -36,9 +39,10 @@ TEST_CASE("signatures match the UMA SDK byte for byte", "[uma][signing]") {
          "949ef1eb8606045e68143b9f5b230643861abf5149e26b7317cb76c"},
     };
     auto key = sdk_test_key();
-    CHECK(to_hex(public_key_of(key)) ==
-          "04419c5467ea563f0010fd614f85e885ac99c21b8e8d416241175fdd5efd2244fe907e2e6fa3dd6631b1b17cd2"
-          "8798da8d882a34c4776d44cc4090781c7aadea1b");
+    CHECK(
+        to_hex(public_key_of(key)) ==
+        "04419c5467ea563f0010fd614f85e885ac99c21b8e8d416241175fdd5efd2244fe907e2e6fa3dd6631b1b17cd2"
+        "8798da8d882a34c4776d44cc4090781c7aadea1b");
     for (const auto& item : vectors) {
         INFO(item.payload);
         CHECK(sign_payload(item.payload, key) == item.signature);
@@ -46,7 +50,8 @@ TEST_CASE("signatures match the UMA SDK byte for byte", "[uma][signing]") {
     }
 }
 
-TEST_CASE("a signature fails with another key, another payload or damaged bytes", "[uma][signing]") {
+TEST_CASE("a signature fails with another key, another payload or damaged bytes",
+          "[uma][signing]") {
     seeded_random random(7);
     auto key = generate_private_key(random);
     auto other = generate_private_key(random);
@@ -62,7 +67,8 @@ TEST_CASE("a signature fails with another key, another payload or damaged bytes"
     CHECK_FALSE(verify_payload(payload, "", public_key_of(key)));
     CHECK_FALSE(verify_payload(payload, "zz", public_key_of(key)));
     CHECK_FALSE(verify_payload(payload, signature.substr(1), public_key_of(key)));
-    CHECK_FALSE(verify_payload(payload, signature.substr(0, signature.size() - 2), public_key_of(key)));
+    CHECK_FALSE(
+        verify_payload(payload, signature.substr(0, signature.size() - 2), public_key_of(key)));
 }
 
 TEST_CASE("a high-S signature verifies once S is normalised", "[uma][signing]") {

@@ -1,8 +1,9 @@
+#include "uma/sql_stores.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "tests/support/test_database.hpp"
 #include "uma/certificate.hpp"
-#include "uma/sql_stores.hpp"
 
 using namespace corridor;
 using namespace corridor::uma;
@@ -10,7 +11,8 @@ using namespace corridor::uma;
 namespace {
 
 void add_platform(soci::session& session, const std::string& id) {
-    session << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES (:i, 'p', 0, 0)",
+    session
+        << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES (:i, 'p', 0, 0)",
         soci::use(id);
 }
 

@@ -1,13 +1,15 @@
-#include <catch2/catch.hpp>
+#include "uma/version.hpp"
 
 #include <boost/json/serialize.hpp>
-
-#include "uma/version.hpp"
+#include <catch2/catch.hpp>
 
 using namespace corridor::uma;
 
-TEST_CASE("versions negotiate to the lower of theirs and ours in a shared major", "[uma][version]") {
-    auto pick = [](std::string_view requested) { return negotiate_version(requested).value().text(); };
+TEST_CASE("versions negotiate to the lower of theirs and ours in a shared major",
+          "[uma][version]") {
+    auto pick = [](std::string_view requested) {
+        return negotiate_version(requested).value().text();
+    };
     CHECK(pick("1.0") == "1.0");
     CHECK(pick("1.7") == "1.0");
     CHECK(pick("0.3") == "0.3");
@@ -20,9 +22,10 @@ TEST_CASE("an unsupported major is 412 naming the majors we speak", "[uma][versi
     REQUIRE_FALSE(outcome.ok());
     auto error = outcome.error();
     CHECK(http_status_of(error.kind) == 412);
-    CHECK(boost::json::serialize(to_json(error)) ==
-          R"({"status":"ERROR","reason":"unsupported version: 2.0","code":"UNSUPPORTED_UMA_VERSION",)"
-          R"("supportedMajorVersions":[1,0],"unsupportedVersion":"2.0"})");
+    CHECK(
+        boost::json::serialize(to_json(error)) ==
+        R"({"status":"ERROR","reason":"unsupported version: 2.0","code":"UNSUPPORTED_UMA_VERSION",)"
+        R"("supportedMajorVersions":[1,0],"unsupportedVersion":"2.0"})");
 }
 
 TEST_CASE("a malformed version is invalid input, not 412", "[uma][version]") {

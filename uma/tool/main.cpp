@@ -2,13 +2,12 @@
 // check it against the official UMA SDK in both directions. Keys are hex; JSON documents go in on
 // stdin and out on stdout. Exit status 0 when the operation (or the check) succeeded, 1 when a
 // check failed, 2 on bad usage.
+#include <boost/json/serialize.hpp>
 #include <iostream>
 #include <iterator>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <boost/json/serialize.hpp>
 
 #include "uma/certificate.hpp"
 #include "uma/ecies.hpp"
@@ -58,7 +57,9 @@ int report(const std::optional<uma::uma_error>& error) {
     return 0;
 }
 
-int fail(const uma::uma_error& error) { return report(error); }
+int fail(const uma::uma_error& error) {
+    return report(error);
+}
 
 // "http://host:port/path?query" -> host, target
 std::pair<std::string, std::string> split_url(const std::string& url) {
@@ -76,7 +77,8 @@ uma::memory_nonce_store nonces(wall, uma::default_nonce_window_s);
 
 int run(const std::string& command, const args& a) {
     auto need = [&](std::size_t count) {
-        if (a.size() != count) throw usage_error(command + " takes " + std::to_string(count) + " arguments");
+        if (a.size() != count)
+            throw usage_error(command + " takes " + std::to_string(count) + " arguments");
     };
     if (command == "public-key") {
         need(1);
@@ -116,7 +118,8 @@ int run(const std::string& command, const args& a) {
         need(1);
         auto parsed = uma::parse_pubkey_response(read_stdin());
         if (!parsed) return fail(parsed.error());
-        auto key = a[0] == "signing" ? uma::signing_key(parsed.value()) : uma::encryption_key(parsed.value());
+        auto key = a[0] == "signing" ? uma::signing_key(parsed.value())
+                                     : uma::encryption_key(parsed.value());
         if (!key) return fail(key.error());
         std::cout << uma::to_hex(key.value()) << "\n";
         return 0;
@@ -172,7 +175,8 @@ int run(const std::string& command, const args& a) {
         terms.payer_data.push_back({"name", false});
         terms.kyc_status = "VERIFIED";
         terms.requires_travel_rule = true;
-        auto response = uma::build_lnurlp_response(request.value(), terms, secret_arg(a[0]), wall, randomness);
+        auto response =
+            uma::build_lnurlp_response(request.value(), terms, secret_arg(a[0]), wall, randomness);
         if (!response) return fail(response.error());
         std::cout << boost::json::serialize(uma::to_json(response.value())) << "\n";
         return 0;
@@ -181,7 +185,8 @@ int run(const std::string& command, const args& a) {
         need(1);
         auto response = uma::parse_lnurlp_response(read_stdin());
         if (!response) return fail(response.error());
-        return report(uma::verify_lnurlp_response(response.value(), public_arg(a[0]), "receiver", nonces));
+        return report(
+            uma::verify_lnurlp_response(response.value(), public_arg(a[0]), "receiver", nonces));
     }
     if (command == "pay-request") {  // secret receiverEncryptionPublic payerIdentifier trInfo
         need(4);
@@ -200,7 +205,8 @@ int run(const std::string& command, const args& a) {
         compliance.signature_nonce = uma::generate_nonce(randomness);
         compliance.signature_timestamp_s = wall.now_ms() / 1000;
         request.compliance = compliance;
-        request.compliance->signature = uma::sign_payload(*uma::signable_payload(request), secret_arg(a[0]));
+        request.compliance->signature =
+            uma::sign_payload(*uma::signable_payload(request), secret_arg(a[0]));
         std::cout << boost::json::serialize(uma::to_json(request)) << "\n";
         return 0;
     }
@@ -208,7 +214,8 @@ int run(const std::string& command, const args& a) {
         need(2);
         auto request = uma::parse_pay_request(read_stdin());
         if (!request) return fail(request.error());
-        if (auto error = uma::verify_pay_request(request.value(), public_arg(a[0]), "sender", nonces)) {
+        if (auto error =
+                uma::verify_pay_request(request.value(), public_arg(a[0]), "sender", nonces)) {
             return fail(*error);
         }
         boost::json::object out;
@@ -249,7 +256,8 @@ int run(const std::string& command, const args& a) {
         need(3);
         auto response = uma::parse_pay_response(read_stdin());
         if (!response) return fail(response.error());
-        return report(uma::verify_pay_response(response.value(), a[1], a[2], public_arg(a[0]), "receiver", nonces));
+        return report(uma::verify_pay_response(response.value(), a[1], a[2], public_arg(a[0]),
+                                               "receiver", nonces));
     }
     if (command == "post-transaction") {  // secret vaspDomain
         need(2);
