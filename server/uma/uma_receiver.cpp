@@ -1,6 +1,7 @@
 #include "server/uma/uma_receiver.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 #include "ledger/customer_store.hpp"
@@ -173,6 +174,18 @@ std::optional<std::string> address_of(std::string_view user, std::string_view do
     return parsed->text();
 }
 
+// Nonces older than the window would be refused anyway; each process forgets them at most every
+// few minutes, so the table holds about one window of lookups.
+void purge_nonces_now_and_then(uma::sql_nonce_store& nonces, const clock& time) {
+    static std::atomic<std::int64_t> last_purge_ms{0};
+    constexpr std::int64_t purge_interval_ms = 5 * 60 * 1000;
+    std::int64_t now_ms = time.now_ms();
+    std::int64_t last = last_purge_ms.load();
+    if (now_ms - last < purge_interval_ms) return;
+    if (!last_purge_ms.compare_exchange_strong(last, now_ms)) return;
+    nonces.purge_expired();
+}
+
 std::optional<uma::uma_error> verify_sender(soci::session& session,
                                             const uma_receiver_services& services,
                                             const uma::lnurlp_request& request) {
@@ -181,7 +194,15 @@ std::optional<uma::uma_error> verify_sender(soci::session& session,
     auto key = uma::signing_key(keys.value());
     if (!key) return key.error();
     uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
-    return uma::verify_lnurlp_request(request, key.value(), nonces);
+    auto outcome = uma::verify_lnurlp_request(request, key.value(), nonces);
+    purge_nonces_now_and_then(nonces, services.time);
+    return outcome;
+}
+
+std::string platform_name(soci::session& session, const std::string& platform_id) {
+    std::string name;
+    session << "SELECT name FROM platforms WHERE id = :i", soci::use(platform_id), soci::into(name);
+    return name;
 }
 
 }  // namespace
@@ -267,7 +288,9 @@ uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_se
         return error_reply(uma::error_kind::user_not_found,
                            "no platform receives UMA payments at " + std::string(host));
     }
-    return uma_reply{200, uma::uma_configuration(platforms.front().uma_domain, std::nullopt)};
+    return uma_reply{
+        200, uma::uma_configuration(platform_name(session, platforms.front().owner.platform_id),
+                                    std::nullopt)};
 }
 
 uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,

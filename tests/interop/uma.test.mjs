@@ -356,5 +356,7 @@ test('a running corridor refuses replays, bad signatures, unknown users and host
 
   const configuration = await fetch(`http://${domain}/.well-known/uma-configuration`);
   assert.equal(configuration.status, 200);
-  assert.deepEqual((await configuration.json()).uma_major_versions, [1, 0]);
+  const configurationBody = await configuration.json();
+  assert.deepEqual(configurationBody.uma_major_versions, [1, 0]);
+  assert.equal(configurationBody.name, 'Platform 0');
 });

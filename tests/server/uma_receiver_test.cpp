@@ -182,6 +182,10 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
         CHECK(answer_pubkeys(world.session(), world.services, "other.example").status == 404);
         CHECK(answer_uma_configuration(world.session(), world.services, "other.example").status ==
               404);
+        auto configuration =
+            answer_uma_configuration(world.session(), world.services, "vasp.example:8443");
+        CHECK(configuration.status == 200);
+        CHECK(configuration.body.at("name") == "Acme");
     }
     SECTION("a plain LUD-16 lookup needs no signature") {
         auto calls = world.keys.calls;
