@@ -1,5 +1,8 @@
 #include "uma/pay_request.hpp"
 
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <boost/url/parse.hpp>
 #include <charconv>
 #include <regex>
 
@@ -128,6 +131,50 @@ result<pay_request, uma_error> parse_pay_request(std::string_view json_text) {
     } catch (const field_error& error) {
         return uma_error{error_kind::parse_payreq_request_error, error.what(), {}};
     }
+}
+
+result<pay_request, uma_error> parse_pay_request_query(std::string_view target) {
+    auto url = boost::urls::parse_origin_form(target);
+    if (!url)
+        return uma_error{error_kind::parse_payreq_request_error, "invalid request target", {}};
+    boost::json::object object;
+    std::optional<std::string> currency;
+    for (auto param : url->params(boost::urls::encoding_opts(true))) {
+        std::string value = param.has_value ? param.value : std::string();
+        if (object.contains(param.key) || (param.key == "currency" && currency)) continue;
+        if (param.key == "amount" || param.key == "convert" || param.key == "comment") {
+            object[param.key] = value;
+        } else if (param.key == "currency") {
+            currency = value;
+        } else if (param.key == "payerData" || param.key == "payerdata" ||
+                   param.key == "payeeData") {
+            boost::system::error_code error;
+            auto parsed = boost::json::parse(value, error);
+            if (error) {
+                return uma_error{error_kind::parse_payreq_request_error,
+                                 param.key + " must be URL-encoded JSON",
+                                 {}};
+            }
+            object[param.key == "payeeData" ? "payeeData" : "payerData"] = std::move(parsed);
+        }
+    }
+    if (!object.contains("amount")) {
+        return uma_error{error_kind::parse_payreq_request_error, "amount is required", {}};
+    }
+    if (currency && !object.contains("convert")) {
+        // v0: the amount is an integer in the receiving currency.
+        std::int64_t amount = 0;
+        const auto& text = object["amount"].as_string();
+        auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), amount);
+        if (error != std::errc() || end != text.data() + text.size()) {
+            return uma_error{error_kind::parse_payreq_request_error,
+                             "amount must be an integer with currency",
+                             {}};
+        }
+        object["amount"] = amount;
+        object["currency"] = *currency;
+    }
+    return parse_pay_request(boost::json::serialize(object));
 }
 
 boost::json::object to_json(const payer_compliance& compliance) {

@@ -47,6 +47,9 @@ struct pay_request {
 };
 
 result<pay_request, uma_error> parse_pay_request(std::string_view json_text);
+// The LNURL-pay GET form: ?amount=<msats or N.CUR>&convert=&payerData=<JSON> (LUD-18 wallets
+// write payerdata), comment=, v0 currency=.
+result<pay_request, uma_error> parse_pay_request_query(std::string_view target);
 boost::json::object to_json(const pay_request& request);
 boost::json::object to_json(const payer_compliance& compliance);
 // "payerIdentifier|signatureNonce|signatureTimestamp"; nullopt without identifier or compliance.

@@ -24,6 +24,9 @@ kind_info info_of(error_kind kind) {
         case error_kind::parse_pubkey_response_error: return {"PARSE_PUBKEY_RESPONSE_ERROR", 400};
         case error_kind::invalid_pubkey_format: return {"INVALID_PUBKEY_FORMAT", 400};
         case error_kind::cert_chain_invalid: return {"CERT_CHAIN_INVALID", 400};
+        case error_kind::missing_mandatory_payer_data: return {"MISSING_MANDATORY_PAYER_DATA", 400};
+        case error_kind::invalid_currency: return {"INVALID_CURRENCY", 400};
+        case error_kind::amount_out_of_range: return {"AMOUNT_OUT_OF_RANGE", 400};
         case error_kind::user_not_found: return {"USER_NOT_FOUND", 404};
         case error_kind::unsupported_uma_version: return {"UNSUPPORTED_UMA_VERSION", 412};
         case error_kind::no_compatible_uma_version: return {"NO_COMPATIBLE_UMA_VERSION", 424};

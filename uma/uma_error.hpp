@@ -22,6 +22,9 @@ enum class error_kind {
     parse_pubkey_response_error,      // 400
     invalid_pubkey_format,            // 400
     cert_chain_invalid,               // 400
+    missing_mandatory_payer_data,     // 400
+    invalid_currency,                 // 400
+    amount_out_of_range,              // 400
     user_not_found,                   // 404
     unsupported_uma_version,          // 412
     no_compatible_uma_version,        // 424

@@ -49,12 +49,13 @@ http_response uma_configuration(request_context& context) {
 
 http_response pay_request_post(request_context& context) {
     return render(answer_pay_request(context.session(), receiver_services(context),
-                                     context.param(0), context.request.body));
+                                     context.param(0), context.request.target,
+                                     context.request.body));
 }
 
 http_response pay_request_get(request_context& context) {
     return render(answer_pay_request(context.session(), receiver_services(context),
-                                     context.param(0), std::nullopt));
+                                     context.param(0), context.request.target, std::nullopt));
 }
 
 http_response post_transaction(request_context& context) {

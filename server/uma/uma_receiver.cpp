@@ -6,6 +6,7 @@
 
 #include "ledger/customer_store.hpp"
 #include "ledger/uma_address.hpp"
+#include "uma/ecies.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/pay_request.hpp"
 #include "uma/post_transaction.hpp"
@@ -205,6 +206,94 @@ std::string platform_name(soci::session& session, const std::string& platform_id
     return name;
 }
 
+std::optional<customer> find_receiver_by_id(soci::session& session, std::string_view id) {
+    std::string platform_id, env, text(id);
+    session << "SELECT platform_id, environment FROM customers WHERE id = :i AND is_deleted = 0",
+        soci::use(text), soci::into(platform_id), soci::into(env);
+    if (!session.got_data()) return std::nullopt;
+    return find_customer(session, tenant_of_row(platform_id, env), text);
+}
+
+// The amount must fall within what the LNURLP response offered: millisatoshis within
+// min/maxSendable, or smallest units of a listed currency within its convertible range.
+std::optional<uma::uma_error> check_amount(const uma::pay_request& request,
+                                           const uma::receiver_terms& terms) {
+    auto out_of_range = [](std::string what) {
+        return uma::uma_error{uma::error_kind::amount_out_of_range, std::move(what), {}};
+    };
+    if (request.receiving_currency) {
+        auto listed = std::find_if(
+            terms.currencies.begin(), terms.currencies.end(),
+            [&](const auto& item) { return item.code == *request.receiving_currency; });
+        if (listed == terms.currencies.end()) {
+            return uma::uma_error{uma::error_kind::invalid_currency,
+                                  "the receiver does not accept " + *request.receiving_currency,
+                                  {}};
+        }
+        if (request.sending_currency && *request.sending_currency == listed->code) {
+            if (request.amount < listed->min_sendable || request.amount > listed->max_sendable) {
+                return out_of_range("amount must be " + std::to_string(listed->min_sendable) +
+                                    " to " + std::to_string(listed->max_sendable) + " " +
+                                    listed->code);
+            }
+            return std::nullopt;
+        }
+    }
+    if (request.sending_currency && request.sending_currency != request.receiving_currency) {
+        return uma::uma_error{uma::error_kind::invalid_currency,
+                              "amounts are accepted in millisatoshis or in the receiving currency",
+                              {}};
+    }
+    if (request.amount < terms.min_sendable_msats || request.amount > terms.max_sendable_msats) {
+        return out_of_range("amount must be " + std::to_string(terms.min_sendable_msats) + " to " +
+                            std::to_string(terms.max_sendable_msats) + " millisatoshis");
+    }
+    return std::nullopt;
+}
+
+// An UMA pay request: signed by the payer's provider (keys from its identifier's domain), with
+// every mandatory payer field, and travel-rule data that decrypts with our encryption key.
+std::optional<uma::uma_error> check_uma_pay_request(soci::session& session,
+                                                    const uma_receiver_services& services,
+                                                    const platform_config& config,
+                                                    const uma::pay_request& request,
+                                                    const uma::receiver_terms& terms) {
+    auto identifier = request.payer_identifier();
+    auto at = identifier ? identifier->rfind('@') : std::string::npos;
+    if (at == std::string::npos || at + 1 == identifier->size()) {
+        return uma::uma_error{uma::error_kind::missing_mandatory_payer_data,
+                              "payerData.identifier must be the payer's UMA address",
+                              {}};
+    }
+    std::string domain = identifier->substr(at + 1);
+    for (const auto& option : terms.payer_data) {
+        const auto* value = request.payer_data.if_contains(option.key);
+        if (option.mandatory && (value == nullptr || value->is_null())) {
+            return uma::uma_error{uma::error_kind::missing_mandatory_payer_data,
+                                  "payerData." + option.key + " is mandatory",
+                                  {}};
+        }
+    }
+    auto keys = services.counterparty_keys.fetch(domain);
+    if (!keys) return keys.error();
+    auto key = uma::signing_key(keys.value());
+    if (!key) return key.error();
+    uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
+    if (auto error = uma::verify_pay_request(request, key.value(), domain, nonces)) return error;
+    if (const auto& encrypted = request.compliance->encrypted_travel_rule_info) {
+        uma::sql_key_store our_keys(session, services.time, services.random);
+        auto secret = our_keys.keys_for(config.owner, config.uma_domain).encryption.secret;
+        auto data = uma::from_hex(*encrypted);
+        if (!data || !uma::ecies_decrypt(secret, *data)) {
+            return uma::uma_error{
+                uma::error_kind::invalid_input,
+                "encryptedTravelRuleInfo does not decrypt with our encryption key",
+                {}};
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::string requested_host(std::optional<std::string_view> forwarded_host,
@@ -294,13 +383,25 @@ uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_se
 }
 
 uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,
-                             std::string_view customer_id, std::optional<std::string_view> body) {
-    if (body) {
-        auto request = uma::parse_pay_request(*body);
-        if (!request) return error_reply(request.error());
+                             std::string_view customer_id, std::string_view target,
+                             std::optional<std::string_view> body) {
+    auto request = body ? uma::parse_pay_request(*body) : uma::parse_pay_request_query(target);
+    if (!request) return error_reply(request.error());
+    auto receiver = find_receiver_by_id(session, customer_id);
+    if (!receiver) return error_reply(uma::error_kind::user_not_found, "no such receiver");
+    auto config = load_platform_config(session, receiver->owner);
+    if (!config) return error_reply(uma::error_kind::user_not_found, "no such receiver");
+    auto terms = terms_for(services, *config, *receiver);
+    if (auto error = check_amount(request.value(), terms)) return error_reply(*error);
+    if (request->is_uma()) {
+        if (auto error =
+                check_uma_pay_request(session, services, *config, request.value(), terms)) {
+            return error_reply(*error);
+        }
     }
+    // Everything the receiver can check has held; making the invoice needs the payment engine.
     return error_reply(uma::error_kind::not_implemented,
-                       "payments to UMA receivers are not accepted yet");
+                       "payments to UMA receivers are not executed yet");
 }
 
 uma_reply answer_post_transaction(std::string_view body) {

@@ -47,10 +47,13 @@ uma_reply answer_pubkeys(soci::session& session, const uma_receiver_services& se
                          std::string_view host);
 uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_services& services,
                                    std::string_view host);
-// Parses the pay request (POST body or LNURL GET query) and refuses it with 501 until payments to
-// UMA receivers are executed; a malformed request is 400 as usual.
+// The pay-request callback (POST JSON body, or the LNURL GET query when body is empty): the
+// receiver, the currency, the amount range, and for UMA the payer's signature and nonce, its
+// mandatory payer data and the travel-rule data's decryption are checked; then 501 until payments
+// to UMA receivers are executed.
 uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,
-                             std::string_view customer_id, std::optional<std::string_view> body);
+                             std::string_view customer_id, std::string_view target,
+                             std::optional<std::string_view> body);
 uma_reply answer_post_transaction(std::string_view body);
 
 // The UMA-domain host named by a request: X-Forwarded-Host's first value, else Host.

@@ -285,6 +285,31 @@ test('a running corridor answers an SDK UMA lookup that the SDK verifies', async
   const tampered = LnurlpResponse.fromJson(text.replace(`"${receiverAddress}"`, `"$eve@${domain}"`));
   assert.equal(await verifyUmaLnurlpResponseSignature(tampered, keys, freshNonces()), false);
 
+  // The SDK's pay request to the callback: everything checkable holds, so the answer is the
+  // 501 of a receiver that cannot execute UMA payments yet; a replay and a forgery are refused.
+  const payRequest = await getPayRequest({
+    receiverEncryptionPubKey: keys.getEncryptionPubKey(), sendingVaspPrivateKey: sender.secret,
+    receivingCurrencyCode: 'USD', amount: 100, isAmountInReceivingCurrency: true,
+    payerIdentifier: `$alice@${senderVasp.domain}`, payerName: 'Alice', trInfo: '{"name":"Alice"}',
+    travelRuleFormat: 'ivms@101.2023', payerKycStatus: KycStatus.Verified, umaMajorVersion: 1,
+  });
+  const callback = `${corridor.baseUrl}${new URL(response.callback).pathname}`;
+  const pay = (body) => fetch(callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const paid = await pay(payRequest.toJsonString());
+  const paidBody = await paid.json();
+  assert.equal(paid.status, 501, JSON.stringify(paidBody));
+  assert.equal(paidBody.code, 'NOT_IMPLEMENTED');
+  assert.equal((await (await pay(payRequest.toJsonString())).json()).code, 'INVALID_NONCE');
+  const forged = await getPayRequest({
+    receiverEncryptionPubKey: keys.getEncryptionPubKey(), sendingVaspPrivateKey: keyPair().secret,
+    receivingCurrencyCode: 'USD', amount: 100, isAmountInReceivingCurrency: true,
+    payerIdentifier: `$alice@${senderVasp.domain}`, payerName: 'Alice', payerKycStatus: KycStatus.Verified,
+    umaMajorVersion: 1,
+  });
+  const forgedReply = await pay(forged.toJsonString());
+  assert.equal(forgedReply.status, 401);
+  assert.equal((await forgedReply.json()).code, 'INVALID_SIGNATURE');
+
   // v0.3 still works; 2.0 is refused with 412 and the majors the SDK picks a version from.
   const old = await lookup('0.3');
   assert.equal(old.status, 200);

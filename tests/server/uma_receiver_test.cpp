@@ -5,7 +5,9 @@
 
 #include "ledger/rates.hpp"
 #include "tests/support/store_fixture.hpp"
+#include "uma/ecies.hpp"
 #include "uma/lnurlp.hpp"
+#include "uma/pay_request.hpp"
 #include "uma/pubkey_response.hpp"
 
 using namespace corridor;
@@ -217,14 +219,128 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
     }
 }
 
-TEST_CASE("the pay-request callback parses, then answers 501 for now", "[uma][receiver][store]") {
+namespace {
+
+struct payer {
+    uma::private_key key;
+    std::string nonce;
+    std::optional<std::string> name = "Alice";
+    std::optional<uma::public_key> travel_rule_to;
+    std::string amount = "1000.USD";
+};
+
+std::string pay_request_json(const payer& who, const corridor::clock& time, random_source& random) {
+    uma::pay_request request;
+    auto parsed_amount = uma::parse_pay_request(R"({"amount":")" + who.amount + R"("})").value();
+    request.amount = parsed_amount.amount;
+    request.sending_currency = parsed_amount.sending_currency;
+    request.receiving_currency = "USD";
+    request.payer_data["identifier"] = "$alice@sender.example";
+    if (who.name) request.payer_data["name"] = *who.name;
+    uma::payer_compliance compliance;
+    compliance.kyc_status = "VERIFIED";
+    compliance.signature_nonce = who.nonce;
+    compliance.signature_timestamp_s = time.now_ms() / 1000;
+    if (who.travel_rule_to) {
+        compliance.encrypted_travel_rule_info =
+            uma::to_hex(uma::ecies_encrypt(*who.travel_rule_to, R"({"name":"Alice"})", random));
+    }
+    request.compliance = compliance;
+    request.compliance->signature = uma::sign_payload(*uma::signable_payload(request), who.key);
+    return boost::json::serialize(uma::to_json(request));
+}
+
+}  // namespace
+
+TEST_CASE("the pay-request callback checks what the receiver can, then answers 501",
+          "[uma][receiver][store]") {
     receiver_world world;
-    auto bad =
-        answer_pay_request(world.session(), world.services, "Customer:x", std::string_view("{}"));
-    CHECK(bad.status == 400);
-    CHECK(bad.body.at("code") == "PARSE_PAYREQ_REQUEST_ERROR");
-    auto later = answer_pay_request(world.session(), world.services, "Customer:x",
-                                    std::string_view(R"({"amount":"1000","convert":"USD"})"));
-    CHECK(later.status == 501);
+    tenant production{world.platform_id, environment::production};
+    config_patch patch;
+    patch.supported_currencies = std::vector<supported_currency>{
+        {"USD", 1, 1000000, {"OUTGOING", "INCOMING"}, {{"FULL_NAME", true}}}};
+    REQUIRE(update_platform_config(world.session(), world.platforms(), production, patch).ok());
+    world.add_customer(environment::production, "$bob@vasp.example:8443");
+    std::string id = world.config(environment::production).uma_domain;  // placeholder
+    {
+        customer_filter filter;
+        filter.uma_address = "$bob@vasp.example:8443";
+        id = list_customers(world.session(), production, filter, {}).items.at(0).id;
+    }
+    auto sender = uma::generate_private_key(world.random);
+    world.keys.key = uma::public_key_of(sender);
+    auto post = [&](const std::string& body, std::string_view customer = {}) {
+        return answer_pay_request(world.session(), world.services, customer.empty() ? id : customer,
+                                  "/uma/payreq/x", std::string_view(body));
+    };
+    auto code = [](const uma_reply& reply) {
+        return std::string(reply.body.at("code").as_string());
+    };
+
+    auto accepted = post(pay_request_json({sender, "1"}, world.clock, world.random));
+    CHECK(accepted.status == 501);
+    CHECK(code(accepted) == "NOT_IMPLEMENTED");
+
+    SECTION("a replay is refused") {
+        auto again = post(pay_request_json({sender, "1"}, world.clock, world.random));
+        CHECK(code(again) == "INVALID_NONCE");
+    }
+    SECTION("another key's signature is refused") {
+        auto other = uma::generate_private_key(world.random);
+        auto refused = post(pay_request_json({other, "2"}, world.clock, world.random));
+        CHECK(refused.status == 401);
+        CHECK(code(refused) == "INVALID_SIGNATURE");
+    }
+    SECTION("mandatory payer data must be there") {
+        payer nameless{sender, "3"};
+        nameless.name.reset();
+        auto refused = post(pay_request_json(nameless, world.clock, world.random));
+        CHECK(refused.status == 400);
+        CHECK(code(refused) == "MISSING_MANDATORY_PAYER_DATA");
+        CHECK(std::string(refused.body.at("reason").as_string()).find("payerData.name") !=
+              std::string::npos);
+    }
+    SECTION("travel-rule data must decrypt with our encryption key") {
+        auto ours = uma::parse_pubkey_response(boost::json::serialize(
+            answer_pubkeys(world.session(), world.services, "vasp.example:8443").body));
+        payer good{sender, "4"};
+        good.travel_rule_to = uma::encryption_key(ours.value()).value();
+        CHECK(post(pay_request_json(good, world.clock, world.random)).status == 501);
+        payer bad{sender, "5"};
+        bad.travel_rule_to = uma::public_key_of(uma::generate_private_key(world.random));
+        auto refused = post(pay_request_json(bad, world.clock, world.random));
+        CHECK(refused.status == 400);
+        CHECK(code(refused) == "INVALID_INPUT");
+    }
+    SECTION("amounts outside the offered range are refused") {
+        payer big{sender, "6"};
+        big.amount = "1000001.USD";
+        CHECK(code(post(pay_request_json(big, world.clock, world.random))) ==
+              "AMOUNT_OUT_OF_RANGE");
+        payer tiny{sender, "7"};
+        tiny.amount = "9999";  // millisatoshis, below one cent's worth
+        CHECK(code(post(pay_request_json(tiny, world.clock, world.random))) ==
+              "AMOUNT_OUT_OF_RANGE");
+        payer other_currency{sender, "8"};
+        other_currency.amount = "5.EUR";
+        CHECK(code(post(pay_request_json(other_currency, world.clock, world.random))) ==
+              "INVALID_CURRENCY");
+    }
+    SECTION("bad bodies, unknown receivers and currencies") {
+        CHECK(code(post("{}")) == "PARSE_PAYREQ_REQUEST_ERROR");
+        CHECK(code(post(R"({"amount":"20000"})", "Customer:nobody")) == "USER_NOT_FOUND");
+        CHECK(code(post(R"({"amount":"20000","convert":"EUR"})")) == "INVALID_CURRENCY");
+    }
+    SECTION("the LNURL GET form") {
+        auto get = [&](const std::string& target) {
+            return answer_pay_request(world.session(), world.services, id, target, std::nullopt);
+        };
+        CHECK(get("/uma/payreq/x?amount=20000").status == 501);
+        CHECK(code(get("/uma/payreq/x?amount=5000")) == "AMOUNT_OUT_OF_RANGE");
+        CHECK(code(get("/uma/payreq/x")) == "PARSE_PAYREQ_REQUEST_ERROR");
+        CHECK(code(get("/uma/payreq/x?amount=20000&payerdata=%7Bnot")) ==
+              "PARSE_PAYREQ_REQUEST_ERROR");
+        CHECK(get("/uma/payreq/x?amount=20000&payerdata=%7B%22name%22%3A%22A%22%7D").status == 501);
+    }
     CHECK(answer_post_transaction("{").status == 400);
 }
