@@ -32,6 +32,7 @@ kind_info info_of(error_kind kind) {
         case error_kind::no_compatible_uma_version: return {"NO_COMPATIBLE_UMA_VERSION", 424};
         case error_kind::counterparty_pubkey_fetch_error:
             return {"COUNTERPARTY_PUBKEY_FETCH_ERROR", 424};
+        case error_kind::lnurlp_request_failed: return {"LNURLP_REQUEST_FAILED", 424};
         case error_kind::not_implemented: return {"NOT_IMPLEMENTED", 501};
         case error_kind::internal_error: return {"INTERNAL_ERROR", 500};
     }

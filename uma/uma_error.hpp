@@ -29,6 +29,7 @@ enum class error_kind {
     unsupported_uma_version,          // 412
     no_compatible_uma_version,        // 424
     counterparty_pubkey_fetch_error,  // 424
+    lnurlp_request_failed,            // 424
     not_implemented,                  // 501
     internal_error,                   // 500
 };
