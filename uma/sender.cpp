@@ -1,5 +1,6 @@
 #include "uma/sender.hpp"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 
 #include "uma/responder.hpp"
@@ -47,11 +48,18 @@ result<receiver_lookup, uma_error> lookup_receiver(std::string_view receiver_add
                                                    const sender_identity& sender,
                                                    const sender_services& services) {
     auto at = receiver_address.rfind('@');
-    if (at == std::string_view::npos || at == 0 || receiver_address.front() != '$' ||
-        at + 1 == receiver_address.size()) {
+    std::string_view user = receiver_address.substr(0, at == std::string_view::npos ? 0 : at);
+    std::string domain(at == std::string_view::npos ? "" : receiver_address.substr(at + 1));
+    bool user_ok = user.size() > 1 && user.front() == '$' &&
+                   std::all_of(user.begin() + 1, user.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                              (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' ||
+                              c == '-';
+                   });
+    // The domain goes into URLs: only a host name or IP literal with an optional port.
+    if (!user_ok || !pubkey_url(domain)) {
         return uma_error{error_kind::invalid_input, "the receiver must be $user@domain", {}};
     }
-    std::string domain(receiver_address.substr(at + 1));
     uma_version version = current_version;
     auto reply = services.transport.get(signed_url(receiver_address, version, sender, services));
     if (reply && reply->status == 412) {

@@ -147,5 +147,10 @@ TEST_CASE("answers that are not genuine or not about our receiver are refused", 
     SECTION("a malformed address") {
         CHECK(world.lookup("bob@receiver.example").error().kind == error_kind::invalid_input);
         CHECK(world.lookup("$bob@").error().kind == error_kind::invalid_input);
+        CHECK(world.lookup("$@receiver.example").error().kind == error_kind::invalid_input);
+        CHECK(world.lookup("$b/ob@receiver.example").error().kind == error_kind::invalid_input);
+        CHECK(world.lookup("$bob@receiver.example/x?y").error().kind == error_kind::invalid_input);
+        CHECK(world.lookup("$bob@user@receiver.example").error().kind == error_kind::invalid_input);
+        CHECK(world.receiver.urls.empty());
     }
 }
