@@ -42,6 +42,12 @@ std::vector<int> supported_majors(const std::string& body) {
     return out;
 }
 
+bool same_address(std::string_view a, std::string_view b) {
+    auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                              [&](char x, char y) { return fold(x) == fold(y); });
+}
+
 }  // namespace
 
 result<receiver_lookup, uma_error> lookup_receiver(std::string_view receiver_address,
@@ -75,7 +81,8 @@ result<receiver_lookup, uma_error> lookup_receiver(std::string_view receiver_add
     auto response = parse_lnurlp_response(reply->body);
     if (!response) return response.error();
     if (!response->is_uma()) return failed("the receiver's provider answered without UMA data");
-    if (response->compliance->receiver_identifier != receiver_address) {
+    // UMA addresses are case-insensitive: a receiver may answer with its canonical spelling.
+    if (!same_address(response->compliance->receiver_identifier, receiver_address)) {
         return uma_error{error_kind::invalid_signature,
                          "the answer is about " + response->compliance->receiver_identifier +
                              ", not " + std::string(receiver_address),
