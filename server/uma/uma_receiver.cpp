@@ -1,7 +1,6 @@
 #include "server/uma/uma_receiver.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <limits>
 
 #include "ledger/customer_store.hpp"
@@ -175,18 +174,6 @@ std::optional<std::string> address_of(std::string_view user, std::string_view do
     return parsed->text();
 }
 
-// Nonces older than the window would be refused anyway; each process forgets them at most every
-// few minutes, so the table holds about one window of lookups.
-void purge_nonces_now_and_then(uma::sql_nonce_store& nonces, const clock& time) {
-    static std::atomic<std::int64_t> last_purge_ms{0};
-    constexpr std::int64_t purge_interval_ms = 5 * 60 * 1000;
-    std::int64_t now_ms = time.now_ms();
-    std::int64_t last = last_purge_ms.load();
-    if (now_ms - last < purge_interval_ms) return;
-    if (!last_purge_ms.compare_exchange_strong(last, now_ms)) return;
-    nonces.purge_expired();
-}
-
 std::optional<uma::uma_error> verify_sender(soci::session& session,
                                             const uma_receiver_services& services,
                                             const uma::lnurlp_request& request) {
@@ -195,9 +182,7 @@ std::optional<uma::uma_error> verify_sender(soci::session& session,
     auto key = uma::signing_key(keys.value());
     if (!key) return key.error();
     uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
-    auto outcome = uma::verify_lnurlp_request(request, key.value(), nonces);
-    purge_nonces_now_and_then(nonces, services.time);
-    return outcome;
+    return uma::verify_lnurlp_request(request, key.value(), nonces);
 }
 
 std::string platform_name(soci::session& session, const std::string& platform_id) {
