@@ -1,5 +1,6 @@
 #include "uma/sql_stores.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "ledger/assert.hpp"
@@ -21,12 +22,29 @@ key_pair make_key_pair(random_source& random, const clock& time, std::string_vie
     return out;
 }
 
-key_pair decode_pair(const std::string& secret_hex, const std::string& certificate_hex) {
-    auto secret = from_hex(secret_hex);
+std::string row_context(const tenant& owner, std::string_view purpose) {
+    return owner.platform_id + "|" + std::string(owner.env_name()) + "|" + std::string(purpose);
+}
+
+key_pair decode_pair(const std::string& stored_secret, const std::string& certificate_hex,
+                     const sealing_key* sealing, const std::string& context) {
+    std::optional<private_key> key;
+    if (is_sealed(stored_secret)) {
+        if (sealing == nullptr) {
+            throw std::runtime_error(
+                "UMA keys are sealed but no uma.key_encryption_key_file is set");
+        }
+        key = unseal_secret(*sealing, stored_secret, context);
+        if (!key) {
+            throw std::runtime_error("UMA keys do not unseal with uma.key_encryption_key_file");
+        }
+    } else {
+        auto secret = from_hex(stored_secret);
+        CORRIDOR_ASSERT(secret.has_value());
+        key = private_key_from_bytes(*secret);
+    }
     auto certificate = from_hex(certificate_hex);
-    CORRIDOR_ASSERT(secret && certificate);
-    auto key = private_key_from_bytes(*secret);
-    CORRIDOR_ASSERT(key.has_value());
+    CORRIDOR_ASSERT(key.has_value() && certificate.has_value());
     return key_pair{*key, std::move(*certificate)};
 }
 
@@ -43,8 +61,9 @@ bool sql_key_store::load(const tenant& owner, environment_keys& out) {
     select.execute(false);
     int found = 0;
     while (select.fetch()) {
-        if (purpose == "signing") out.signing = decode_pair(secret, certificate);
-        if (purpose == "encryption") out.encryption = decode_pair(secret, certificate);
+        auto pair = decode_pair(secret, certificate, sealing_, row_context(owner, purpose));
+        if (purpose == "signing") out.signing = std::move(pair);
+        if (purpose == "encryption") out.encryption = std::move(pair);
         ++found;
     }
     return found == 2;
@@ -57,7 +76,9 @@ environment_keys sql_key_store::keys_for(const tenant& owner, std::string_view u
     long long now_ms = time_.now_ms();
     for (std::string purpose : {"signing", "encryption"}) {
         key_pair pair = make_key_pair(random_, time_, uma_domain);
-        std::string secret = to_hex(pair.secret);
+        std::string secret = sealing_ != nullptr ? seal_secret(*sealing_, pair.secret,
+                                                               row_context(owner, purpose), random_)
+                                                 : to_hex(pair.secret);
         std::string certificate = to_hex(pair.certificate);
         session_ << "INSERT INTO uma_keys (platform_id, environment, purpose, private_key, "
                     "certificate, created_at_ms) VALUES (:p, :e, :u, :k, :c, :t) "

@@ -5,6 +5,7 @@
 
 #include "ledger/clock.hpp"
 #include "ledger/random.hpp"
+#include "uma/key_sealing.hpp"
 #include "uma/key_store.hpp"
 #include "uma/nonce_store.hpp"
 
@@ -12,8 +13,11 @@ namespace corridor::uma {
 
 class sql_key_store final : public key_store {
 public:
-    sql_key_store(soci::session& session, const clock& time, random_source& random)
-        : session_(session), time_(time), random_(random) {}
+    // With a sealing key, new private keys are stored sealed and sealed ones are read; without
+    // one, they are stored as plain hex, and reading a sealed row throws (the request fails).
+    sql_key_store(soci::session& session, const clock& time, random_source& random,
+                  const sealing_key* sealing = nullptr)
+        : session_(session), time_(time), random_(random), sealing_(sealing) {}
     // Concurrent first uses race on the primary key; every process then reads the winner's keys.
     environment_keys keys_for(const tenant& owner, std::string_view uma_domain) override;
 
@@ -22,6 +26,7 @@ private:
     soci::session& session_;
     const clock& time_;
     random_source& random_;
+    const sealing_key* sealing_;
 };
 
 class sql_nonce_store final : public nonce_store {

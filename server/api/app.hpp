@@ -29,6 +29,7 @@
 #include "server/config.hpp"
 #include "server/http/http_types.hpp"
 #include "server/metrics.hpp"
+#include "uma/key_sealing.hpp"
 #include "uma/pubkey_fetcher.hpp"
 
 namespace corridor {
@@ -49,6 +50,8 @@ struct app_services {
     // Counterparties' UMA keys, fetched over outbound HTTP and cached. Tests may replace both.
     std::unique_ptr<uma::http_transport> uma_transport;
     std::unique_ptr<uma::pubkey_fetcher> uma_keys;
+    // Seals the UMA private keys at rest (uma.key_encryption_key_file); none when unset.
+    std::optional<uma::sealing_key> uma_sealing;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,

@@ -1,6 +1,10 @@
 // The UMA endpoints Corridor hosts for its platforms: GET /.well-known/lnurlp/{user},
 // GET /.well-known/lnurlpubkey, GET /.well-known/uma-configuration, and the pay-request and
 // post-transaction callbacks. Public routes: the platform is found from the addressed host.
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
 #include "server/api/app.hpp"
 #include "server/http/outbound_get.hpp"
 #include "server/uma/uma_receiver.hpp"
@@ -18,7 +22,8 @@ uma_receiver_services receiver_services(request_context& context) {
                                  *services.rates,
                                  *services.uma_keys,
                                  services.config.uma_proxy_host,
-                                 services.config.public_base_url};
+                                 services.config.public_base_url,
+                                 services.uma_sealing ? &*services.uma_sealing : nullptr};
 }
 
 std::string host_of(const request_context& context) {
@@ -65,6 +70,17 @@ http_response post_transaction(request_context& context) {
 }  // namespace
 
 void app_services::init_uma() {
+    if (!config.uma_key_encryption_key_file.empty()) {
+        std::ifstream in(config.uma_key_encryption_key_file);
+        std::stringstream text;
+        text << in.rdbuf();
+        uma_sealing = uma::parse_sealing_key(text.str());
+        if (!in || !uma_sealing) {
+            throw std::runtime_error(
+                "uma.key_encryption_key_file: " + config.uma_key_encryption_key_file +
+                " must hold 64 hex digits (openssl rand -hex 32)");
+        }
+    }
     uma_transport = std::make_unique<outbound_get>(
         outbound_get_limits{config.outbound_allow_private_addresses, 5000, 64 * 1024});
     uma_keys = std::make_unique<uma::cached_pubkey_fetcher>(*uma_transport, time,

@@ -266,7 +266,7 @@ std::optional<uma::uma_error> check_uma_pay_request(soci::session& session,
     uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
     if (auto error = uma::verify_pay_request(request, key.value(), domain, nonces)) return error;
     if (const auto& encrypted = request.compliance->encrypted_travel_rule_info) {
-        uma::sql_key_store our_keys(session, services.time, services.random);
+        uma::sql_key_store our_keys(session, services.time, services.random, services.sealing);
         auto secret = our_keys.keys_for(config.owner, config.uma_domain).encryption.secret;
         auto data = uma::from_hex(*encrypted);
         if (!data || !uma::ecies_decrypt(secret, *data)) {
@@ -333,7 +333,7 @@ uma_reply answer_lnurlp(soci::session& session, const uma_receiver_services& ser
         if (auto error = verify_sender(session, services, request.value()))
             return error_reply(*error);
     }
-    uma::sql_key_store keys(session, services.time, services.random);
+    uma::sql_key_store keys(session, services.time, services.random, services.sealing);
     auto signing = keys.keys_for(config->owner, config->uma_domain).signing.secret;
     auto response =
         uma::build_lnurlp_response(request.value(), terms_for(services, *config, *receiver),
@@ -350,7 +350,7 @@ uma_reply answer_pubkeys(soci::session& session, const uma_receiver_services& se
                            "no platform receives UMA payments at " + std::string(host));
     }
     const auto& config = platforms.front();
-    uma::sql_key_store keys(session, services.time, services.random);
+    uma::sql_key_store keys(session, services.time, services.random, services.sealing);
     return uma_reply{
         200, uma::to_json(uma::public_keys_of(keys.keys_for(config.owner, config.uma_domain)))};
 }

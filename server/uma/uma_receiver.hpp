@@ -16,6 +16,7 @@
 #include "ledger/platform_store.hpp"
 #include "ledger/random.hpp"
 #include "ledger/rates.hpp"
+#include "uma/key_sealing.hpp"
 #include "uma/pubkey_fetcher.hpp"
 
 namespace corridor {
@@ -31,8 +32,9 @@ struct uma_receiver_services {
     const currency_registry& currencies;
     const rate_source& rates;
     uma::pubkey_fetcher& counterparty_keys;
-    std::string proxy_host;       // uma.proxy_host
-    std::string public_base_url;  // where pay-request callbacks are reached
+    std::string proxy_host;                     // uma.proxy_host
+    std::string public_base_url;                // where pay-request callbacks are reached
+    const uma::sealing_key* sealing = nullptr;  // UMA private keys at rest
 };
 
 // The platform environments that serve `host`, production first. A proxy subdomain names one

@@ -226,6 +226,9 @@ test('we verify the SDK pay response and post-transaction callback', async () =>
 
 import { createServer } from 'node:http';
 import { InMemoryPublicKeyCache, fetchPublicKeyForVasp, selectHighestSupportedVersion } from '@uma-sdk/core';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startCorridor, stopCorridor, call } from '../api/lib/harness.mjs';
 
 // A sending VASP played by the SDK: it serves its own keys at /.well-known/lnurlpubkey, where
@@ -246,7 +249,18 @@ async function startSender(pair) {
 }
 
 test('a running corridor answers an SDK UMA lookup that the SDK verifies', async (t) => {
-  const corridor = await startCorridor({ platforms: 1, config: { outbound: { allow_private_addresses: true } } });
+  // The platform's private keys are sealed at rest under an operator key.
+  const keyDir = mkdtempSync(join(tmpdir(), 'corridor-uma-'));
+  const keyFile = join(keyDir, 'uma.key');
+  writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`);
+  const corridor = await startCorridor({
+    platforms: 1,
+    config: {
+      outbound: { allow_private_addresses: true },
+      uma: { proxy_host: 'uma.corridor.localhost', key_encryption_key_file: keyFile },
+    },
+  });
+  t.after(() => rmSync(keyDir, { recursive: true, force: true }));
   const sender = keyPair();
   const senderVasp = await startSender(sender);
   t.after(async () => { senderVasp.server.close(); await stopCorridor(corridor); });

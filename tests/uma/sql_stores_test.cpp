@@ -69,3 +69,55 @@ TEST_CASE("the database refuses a nonce twice, from any session", "[store][uma][
     database.session() << "SELECT COUNT(*) FROM uma_nonces", soci::into(left);
     CHECK(left == 0);
 }
+
+TEST_CASE("sealed private keys round trip only with their key and row", "[uma][keys]") {
+    seeded_random random(23);
+    auto secret = generate_private_key(random);
+    auto key = *parse_sealing_key(std::string(64, 'a') + "\n");
+    auto other = *parse_sealing_key(std::string(64, 'b'));
+    auto sealed = seal_secret(key, secret, "p|sandbox|signing", random);
+    CHECK(is_sealed(sealed));
+    CHECK(sealed.find(to_hex(secret)) == std::string::npos);
+    CHECK(seal_secret(key, secret, "p|sandbox|signing", random) != sealed);
+    CHECK(unseal_secret(key, sealed, "p|sandbox|signing") == secret);
+    CHECK_FALSE(unseal_secret(other, sealed, "p|sandbox|signing").has_value());
+    CHECK_FALSE(unseal_secret(key, sealed, "p|production|signing").has_value());
+    auto damaged = sealed;
+    damaged.back() = damaged.back() == '0' ? '1' : '0';
+    CHECK_FALSE(unseal_secret(key, damaged, "p|sandbox|signing").has_value());
+    CHECK_FALSE(unseal_secret(key, to_hex(secret), "p|sandbox|signing").has_value());
+    CHECK_FALSE(parse_sealing_key("abc").has_value());
+    CHECK_FALSE(parse_sealing_key(std::string(62, 'a')).has_value());
+    CHECK_FALSE(parse_sealing_key(std::string(64, 'g')).has_value());
+}
+
+TEST_CASE("with a sealing key the database never holds a private key in clear",
+          "[store][uma][keys]") {
+    testing::test_database database;
+    add_platform(database.session(), "PlatformConfig:two");
+    manual_clock time(1700000000LL * 1000);
+    seeded_random random(29);
+    auto sealing = *parse_sealing_key(std::string(64, 'c'));
+    tenant owner{"PlatformConfig:two", environment::sandbox};
+    sql_key_store store(database.session(), time, random, &sealing);
+    auto keys = store.keys_for(owner, "vasp.example");
+
+    std::string stored;
+    database.session() << "SELECT private_key FROM uma_keys WHERE purpose = 'signing'",
+        soci::into(stored);
+    CHECK(is_sealed(stored));
+    CHECK(stored.find(to_hex(keys.signing.secret)) == std::string::npos);
+    CHECK(sql_key_store(database.session(), time, random, &sealing)
+              .keys_for(owner, "x")
+              .signing.secret == keys.signing.secret);
+
+    auto wrong = *parse_sealing_key(std::string(64, 'd'));
+    CHECK_THROWS_WITH(sql_key_store(database.session(), time, random, &wrong).keys_for(owner, "x"),
+                      Catch::Contains("do not unseal"));
+    CHECK_THROWS_WITH(sql_key_store(database.session(), time, random).keys_for(owner, "x"),
+                      Catch::Contains("no uma.key_encryption_key_file"));
+    // A row moved to another environment does not unseal there.
+    database.session() << "UPDATE uma_keys SET environment = 'production'";
+    CHECK_THROWS(sql_key_store(database.session(), time, random, &sealing)
+                     .keys_for(tenant{"PlatformConfig:two", environment::production}, "x"));
+}
