@@ -259,6 +259,28 @@ const std::vector<migration>& all_migrations() {
                 external_account_id TEXT,
                 created_at_ms BIGINT NOT NULL))",
          }},
+        {7,
+         "uma keys and nonces",
+         {
+             // One signing and one encryption key per platform environment, with the self-signed
+             // certificate published at /.well-known/lnurlpubkey. Hex text, portable to both stores.
+             R"(CREATE TABLE uma_keys (
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                purpose TEXT NOT NULL,
+                private_key TEXT NOT NULL,
+                certificate TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                PRIMARY KEY (platform_id, environment, purpose)))",
+             // Nonces seen in signed UMA messages, per counterparty domain: a replay is refused.
+             R"(CREATE TABLE uma_nonces (
+                scope TEXT NOT NULL,
+                nonce TEXT NOT NULL,
+                timestamp_s BIGINT NOT NULL,
+                seen_at_ms BIGINT NOT NULL,
+                PRIMARY KEY (scope, nonce)))",
+             "CREATE INDEX uma_nonces_by_timestamp ON uma_nonces (timestamp_s)",
+         }},
         {8,
          "bulk import jobs and kyc links",
          {

@@ -204,6 +204,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000);
     keys.integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90);
     keys.text("uma.proxy_host", config.uma_proxy_host);
+    std::string key_encryption_key_file;
+    keys.text("uma.key_encryption_key_file", key_encryption_key_file);
     keys.integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600);
     keys.integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600);
     keys.integer("external_accounts.screening_delay_ms", config.external_accounts_screening_delay_ms, 0, 86400000);
@@ -238,6 +240,9 @@ service_config service_config::load_file(const std::string& path) {
     if (!funding_file.empty()) config.funding_file = resolve(base_dir, funding_file);
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
     if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
+    if (!key_encryption_key_file.empty()) {
+        config.uma_key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
+    }
     if (database.starts_with("sqlite:")) {
         // database_url reads "sqlite://x" as the path "x" (and "sqlite:///x" as "/x"): resolve
         // that path, or "sqlite://x" would name a file in the process's working directory.

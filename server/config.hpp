@@ -48,6 +48,8 @@ struct service_config {
     std::int64_t quotes_sweep_interval_ms = 1000;
     std::int64_t idempotency_retention_hours = 72;
     std::string uma_proxy_host = "uma.corridor.localhost";
+    // 64 hex digits sealing the UMA private keys in the database; empty = stored unsealed.
+    std::string uma_key_encryption_key_file;
     std::int64_t quotes_ttl_seconds = 300;
     std::int64_t sandbox_timeout_seconds = 30;
     // How long a new external account stays PENDING before the upkeep loop screens it ACTIVE.

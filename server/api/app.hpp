@@ -29,6 +29,8 @@
 #include "server/config.hpp"
 #include "server/http/http_types.hpp"
 #include "server/metrics.hpp"
+#include "uma/key_sealing.hpp"
+#include "uma/pubkey_fetcher.hpp"
 
 namespace corridor {
 
@@ -47,6 +49,11 @@ struct app_services {
     funding_directory funding;
     // Wakes the bulk import runner when a job is queued (unset in tests without one).
     std::function<void()> wake_bulk_import;
+    // Counterparties' UMA keys, fetched over outbound HTTP and cached. Tests may replace both.
+    std::unique_ptr<uma::http_transport> uma_transport;
+    std::unique_ptr<uma::pubkey_fetcher> uma_keys;
+    // Seals the UMA private keys at rest (uma.key_encryption_key_file); none when unset.
+    std::optional<uma::sealing_key> uma_sealing;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -59,7 +66,10 @@ struct app_services {
           tokens(this->config.cache_ttl_ms),
           configs(this->config.cache_ttl_ms),
           rates(std::move(rates)),
-          funding(std::move(funding)) {}
+          funding(std::move(funding)) {
+        init_uma();
+    }
+    void init_uma();
 
     payment_services payments() {
         return payment_services{ids, random, time, currencies, *rates, funding,
@@ -129,6 +139,7 @@ void register_external_account_routes(router& routes);
 void register_bank_link_routes(router& routes);
 void register_bulk_import_routes(router& routes);
 void register_kyc_routes(router& routes);
+void register_uma_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

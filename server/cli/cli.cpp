@@ -28,6 +28,7 @@
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/server.hpp"
+#include "uma/sql_stores.hpp"
 
 namespace corridor {
 namespace po = boost::program_options;
@@ -118,6 +119,8 @@ public:
             if (prune_) {
                 prune_idempotency_keys(session, services_.time.now_ms() -
                                                     services_.config.idempotency_retention_hours * 3600000);
+                // UMA nonces outside the replay window would be refused anyway.
+                uma::sql_nonce_store(session, services_.time, uma::default_nonce_window_s).purge_expired();
             }
             return true;
         } catch (const std::exception& error) {

@@ -86,7 +86,7 @@ TEST_CASE("every key is read", "[server][config]") {
         "database_threads": 16,
         "public_base_url": "https://pay.example",
         "currencies_file": "/etc/corridor/currencies.json",
-        "uma": {"proxy_host": "uma.pay.example"},
+        "uma": {"proxy_host": "uma.pay.example", "key_encryption_key_file": "/etc/corridor/uma.key"},
         "quotes": {"ttl_seconds": 60},
         "sandbox": {"timeout_seconds": 5},
         "outbound": {"allow_private_addresses": true},
@@ -106,6 +106,7 @@ TEST_CASE("every key is read", "[server][config]") {
     CHECK(config.public_base_url == "https://pay.example");
     CHECK(config.currencies_file == "/etc/corridor/currencies.json");
     CHECK(config.uma_proxy_host == "uma.pay.example");
+    CHECK(config.uma_key_encryption_key_file == "/etc/corridor/uma.key");
     CHECK(config.quotes_ttl_seconds == 60);
     CHECK(config.sandbox_timeout_seconds == 5);
     CHECK(config.outbound_allow_private_addresses);
