@@ -212,6 +212,40 @@ const std::vector<migration>& all_migrations() {
              "INSERT INTO uma_domain_claims (uma_domain, platform_id) SELECT DISTINCT uma_domain, "
              "platform_id FROM platform_configs",
          }},
+        {5,
+         "rail operations",
+         {
+             // One row per payout or pull driven through a rail plugin. Claimed by lease
+             // (lease_until_ms) so any number of processes can drive them; closed by deadline.
+             R"(CREATE TABLE rail_operations (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                rail TEXT NOT NULL,
+                direction TEXT NOT NULL,
+                status TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                internal_account_id TEXT NOT NULL,
+                external_account_id TEXT NOT NULL,
+                account_type TEXT NOT NULL,
+                account_json TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount BIGINT NOT NULL,
+                description TEXT NOT NULL,
+                rail_reference TEXT NOT NULL,
+                rail_reason_code TEXT NOT NULL,
+                failure_class TEXT NOT NULL,
+                failure_reason TEXT NOT NULL,
+                message TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                lease_until_ms BIGINT NOT NULL,
+                deadline_at_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX rail_operations_due ON rail_operations (status, lease_until_ms)",
+             "CREATE INDEX rail_operations_deadline ON rail_operations (status, deadline_at_ms)",
+             "CREATE INDEX rail_operations_by_transaction ON rail_operations (transaction_id)",
+         }},
     };
     return migrations;
 }
@@ -232,6 +266,8 @@ void lock_migrations(soci::session& session) {
 }  // namespace
 
 int latest_migration_version() { return all_migrations().back().version; }
+
+int known_migration_count() { return static_cast<int>(all_migrations().size()); }
 
 int applied_migration_version(soci::session& session) {
     ensure_migrations_table(session);

@@ -9,6 +9,8 @@ namespace corridor {
 int apply_migrations(soci::session& session);
 // The highest migration this build knows.
 int latest_migration_version();
+// How many migrations this build knows. Numbers are reserved per change, so a build may have gaps.
+int known_migration_count();
 // The highest applied version in the database (0 when none).
 int applied_migration_version(soci::session& session);
 

@@ -325,14 +325,7 @@ constexpr std::size_t event_arena_bytes = 8192;
 
 void emit_payment_event(soci::session& session, const payment_services& services,
                         const transaction_record& t) {
-    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
-    json::monotonic_resource arena(buffer, sizeof buffer);
-    json::storage_ptr storage(&arena);
-    json::object payload(storage);
-    payload.emplace("transaction", render_transaction(t, services.currencies, storage));
-    record_event(session, services.ids, services.time, t.owner,
-                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
-                 json::serialize(payload));
+    record_payment_event(session, services.ids, services.time, services.currencies, t);
 }
 
 // An internal account's balance moved from old_balance to new_balance.
@@ -1026,6 +1019,28 @@ json::object render_internal_account(const ledger_account& account, const curren
         {"updatedAt", format_timestamp_ms(account.updated_at_ms)}};
     if (!account.owner_id.empty()) body["customerId"] = account.owner_id;
     return body;
+}
+
+
+// For payments driven through rails (rails/payment_engine): the same rows and events as above.
+void store_new_transaction(soci::session& session, const transaction_record& transaction) {
+    insert_transaction(session, transaction);
+}
+
+void store_transaction_outcome(soci::session& session, transaction_record& transaction) {
+    update_transaction(session, transaction);
+}
+
+void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const transaction_record& t) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(storage);
+    payload.emplace("transaction", render_transaction(t, currencies, storage));
+    record_event(session, ids, time, t.owner,
+                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
+                 json::serialize(payload));
 }
 
 }  // namespace corridor
