@@ -22,6 +22,8 @@
 #include "ledger/random.hpp"
 #include "ledger/rates.hpp"
 #include "ledger/token_store.hpp"
+#include "rails/payment_engine.hpp"
+#include "rails/registry.hpp"
 #include "server/api/auth.hpp"
 #include "server/api/cache.hpp"
 #include "server/api/input.hpp"
@@ -45,6 +47,7 @@ struct app_services {
     std::unique_ptr<metrics> stats;
     std::unique_ptr<rate_source> rates;
     funding_directory funding;
+    rail_registry rails;  // loaded at serve start; empty elsewhere
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -62,6 +65,12 @@ struct app_services {
     payment_services payments() {
         return payment_services{ids, random, time, currencies, *rates, funding,
                                 config.quotes_ttl_seconds * 1000};
+    }
+    rail_engine_services rail_payments() {
+        rail_engine_settings settings;
+        settings.call_timeout_ms = config.rails_call_timeout_ms;
+        settings.settlement_timeout_ms = config.rails_settlement_timeout_ms;
+        return rail_engine_services{ids, random, time, currencies, rails, settings};
     }
 };
 

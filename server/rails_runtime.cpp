@@ -1,0 +1,85 @@
+#include "server/rails_runtime.hpp"
+
+#include <boost/json.hpp>
+#include <spdlog/spdlog.h>
+
+namespace corridor {
+namespace json = boost::json;
+namespace {
+
+class spdlog_sink final : public rail_log_sink {
+public:
+    void write(const std::string& rail, corridor_rail_log_level level, const std::string& message) override {
+        switch (level) {
+            case CORRIDOR_RAIL_LOG_DEBUG: spdlog::debug("rail {}: {}", rail, message); break;
+            case CORRIDOR_RAIL_LOG_INFO: spdlog::info("rail {}: {}", rail, message); break;
+            case CORRIDOR_RAIL_LOG_WARN: spdlog::warn("rail {}: {}", rail, message); break;
+            default: spdlog::error("rail {}: {}", rail, message); break;
+        }
+    }
+};
+
+// One engine pass on the ledger writer's session.
+class drive_job final : public session_job {
+public:
+    drive_job(payment_engine& engine, std::atomic<bool>& in_flight) : engine_(engine), in_flight_(in_flight) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            engine_.drive(session);
+            return true;
+        } catch (const std::exception& error) {
+            spdlog::error("payment engine pass failed: {}", error.what());
+            return false;
+        }
+    }
+    void finish(bool) noexcept override { in_flight_ = false; }
+
+private:
+    payment_engine& engine_;
+    std::atomic<bool>& in_flight_;
+};
+
+}  // namespace
+
+rail_load_config rail_load_config_of(const service_config& config) {
+    rail_load_config out;
+    out.plugins_dir = config.plugins_dir;
+    out.rails = config.plugins_rails;
+    out.sha256_pins = config.plugins_sha256;
+    out.settings_json = config.plugins_settings;
+    json::object sandbox;
+    auto found = out.settings_json.find("sandbox");
+    if (found != out.settings_json.end()) sandbox = json::parse(found->second).as_object();
+    if (!sandbox.contains("timeout_ms")) sandbox["timeout_ms"] = config.sandbox_timeout_seconds * 1000;
+    out.settings_json["sandbox"] = json::serialize(sandbox);
+    return out;
+}
+
+rail_log_sink& spdlog_rail_log() {
+    static spdlog_sink sink;
+    return sink;
+}
+
+rail_driver::rail_driver(rail_engine_services services, session_executor& writer, std::int64_t interval_ms)
+    : engine_(services) {
+    thread_ = std::thread([this, &writer, interval_ms] {
+        std::unique_lock lock(mutex_);
+        while (!stopping_) {
+            if (!in_flight_.exchange(true)) writer.submit(std::make_unique<drive_job>(engine_, in_flight_));
+            wake_.wait_for(lock, std::chrono::milliseconds(interval_ms));
+        }
+    });
+}
+
+rail_driver::~rail_driver() { stop(); }
+
+void rail_driver::stop() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace corridor

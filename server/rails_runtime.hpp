@@ -1,0 +1,41 @@
+#pragma once
+// The server's side of rails: turning the configuration into what rails/ needs, sending plugin log
+// lines to the server's log, and running the payment engine on the ledger writer.
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "ledger/session_job.hpp"
+#include "rails/loader.hpp"
+#include "rails/payment_engine.hpp"
+#include "server/config.hpp"
+
+namespace corridor {
+
+// plugins.* as the loader takes it. The sandbox rail gets timeout_ms from sandbox.timeout_seconds
+// unless its own settings name one.
+rail_load_config rail_load_config_of(const service_config& config);
+
+// Plugin log lines into spdlog, tagged with the rail's name.
+rail_log_sink& spdlog_rail_log();
+
+// Submits one payment_engine::drive pass to the ledger writer every rails.drive_interval_ms, never
+// more than one at a time.
+class rail_driver {
+public:
+    rail_driver(rail_engine_services services, session_executor& writer, std::int64_t interval_ms);
+    ~rail_driver();
+    void stop();
+
+private:
+    payment_engine engine_;
+    std::atomic<bool> in_flight_{false};
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+}  // namespace corridor
