@@ -48,6 +48,8 @@ struct app_services {
     std::unique_ptr<rate_source> rates;
     funding_directory funding;
     rail_registry rails;  // loaded at serve start; empty elsewhere
+    // External accounts as the payment engine needs them; null until a store provides them.
+    std::unique_ptr<external_account_directory> external_accounts;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -130,6 +132,7 @@ void register_exchange_rate_routes(router& routes);
 void register_quote_routes(router& routes);
 void register_transaction_routes(router& routes);
 void register_sandbox_routes(router& routes);
+void register_transfer_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"
