@@ -333,3 +333,25 @@ TEST_CASE("failure reasons follow the interface's lists", "[rails][engine]") {
 }
 
 }  // namespace corridor
+
+namespace corridor {
+
+TEST_CASE("two processes on one PostgreSQL never claim the same operation", "[store][rails][engine]") {
+    engine_fixture f;
+    if (f.database.backend() != database_backend::postgresql) {
+        // SQLite has one writer at a time: its write lock already serialises claims.
+        SUCCEED("SQLite");
+        return;
+    }
+    for (int i = 0; i < 3; ++i) f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "12345678" + std::to_string(i)), 100);
+    auto other = f.database.open_another();
+    write_transaction first(f.session());
+    auto claimed_first = claim_due_initiations(f.session(), f.clock.now_ms(), 2);
+    CHECK(claimed_first.size() == 2);
+    write_transaction second(*other);
+    auto claimed_second = claim_due_initiations(*other, f.clock.now_ms(), 10);
+    REQUIRE(claimed_second.size() == 1);
+    for (const auto& op : claimed_first) CHECK(op.id != claimed_second[0].id);
+}
+
+}  // namespace corridor
