@@ -1,5 +1,6 @@
 #include "rails/rail.hpp"
 
+#include <chrono>
 #include <cstring>
 
 namespace corridor {
@@ -161,14 +162,22 @@ bool rail_instance::serves(const std::string& account_type) const {
 }
 
 template <class Hook>
-rail_call_result rail_instance::call(Hook&& hook) {
+rail_call_result rail_instance::call(rail_hook which, Hook&& hook) {
     std::lock_guard lock(mutex_);
     rail_call_result out;
     call_slot slot;
     reports_ = &out.reports;
+    // Measured for metrics only; no decision depends on it.
+    auto started = std::chrono::steady_clock::now();
     int32_t code = hook(reinterpret_cast<corridor_rail_type_call*>(&slot));
+    auto elapsed = std::chrono::steady_clock::now() - started;
     reports_ = nullptr;
     out.status = rail_status_from(code);
+    rail_call_stats& stats = stats_[static_cast<std::size_t>(which)];
+    stats.calls += 1;
+    if (out.status != rail_status::ok) stats.not_ok += 1;
+    stats.total_us += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
     out.result = std::move(slot.result);
     out.message = std::move(slot.message);
     if (!out.ok() && out.message.empty()) out.message = "the rail returned " + std::string(to_string(out.status));
@@ -177,7 +186,7 @@ rail_call_result rail_instance::call(Hook&& hook) {
 
 rail_call_result rail_instance::create(const std::string& config_json) {
     auto* host = reinterpret_cast<corridor_rail_type_host*>(this);
-    return call([&](corridor_rail_type_call* slot) {
+    return call(rail_hook::create, [&](corridor_rail_type_call* slot) {
         corridor_rail_type_self* made = nullptr;
         int32_t code = table_->create(slot, host, span(config_json), &made);
         if (code == CORRIDOR_RAIL_OK && made == nullptr) return int32_t{CORRIDOR_RAIL_INTERNAL};
@@ -189,7 +198,7 @@ rail_call_result rail_instance::create(const std::string& config_json) {
 rail_call_result rail_instance::validate_account(const std::string& account_type,
                                                  const std::string& currency,
                                                  const std::string& account_json) {
-    return call([&](corridor_rail_type_call* slot) {
+    return call(rail_hook::validate_account, [&](corridor_rail_type_call* slot) {
         return table_->validate_account(self_, slot, span(account_type), span(currency), span(account_json));
     });
 }
@@ -203,7 +212,7 @@ rail_call_result rail_instance::funding_instructions(const rail_funding_input& r
     c.amount_minor = request.amount_minor;
     c.now_ms = request.now_ms;
     c.reference = span(request.reference);
-    return call([&](corridor_rail_type_call* slot) { return table_->funding_instructions(self_, slot, &c); });
+    return call(rail_hook::funding_instructions, [&](corridor_rail_type_call* slot) { return table_->funding_instructions(self_, slot, &c); });
 }
 
 rail_call_result rail_instance::initiate(const rail_operation_input& operation) {
@@ -218,7 +227,7 @@ rail_call_result rail_instance::initiate(const rail_operation_input& operation) 
     c.amount_minor = operation.amount_minor;
     c.now_ms = operation.now_ms;
     c.reference = span(operation.reference);
-    return call([&](corridor_rail_type_call* slot) { return table_->initiate(self_, slot, &c); });
+    return call(rail_hook::initiate, [&](corridor_rail_type_call* slot) { return table_->initiate(self_, slot, &c); });
 }
 
 rail_call_result rail_instance::tick(std::int64_t now_ms) {
@@ -227,7 +236,7 @@ rail_call_result rail_instance::tick(std::int64_t now_ms) {
         none.status = rail_status::ok;
         return none;
     }
-    return call([&](corridor_rail_type_call* slot) { return table_->tick(self_, slot, now_ms); });
+    return call(rail_hook::tick, [&](corridor_rail_type_call* slot) { return table_->tick(self_, slot, now_ms); });
 }
 
 }  // namespace corridor

@@ -2,6 +2,8 @@
 // One loaded rail plugin instance, seen from the host: a C++ face over the plugin's C table.
 // Calls into the plugin are serialised (the ABI promises hooks of one instance never run
 // concurrently) and never throw; a plugin's status, message, result and reports are copied out.
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -67,6 +69,17 @@ public:
                        const std::string& message) = 0;
 };
 
+enum class rail_hook { create, validate_account, funding_instructions, initiate, tick };
+constexpr std::array<std::string_view, 5> rail_hook_names = {"create", "validate_account",
+                                                             "funding_instructions", "initiate", "tick"};
+
+// Calls into one hook, for metrics: how many, how many did not return OK, and their total time.
+struct rail_call_stats {
+    std::atomic<std::uint64_t> calls{0};
+    std::atomic<std::uint64_t> not_ok{0};
+    std::atomic<std::uint64_t> total_us{0};
+};
+
 class rail_instance {
 public:
     rail_instance(std::string file, const corridor_rail_plugin* table, rail_log_sink* log);
@@ -91,6 +104,7 @@ public:
     const std::vector<std::string>& account_types() const { return account_types_; }
     std::uint32_t tick_interval_ms() const { return table_->tick_interval_ms; }
     bool serves(const std::string& account_type) const;
+    const rail_call_stats& stats(rail_hook hook) const { return stats_[static_cast<std::size_t>(hook)]; }
 
     // The host callback table handed to every plugin's entry point.
     static const corridor_rail_host_api* host_api();
@@ -98,7 +112,7 @@ public:
 private:
     struct call_slot;
     template <class Hook>
-    rail_call_result call(Hook&& hook);
+    rail_call_result call(rail_hook which, Hook&& hook);
 
     std::string file_, name_, version_;
     std::vector<std::string> account_types_;
@@ -107,6 +121,7 @@ private:
     corridor_rail_type_self* self_ = nullptr;
     std::mutex mutex_;                         // serialises hooks of this instance
     std::vector<rail_report>* reports_ = nullptr;  // the running hook's reports, under mutex_
+    std::array<rail_call_stats, rail_hook_names.size()> stats_;
 
     friend struct rail_host_callbacks;
 };

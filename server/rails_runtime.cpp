@@ -1,6 +1,7 @@
 #include "server/rails_runtime.hpp"
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace corridor {
@@ -53,6 +54,29 @@ rail_load_config rail_load_config_of(const service_config& config) {
     if (!sandbox.contains("timeout_ms")) sandbox["timeout_ms"] = config.sandbox_timeout_seconds * 1000;
     out.settings_json["sandbox"] = json::serialize(sandbox);
     return out;
+}
+
+std::string rail_metrics(const rail_registry& rails) {
+    std::string out =
+        "# HELP corridor_rail_calls_total Calls into rail plugin hooks.\n"
+        "# TYPE corridor_rail_calls_total counter\n";
+    std::string not_ok =
+        "# HELP corridor_rail_calls_not_ok_total Rail hook calls that did not return OK.\n"
+        "# TYPE corridor_rail_calls_not_ok_total counter\n";
+    std::string seconds =
+        "# HELP corridor_rail_call_seconds_total Time spent inside rail plugin hooks.\n"
+        "# TYPE corridor_rail_call_seconds_total counter\n";
+    for (const auto& rail : rails.all()) {
+        for (std::size_t i = 0; i < rail_hook_names.size(); ++i) {
+            const auto& stats = rail->stats(static_cast<rail_hook>(i));
+            std::string labels = fmt::format("{{rail=\"{}\",hook=\"{}\"}}", rail->name(), rail_hook_names[i]);
+            out += fmt::format("corridor_rail_calls_total{} {}\n", labels, stats.calls.load());
+            not_ok += fmt::format("corridor_rail_calls_not_ok_total{} {}\n", labels, stats.not_ok.load());
+            seconds += fmt::format("corridor_rail_call_seconds_total{} {:.6f}\n", labels,
+                                   static_cast<double>(stats.total_us.load()) / 1e6);
+        }
+    }
+    return out + not_ok + seconds;
 }
 
 rail_log_sink& spdlog_rail_log() {

@@ -18,6 +18,9 @@ namespace corridor {
 // unless its own settings name one.
 rail_load_config rail_load_config_of(const service_config& config);
 
+// Prometheus text: calls into each rail's hooks, those that did not return OK, and their time.
+std::string rail_metrics(const rail_registry& rails);
+
 // Plugin log lines into spdlog, tagged with the rail's name.
 rail_log_sink& spdlog_rail_log();
 

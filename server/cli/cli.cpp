@@ -217,6 +217,7 @@ int serve(const std::vector<std::string>& args) {
     ledger_writer writer(url, static_cast<std::size_t>(config.ledger_batch_commands_max),
                          static_cast<std::size_t>(config.ledger_queue_commands_max));
     services.stats->add_source([&writer] { return writer_metrics(writer); });
+    services.stats->add_source([&services] { return rail_metrics(services.rails); });
     http_server server(application, database, writer, services.config);
     auto port = server.start();
     upkeep_loop upkeep(services, writer);

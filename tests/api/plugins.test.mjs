@@ -25,6 +25,19 @@ test('plugins list shows the loaded rails, their versions and ABI', () => {
   assert.match(text, /sandbox\s+1\.0\.0\s+ABI 1\.0/);
 });
 
+test('/metrics counts calls into each rail hook', async () => {
+  let text = '';
+  // The payment engine ticks the sandbox rail every 250 ms; wait for the first tick to show.
+  for (let i = 0; i < 50 && !/corridor_rail_calls_total\{rail="sandbox",hook="tick"\} [1-9]/.test(text); i++) {
+    text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.match(text, /corridor_rail_calls_total\{rail="sandbox",hook="create"\} 1\n/);
+  assert.match(text, /corridor_rail_calls_total\{rail="sandbox",hook="tick"\} [1-9]/);
+  assert.match(text, /corridor_rail_calls_not_ok_total\{rail="sandbox",hook="tick"\} 0\n/);
+  assert.match(text, /corridor_rail_call_seconds_total\{rail="sandbox",hook="initiate"\} 0\.000000\n/);
+});
+
 // Rewrites the stopped server's configuration, then expects serve to exit with the message.
 async function expectStartRefused(change, message) {
   const config = JSON.parse(readFileSync(server.configPath, 'utf8'));

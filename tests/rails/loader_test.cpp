@@ -79,6 +79,14 @@ TEST_CASE("a good plugin loads and answers through the ABI", "[rails][loader]") 
     auto refused = rail->initiate([&] { auto zero = payout; zero.amount_minor = 0; return zero; }());
     CHECK(refused.status == rail_status::invalid_argument);
     CHECK(refused.reports.empty());
+
+    // Every call is counted per hook, and those that did not return OK apart.
+    CHECK(rail->stats(rail_hook::create).calls == 1);
+    CHECK(rail->stats(rail_hook::validate_account).calls == 3);
+    CHECK(rail->stats(rail_hook::validate_account).not_ok == 2);
+    CHECK(rail->stats(rail_hook::initiate).calls == 3);
+    CHECK(rail->stats(rail_hook::initiate).not_ok == 1);
+    CHECK(rail->stats(rail_hook::tick).calls == 1);
 }
 
 TEST_CASE("a plugin built for another ABI major version is refused by name", "[rails][loader]") {
