@@ -333,21 +333,8 @@ void emit_balance_event(soci::session& session, const payment_services& services
                         const std::string& account_id, const std::string& customer_id,
                         const std::string& currency, std::int64_t old_balance,
                         std::int64_t new_balance) {
-    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
-    json::monotonic_resource arena(buffer, sizeof buffer);
-    json::storage_ptr storage(&arena);
-    json::object payload(
-        {{"accountId", account_id},
-         {"oldBalance", json::object({{"amount", old_balance},
-                                      {"currency", render_currency(services.currencies, currency, storage)}},
-                                     storage)},
-         {"newBalance", json::object({{"amount", new_balance},
-                                      {"currency", render_currency(services.currencies, currency, storage)}},
-                                     storage)}},
-        storage);
-    if (!customer_id.empty()) payload["customerId"] = customer_id;
-    record_event(session, services.ids, services.time, owner, "ACCOUNT_STATUS",
-                 json::serialize(payload));
+    record_balance_event(session, services.ids, services.time, services.currencies, owner, account_id,
+                         customer_id, currency, old_balance, new_balance);
 }
 
 std::string rate_details_json(const price& p) {
@@ -1041,6 +1028,27 @@ void record_payment_event(soci::session& session, id_generator& ids, const clock
     record_event(session, ids, time, t.owner,
                  t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
                  json::serialize(payload));
+}
+
+void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const tenant& owner,
+                          const std::string& account_id, const std::string& customer_id,
+                          const std::string& currency, std::int64_t old_balance,
+                          std::int64_t new_balance) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(
+        {{"accountId", account_id},
+         {"oldBalance", json::object({{"amount", old_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)},
+         {"newBalance", json::object({{"amount", new_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)}},
+        storage);
+    if (!customer_id.empty()) payload["customerId"] = customer_id;
+    record_event(session, ids, time, owner, "ACCOUNT_STATUS", json::serialize(payload));
 }
 
 }  // namespace corridor

@@ -120,6 +120,15 @@ rail_operation new_operation(const rail_engine_services& services, const tenant&
     return op;
 }
 
+// The ACCOUNT_STATUS event of an internal account after a posting of `delta` to it.
+void balance_moved(soci::session& session, const rail_engine_services& services, const tenant& owner,
+                   const std::string& account_id, std::int64_t delta) {
+    auto account = find_account(session, owner, account_id);
+    CORRIDOR_ASSERT(account.has_value());
+    record_balance_event(session, services.ids, services.time, services.currencies, owner, account->id,
+                         account->owner_id, account->currency, account->balance() - delta, account->balance());
+}
+
 rail_failure failure_of_status(rail_status status) {
     switch (status) {
         case rail_status::invalid_argument: return rail_failure::account_invalid;
@@ -193,6 +202,7 @@ result<transaction_record, rail_payment_failure> begin_transfer_out(
                                                  transaction_id, account->id, request.destination,
                                                  request.amount, request.description, now_ms));
     record_payment_event(session, services.ids, services.time, services.currencies, t);
+    balance_moved(session, services, request.owner, account->id, -request.amount);
     return t;
 }
 
@@ -358,6 +368,7 @@ void payment_engine::settle(soci::session& session, rail_operation& op, const ra
                  "the pulled amount cannot be credited (balance overflow)", false);
             return;
         }
+        balance_moved(session, services_, op.owner, op.internal_account_id, op.amount);
     }
     op.status = "SETTLED";
     if (!report.rail_reference.empty()) op.rail_reference = report.rail_reference;
@@ -388,6 +399,7 @@ void payment_engine::fail(soci::session& session, rail_operation& op, rail_failu
                                       {settlement, op.internal_account_id, op.amount, op.currency,
                                        "refund", op.transaction_id});
         CORRIDOR_ASSERT(refunded.ok());  // the settlement account has no overdraft guard
+        balance_moved(session, services_, op.owner, op.internal_account_id, op.amount);
         t->refund = json::serialize(json::object{{"reference", op.id},
                                                  {"initiatedAt", format_timestamp_ms(now_ms)},
                                                  {"settledAt", format_timestamp_ms(now_ms)}});
@@ -398,7 +410,11 @@ void payment_engine::fail(soci::session& session, rail_operation& op, rail_failu
         auto reversed = post_transfer(session, book_of(services_), op.owner,
                                       {op.internal_account_id, settlement, op.amount, op.currency,
                                        "return", op.transaction_id});
-        if (!reversed) note += " (the internal account no longer holds the amount; reconcile by hand)";
+        if (!reversed) {
+            note += " (the internal account no longer holds the amount; reconcile by hand)";
+        } else {
+            balance_moved(session, services_, op.owner, op.internal_account_id, -op.amount);
+        }
     }
     op.status = returned ? "RETURNED" : "FAILED";
     op.failure_class = std::string(to_string(failure));

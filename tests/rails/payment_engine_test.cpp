@@ -103,6 +103,12 @@ TEST_CASE("a transfer-out holds the money, then completes when the rail settles"
     CHECK(audit_book(f.session()).empty());
     // PENDING then COMPLETED, each in the outbox with the transaction that changed.
     CHECK(f.count("SELECT COUNT(*) FROM outbox_events WHERE type = 'OUTGOING_PAYMENT'") == 2);
+    // The hold moved the balance once: one ACCOUNT_STATUS event, 10000 -> 7500.
+    CHECK(f.count("SELECT COUNT(*) FROM outbox_events WHERE type = 'ACCOUNT_STATUS'") == 1);
+    std::string payload;
+    f.session() << "SELECT payload FROM outbox_events WHERE type = 'ACCOUNT_STATUS'", soci::into(payload);
+    CHECK_THAT(payload, Catch::Contains(R"("oldBalance":{"amount":10000)"));
+    CHECK_THAT(payload, Catch::Contains(R"("newBalance":{"amount":7500)"));
     CHECK(f.drive(engine) == 0);  // nothing left to do
 }
 
@@ -134,6 +140,8 @@ TEST_CASE("failure patterns fail the transfer-out and refund it", "[store][rails
         CHECK(op.rail_reason_code == c.code);
         CHECK(f.balance() == 10000);  // refunded
         CHECK(audit_book(f.session()).empty());
+        // The hold and the refund each moved the balance.
+        CHECK(f.count("SELECT COUNT(*) FROM outbox_events WHERE type = 'ACCOUNT_STATUS'") == 2);
     }
 }
 
