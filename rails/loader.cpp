@@ -1,13 +1,12 @@
 #include "rails/loader.hpp"
 
 #include <dlfcn.h>
+#include <openssl/evp.h>
 
 #include <array>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-
-#include <openssl/evp.h>
 
 namespace corridor {
 namespace {
@@ -30,7 +29,8 @@ void check_table(const std::string& path, const corridor_rail_plugin* table) {
     const corridor_rail_type_magic& magic = table->magic;
     if (magic.struct_size < sizeof(corridor_rail_type_magic)) {
         refuse(path, "its version block is " + std::to_string(magic.struct_size) +
-                         " bytes, expected at least " + std::to_string(sizeof(corridor_rail_type_magic)));
+                         " bytes, expected at least " +
+                         std::to_string(sizeof(corridor_rail_type_magic)));
     }
     // The major version first: with another major the rest of the table may mean something else.
     if (magic.abi_major != CORRIDOR_RAIL_ABI_MAJOR) {
@@ -52,8 +52,8 @@ void check_table(const std::string& path, const corridor_rail_plugin* table) {
     }
     if (magic.table_size < CORRIDOR_RAIL_PLUGIN_SIZE_V1_0) {
         refuse(path, "its hook table is " + std::to_string(magic.table_size) +
-                         " bytes, smaller than the " + std::to_string(CORRIDOR_RAIL_PLUGIN_SIZE_V1_0) +
-                         " bytes of rail ABI 1.0");
+                         " bytes, smaller than the " +
+                         std::to_string(CORRIDOR_RAIL_PLUGIN_SIZE_V1_0) + " bytes of rail ABI 1.0");
     }
     std::string name = span_text(table->name);
     if (!valid_rail_name(name)) {
@@ -62,8 +62,9 @@ void check_table(const std::string& path, const corridor_rail_plugin* table) {
     if (table->account_type_count == 0 || table->account_types == nullptr) {
         refuse(path, "it declares no account types");
     }
-    if (table->create == nullptr || table->destroy == nullptr || table->validate_account == nullptr ||
-        table->funding_instructions == nullptr || table->initiate == nullptr) {
+    if (table->create == nullptr || table->destroy == nullptr ||
+        table->validate_account == nullptr || table->funding_instructions == nullptr ||
+        table->initiate == nullptr) {
         refuse(path, "its hook table leaves a required hook empty");
     }
     if (table->tick_interval_ms > 0 && table->tick == nullptr) {
@@ -86,14 +87,16 @@ bool valid_rail_name(const std::string& name) {
 std::string sha256_file_hex(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw rail_load_error("rail plugin " + path + ": cannot be read");
-    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                    &EVP_MD_CTX_free);
     if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1) {
         throw rail_load_error("rail plugin " + path + ": SHA-256 unavailable");
     }
     std::array<char, 65536> buffer;
     while (in) {
         in.read(buffer.data(), buffer.size());
-        if (in.gcount() > 0) EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(in.gcount()));
+        if (in.gcount() > 0)
+            EVP_DigestUpdate(context.get(), buffer.data(), static_cast<size_t>(in.gcount()));
     }
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
@@ -107,9 +110,11 @@ std::string sha256_file_hex(const std::string& path) {
     return out;
 }
 
-std::unique_ptr<rail_instance> load_rail_file(const std::string& path, const std::string& expected_name,
+std::unique_ptr<rail_instance> load_rail_file(const std::string& path,
+                                              const std::string& expected_name,
                                               const std::string& sha256_pin,
-                                              const std::string& settings_json, rail_log_sink* log) {
+                                              const std::string& settings_json,
+                                              rail_log_sink* log) {
     if (!std::filesystem::is_regular_file(path)) refuse(path, "no such file");
     if (!sha256_pin.empty()) {
         std::string actual = sha256_file_hex(path);
@@ -129,7 +134,8 @@ std::unique_ptr<rail_instance> load_rail_file(const std::string& path, const std
     dlerror();
     void* symbol = dlsym(handle, CORRIDOR_RAIL_ENTRY_SYMBOL);
     if (symbol == nullptr) {
-        refuse(path, "it exports no " CORRIDOR_RAIL_ENTRY_SYMBOL " symbol; it is not a Corridor rail plugin");
+        refuse(path, "it exports no " CORRIDOR_RAIL_ENTRY_SYMBOL
+                     " symbol; it is not a Corridor rail plugin");
     }
     lock.unlock();
     auto entry = reinterpret_cast<corridor_rail_entry_fn>(symbol);
@@ -142,13 +148,14 @@ std::unique_ptr<rail_instance> load_rail_file(const std::string& path, const std
     check_table(path, table);
     std::string name = span_text(table->name);
     if (!expected_name.empty() && name != expected_name) {
-        refuse(path, "it declares the name \"" + name + "\" but is configured as \"" + expected_name + "\"");
+        refuse(path, "it declares the name \"" + name + "\" but is configured as \"" +
+                         expected_name + "\"");
     }
     auto rail = std::make_unique<rail_instance>(path, table, log);
     auto created = rail->create(settings_json.empty() ? std::string("{}") : settings_json);
     if (!created.ok()) {
-        refuse(path, "its create hook failed (" + std::string(to_string(created.status)) + "): " +
-                         created.message);
+        refuse(path, "its create hook failed (" + std::string(to_string(created.status)) +
+                         "): " + created.message);
     }
     return rail;
 }
@@ -164,14 +171,16 @@ rail_registry load_rails(const rail_load_config& config, rail_log_sink* log) {
     for (const auto& [name, pin] : config.sha256_pins) {
         bool listed = false;
         for (const auto& rail : config.rails) listed = listed || rail == name;
-        if (!listed) throw rail_load_error("plugins.sha256: \"" + name + "\" is not in plugins.rails");
+        if (!listed)
+            throw rail_load_error("plugins.sha256: \"" + name + "\" is not in plugins.rails");
     }
     for (const auto& name : config.rails) {
         std::string path = (std::filesystem::path(config.plugins_dir) / (name + ".so")).string();
         auto pin = config.sha256_pins.find(name);
         auto settings = config.settings_json.find(name);
         registry.add(load_rail_file(path, name, pin == config.sha256_pins.end() ? "" : pin->second,
-                                    settings == config.settings_json.end() ? "" : settings->second, log));
+                                    settings == config.settings_json.end() ? "" : settings->second,
+                                    log));
     }
     return registry;
 }

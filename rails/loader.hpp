@@ -28,8 +28,7 @@ rail_registry load_rails(const rail_load_config& config, rail_log_sink* log);
 std::unique_ptr<rail_instance> load_rail_file(const std::string& path,
                                               const std::string& expected_name,
                                               const std::string& sha256_pin,
-                                              const std::string& settings_json,
-                                              rail_log_sink* log);
+                                              const std::string& settings_json, rail_log_sink* log);
 
 // Lowercase hex SHA-256 of a file's bytes; throws rail_load_error when it cannot be read.
 std::string sha256_file_hex(const std::string& path);

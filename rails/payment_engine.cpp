@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-
 #include <boost/json.hpp>
 
 #include "ledger/book.hpp"
@@ -14,14 +13,19 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::array<std::string_view, 6> outgoing_reasons = {
-    "QUOTE_EXPIRED", "QUOTE_EXECUTION_FAILED", "LIGHTNING_PAYMENT_FAILED",
+    "QUOTE_EXPIRED",           "QUOTE_EXECUTION_FAILED",      "LIGHTNING_PAYMENT_FAILED",
     "FUNDING_AMOUNT_MISMATCH", "COUNTERPARTY_POST_TX_FAILED", "TIMEOUT"};
-constexpr std::array<std::string_view, 8> incoming_reasons = {
-    "LNURLP_FAILED", "PAY_REQUEST_FAILED", "PAYMENT_APPROVAL_WEBHOOK_ERROR",
-    "PAYMENT_APPROVAL_TIMED_OUT", "OFFRAMP_FAILED", "MISSING_MANDATORY_PAYEE_DATA",
-    "QUOTE_EXPIRED", "QUOTE_EXECUTION_FAILED"};
+constexpr std::array<std::string_view, 8> incoming_reasons = {"LNURLP_FAILED",
+                                                              "PAY_REQUEST_FAILED",
+                                                              "PAYMENT_APPROVAL_WEBHOOK_ERROR",
+                                                              "PAYMENT_APPROVAL_TIMED_OUT",
+                                                              "OFFRAMP_FAILED",
+                                                              "MISSING_MANDATORY_PAYEE_DATA",
+                                                              "QUOTE_EXPIRED",
+                                                              "QUOTE_EXECUTION_FAILED"};
 
-rail_payment_failure failure_of(rail_payment_error code, std::string message, std::string field = "") {
+rail_payment_failure failure_of(rail_payment_error code, std::string message,
+                                std::string field = "") {
     return rail_payment_failure{code, std::move(message), std::move(field)};
 }
 
@@ -39,54 +43,57 @@ std::string platform_customer_id(soci::session& session, const std::string& cust
 }
 
 // The internal account of a transfer, with the checks both directions share.
-result<ledger_account, rail_payment_failure> internal_account_for(soci::session& session,
-                                                                 const tenant& owner,
-                                                                 const std::string& id,
-                                                                 const std::string& field,
-                                                                 const external_account_ref& external) {
+result<ledger_account, rail_payment_failure> internal_account_for(
+    soci::session& session, const tenant& owner, const std::string& id, const std::string& field,
+    const external_account_ref& external) {
     auto account = find_account(session, owner, id);
-    if (!account || (account->kind != account_kind::customer && account->kind != account_kind::platform)) {
-        return failure_of(rail_payment_error::internal_account_not_found, field + ": no internal account " + id,
-                          field);
+    if (!account ||
+        (account->kind != account_kind::customer && account->kind != account_kind::platform)) {
+        return failure_of(rail_payment_error::internal_account_not_found,
+                          field + ": no internal account " + id, field);
     }
     if (account->currency != external.currency) {
         return failure_of(rail_payment_error::currency_mismatch,
                           field + ": the internal account holds " + account->currency +
-                              " but external account " + external.id + " holds " + external.currency,
+                              " but external account " + external.id + " holds " +
+                              external.currency,
                           field);
     }
     // A customer's money moves only to or from that customer's (or the platform's) accounts.
     if (!external.customer_id.empty() && !account->owner_id.empty() &&
         external.customer_id != account->owner_id) {
         return failure_of(rail_payment_error::customer_mismatch,
-                          "external account " + external.id + " belongs to another customer", field);
+                          "external account " + external.id + " belongs to another customer",
+                          field);
     }
     return std::move(*account);
 }
 
 // Picks the rail and lets it check the account details before anything is written.
 result<rail_instance*, rail_payment_failure> rail_for(const rail_engine_services& services,
-                                                     const tenant& owner,
-                                                     const external_account_ref& external,
-                                                     const std::string& field) {
+                                                      const tenant& owner,
+                                                      const external_account_ref& external,
+                                                      const std::string& field) {
     std::string env(owner.env_name());
     rail_instance* rail = services.rails.for_account_type(env, external.account_type);
     if (rail == nullptr) {
         return failure_of(rail_payment_error::no_rail,
-                          field + ": no payment rail serves account type " + external.account_type, field);
+                          field + ": no payment rail serves account type " + external.account_type,
+                          field);
     }
-    auto verdict = rail->validate_account(external.account_type, external.currency, external.account_json);
+    auto verdict =
+        rail->validate_account(external.account_type, external.currency, external.account_json);
     switch (verdict.status) {
         case rail_status::ok: return rail;
         case rail_status::invalid_argument:
             return failure_of(rail_payment_error::account_invalid,
-                              field + ": external account " + external.id + " is not valid for rail " +
-                                  rail->name() + ": " + verdict.message,
+                              field + ": external account " + external.id +
+                                  " is not valid for rail " + rail->name() + ": " + verdict.message,
                               field);
         case rail_status::unsupported:
             return failure_of(rail_payment_error::no_rail,
-                              field + ": rail " + rail->name() + " does not serve " + external.account_type +
-                                  " in " + external.currency,
+                              field + ": rail " + rail->name() + " does not serve " +
+                                  external.account_type + " in " + external.currency,
                               field);
         default:
             return failure_of(rail_payment_error::rail_unavailable,
@@ -96,7 +103,8 @@ result<rail_instance*, rail_payment_failure> rail_for(const rail_engine_services
 
 rail_operation new_operation(const rail_engine_services& services, const tenant& owner,
                              const std::string& rail, const std::string& direction,
-                             const std::string& transaction_id, const std::string& internal_account_id,
+                             const std::string& transaction_id,
+                             const std::string& internal_account_id,
                              const external_account_ref& external, std::int64_t amount,
                              const std::string& description, std::int64_t now_ms) {
     rail_operation op;
@@ -121,12 +129,13 @@ rail_operation new_operation(const rail_engine_services& services, const tenant&
 }
 
 // The ACCOUNT_STATUS event of an internal account after a posting of `delta` to it.
-void balance_moved(soci::session& session, const rail_engine_services& services, const tenant& owner,
-                   const std::string& account_id, std::int64_t delta) {
+void balance_moved(soci::session& session, const rail_engine_services& services,
+                   const tenant& owner, const std::string& account_id, std::int64_t delta) {
     auto account = find_account(session, owner, account_id);
     CORRIDOR_ASSERT(account.has_value());
-    record_balance_event(session, services.ids, services.time, services.currencies, owner, account->id,
-                         account->owner_id, account->currency, account->balance() - delta, account->balance());
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         account->id, account->owner_id, account->currency,
+                         account->balance() - delta, account->balance());
 }
 
 rail_failure failure_of_status(rail_status status) {
@@ -143,10 +152,12 @@ rail_failure failure_of_status(rail_status status) {
 std::string interface_failure_reason(const std::string& direction, rail_failure failure,
                                      const std::string& reported) {
     bool outgoing = direction == "PAYOUT";
-    if (outgoing && std::find(outgoing_reasons.begin(), outgoing_reasons.end(), reported) != outgoing_reasons.end()) {
+    if (outgoing && std::find(outgoing_reasons.begin(), outgoing_reasons.end(), reported) !=
+                        outgoing_reasons.end()) {
         return reported;
     }
-    if (!outgoing && std::find(incoming_reasons.begin(), incoming_reasons.end(), reported) != incoming_reasons.end()) {
+    if (!outgoing && std::find(incoming_reasons.begin(), incoming_reasons.end(), reported) !=
+                         incoming_reasons.end()) {
         return reported;
     }
     if (outgoing && failure == rail_failure::timeout) return "TIMEOUT";
@@ -154,10 +165,11 @@ std::string interface_failure_reason(const std::string& direction, rail_failure 
 }
 
 result<transaction_record, rail_payment_failure> begin_transfer_out(
-    soci::session& session, const rail_engine_services& services, const transfer_out_request& request) {
+    soci::session& session, const rail_engine_services& services,
+    const transfer_out_request& request) {
     CORRIDOR_ASSERT(request.amount > 0);
-    auto account = internal_account_for(session, request.owner, request.source_account_id, "source.accountId",
-                                        request.destination);
+    auto account = internal_account_for(session, request.owner, request.source_account_id,
+                                        "source.accountId", request.destination);
     if (!account) return account.error();
     auto rail = rail_for(services, request.owner, request.destination, "destination.accountId");
     if (!rail) return rail.error();
@@ -167,17 +179,18 @@ result<transaction_record, rail_payment_failure> begin_transfer_out(
     std::string settlement = ensure_account(session, book_of(services), request.owner,
                                             account_kind::settlement, "", account->currency);
     // The one step that can be refused comes first, so a refusal writes nothing.
-    auto held = post_transfer(session, book_of(services), request.owner,
-                              {account->id, settlement, request.amount, account->currency, "payout",
-                               transaction_id});
+    auto held = post_transfer(
+        session, book_of(services), request.owner,
+        {account->id, settlement, request.amount, account->currency, "payout", transaction_id});
     if (!held) {
         if (held.error() == transfer_error::insufficient_funds) {
             return failure_of(rail_payment_error::insufficient_balance,
-                              "source.accountId: the balance does not cover " + std::to_string(request.amount) +
-                                  " " + account->currency,
+                              "source.accountId: the balance does not cover " +
+                                  std::to_string(request.amount) + " " + account->currency,
                               "source.accountId");
         }
-        return failure_of(rail_payment_error::amount_out_of_range, "amount is out of range", "amount");
+        return failure_of(rail_payment_error::amount_out_of_range, "amount is out of range",
+                          "amount");
     }
 
     transaction_record t;
@@ -198,16 +211,18 @@ result<transaction_record, rail_payment_failure> begin_transfer_out(
     t.description = request.description;
     t.created_at_ms = t.updated_at_ms = now_ms;
     store_new_transaction(session, t);
-    insert_rail_operation(session, new_operation(services, request.owner, rail.value()->name(), "PAYOUT",
-                                                 transaction_id, account->id, request.destination,
-                                                 request.amount, request.description, now_ms));
+    insert_rail_operation(
+        session, new_operation(services, request.owner, rail.value()->name(), "PAYOUT",
+                               transaction_id, account->id, request.destination, request.amount,
+                               request.description, now_ms));
     record_payment_event(session, services.ids, services.time, services.currencies, t);
     balance_moved(session, services, request.owner, account->id, -request.amount);
     return t;
 }
 
 result<transaction_record, rail_payment_failure> begin_transfer_in(
-    soci::session& session, const rail_engine_services& services, const transfer_in_request& request) {
+    soci::session& session, const rail_engine_services& services,
+    const transfer_in_request& request) {
     CORRIDOR_ASSERT(request.amount > 0);
     auto account = internal_account_for(session, request.owner, request.destination_account_id,
                                         "destination.accountId", request.source);
@@ -239,9 +254,9 @@ result<transaction_record, rail_payment_failure> begin_transfer_in(
     t.reference = account->reference;
     t.created_at_ms = t.updated_at_ms = now_ms;
     store_new_transaction(session, t);
-    insert_rail_operation(session, new_operation(services, request.owner, rail.value()->name(), "PULL", t.id,
-                                                 account->id, request.source, request.amount,
-                                                 request.description, now_ms));
+    insert_rail_operation(session, new_operation(services, request.owner, rail.value()->name(),
+                                                 "PULL", t.id, account->id, request.source,
+                                                 request.amount, request.description, now_ms));
     record_payment_event(session, services.ids, services.time, services.currencies, t);
     return t;
 }
@@ -256,7 +271,8 @@ int payment_engine::drive(soci::session& session) {
 
 int payment_engine::initiate_due(soci::session& session, std::int64_t now_ms) {
     int changed = 0;
-    for (auto& op : claim_due_initiations(session, now_ms, services_.settings.batch_operations_max)) {
+    for (auto& op :
+         claim_due_initiations(session, now_ms, services_.settings.batch_operations_max)) {
         rail_instance* rail = services_.rails.by_name(op.rail);
         op.attempts += 1;
         op.lease_until_ms = now_ms + services_.settings.call_timeout_ms;
@@ -303,7 +319,8 @@ int payment_engine::tick_rails(soci::session& session, std::int64_t now_ms) {
     for (const auto& rail : services_.rails.all()) {
         if (rail->tick_interval_ms() == 0) continue;
         auto& last = last_tick_ms_[rail->name()];
-        if (last != 0 && now_ms - last < static_cast<std::int64_t>(rail->tick_interval_ms())) continue;
+        if (last != 0 && now_ms - last < static_cast<std::int64_t>(rail->tick_interval_ms()))
+            continue;
         last = now_ms;
         auto ticked = rail->tick(now_ms);
         // Reports are applied even when the tick's status is not OK: they are facts.
@@ -331,24 +348,25 @@ int payment_engine::apply_reports(soci::session& session, const std::vector<rail
 bool payment_engine::apply_report(soci::session& session, const rail_report& report) {
     auto op = find_rail_operation(session, report.operation_id);
     if (!op) return false;
-    bool returned_after_settling = report.outcome == rail_outcome::returned && op->status == "SETTLED";
-    if (op->is_final() && !returned_after_settling) return false;  // late or repeated: already closed
+    bool returned_after_settling =
+        report.outcome == rail_outcome::returned && op->status == "SETTLED";
+    if (op->is_final() && !returned_after_settling)
+        return false;  // late or repeated: already closed
     switch (report.outcome) {
         case rail_outcome::pending:
-            if (op->status == "PENDING" && op->rail_reference == report.rail_reference) return false;
+            if (op->status == "PENDING" && op->rail_reference == report.rail_reference)
+                return false;
             op->status = "PENDING";
             if (!report.rail_reference.empty()) op->rail_reference = report.rail_reference;
             op->updated_at_ms = services_.time.now_ms();
             update_rail_operation(session, *op);
             return true;
-        case rail_outcome::settled:
-            settle(session, *op, report);
-            return true;
+        case rail_outcome::settled: settle(session, *op, report); return true;
         case rail_outcome::failed:
         case rail_outcome::returned:
             if (!report.rail_reference.empty()) op->rail_reference = report.rail_reference;
-            fail(session, *op, report.failure, report.rail_reason_code, report.failure_reason, report.message,
-                 report.outcome == rail_outcome::returned);
+            fail(session, *op, report.failure, report.rail_reason_code, report.failure_reason,
+                 report.message, report.outcome == rail_outcome::returned);
             return true;
     }
     return false;
@@ -361,8 +379,8 @@ void payment_engine::settle(soci::session& session, rail_operation& op, const ra
         std::string settlement = ensure_account(session, book_of(services_), op.owner,
                                                 account_kind::settlement, "", op.currency);
         auto posted = post_transfer(session, book_of(services_), op.owner,
-                                    {settlement, op.internal_account_id, op.amount, op.currency, "pull",
-                                     op.transaction_id});
+                                    {settlement, op.internal_account_id, op.amount, op.currency,
+                                     "pull", op.transaction_id});
         if (!posted) {
             fail(session, op, rail_failure::rail_error, report.rail_reason_code, "",
                  "the pulled amount cannot be credited (balance overflow)", false);
@@ -404,7 +422,8 @@ void payment_engine::fail(soci::session& session, rail_operation& op, rail_failu
                                                  {"initiatedAt", format_timestamp_ms(now_ms)},
                                                  {"settledAt", format_timestamp_ms(now_ms)}});
     } else if (was_settled) {
-        // A pull that came back after it settled: take the credited money back if it is still there.
+        // A pull that came back after it settled: take the credited money back if it is still
+        // there.
         std::string settlement = ensure_account(session, book_of(services_), op.owner,
                                                 account_kind::settlement, "", op.currency);
         auto reversed = post_transfer(session, book_of(services_), op.owner,

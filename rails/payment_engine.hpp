@@ -1,20 +1,21 @@
 #pragma once
 // The payment engine: moves money between internal accounts and external accounts through rail
-// plugins. A transfer begins inside a ledger-writer command (begin_transfer_out / begin_transfer_in):
-// the money that must be held is held, the transaction is recorded PENDING and a rail_operations row
-// is written INITIATING, all in that command's transaction. payment_engine::drive, also run as a
-// ledger-writer command, then initiates due operations through their rail, applies what the rails
-// report (settled, failed, returned), and fails operations that pass their deadline. A failure puts
-// held money back (a refund posting) in the same transaction that records it.
+// plugins. A transfer begins inside a ledger-writer command (begin_transfer_out /
+// begin_transfer_in): the money that must be held is held, the transaction is recorded PENDING and
+// a rail_operations row is written INITIATING, all in that command's transaction.
+// payment_engine::drive, also run as a ledger-writer command, then initiates due operations through
+// their rail, applies what the rails report (settled, failed, returned), and fails operations that
+// pass their deadline. A failure puts held money back (a refund posting) in the same transaction
+// that records it.
 //
 // State lives only in the database, so a restarted process, or another process on the same
 // PostgreSQL, carries on where one stopped.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
-
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/currencies.hpp"
@@ -100,9 +101,11 @@ struct transfer_in_request {
 // transfer-out debits the internal account now (held in the currency's settlement account);
 // transfer-in credits it only when the rail reports the pull settled.
 result<transaction_record, rail_payment_failure> begin_transfer_out(
-    soci::session& session, const rail_engine_services& services, const transfer_out_request& request);
+    soci::session& session, const rail_engine_services& services,
+    const transfer_out_request& request);
 result<transaction_record, rail_payment_failure> begin_transfer_in(
-    soci::session& session, const rail_engine_services& services, const transfer_in_request& request);
+    soci::session& session, const rail_engine_services& services,
+    const transfer_in_request& request);
 
 // The interface's failureReason for a failed operation: the rail's mapping when it is a value the
 // interface allows for the transaction's direction, otherwise the engine's default.

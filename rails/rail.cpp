@@ -9,12 +9,15 @@ namespace {
 std::string copy(corridor_rail_type_span s) {
     return s.ptr == nullptr ? std::string() : std::string(s.ptr, s.length);
 }
-corridor_rail_type_span span(const std::string& s) { return {s.data(), s.size()}; }
+corridor_rail_type_span span(const std::string& s) {
+    return {s.data(), s.size()};
+}
 
 }  // namespace
 
 rail_status rail_status_from(int32_t code) {
-    if (code >= CORRIDOR_RAIL_OK && code <= CORRIDOR_RAIL_INTERNAL) return static_cast<rail_status>(code);
+    if (code >= CORRIDOR_RAIL_OK && code <= CORRIDOR_RAIL_INTERNAL)
+        return static_cast<rail_status>(code);
     return rail_status::internal;
 }
 
@@ -84,8 +87,10 @@ struct rail_host_callbacks {
     }
     static int32_t report(corridor_rail_type_host* host, const corridor_rail_type_report* r) {
         if (host == nullptr || r == nullptr) return CORRIDOR_RAIL_INVALID_ARGUMENT;
-        if (r->struct_size < sizeof(corridor_rail_type_report)) return CORRIDOR_RAIL_INVALID_ARGUMENT;
-        if (r->outcome < CORRIDOR_RAIL_OUTCOME_PENDING || r->outcome > CORRIDOR_RAIL_OUTCOME_RETURNED) {
+        if (r->struct_size < sizeof(corridor_rail_type_report))
+            return CORRIDOR_RAIL_INVALID_ARGUMENT;
+        if (r->outcome < CORRIDOR_RAIL_OUTCOME_PENDING ||
+            r->outcome > CORRIDOR_RAIL_OUTCOME_RETURNED) {
             return CORRIDOR_RAIL_INVALID_ARGUMENT;
         }
         if (r->operation_id.ptr == nullptr || r->operation_id.length == 0) {
@@ -98,12 +103,15 @@ struct rail_host_callbacks {
             rail_report copied;
             copied.outcome = static_cast<rail_outcome>(r->outcome);
             copied.operation_id = copy(r->operation_id);
-            bool final = copied.outcome == rail_outcome::failed || copied.outcome == rail_outcome::returned;
+            bool final =
+                copied.outcome == rail_outcome::failed || copied.outcome == rail_outcome::returned;
             int32_t failure = r->failure;
-            if (failure < CORRIDOR_RAIL_FAILURE_NONE || failure > CORRIDOR_RAIL_FAILURE_RAIL_ERROR) {
+            if (failure < CORRIDOR_RAIL_FAILURE_NONE ||
+                failure > CORRIDOR_RAIL_FAILURE_RAIL_ERROR) {
                 failure = CORRIDOR_RAIL_FAILURE_RAIL_ERROR;
             }
-            if (final && failure == CORRIDOR_RAIL_FAILURE_NONE) failure = CORRIDOR_RAIL_FAILURE_RAIL_ERROR;
+            if (final && failure == CORRIDOR_RAIL_FAILURE_NONE)
+                failure = CORRIDOR_RAIL_FAILURE_RAIL_ERROR;
             if (!final) failure = CORRIDOR_RAIL_FAILURE_NONE;
             copied.failure = static_cast<rail_failure>(failure);
             copied.rail_reason_code = copy(r->rail_reason_code);
@@ -120,9 +128,11 @@ struct rail_host_callbacks {
         if (host == nullptr) return;
         rail_instance* instance = instance_of(host);
         if (instance->log_ == nullptr) return;
-        if (level < CORRIDOR_RAIL_LOG_DEBUG || level > CORRIDOR_RAIL_LOG_ERROR) level = CORRIDOR_RAIL_LOG_ERROR;
+        if (level < CORRIDOR_RAIL_LOG_DEBUG || level > CORRIDOR_RAIL_LOG_ERROR)
+            level = CORRIDOR_RAIL_LOG_ERROR;
         try {
-            instance->log_->write(instance->name_, static_cast<corridor_rail_log_level>(level), copy(message));
+            instance->log_->write(instance->name_, static_cast<corridor_rail_log_level>(level),
+                                  copy(message));
         } catch (...) {
         }
     }
@@ -130,8 +140,11 @@ struct rail_host_callbacks {
 
 const corridor_rail_host_api* rail_instance::host_api() {
     static const corridor_rail_host_api api = {
-        {sizeof(corridor_rail_type_magic), CORRIDOR_RAIL_ABI_MAJOR, CORRIDOR_RAIL_ABI_MINOR,
-         sizeof(corridor_rail_host_api), 0,
+        {sizeof(corridor_rail_type_magic),
+         CORRIDOR_RAIL_ABI_MAJOR,
+         CORRIDOR_RAIL_ABI_MINOR,
+         sizeof(corridor_rail_host_api),
+         0,
          {CORRIDOR_RAIL_BUILD_SIGNATURE, sizeof(CORRIDOR_RAIL_BUILD_SIGNATURE) - 1}},
         &rail_host_callbacks::set_result,
         &rail_host_callbacks::set_error,
@@ -141,9 +154,13 @@ const corridor_rail_host_api* rail_instance::host_api() {
     return &api;
 }
 
-rail_instance::rail_instance(std::string file, const corridor_rail_plugin* table, rail_log_sink* log)
-    : file_(std::move(file)), name_(copy(table->name)), version_(copy(table->version)),
-      table_(table), log_(log) {
+rail_instance::rail_instance(std::string file, const corridor_rail_plugin* table,
+                             rail_log_sink* log)
+    : file_(std::move(file)),
+      name_(copy(table->name)),
+      version_(copy(table->version)),
+      table_(table),
+      log_(log) {
     for (uint32_t i = 0; i < table->account_type_count; ++i) {
         account_types_.push_back(copy(table->account_types[i]));
     }
@@ -180,7 +197,8 @@ rail_call_result rail_instance::call(rail_hook which, Hook&& hook) {
         std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
     out.result = std::move(slot.result);
     out.message = std::move(slot.message);
-    if (!out.ok() && out.message.empty()) out.message = "the rail returned " + std::string(to_string(out.status));
+    if (!out.ok() && out.message.empty())
+        out.message = "the rail returned " + std::string(to_string(out.status));
     return out;
 }
 
@@ -199,7 +217,8 @@ rail_call_result rail_instance::validate_account(const std::string& account_type
                                                  const std::string& currency,
                                                  const std::string& account_json) {
     return call(rail_hook::validate_account, [&](corridor_rail_type_call* slot) {
-        return table_->validate_account(self_, slot, span(account_type), span(currency), span(account_json));
+        return table_->validate_account(self_, slot, span(account_type), span(currency),
+                                        span(account_json));
     });
 }
 
@@ -212,7 +231,9 @@ rail_call_result rail_instance::funding_instructions(const rail_funding_input& r
     c.amount_minor = request.amount_minor;
     c.now_ms = request.now_ms;
     c.reference = span(request.reference);
-    return call(rail_hook::funding_instructions, [&](corridor_rail_type_call* slot) { return table_->funding_instructions(self_, slot, &c); });
+    return call(rail_hook::funding_instructions, [&](corridor_rail_type_call* slot) {
+        return table_->funding_instructions(self_, slot, &c);
+    });
 }
 
 rail_call_result rail_instance::initiate(const rail_operation_input& operation) {
@@ -227,7 +248,8 @@ rail_call_result rail_instance::initiate(const rail_operation_input& operation) 
     c.amount_minor = operation.amount_minor;
     c.now_ms = operation.now_ms;
     c.reference = span(operation.reference);
-    return call(rail_hook::initiate, [&](corridor_rail_type_call* slot) { return table_->initiate(self_, slot, &c); });
+    return call(rail_hook::initiate,
+                [&](corridor_rail_type_call* slot) { return table_->initiate(self_, slot, &c); });
 }
 
 rail_call_result rail_instance::tick(std::int64_t now_ms) {
@@ -236,7 +258,8 @@ rail_call_result rail_instance::tick(std::int64_t now_ms) {
         none.status = rail_status::ok;
         return none;
     }
-    return call(rail_hook::tick, [&](corridor_rail_type_call* slot) { return table_->tick(self_, slot, now_ms); });
+    return call(rail_hook::tick,
+                [&](corridor_rail_type_call* slot) { return table_->tick(self_, slot, now_ms); });
 }
 
 }  // namespace corridor

@@ -27,7 +27,14 @@ rail_status rail_status_from(int32_t code);
 std::string_view to_string(rail_status status);
 
 enum class rail_outcome { pending = 1, settled = 2, failed = 3, returned = 4 };
-enum class rail_failure { none = 0, insufficient_funds, account_invalid, rejected, timeout, rail_error };
+enum class rail_failure {
+    none = 0,
+    insufficient_funds,
+    account_invalid,
+    rejected,
+    timeout,
+    rail_error
+};
 std::string_view to_string(rail_outcome outcome);
 std::string_view to_string(rail_failure failure);
 
@@ -70,8 +77,8 @@ public:
 };
 
 enum class rail_hook { create, validate_account, funding_instructions, initiate, tick };
-constexpr std::array<std::string_view, 5> rail_hook_names = {"create", "validate_account",
-                                                             "funding_instructions", "initiate", "tick"};
+constexpr std::array<std::string_view, 5> rail_hook_names = {
+    "create", "validate_account", "funding_instructions", "initiate", "tick"};
 
 // Calls into one hook, for metrics: how many, how many did not return OK, and their total time.
 struct rail_call_stats {
@@ -104,7 +111,9 @@ public:
     const std::vector<std::string>& account_types() const { return account_types_; }
     std::uint32_t tick_interval_ms() const { return table_->tick_interval_ms; }
     bool serves(const std::string& account_type) const;
-    const rail_call_stats& stats(rail_hook hook) const { return stats_[static_cast<std::size_t>(hook)]; }
+    const rail_call_stats& stats(rail_hook hook) const {
+        return stats_[static_cast<std::size_t>(hook)];
+    }
 
     // The host callback table handed to every plugin's entry point.
     static const corridor_rail_host_api* host_api();
@@ -119,7 +128,7 @@ private:
     const corridor_rail_plugin* table_;
     rail_log_sink* log_;
     corridor_rail_type_self* self_ = nullptr;
-    std::mutex mutex_;                         // serialises hooks of this instance
+    std::mutex mutex_;                             // serialises hooks of this instance
     std::vector<rail_report>* reports_ = nullptr;  // the running hook's reports, under mutex_
     std::array<rail_call_stats, rail_hook_names.size()> stats_;
 

@@ -4,8 +4,9 @@ namespace corridor {
 
 void rail_registry::add(std::unique_ptr<rail_instance> rail) {
     if (by_name(rail->name()) != nullptr) {
-        throw rail_load_error("rail plugin " + rail->file() + " declares the name \"" + rail->name() +
-                              "\", which " + by_name(rail->name())->file() + " already uses");
+        throw rail_load_error("rail plugin " + rail->file() + " declares the name \"" +
+                              rail->name() + "\", which " + by_name(rail->name())->file() +
+                              " already uses");
     }
     rails_.push_back(std::move(rail));
 }

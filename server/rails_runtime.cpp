@@ -1,8 +1,9 @@
 #include "server/rails_runtime.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <boost/json.hpp>
 
 namespace corridor {
 namespace json = boost::json;
@@ -10,7 +11,8 @@ namespace {
 
 class spdlog_sink final : public rail_log_sink {
 public:
-    void write(const std::string& rail, corridor_rail_log_level level, const std::string& message) override {
+    void write(const std::string& rail, corridor_rail_log_level level,
+               const std::string& message) override {
         switch (level) {
             case CORRIDOR_RAIL_LOG_DEBUG: spdlog::debug("rail {}: {}", rail, message); break;
             case CORRIDOR_RAIL_LOG_INFO: spdlog::info("rail {}: {}", rail, message); break;
@@ -23,7 +25,8 @@ public:
 // One engine pass on the ledger writer's session.
 class drive_job final : public session_job {
 public:
-    drive_job(payment_engine& engine, std::atomic<bool>& in_flight) : engine_(engine), in_flight_(in_flight) {}
+    drive_job(payment_engine& engine, std::atomic<bool>& in_flight)
+        : engine_(engine), in_flight_(in_flight) {}
     bool run(soci::session& session) noexcept override {
         try {
             engine_.drive(session);
@@ -51,7 +54,8 @@ rail_load_config rail_load_config_of(const service_config& config) {
     json::object sandbox;
     auto found = out.settings_json.find("sandbox");
     if (found != out.settings_json.end()) sandbox = json::parse(found->second).as_object();
-    if (!sandbox.contains("timeout_ms")) sandbox["timeout_ms"] = config.sandbox_timeout_seconds * 1000;
+    if (!sandbox.contains("timeout_ms"))
+        sandbox["timeout_ms"] = config.sandbox_timeout_seconds * 1000;
     out.settings_json["sandbox"] = json::serialize(sandbox);
     return out;
 }
@@ -69,9 +73,11 @@ std::string rail_metrics(const rail_registry& rails) {
     for (const auto& rail : rails.all()) {
         for (std::size_t i = 0; i < rail_hook_names.size(); ++i) {
             const auto& stats = rail->stats(static_cast<rail_hook>(i));
-            std::string labels = fmt::format("{{rail=\"{}\",hook=\"{}\"}}", rail->name(), rail_hook_names[i]);
+            std::string labels =
+                fmt::format("{{rail=\"{}\",hook=\"{}\"}}", rail->name(), rail_hook_names[i]);
             out += fmt::format("corridor_rail_calls_total{} {}\n", labels, stats.calls.load());
-            not_ok += fmt::format("corridor_rail_calls_not_ok_total{} {}\n", labels, stats.not_ok.load());
+            not_ok +=
+                fmt::format("corridor_rail_calls_not_ok_total{} {}\n", labels, stats.not_ok.load());
             seconds += fmt::format("corridor_rail_call_seconds_total{} {:.6f}\n", labels,
                                    static_cast<double>(stats.total_us.load()) / 1e6);
         }
@@ -84,18 +90,22 @@ rail_log_sink& spdlog_rail_log() {
     return sink;
 }
 
-rail_driver::rail_driver(rail_engine_services services, session_executor& writer, std::int64_t interval_ms)
+rail_driver::rail_driver(rail_engine_services services, session_executor& writer,
+                         std::int64_t interval_ms)
     : engine_(services) {
     thread_ = std::thread([this, &writer, interval_ms] {
         std::unique_lock lock(mutex_);
         while (!stopping_) {
-            if (!in_flight_.exchange(true)) writer.submit(std::make_unique<drive_job>(engine_, in_flight_));
+            if (!in_flight_.exchange(true))
+                writer.submit(std::make_unique<drive_job>(engine_, in_flight_));
             wake_.wait_for(lock, std::chrono::milliseconds(interval_ms));
         }
     });
 }
 
-rail_driver::~rail_driver() { stop(); }
+rail_driver::~rail_driver() {
+    stop();
+}
 
 void rail_driver::stop() {
     {

@@ -7,10 +7,9 @@
 // Each failure carries the reason code the corresponding real rail would give (ACH R-codes for US
 // accounts, ISO 20022 / SPI codes for PIX and IBAN, SPEI return codes for CLABE, Lightning payment
 // failure reasons for Spark and Lightning).
+#include <boost/json.hpp>
 #include <map>
 #include <string>
-
-#include <boost/json.hpp>
 
 #include "rails/plugin_sdk.hpp"
 
@@ -55,7 +54,8 @@ failure_code code_for(family f, char pattern, corridor_rail_direction direction)
                 case family::ach: return {CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS, "R01"};
                 case family::pix: return {CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS, "AM04"};
                 case family::sepa: return {CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS, "AM04"};
-                case family::lightning: return {CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS, "INSUFFICIENT_BALANCE"};
+                case family::lightning:
+                    return {CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS, "INSUFFICIENT_BALANCE"};
                 default: return {CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS, "INSUFFICIENT_FUNDS"};
             }
         case '3':
@@ -74,7 +74,8 @@ failure_code code_for(family f, char pattern, corridor_rail_direction direction)
                 case family::pix: return {CORRIDOR_RAIL_FAILURE_REJECTED, "DS04"};
                 case family::spei: return {CORRIDOR_RAIL_FAILURE_REJECTED, "02"};
                 case family::sepa: return {CORRIDOR_RAIL_FAILURE_REJECTED, "AC06"};
-                case family::lightning: return {CORRIDOR_RAIL_FAILURE_REJECTED, "RISK_SCREENING_FAILED"};
+                case family::lightning:
+                    return {CORRIDOR_RAIL_FAILURE_REJECTED, "RISK_SCREENING_FAILED"};
                 default: return {CORRIDOR_RAIL_FAILURE_REJECTED, "REJECTED"};
             }
         default:
@@ -99,17 +100,19 @@ public:
     static constexpr std::string_view name = "sandbox";
     static constexpr std::string_view version = "1.0.0";
     static constexpr std::array<std::string_view, 17> account_types{
-        "US_ACCOUNT",  "USD_ACCOUNT", "CLABE",       "MXN_ACCOUNT", "PIX",         "BRL_ACCOUNT",
-        "IBAN",        "EUR_ACCOUNT", "UPI",         "INR_ACCOUNT", "NGN_ACCOUNT", "CAD_ACCOUNT",
+        "US_ACCOUNT",  "USD_ACCOUNT", "CLABE",       "MXN_ACCOUNT",  "PIX",         "BRL_ACCOUNT",
+        "IBAN",        "EUR_ACCOUNT", "UPI",         "INR_ACCOUNT",  "NGN_ACCOUNT", "CAD_ACCOUNT",
         "GBP_ACCOUNT", "PHP_ACCOUNT", "SGD_ACCOUNT", "SPARK_WALLET", "LIGHTNING"};
     static constexpr uint32_t tick_interval_ms = 250;
 
     sandbox_rail(const sdk::host& host, std::string_view config_json) : host_(host) {
         json::value config = json::parse(config_json);
-        if (!config.is_object()) throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, "settings must be an object");
+        if (!config.is_object())
+            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, "settings must be an object");
         if (const auto* timeout = config.as_object().if_contains("timeout_ms")) {
             if (!timeout->is_int64() || timeout->as_int64() < 0) {
-                throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, "timeout_ms must be a non-negative integer");
+                throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                                      "timeout_ms must be a non-negative integer");
             }
             timeout_ms_ = timeout->as_int64();
         }
@@ -118,24 +121,27 @@ public:
     sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
                                  std::string_view account_json) override {
         std::string identifier;
-        if (!read_identifier(c, type, account_json, identifier)) return CORRIDOR_RAIL_INVALID_ARGUMENT;
+        if (!read_identifier(c, type, account_json, identifier))
+            return CORRIDOR_RAIL_INVALID_ARGUMENT;
         return CORRIDOR_RAIL_OK;
     }
 
     sdk::status funding_instructions(sdk::call& c, const sdk::funding_request& r) override {
         json::object info;
         if (r.currency == "USD") {
-            info = {{"accountType", "US_ACCOUNT"}, {"paymentRails", json::array{"ACH"}},
+            info = {{"accountType", "US_ACCOUNT"},     {"paymentRails", json::array{"ACH"}},
                     {"accountNumber", "000123456789"}, {"routingNumber", "021000021"},
-                    {"accountCategory", "CHECKING"}, {"bankName", "Corridor Sandbox Bank"},
+                    {"accountCategory", "CHECKING"},   {"bankName", "Corridor Sandbox Bank"},
                     {"reference", r.reference}};
         } else if (r.currency == "BTC") {
             info = {{"accountType", "SPARK_WALLET"},
-                    {"address", "sparkrt1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc8pt5y4"},
+                    {"address",
+                     "sparkrt1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc8pt5y4"},
                     {"assetType", "BTC"}};
         } else {
-            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the sandbox gives no funding instructions for " +
-                                                         std::string(r.currency));
+            return c.fail(
+                CORRIDOR_RAIL_UNSUPPORTED,
+                "the sandbox gives no funding instructions for " + std::string(r.currency));
         }
         json::array out{json::object{{"accountOrWalletInfo", info},
                                      {"instructionsNotes", "Sandbox: no real money moves"},
@@ -146,18 +152,21 @@ public:
 
     sdk::status initiate(sdk::call& c, const sdk::operation& op) override {
         std::string identifier;
-        if (!read_identifier(c, op.account_type, op.account_json, identifier)) return CORRIDOR_RAIL_INVALID_ARGUMENT;
+        if (!read_identifier(c, op.account_type, op.account_json, identifier))
+            return CORRIDOR_RAIL_INVALID_ARGUMENT;
         std::string id(op.operation_id);
         std::string reference = "SBX-" + id.substr(id.size() > 12 ? id.size() - 12 : 0);
         char pattern = pattern_of(identifier);
         family f = family_of(op.account_type);
         if (pattern == '5') {
-            host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "", reference, ""});
+            host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
+                        reference, ""});
             waiting_[id] = {op.now_ms + timeout_ms_, f, op.direction, reference};
             return CORRIDOR_RAIL_OK;
         }
         if (pattern == 0) {
-            host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "", reference, ""});
+            host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
+                        reference, ""});
             return CORRIDOR_RAIL_OK;
         }
         report_failure(id, f, pattern, op.direction, reference);
@@ -170,7 +179,8 @@ public:
                 ++it;
                 continue;
             }
-            report_failure(it->first, it->second.rail_family, '5', it->second.direction, it->second.reference);
+            report_failure(it->first, it->second.rail_family, '5', it->second.direction,
+                           it->second.reference);
             it = waiting_.erase(it);
         }
         return CORRIDOR_RAIL_OK;
@@ -203,17 +213,19 @@ private:
         std::string_view field = primary_field(type);
         const json::value* value = info.as_object().if_contains(field);
         if (value == nullptr || !value->is_string() || value->as_string().empty()) {
-            c.set_error("accountInfo." + std::string(field) + " is required for " + std::string(type));
+            c.set_error("accountInfo." + std::string(field) + " is required for " +
+                        std::string(type));
             return false;
         }
         out = std::string(value->as_string());
         return true;
     }
 
-    void report_failure(const std::string& id, family f, char pattern, corridor_rail_direction direction,
-                        const std::string& reference) {
+    void report_failure(const std::string& id, family f, char pattern,
+                        corridor_rail_direction direction, const std::string& reference) {
         failure_code code = code_for(f, pattern, direction);
-        std::string_view reason = direction == CORRIDOR_RAIL_PAYOUT ? outgoing_reason(f, code.failure) : "";
+        std::string_view reason =
+            direction == CORRIDOR_RAIL_PAYOUT ? outgoing_reason(f, code.failure) : "";
         host_.send({CORRIDOR_RAIL_OUTCOME_FAILED, id, code.failure, code.code, reason, reference,
                     "sandbox failure pattern 00" + std::string(1, pattern)});
     }

@@ -1,10 +1,9 @@
 // The rail loader and the host side of the ABI, through plugins built for these tests.
-#include <catch2/catch.hpp>
+#include "rails/loader.hpp"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-
-#include "rails/loader.hpp"
 
 namespace corridor {
 namespace {
@@ -14,7 +13,8 @@ std::string test_plugin(const std::string& name) {
 }
 
 struct collected_log final : rail_log_sink {
-    void write(const std::string& rail, corridor_rail_log_level level, const std::string& message) override {
+    void write(const std::string& rail, corridor_rail_log_level level,
+               const std::string& message) override {
         lines.push_back(rail + ": " + message);
     }
     std::vector<std::string> lines;
@@ -51,12 +51,20 @@ TEST_CASE("a good plugin loads and answers through the ABI", "[rails][loader]") 
     CHECK(invalid.message == "accountNumber is required");
     CHECK(rail->validate_account("US_ACCOUNT", "USD", "{}").status == rail_status::unsupported);
 
-    auto funding = rail->funding_instructions({"sandbox", "InternalAccount:x", "USD", "REF1", 0, 1});
+    auto funding =
+        rail->funding_instructions({"sandbox", "InternalAccount:x", "USD", "REF1", 0, 1});
     REQUIRE(funding.ok());
     CHECK(funding.result == R"([{"accountType":"TEST_ACCOUNT","reference":"REF1"}])");
 
-    rail_operation_input payout{CORRIDOR_RAIL_PAYOUT, "RailOperation:1", "sandbox", "TEST_ACCOUNT",
-                                R"({"accountNumber":"1"})", "USD", "", 100, 1000};
+    rail_operation_input payout{CORRIDOR_RAIL_PAYOUT,
+                                "RailOperation:1",
+                                "sandbox",
+                                "TEST_ACCOUNT",
+                                R"({"accountNumber":"1"})",
+                                "USD",
+                                "",
+                                100,
+                                1000};
     auto started = rail->initiate(payout);
     REQUIRE(started.ok());
     REQUIRE(started.reports.size() == 1);
@@ -76,7 +84,11 @@ TEST_CASE("a good plugin loads and answers through the ABI", "[rails][loader]") 
     CHECK(ticked.reports[0].failure == rail_failure::insufficient_funds);
     CHECK(ticked.reports[0].rail_reason_code == "R01");
 
-    auto refused = rail->initiate([&] { auto zero = payout; zero.amount_minor = 0; return zero; }());
+    auto refused = rail->initiate([&] {
+        auto zero = payout;
+        zero.amount_minor = 0;
+        return zero;
+    }());
     CHECK(refused.status == rail_status::invalid_argument);
     CHECK(refused.reports.empty());
 
@@ -90,14 +102,16 @@ TEST_CASE("a good plugin loads and answers through the ABI", "[rails][loader]") 
 }
 
 TEST_CASE("a plugin built for another ABI major version is refused by name", "[rails][loader]") {
-    std::string error = load_error([] { load_rail_file(test_plugin("test_wrong_major"), "", "", "{}", nullptr); });
+    std::string error =
+        load_error([] { load_rail_file(test_plugin("test_wrong_major"), "", "", "{}", nullptr); });
     CHECK_THAT(error, Catch::Contains(test_plugin("test_wrong_major")));
     CHECK_THAT(error, Catch::Contains("rail ABI 2.0"));
     CHECK_THAT(error, Catch::Contains("major versions must match"));
 }
 
 TEST_CASE("a shared object without the entry symbol is refused", "[rails][loader]") {
-    std::string error = load_error([] { load_rail_file(test_plugin("test_no_entry"), "", "", "{}", nullptr); });
+    std::string error =
+        load_error([] { load_rail_file(test_plugin("test_no_entry"), "", "", "{}", nullptr); });
     CHECK_THAT(error, Catch::Contains(test_plugin("test_no_entry")));
     CHECK_THAT(error, Catch::Contains("corridor_rail_entry"));
 }
@@ -110,8 +124,8 @@ TEST_CASE("a plugin that throws inside a hook reads as internal and the host car
         auto valid = rail->validate_account("TEST_ACCOUNT", "USD", R"({"accountNumber":"1"})");
         CHECK(valid.status == rail_status::internal);
         CHECK(valid.message == "internal error in the rail plugin");
-        auto started = rail->initiate({CORRIDOR_RAIL_PAYOUT, "RailOperation:1", "sandbox", "TEST_ACCOUNT",
-                                       "{}", "USD", "", 100, 1000});
+        auto started = rail->initiate({CORRIDOR_RAIL_PAYOUT, "RailOperation:1", "sandbox",
+                                       "TEST_ACCOUNT", "{}", "USD", "", 100, 1000});
         CHECK(started.status == rail_status::internal);
         CHECK(started.reports.empty());
         CHECK(rail->tick(1000).status == rail_status::internal);
@@ -122,8 +136,8 @@ TEST_CASE("a plugin that throws inside a hook reads as internal and the host car
 }
 
 TEST_CASE("a plugin's create hook can refuse its settings", "[rails][loader]") {
-    std::string error =
-        load_error([] { load_rail_file(test_plugin("test_good"), "", "", R"({"refuse":true})", nullptr); });
+    std::string error = load_error(
+        [] { load_rail_file(test_plugin("test_good"), "", "", R"({"refuse":true})", nullptr); });
     CHECK_THAT(error, Catch::Contains("create hook failed (invalid_argument): config says refuse"));
 }
 
@@ -134,7 +148,8 @@ TEST_CASE("the loader checks a pinned SHA-256 before loading", "[rails][loader]"
     CHECK(load_rail_file(path, "", actual, "{}", nullptr)->name() == "test_good");
     std::string wrong(64, '0');
     std::string error = load_error([&] { load_rail_file(path, "", wrong, "{}", nullptr); });
-    CHECK_THAT(error, Catch::Contains("its SHA-256 is " + actual + " but the configuration pins " + wrong));
+    CHECK_THAT(error, Catch::Contains("its SHA-256 is " + actual + " but the configuration pins " +
+                                      wrong));
 }
 
 TEST_CASE("load_rails takes names, never paths, and refuses duplicates", "[rails][loader]") {
@@ -150,7 +165,8 @@ TEST_CASE("load_rails takes names, never paths, and refuses duplicates", "[rails
     CHECK(registry.for_account_type("sandbox", "US_ACCOUNT") == nullptr);
 
     config.rails = {"../plugins/test_good"};
-    CHECK_THAT(load_error([&] { load_rails(config, nullptr); }), Catch::Contains("is not a rail name"));
+    CHECK_THAT(load_error([&] { load_rails(config, nullptr); }),
+               Catch::Contains("is not a rail name"));
     config.rails = {"test_good", "test_good"};
     CHECK_THAT(load_error([&] { load_rails(config, nullptr); }), Catch::Contains("already uses"));
     config.rails = {"absent"};
@@ -158,7 +174,8 @@ TEST_CASE("load_rails takes names, never paths, and refuses duplicates", "[rails
                Catch::Contains(config.plugins_dir + "/absent.so: no such file"));
     config.rails = {"test_good"};
     config.sha256_pins = {{"test_silent", std::string(64, '0')}};
-    CHECK_THAT(load_error([&] { load_rails(config, nullptr); }), Catch::Contains("not in plugins.rails"));
+    CHECK_THAT(load_error([&] { load_rails(config, nullptr); }),
+               Catch::Contains("not in plugins.rails"));
 
     // A plugin must declare the name it is configured under.
     auto dir = std::filesystem::temp_directory_path() / "corridor-rails-loader-test";

@@ -1,11 +1,12 @@
 // The payment engine: transfers through rails, their failures and refunds, deadlines and restarts,
 // driven by a manual clock against a real database and real plugins.
+#include "rails/payment_engine.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
 #include "rails/loader.hpp"
-#include "rails/payment_engine.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor {
@@ -20,20 +21,26 @@ struct engine_fixture : store_fixture {
     engine_fixture() : currencies(currency_registry::from_json(currencies_json)) {
         rails.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
                                  R"({"timeout_ms":30000})", nullptr));
-        rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_silent.so", "", "", "{}", nullptr));
-        rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_throws.so", "", "", "{}", nullptr));
+        rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_silent.so", "", "",
+                                 "{}", nullptr));
+        rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_throws.so", "", "",
+                                 "{}", nullptr));
         platform_id = make_platform("engine.example");
         owner = tenant{platform_id, environment::sandbox};
         account_filter platform_only;
         platform_only.platform_only = true;
-        auto accounts = list_internal_accounts(session(), owner, platform_only, {100, std::nullopt, false});
+        auto accounts =
+            list_internal_accounts(session(), owner, platform_only, {100, std::nullopt, false});
         for (const auto& account : accounts.items) {
             if (account.currency == "USD") account_id = account.id;
         }
         REQUIRE_FALSE(account_id.empty());
         book_services book{ids, random, clock};
-        std::string settlement = ensure_account(session(), book, owner, account_kind::settlement, "", "USD");
-        REQUIRE(post_transfer(session(), book, owner, {settlement, account_id, 10000, "USD", "fund", "Transaction:seed"}).ok());
+        std::string settlement =
+            ensure_account(session(), book, owner, account_kind::settlement, "", "USD");
+        REQUIRE(post_transfer(session(), book, owner,
+                              {settlement, account_id, 10000, "USD", "fund", "Transaction:seed"})
+                    .ok());
     }
 
     rail_engine_services services() {
@@ -43,13 +50,17 @@ struct engine_fixture : store_fixture {
         return {ids, random, clock, currencies, rails, settings};
     }
 
-    external_account_ref external(const std::string& type, const std::string& field, const std::string& value) {
-        return {"ExternalAccount:" + value, "", "USD", type, R"({")" + field + R"(":")" + value + R"("})"};
+    external_account_ref external(const std::string& type, const std::string& field,
+                                  const std::string& value) {
+        return {"ExternalAccount:" + value, "", "USD", type,
+                R"({")" + field + R"(":")" + value + R"("})"};
     }
 
-    transaction_record transfer_out(const external_account_ref& destination, std::int64_t amount = 2500) {
+    transaction_record transfer_out(const external_account_ref& destination,
+                                    std::int64_t amount = 2500) {
         write_transaction transaction(session());
-        auto begun = begin_transfer_out(session(), services(), {owner, account_id, destination, amount, "payout"});
+        auto begun = begin_transfer_out(session(), services(),
+                                        {owner, account_id, destination, amount, "payout"});
         REQUIRE(begun.ok());
         transaction.commit();
         return begun.value();
@@ -63,7 +74,9 @@ struct engine_fixture : store_fixture {
     }
 
     std::int64_t balance() { return *account_balance(session(), account_id); }
-    transaction_record reread(const transaction_record& t) { return *find_transaction(session(), owner, t.id); }
+    transaction_record reread(const transaction_record& t) {
+        return *find_transaction(session(), owner, t.id);
+    }
     rail_operation operation_of(const transaction_record& t) {
         return *find_rail_operation_by_transaction(session(), owner, t.id);
     }
@@ -81,7 +94,8 @@ struct engine_fixture : store_fixture {
 
 }  // namespace
 
-TEST_CASE("a transfer-out holds the money, then completes when the rail settles", "[store][rails][engine]") {
+TEST_CASE("a transfer-out holds the money, then completes when the rail settles",
+          "[store][rails][engine]") {
     engine_fixture f;
     payment_engine engine(f.services());
     auto t = f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "123456789"));
@@ -106,7 +120,8 @@ TEST_CASE("a transfer-out holds the money, then completes when the rail settles"
     // The hold moved the balance once: one ACCOUNT_STATUS event, 10000 -> 7500.
     CHECK(f.count("SELECT COUNT(*) FROM outbox_events WHERE type = 'ACCOUNT_STATUS'") == 1);
     std::string payload;
-    f.session() << "SELECT payload FROM outbox_events WHERE type = 'ACCOUNT_STATUS'", soci::into(payload);
+    f.session() << "SELECT payload FROM outbox_events WHERE type = 'ACCOUNT_STATUS'",
+        soci::into(payload);
     CHECK_THAT(payload, Catch::Contains(R"("oldBalance":{"amount":10000)"));
     CHECK_THAT(payload, Catch::Contains(R"("newBalance":{"amount":7500)"));
     CHECK(f.drive(engine) == 0);  // nothing left to do
@@ -117,8 +132,10 @@ TEST_CASE("failure patterns fail the transfer-out and refund it", "[store][rails
         std::string type, field, value, failure_class, code, reason;
     };
     const std::vector<expectation> cases = {
-        {"US_ACCOUNT", "accountNumber", "555002", "INSUFFICIENT_FUNDS", "R01", "QUOTE_EXECUTION_FAILED"},
-        {"US_ACCOUNT", "accountNumber", "555003", "ACCOUNT_INVALID", "R03", "QUOTE_EXECUTION_FAILED"},
+        {"US_ACCOUNT", "accountNumber", "555002", "INSUFFICIENT_FUNDS", "R01",
+         "QUOTE_EXECUTION_FAILED"},
+        {"US_ACCOUNT", "accountNumber", "555003", "ACCOUNT_INVALID", "R03",
+         "QUOTE_EXECUTION_FAILED"},
         {"PIX", "pixKey", "key004", "REJECTED", "DS04", "QUOTE_EXECUTION_FAILED"},
         {"SPARK_WALLET", "address", "sparkrt1q003", "ACCOUNT_INVALID", "INCORRECT_PAYMENT_DETAILS",
          "LIGHTNING_PAYMENT_FAILED"},
@@ -171,7 +188,8 @@ TEST_CASE("an operation the rail never completes fails at its deadline and is re
           "[store][rails][engine]") {
     engine_fixture f;
     payment_engine engine(f.services());
-    auto t = f.transfer_out({"ExternalAccount:silent", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"});
+    auto t = f.transfer_out(
+        {"ExternalAccount:silent", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"});
     CHECK(f.operation_of(t).rail == "test_silent");
     f.drive(engine);
     CHECK(f.operation_of(t).status == "PENDING");
@@ -201,10 +219,11 @@ TEST_CASE("an operation the rail never completes fails at its deadline and is re
 TEST_CASE("a refused transfer-out writes nothing", "[store][rails][engine]") {
     engine_fixture f;
     int transactions = f.count("SELECT COUNT(*) FROM transactions");
-    auto refuse = [&](const external_account_ref& destination, std::int64_t amount, rail_payment_error expected,
-                      const std::string& message_part) {
+    auto refuse = [&](const external_account_ref& destination, std::int64_t amount,
+                      rail_payment_error expected, const std::string& message_part) {
         write_transaction transaction(f.session());
-        auto begun = begin_transfer_out(f.session(), f.services(), {f.owner, f.account_id, destination, amount, ""});
+        auto begun = begin_transfer_out(f.session(), f.services(),
+                                        {f.owner, f.account_id, destination, amount, ""});
         REQUIRE_FALSE(begun.ok());
         CHECK(begun.error().code == expected);
         CHECK_THAT(begun.error().message, Catch::Contains(message_part));
@@ -214,15 +233,18 @@ TEST_CASE("a refused transfer-out writes nothing", "[store][rails][engine]") {
     auto euro = good;
     euro.currency = "EUR";
     refuse(euro, 100, rail_payment_error::currency_mismatch, "holds EUR");
-    refuse(f.external("US_ACCOUNT", "routingNumber", "021000021"), 100, rail_payment_error::account_invalid,
+    refuse(f.external("US_ACCOUNT", "routingNumber", "021000021"), 100,
+           rail_payment_error::account_invalid,
            "accountInfo.accountNumber is required for US_ACCOUNT");
     refuse(f.external("MARS_ACCOUNT", "accountNumber", "1"), 100, rail_payment_error::no_rail,
            "no payment rail serves account type MARS_ACCOUNT");
-    refuse({"ExternalAccount:t", "", "USD", "OTHER_ACCOUNT", "{}"}, 100, rail_payment_error::account_invalid,
+    refuse({"ExternalAccount:t", "", "USD", "OTHER_ACCOUNT", "{}"}, 100,
+           rail_payment_error::account_invalid,
            "is not valid for rail test_silent: accountNumber is required");
     {
         write_transaction transaction(f.session());
-        auto begun = begin_transfer_out(f.session(), f.services(), {f.owner, "InternalAccount:none", good, 1, ""});
+        auto begun = begin_transfer_out(f.session(), f.services(),
+                                        {f.owner, "InternalAccount:none", good, 1, ""});
         REQUIRE_FALSE(begun.ok());
         CHECK(begun.error().code == rail_payment_error::internal_account_not_found);
     }
@@ -231,29 +253,37 @@ TEST_CASE("a refused transfer-out writes nothing", "[store][rails][engine]") {
     CHECK(f.balance() == 10000);
 }
 
-TEST_CASE("a throwing rail refuses the transfer and the host keeps running", "[store][rails][engine]") {
+TEST_CASE("a throwing rail refuses the transfer and the host keeps running",
+          "[store][rails][engine]") {
     engine_fixture f;
-    // test_throws serves OTHER_ACCOUNT only after test_silent, which serves it too: ask it directly.
+    // test_throws serves OTHER_ACCOUNT only after test_silent, which serves it too: ask it
+    // directly.
     rail_registry only_throws;
-    only_throws.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_throws.so", "", "", "{}", nullptr));
+    only_throws.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_throws.so", "",
+                                   "", "{}", nullptr));
     rail_engine_services services{f.ids, f.random, f.clock, f.currencies, only_throws, {}};
     write_transaction transaction(f.session());
-    auto begun = begin_transfer_out(f.session(), services,
-                                    {f.owner, f.account_id,
-                                     {"ExternalAccount:t", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
-                                     100, ""});
+    auto begun = begin_transfer_out(
+        f.session(), services,
+        {f.owner,
+         f.account_id,
+         {"ExternalAccount:t", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+         100,
+         ""});
     REQUIRE_FALSE(begun.ok());
     CHECK(begun.error().code == rail_payment_error::rail_unavailable);
     CHECK(f.balance() == 10000);
 }
 
-TEST_CASE("a transfer-in credits the account only when the pull settles", "[store][rails][engine]") {
+TEST_CASE("a transfer-in credits the account only when the pull settles",
+          "[store][rails][engine]") {
     engine_fixture f;
     payment_engine engine(f.services());
     auto pull = [&](const std::string& number) {
         write_transaction transaction(f.session());
-        auto begun = begin_transfer_in(f.session(), f.services(),
-                                       {f.owner, f.external("US_ACCOUNT", "accountNumber", number), f.account_id, 700, ""});
+        auto begun = begin_transfer_in(
+            f.session(), f.services(),
+            {f.owner, f.external("US_ACCOUNT", "accountNumber", number), f.account_id, 700, ""});
         REQUIRE(begun.ok());
         transaction.commit();
         return begun.value();
@@ -307,7 +337,8 @@ TEST_CASE("a payout returned after it settled is refunded", "[store][rails][engi
     CHECK(f.balance() == 10000);
 }
 
-TEST_CASE("operations survive a restart and are leased to one process at a time", "[store][rails][engine]") {
+TEST_CASE("operations survive a restart and are leased to one process at a time",
+          "[store][rails][engine]") {
     engine_fixture f;
     auto t = f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "123456789"));
     // A process without the rail claims the row first: it leaves it for the lease period.
@@ -332,26 +363,33 @@ TEST_CASE("operations survive a restart and are leased to one process at a time"
 
 TEST_CASE("failure reasons follow the interface's lists", "[rails][engine]") {
     CHECK(interface_failure_reason("PAYOUT", rail_failure::timeout, "") == "TIMEOUT");
-    CHECK(interface_failure_reason("PAYOUT", rail_failure::rejected, "") == "QUOTE_EXECUTION_FAILED");
+    CHECK(interface_failure_reason("PAYOUT", rail_failure::rejected, "") ==
+          "QUOTE_EXECUTION_FAILED");
     CHECK(interface_failure_reason("PAYOUT", rail_failure::rejected, "LIGHTNING_PAYMENT_FAILED") ==
           "LIGHTNING_PAYMENT_FAILED");
-    CHECK(interface_failure_reason("PAYOUT", rail_failure::rejected, "NOT_A_REASON") == "QUOTE_EXECUTION_FAILED");
-    CHECK(interface_failure_reason("PULL", rail_failure::timeout, "TIMEOUT") == "QUOTE_EXECUTION_FAILED");
-    CHECK(interface_failure_reason("PULL", rail_failure::rejected, "OFFRAMP_FAILED") == "OFFRAMP_FAILED");
+    CHECK(interface_failure_reason("PAYOUT", rail_failure::rejected, "NOT_A_REASON") ==
+          "QUOTE_EXECUTION_FAILED");
+    CHECK(interface_failure_reason("PULL", rail_failure::timeout, "TIMEOUT") ==
+          "QUOTE_EXECUTION_FAILED");
+    CHECK(interface_failure_reason("PULL", rail_failure::rejected, "OFFRAMP_FAILED") ==
+          "OFFRAMP_FAILED");
 }
 
 }  // namespace corridor
 
 namespace corridor {
 
-TEST_CASE("two processes on one PostgreSQL never claim the same operation", "[store][rails][engine]") {
+TEST_CASE("two processes on one PostgreSQL never claim the same operation",
+          "[store][rails][engine]") {
     engine_fixture f;
     if (f.database.backend() != database_backend::postgresql) {
         // SQLite has one writer at a time: its write lock already serialises claims.
         SUCCEED("SQLite");
         return;
     }
-    for (int i = 0; i < 3; ++i) f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "12345678" + std::to_string(i)), 100);
+    for (int i = 0; i < 3; ++i)
+        f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "12345678" + std::to_string(i)),
+                       100);
     auto other = f.database.open_another();
     write_transaction first(f.session());
     auto claimed_first = claim_due_initiations(f.session(), f.clock.now_ms(), 2);

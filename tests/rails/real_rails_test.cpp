@@ -54,18 +54,24 @@ TEST_CASE("a production PIX payout settles through pix.so", "[store][rails][engi
     account_filter platform_only;
     platform_only.platform_only = true;
     std::string account_id;
-    for (const auto& account : list_internal_accounts(f.session(), owner, platform_only, {100, std::nullopt, false}).items) {
+    for (const auto& account :
+         list_internal_accounts(f.session(), owner, platform_only, {100, std::nullopt, false})
+             .items) {
         if (account.currency == "BRL") account_id = account.id;
     }
     REQUIRE_FALSE(account_id.empty());
     book_services book{f.ids, f.random, f.clock};
-    std::string settlement = ensure_account(f.session(), book, owner, account_kind::settlement, "", "BRL");
-    REQUIRE(post_transfer(f.session(), book, owner, {settlement, account_id, 5000, "BRL", "fund", "Transaction:seed"}).ok());
+    std::string settlement =
+        ensure_account(f.session(), book, owner, account_kind::settlement, "", "BRL");
+    REQUIRE(post_transfer(f.session(), book, owner,
+                          {settlement, account_id, 5000, "BRL", "fund", "Transaction:seed"})
+                .ok());
 
     rail_engine_services services{f.ids, f.random, f.clock, currencies, rails, {}};
     payment_engine engine(services);
-    external_account_ref destination{"ExternalAccount:pix", "", "BRL", "PIX",
-                                     R"({"accountType":"PIX","pixKey":"fulano@example.com.br","pixKeyType":"EMAIL","taxId":"52998224725"})"};
+    external_account_ref destination{
+        "ExternalAccount:pix", "", "BRL", "PIX",
+        R"({"accountType":"PIX","pixKey":"fulano@example.com.br","pixKeyType":"EMAIL","taxId":"52998224725"})"};
     auto drive = [&] {
         write_transaction transaction(f.session());
         engine.drive(f.session());
@@ -75,12 +81,15 @@ TEST_CASE("a production PIX payout settles through pix.so", "[store][rails][engi
     std::string transaction_id;
     {
         write_transaction transaction(f.session());
-        auto begun = begin_transfer_out(f.session(), services, {owner, account_id, destination, 1234, "rent"});
+        auto begun = begin_transfer_out(f.session(), services,
+                                        {owner, account_id, destination, 1234, "rent"});
         REQUIRE(begun.ok());
         transaction_id = begun->id;
         transaction.commit();
     }
-    auto op = [&] { return *find_rail_operation_by_transaction(f.session(), owner, transaction_id); };
+    auto op = [&] {
+        return *find_rail_operation_by_transaction(f.session(), owner, transaction_id);
+    };
     CHECK(op().rail == "pix");
     drive();
     CHECK(op().status == "PENDING");
@@ -93,9 +102,11 @@ TEST_CASE("a production PIX payout settles through pix.so", "[store][rails][engi
     CHECK(audit_book(f.session()).empty());
 
     // A malformed PIX key is refused before anything is written.
-    destination.account_json = R"({"accountType":"PIX","pixKey":"fulano@example.com.br","pixKeyType":"CPF","taxId":"52998224725"})";
+    destination.account_json =
+        R"({"accountType":"PIX","pixKey":"fulano@example.com.br","pixKeyType":"CPF","taxId":"52998224725"})";
     write_transaction transaction(f.session());
-    auto refused = begin_transfer_out(f.session(), services, {owner, account_id, destination, 1, ""});
+    auto refused =
+        begin_transfer_out(f.session(), services, {owner, account_id, destination, 1, ""});
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.error().code == rail_payment_error::account_invalid);
     CHECK_THAT(refused.error().message, Catch::Contains("is not valid for rail pix"));

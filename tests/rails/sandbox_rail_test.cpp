@@ -12,7 +12,8 @@ std::unique_ptr<rail_instance> load_sandbox(std::int64_t timeout_ms = 30000) {
                           R"({"timeout_ms":)" + std::to_string(timeout_ms) + "}", nullptr);
 }
 
-rail_operation_input operation(const std::string& type, const std::string& field, const std::string& value,
+rail_operation_input operation(const std::string& type, const std::string& field,
+                               const std::string& value,
                                corridor_rail_direction direction = CORRIDOR_RAIL_PAYOUT) {
     static int counter = 0;
     rail_operation_input op;
@@ -49,25 +50,37 @@ TEST_CASE("the sandbox fails 002, 003 and 004 with each rail's reason code", "[r
         std::string code, reason;
     };
     const std::vector<expectation> cases = {
-        {"US_ACCOUNT", "accountNumber", "9876543002", CORRIDOR_RAIL_PULL, rail_failure::insufficient_funds, "R01", ""},
-        {"US_ACCOUNT", "accountNumber", "9876543003", CORRIDOR_RAIL_PAYOUT, rail_failure::account_invalid, "R03", ""},
-        {"US_ACCOUNT", "accountNumber", "9876543004", CORRIDOR_RAIL_PULL, rail_failure::rejected, "R10", ""},
-        {"US_ACCOUNT", "accountNumber", "9876543004", CORRIDOR_RAIL_PAYOUT, rail_failure::rejected, "R23", ""},
-        {"PIX", "pixKey", "user002", CORRIDOR_RAIL_PAYOUT, rail_failure::insufficient_funds, "AM04", ""},
-        {"PIX", "pixKey", "user003", CORRIDOR_RAIL_PAYOUT, rail_failure::account_invalid, "AC03", ""},
+        {"US_ACCOUNT", "accountNumber", "9876543002", CORRIDOR_RAIL_PULL,
+         rail_failure::insufficient_funds, "R01", ""},
+        {"US_ACCOUNT", "accountNumber", "9876543003", CORRIDOR_RAIL_PAYOUT,
+         rail_failure::account_invalid, "R03", ""},
+        {"US_ACCOUNT", "accountNumber", "9876543004", CORRIDOR_RAIL_PULL, rail_failure::rejected,
+         "R10", ""},
+        {"US_ACCOUNT", "accountNumber", "9876543004", CORRIDOR_RAIL_PAYOUT, rail_failure::rejected,
+         "R23", ""},
+        {"PIX", "pixKey", "user002", CORRIDOR_RAIL_PAYOUT, rail_failure::insufficient_funds, "AM04",
+         ""},
+        {"PIX", "pixKey", "user003", CORRIDOR_RAIL_PAYOUT, rail_failure::account_invalid, "AC03",
+         ""},
         {"PIX", "pixKey", "user004", CORRIDOR_RAIL_PAYOUT, rail_failure::rejected, "DS04", ""},
-        {"CLABE", "clabeNumber", "002010077777777003", CORRIDOR_RAIL_PAYOUT, rail_failure::account_invalid, "01", ""},
-        {"CLABE", "clabeNumber", "002010077777777004", CORRIDOR_RAIL_PAYOUT, rail_failure::rejected, "02", ""},
-        {"IBAN", "iban", "GB82WEST12345698765002", CORRIDOR_RAIL_PAYOUT, rail_failure::insufficient_funds, "AM04", ""},
-        {"IBAN", "iban", "GB82WEST12345698765003", CORRIDOR_RAIL_PAYOUT, rail_failure::account_invalid, "AC04", ""},
-        {"SPARK_WALLET", "address", "sparkrt1abc002", CORRIDOR_RAIL_PAYOUT, rail_failure::insufficient_funds,
-         "INSUFFICIENT_BALANCE", "LIGHTNING_PAYMENT_FAILED"},
-        {"LIGHTNING", "invoice", "lnbcrt1xyz003", CORRIDOR_RAIL_PAYOUT, rail_failure::account_invalid,
-         "INCORRECT_PAYMENT_DETAILS", "LIGHTNING_PAYMENT_FAILED"},
+        {"CLABE", "clabeNumber", "002010077777777003", CORRIDOR_RAIL_PAYOUT,
+         rail_failure::account_invalid, "01", ""},
+        {"CLABE", "clabeNumber", "002010077777777004", CORRIDOR_RAIL_PAYOUT, rail_failure::rejected,
+         "02", ""},
+        {"IBAN", "iban", "GB82WEST12345698765002", CORRIDOR_RAIL_PAYOUT,
+         rail_failure::insufficient_funds, "AM04", ""},
+        {"IBAN", "iban", "GB82WEST12345698765003", CORRIDOR_RAIL_PAYOUT,
+         rail_failure::account_invalid, "AC04", ""},
+        {"SPARK_WALLET", "address", "sparkrt1abc002", CORRIDOR_RAIL_PAYOUT,
+         rail_failure::insufficient_funds, "INSUFFICIENT_BALANCE", "LIGHTNING_PAYMENT_FAILED"},
+        {"LIGHTNING", "invoice", "lnbcrt1xyz003", CORRIDOR_RAIL_PAYOUT,
+         rail_failure::account_invalid, "INCORRECT_PAYMENT_DETAILS", "LIGHTNING_PAYMENT_FAILED"},
         {"SPARK_WALLET", "address", "sparkrt1abc004", CORRIDOR_RAIL_PULL, rail_failure::rejected,
          "RISK_SCREENING_FAILED", ""},
-        {"UPI", "vpa", "name002@okbank", CORRIDOR_RAIL_PAYOUT, rail_failure::none, "", ""},  // ends in "ank"
-        {"UPI", "vpa", "9876543002", CORRIDOR_RAIL_PAYOUT, rail_failure::insufficient_funds, "INSUFFICIENT_FUNDS", ""},
+        {"UPI", "vpa", "name002@okbank", CORRIDOR_RAIL_PAYOUT, rail_failure::none, "",
+         ""},  // ends in "ank"
+        {"UPI", "vpa", "9876543002", CORRIDOR_RAIL_PAYOUT, rail_failure::insufficient_funds,
+         "INSUFFICIENT_FUNDS", ""},
     };
     auto rail = load_sandbox();
     for (const auto& c : cases) {
@@ -103,7 +116,8 @@ TEST_CASE("the sandbox keeps 005 pending for its timeout, then fails it", "[rail
         CHECK(report.outcome == rail_outcome::failed);
         CHECK(report.failure == rail_failure::timeout);
         CHECK(report.failure_reason == "TIMEOUT");
-        CHECK(report.rail_reason_code == (report.operation_id == pix.operation_id ? "AB03" : "TIMEOUT"));
+        CHECK(report.rail_reason_code ==
+              (report.operation_id == pix.operation_id ? "AB03" : "TIMEOUT"));
     }
     CHECK(rail->tick(pix.now_ms + 60000).reports.empty());
 }
@@ -121,8 +135,8 @@ TEST_CASE("the sandbox validates the primary identifier of each account type", "
 }
 
 TEST_CASE("the sandbox refuses bad settings at load", "[rails][sandbox]") {
-    CHECK_THROWS_WITH(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
-                                     R"({"timeout_ms":"soon"})", nullptr),
+    CHECK_THROWS_WITH(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox",
+                                     "", R"({"timeout_ms":"soon"})", nullptr),
                       Catch::Contains("timeout_ms must be a non-negative integer"));
 }
 
