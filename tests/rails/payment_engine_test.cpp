@@ -401,3 +401,54 @@ TEST_CASE("two processes on one PostgreSQL never claim the same operation",
 }
 
 }  // namespace corridor
+
+namespace corridor {
+
+TEST_CASE("an unavailable rail is retried after the lease; a declined operation is refunded",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    rail_registry good;
+    good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
+                            nullptr));
+    auto settings = f.services().settings;
+    rail_engine_services services{f.ids, f.random, f.clock, f.currencies, good, settings};
+    payment_engine engine(services);
+    auto begin = [&](std::int64_t amount) {
+        write_transaction transaction(f.session());
+        auto begun = begin_transfer_out(
+            f.session(), services,
+            {f.owner,
+             f.account_id,
+             {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+             amount,
+             ""});
+        REQUIRE(begun.ok());
+        transaction.commit();
+        return begun.value();
+    };
+    auto unavailable = begin(13);
+    auto declined = begin(14);
+    f.drive(engine);
+    auto op = f.operation_of(unavailable);
+    CHECK(op.status == "INITIATING");
+    CHECK(op.attempts == 1);
+    CHECK(op.message == "try again later");
+    CHECK(f.reread(declined).status == "FAILED");
+    CHECK(f.operation_of(declined).failure_class == "REJECTED");
+    CHECK(f.operation_of(declined).message == "over the rail's limit");
+    CHECK(f.balance() == 10000 - 13);  // the declined one is refunded
+    f.drive(engine);
+    CHECK(f.operation_of(unavailable).attempts == 1);  // leased: not tried again yet
+    f.clock.advance_ms(settings.call_timeout_ms);
+    f.drive(engine);
+    CHECK(f.operation_of(unavailable).attempts == 2);
+    // Still unavailable at the settlement deadline: TIMEOUT, refunded.
+    f.clock.advance_ms(settings.settlement_timeout_ms);
+    f.drive(engine);
+    CHECK(f.reread(unavailable).status == "FAILED");
+    CHECK(f.reread(unavailable).failure_reason == "TIMEOUT");
+    CHECK(f.balance() == 10000);
+    CHECK(audit_book(f.session()).empty());
+}
+
+}  // namespace corridor
