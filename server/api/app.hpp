@@ -132,6 +132,8 @@ void register_exchange_rate_routes(router& routes);
 void register_quote_routes(router& routes);
 void register_transaction_routes(router& routes);
 void register_sandbox_routes(router& routes);
+void register_external_account_routes(router& routes);
+void register_bank_link_routes(router& routes);
 void register_transfer_routes(router& routes);
 
 // Helpers shared by the handlers.

@@ -15,7 +15,9 @@ int http_status_of(error_code code) {
         case error_code::currency_not_enabled:
         case error_code::insufficient_balance:
         case error_code::quote_not_executable:
-        case error_code::missing_idempotency_key: return 400;
+        case error_code::missing_idempotency_key:
+        case error_code::invalid_bank_account:
+        case error_code::invalid_receiver: return 400;
         case error_code::unauthorized: return 401;
         case error_code::forbidden:
         case error_code::user_not_ready: return 403;
@@ -25,7 +27,8 @@ int http_status_of(error_code code) {
         case error_code::token_not_found:
         case error_code::quote_not_found:
         case error_code::transaction_not_found:
-        case error_code::account_not_found: return 404;
+        case error_code::account_not_found:
+        case error_code::link_token_not_found: return 404;
         case error_code::method_not_allowed: return 405;
         case error_code::conflict:
         case error_code::uma_address_exists:
@@ -33,7 +36,9 @@ int http_status_of(error_code code) {
         case error_code::uma_domain_exists:
         case error_code::idempotency_key_in_use:
         case error_code::quote_not_pending:
-        case error_code::quote_expired: return 409;
+        case error_code::quote_expired:
+        case error_code::external_account_exists:
+        case error_code::link_token_used: return 409;
         case error_code::customer_deleted: return 410;
         case error_code::payload_too_large: return 413;
         case error_code::unsupported_media_type: return 415;
@@ -59,6 +64,11 @@ std::string_view name_of(error_code code) {
         case error_code::quote_not_executable: return "QUOTE_NOT_EXECUTABLE";
         case error_code::missing_idempotency_key: return "MISSING_IDEMPOTENCY_KEY";
         case error_code::account_not_found: return "ACCOUNT_NOT_FOUND";
+        case error_code::invalid_bank_account: return "INVALID_BANK_ACCOUNT";
+        case error_code::invalid_receiver: return "INVALID_RECEIVER";
+        case error_code::external_account_exists: return "EXTERNAL_ACCOUNT_EXISTS";
+        case error_code::link_token_used: return "LINK_TOKEN_ALREADY_USED";
+        case error_code::link_token_not_found: return "LINK_TOKEN_NOT_FOUND";
         case error_code::unauthorized: return "UNAUTHORIZED";
         case error_code::forbidden: return "FORBIDDEN";
         case error_code::user_not_ready: return "USER_NOT_READY";

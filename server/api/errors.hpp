@@ -22,6 +22,8 @@ enum class error_code {
     insufficient_balance,         // 400
     quote_not_executable,         // 400
     missing_idempotency_key,      // 400 (reserved for routes that require one)
+    invalid_bank_account,         // 400: an account identifier breaks its own rules
+    invalid_receiver,             // 400: the destination cannot receive (not ACTIVE)
     account_not_found,            // 404
     unauthorized,                 // 401
     forbidden,                    // 403
@@ -40,6 +42,9 @@ enum class error_code {
     quote_not_pending,            // 409
     quote_expired,                // 409
     idempotency_key_in_use,       // 409
+    external_account_exists,      // 409
+    link_token_used,              // 409
+    link_token_not_found,         // 404: unknown or expired bank-link token
     customer_deleted,             // 410
     payload_too_large,            // 413
     unsupported_media_type,       // 415

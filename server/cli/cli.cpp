@@ -12,6 +12,7 @@
 
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
+#include "ledger/external_account_store.hpp"
 #include "ledger/idempotency.hpp"
 #include "ledger/ledger_writer.hpp"
 #include "ledger/migrations.hpp"
@@ -103,14 +104,16 @@ void setup_logging(const service_config& config) {
     access->flush_on(spdlog::level::info);
 }
 
-// Background upkeep on the ledger writer: expiring quotes past their time and pruning old
-// idempotency keys. Both are plain UPDATE/DELETEs safe to run from any number of processes.
+// Background upkeep on the ledger writer: expiring quotes past their time, turning screened
+// external accounts ACTIVE, and pruning old idempotency keys. All are conditional UPDATEs or plain
+// DELETEs, safe to run from any number of processes.
 class upkeep_job final : public session_job {
 public:
     upkeep_job(app_services& services, bool prune) : services_(services), prune_(prune) {}
     bool run(soci::session& session) noexcept override {
         try {
             expire_due_quotes(session, services_.payments(), 500);
+            screen_due_external_accounts(session, {services_.ids, services_.time}, 500);
             if (prune_) {
                 prune_idempotency_keys(session, services_.time.now_ms() -
                                                     services_.config.idempotency_retention_hours * 3600000);

@@ -340,7 +340,8 @@ void http_server::impl::log_access(core& owner, const http_request* request,
                                    std::size_t bytes_out) {
     if (!config.log_access) return;
     // The path only: query strings can carry personal data (UMA addresses, names).
-    std::string_view path = target.substr(0, target.find('?'));
+    std::string redacted;
+    std::string_view path = loggable_path(target.substr(0, target.find('?')), redacted);
     access_entry entry{request ? std::string_view(request->request_id) : std::string_view(),
                        http::to_string(verb),
                        path,
