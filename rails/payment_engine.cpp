@@ -46,6 +46,15 @@ std::string platform_customer_id(soci::session& session, const std::string& cust
 result<ledger_account, rail_payment_failure> internal_account_for(
     soci::session& session, const tenant& owner, const std::string& id, const std::string& field,
     const external_account_ref& external) {
+    if (external.status != "ACTIVE") {
+        std::string external_field =
+            field == "source.accountId" ? "destination.accountId" : "source.accountId";
+        return failure_of(rail_payment_error::external_account_not_active,
+                          external_field + ": external account " + external.id + " is " +
+                              external.status +
+                              "; only ACTIVE accounts can send or receive transfers",
+                          external_field);
+    }
     auto account = find_account(session, owner, id);
     if (!account ||
         (account->kind != account_kind::customer && account->kind != account_kind::platform)) {

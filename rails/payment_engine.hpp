@@ -37,6 +37,7 @@ struct external_account_ref {
     std::string currency;
     std::string account_type;  // accountInfo.accountType
     std::string account_json;  // the accountInfo object, JSON
+    std::string status = "ACTIVE";  // PENDING, ACTIVE, UNDER_REVIEW, INACTIVE: only ACTIVE moves money
 };
 
 class external_account_directory {
@@ -68,6 +69,7 @@ enum class rail_payment_error {
     internal_account_not_found,
     currency_mismatch,
     customer_mismatch,
+    external_account_not_active,
     insufficient_balance,
     no_rail,
     account_invalid,

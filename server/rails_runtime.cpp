@@ -5,6 +5,8 @@
 
 #include <boost/json.hpp>
 
+#include "ledger/external_account_store.hpp"
+
 namespace corridor {
 namespace json = boost::json;
 namespace {
@@ -22,28 +24,40 @@ public:
     }
 };
 
+class stored_external_accounts final : public external_account_directory {
+public:
+    std::optional<external_account_ref> find(soci::session& session, const tenant& owner,
+                                             const std::string& id) override {
+        auto found = find_external_account(session, owner, id);
+        if (!found) return std::nullopt;
+        return external_account_ref{
+            found->id,           found->customer_id.value_or(""), found->currency,
+            found->account_type, found->account_info_json,        found->status};
+    }
+};
+
+}  // namespace
+
 // One engine pass on the ledger writer's session.
 class drive_job final : public session_job {
 public:
-    drive_job(payment_engine& engine, std::atomic<bool>& in_flight)
-        : engine_(engine), in_flight_(in_flight) {}
+    drive_job(payment_engine& engine, rail_driver& driver) : engine_(engine), driver_(driver) {}
     bool run(soci::session& session) noexcept override {
         try {
-            engine_.drive(session);
+            changed_ = engine_.drive(session);
             return true;
         } catch (const std::exception& error) {
             spdlog::error("payment engine pass failed: {}", error.what());
             return false;
         }
     }
-    void finish(bool) noexcept override { in_flight_ = false; }
+    void finish(bool durable) noexcept override { driver_.pass_finished(durable && changed_ > 0); }
 
 private:
     payment_engine& engine_;
-    std::atomic<bool>& in_flight_;
+    rail_driver& driver_;
+    int changed_ = 0;
 };
-
-}  // namespace
 
 rail_load_config rail_load_config_of(const service_config& config) {
     rail_load_config out;
@@ -85,6 +99,10 @@ std::string rail_metrics(const rail_registry& rails) {
     return out + not_ok + seconds;
 }
 
+std::unique_ptr<external_account_directory> make_external_account_directory() {
+    return std::make_unique<stored_external_accounts>();
+}
+
 rail_log_sink& spdlog_rail_log() {
     static spdlog_sink sink;
     return sink;
@@ -96,11 +114,25 @@ rail_driver::rail_driver(rail_engine_services services, session_executor& writer
     thread_ = std::thread([this, &writer, interval_ms] {
         std::unique_lock lock(mutex_);
         while (!stopping_) {
-            if (!in_flight_.exchange(true))
-                writer.submit(std::make_unique<drive_job>(engine_, in_flight_));
-            wake_.wait_for(lock, std::chrono::milliseconds(interval_ms));
+            in_flight_ = true;
+            lock.unlock();
+            writer.submit(std::make_unique<drive_job>(engine_, *this));
+            lock.lock();
+            wake_.wait(lock, [this] { return !in_flight_; });
+            if (found_work_) continue;
+            wake_.wait_for(lock, std::chrono::milliseconds(interval_ms),
+                           [this] { return stopping_; });
         }
     });
+}
+
+void rail_driver::pass_finished(bool found_work) {
+    {
+        std::lock_guard lock(mutex_);
+        in_flight_ = false;
+        found_work_ = found_work;
+    }
+    wake_.notify_all();
 }
 
 rail_driver::~rail_driver() {

@@ -212,6 +212,9 @@ private:
         }
         std::string_view field = primary_field(type);
         const json::value* value = info.as_object().if_contains(field);
+        // A Lightning destination is an invoice or a lightning address.
+        if (value == nullptr && type == "LIGHTNING")
+            value = info.as_object().if_contains("lightningAddress");
         if (value == nullptr || !value->is_string() || value->as_string().empty()) {
             c.set_error("accountInfo." + std::string(field) + " is required for " +
                         std::string(type));

@@ -43,6 +43,7 @@ transfer_body read_transfer_body(const json::object& body) {
             break;
         case rail_payment_error::currency_mismatch: code = error_code::invalid_currency; break;
         case rail_payment_error::customer_mismatch:
+        case rail_payment_error::external_account_not_active:
         case rail_payment_error::account_invalid:
         case rail_payment_error::no_rail: code = error_code::invalid_input; break;
         case rail_payment_error::insufficient_balance:

@@ -210,6 +210,7 @@ int serve(const std::vector<std::string>& args) {
     app_services services(config, wall, random, ids, std::move(currencies), std::move(rates), std::move(funding));
     // Rails load now or never: a plugin that cannot load stops start-up with its file named.
     services.rails = load_rails(rail_load_config_of(config), &spdlog_rail_log());
+    services.external_accounts = make_external_account_directory();
     for (const auto& rail : services.rails.all()) {
         spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(), rail->file(),
                      rail->abi_major(), rail->abi_minor());

@@ -248,6 +248,11 @@ TEST_CASE("a refused transfer-out writes nothing", "[store][rails][engine]") {
         REQUIRE_FALSE(begun.ok());
         CHECK(begun.error().code == rail_payment_error::internal_account_not_found);
     }
+    auto pending = good;
+    pending.status = "PENDING";
+    refuse(pending, 100, rail_payment_error::external_account_not_active,
+           "destination.accountId: external account ExternalAccount:123456789 is PENDING; only "
+           "ACTIVE accounts can send or receive transfers");
     CHECK(f.count("SELECT COUNT(*) FROM transactions") == transactions);
     CHECK(f.count("SELECT COUNT(*) FROM rail_operations") == 0);
     CHECK(f.balance() == 10000);

@@ -125,6 +125,7 @@ TEST_CASE("the sandbox keeps 005 pending for its timeout, then fails it", "[rail
 TEST_CASE("the sandbox validates the primary identifier of each account type", "[rails][sandbox]") {
     auto rail = load_sandbox();
     CHECK(rail->validate_account("CLABE", "MXN", R"({"clabeNumber":"002010077777777771"})").ok());
+    CHECK(rail->validate_account("LIGHTNING", "BTC", R"({"lightningAddress":"satoshi@example.com"})").ok());
     auto missing = rail->validate_account("CLABE", "MXN", R"({"accountNumber":"1"})");
     CHECK(missing.status == rail_status::invalid_argument);
     CHECK(missing.message == "accountInfo.clabeNumber is required for CLABE");
