@@ -326,14 +326,7 @@ constexpr std::size_t event_arena_bytes = 8192;
 
 void emit_payment_event(soci::session& session, const payment_services& services,
                         const transaction_record& t) {
-    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
-    json::monotonic_resource arena(buffer, sizeof buffer);
-    json::storage_ptr storage(&arena);
-    json::object payload(storage);
-    payload.emplace("transaction", render_transaction(t, services.currencies, storage));
-    record_event(session, services.ids, services.time, t.owner,
-                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
-                 json::serialize(payload));
+    record_payment_event(session, services.ids, services.time, services.currencies, t);
 }
 
 // An internal account's balance moved from old_balance to new_balance.
@@ -341,21 +334,8 @@ void emit_balance_event(soci::session& session, const payment_services& services
                         const std::string& account_id, const std::string& customer_id,
                         const std::string& currency, std::int64_t old_balance,
                         std::int64_t new_balance) {
-    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
-    json::monotonic_resource arena(buffer, sizeof buffer);
-    json::storage_ptr storage(&arena);
-    json::object payload(
-        {{"accountId", account_id},
-         {"oldBalance", json::object({{"amount", old_balance},
-                                      {"currency", render_currency(services.currencies, currency, storage)}},
-                                     storage)},
-         {"newBalance", json::object({{"amount", new_balance},
-                                      {"currency", render_currency(services.currencies, currency, storage)}},
-                                     storage)}},
-        storage);
-    if (!customer_id.empty()) payload["customerId"] = customer_id;
-    record_event(session, services.ids, services.time, owner, "ACCOUNT_STATUS",
-                 json::serialize(payload));
+    record_balance_event(session, services.ids, services.time, services.currencies, owner, account_id,
+                         customer_id, currency, old_balance, new_balance);
 }
 
 std::string rate_details_json(const price& p) {
@@ -1042,6 +1022,49 @@ json::object render_internal_account(const ledger_account& account, const curren
         {"updatedAt", format_timestamp_ms(account.updated_at_ms)}};
     if (!account.owner_id.empty()) body["customerId"] = account.owner_id;
     return body;
+}
+
+
+// For payments driven through rails (rails/payment_engine): the same rows and events as above.
+void store_new_transaction(soci::session& session, const transaction_record& transaction) {
+    insert_transaction(session, transaction);
+}
+
+void store_transaction_outcome(soci::session& session, transaction_record& transaction) {
+    update_transaction(session, transaction);
+}
+
+void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const transaction_record& t) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(storage);
+    payload.emplace("transaction", render_transaction(t, currencies, storage));
+    record_event(session, ids, time, t.owner,
+                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
+                 json::serialize(payload));
+}
+
+void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const tenant& owner,
+                          const std::string& account_id, const std::string& customer_id,
+                          const std::string& currency, std::int64_t old_balance,
+                          std::int64_t new_balance) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(
+        {{"accountId", account_id},
+         {"oldBalance", json::object({{"amount", old_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)},
+         {"newBalance", json::object({{"amount", new_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)}},
+        storage);
+    if (!customer_id.empty()) payload["customerId"] = customer_id;
+    record_event(session, ids, time, owner, "ACCOUNT_STATUS", json::serialize(payload));
 }
 
 }  // namespace corridor

@@ -180,4 +180,19 @@ boost::json::object render_internal_account(const ledger_account& account,
                                             const currency_registry& currencies,
                                             const funding_directory& funding);
 
+// For payments driven through rails (rails/payment_engine.hpp), which keep their own operation
+// state but record their transactions and events exactly as the rest of the book does.
+void store_new_transaction(soci::session& session, const transaction_record& transaction);
+// Writes status, failure_reason, refund, settled_at and updated_at.
+void store_transaction_outcome(soci::session& session, transaction_record& transaction);
+// The INCOMING_PAYMENT / OUTGOING_PAYMENT event of a transaction, in the caller's transaction.
+void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const transaction_record& transaction);
+// The ACCOUNT_STATUS event of an internal account whose balance moved from old to new.
+void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const tenant& owner,
+                          const std::string& account_id, const std::string& customer_id,
+                          const std::string& currency, std::int64_t old_balance,
+                          std::int64_t new_balance);
+
 }  // namespace corridor

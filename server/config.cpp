@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -66,6 +67,36 @@ std::function<void(const json::value&)> text_list(const std::string& key,
     };
 }
 
+// An object of rail name -> lowercase hex SHA-256.
+std::function<void(const json::value&)> pin_map(const std::string& key,
+                                                std::map<std::string, std::string>& out) {
+    return [key, &out](const json::value& v) {
+        if (!v.is_object()) bad(key, "an object of rail name to SHA-256 (64 lowercase hex digits)");
+        out.clear();
+        for (const auto& [name, pin] : v.as_object()) {
+            bool hex = pin.is_string() && pin.as_string().size() == 64;
+            if (hex) {
+                for (char c : pin.as_string()) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+            }
+            if (!hex) bad(key + "." + std::string(name), "a SHA-256 of 64 lowercase hex digits");
+            out[std::string(name)] = std::string(pin.as_string());
+        }
+    };
+}
+
+// An object of rail name -> that rail's settings object, kept as JSON text for the plugin.
+std::function<void(const json::value&)> settings_map(const std::string& key,
+                                                     std::map<std::string, std::string>& out) {
+    return [key, &out](const json::value& v) {
+        if (!v.is_object()) bad(key, "an object of rail name to settings object");
+        out.clear();
+        for (const auto& [name, settings] : v.as_object()) {
+            if (!settings.is_object()) bad(key + "." + std::string(name), "an object");
+            out[std::string(name)] = json::serialize(settings);
+        }
+    };
+}
+
 class reader {
 public:
     explicit reader(const json::object& root) : root_(root) {}
@@ -87,6 +118,12 @@ public:
     }
     void text_list(const std::string& key, std::vector<std::string>& out) {
         at(key, corridor::text_list(key, out));
+    }
+    void pins(const std::string& key, std::map<std::string, std::string>& out) {
+        at(key, corridor::pin_map(key, out));
+    }
+    void settings(const std::string& key, std::map<std::string, std::string>& out) {
+        at(key, corridor::settings_map(key, out));
     }
 
     void check_unknown(const json::object& object, const std::string& prefix) const {
@@ -141,6 +178,11 @@ void validate(const service_config& config) {
     static const std::set<std::string> levels = {"trace", "debug", "info", "warn", "error", "off"};
     if (config.ledger_queue_commands_max < config.ledger_batch_commands_max) {
         bad("ledger.queue_commands_max", "at least ledger.batch_commands_max");
+    }
+    for (const auto& [name, pin] : config.plugins_sha256) {
+        if (std::find(config.plugins_rails.begin(), config.plugins_rails.end(), name) == config.plugins_rails.end()) {
+            bad("plugins.sha256." + name, "the pin of a rail listed in plugins.rails");
+        }
     }
     if (!levels.contains(config.log_level)) bad("log.level", "one of trace, debug, info, warn, error, off");
 }
@@ -214,6 +256,11 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000);
     keys.text("plugins.dir", plugins_dir);
     keys.text_list("plugins.rails", config.plugins_rails);
+    keys.pins("plugins.sha256", config.plugins_sha256);
+    keys.settings("plugins.settings", config.plugins_settings);
+    keys.integer("rails.call_timeout_ms", config.rails_call_timeout_ms, 100, 3600000);
+    keys.integer("rails.settlement_timeout_ms", config.rails_settlement_timeout_ms, 1000, 90LL * 86400000);
+    keys.integer("rails.drive_interval_ms", config.rails_drive_interval_ms, 10, 60000);
     auto& limits = config.limits;
     keys.integer("limits.request_body_bytes_max", limits.request_body_bytes_max, 1024, 1LL << 30);
     keys.integer("limits.request_header_bytes_max", limits.request_header_bytes_max, 1024, 1 << 20);

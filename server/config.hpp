@@ -3,6 +3,7 @@
 // value stops start-up with a message naming it. Relative paths in the file are relative to the
 // file's own folder; paths given on the command line are relative to the working directory.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -59,6 +60,11 @@ struct service_config {
     std::int64_t webhooks_approval_timeout_ms = 5000;
     std::string plugins_dir = "plugins";
     std::vector<std::string> plugins_rails;
+    std::map<std::string, std::string> plugins_sha256;    // rail name -> pinned SHA-256 (hex)
+    std::map<std::string, std::string> plugins_settings;  // rail name -> its settings, JSON object
+    std::int64_t rails_call_timeout_ms = 10000;        // lease of one initiation to one process
+    std::int64_t rails_settlement_timeout_ms = 259200000;  // no final outcome by then: TIMEOUT
+    std::int64_t rails_drive_interval_ms = 100;        // how often the payment engine runs
     limits_config limits;
     bulk_import_config bulk_import;
     kyc_config kyc;

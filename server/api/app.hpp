@@ -22,6 +22,8 @@
 #include "ledger/random.hpp"
 #include "ledger/rates.hpp"
 #include "ledger/token_store.hpp"
+#include "rails/payment_engine.hpp"
+#include "rails/registry.hpp"
 #include "server/api/auth.hpp"
 #include "server/api/cache.hpp"
 #include "server/api/input.hpp"
@@ -54,6 +56,9 @@ struct app_services {
     std::unique_ptr<uma::pubkey_fetcher> uma_keys;
     // Seals the UMA private keys at rest (uma.key_encryption_key_file); none when unset.
     std::optional<uma::sealing_key> uma_sealing;
+    rail_registry rails;  // loaded at serve start; empty elsewhere
+    // External accounts as the payment engine needs them; null until a store provides them.
+    std::unique_ptr<external_account_directory> external_accounts;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -74,6 +79,12 @@ struct app_services {
     payment_services payments() {
         return payment_services{ids, random, time, currencies, *rates, funding,
                                 config.quotes_ttl_seconds * 1000};
+    }
+    rail_engine_services rail_payments() {
+        rail_engine_settings settings;
+        settings.call_timeout_ms = config.rails_call_timeout_ms;
+        settings.settlement_timeout_ms = config.rails_settlement_timeout_ms;
+        return rail_engine_services{ids, random, time, currencies, rails, settings};
     }
 };
 
@@ -140,6 +151,7 @@ void register_bank_link_routes(router& routes);
 void register_bulk_import_routes(router& routes);
 void register_kyc_routes(router& routes);
 void register_uma_routes(router& routes);
+void register_transfer_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

@@ -29,6 +29,7 @@
 #include "server/http/db_pool.hpp"
 #include "server/http/server.hpp"
 #include "uma/sql_stores.hpp"
+#include "server/rails_runtime.hpp"
 
 namespace corridor {
 namespace po = boost::program_options;
@@ -45,6 +46,7 @@ constexpr const char* usage_text = R"(usage:
   corridor platform create --name NAME --uma-domain DOMAIN [--regulated] [--json]
   corridor token create --platform ID --environment sandbox|production --name NAME
                         --permissions VIEW,TRANSACT,MANAGE [--json]
+  corridor plugins list [--json]          (loaded rails, versions, ABI)
 Every command takes --config FILE (default conf/corridor.json when present) and --database URL
 (sqlite:PATH or postgresql://...).
 )";
@@ -212,6 +214,13 @@ int serve(const std::vector<std::string>& args) {
     id_generator ids(wall, random);
     auto rates = std::make_unique<file_rate_source>(config.rates_file, wall, config.rates_cache_seconds * 1000);
     app_services services(config, wall, random, ids, std::move(currencies), std::move(rates), std::move(funding));
+    // Rails load now or never: a plugin that cannot load stops start-up with its file named.
+    services.rails = load_rails(rail_load_config_of(config), &spdlog_rail_log());
+    services.external_accounts = make_external_account_directory();
+    for (const auto& rail : services.rails.all()) {
+        spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(), rail->file(),
+                     rail->abi_major(), rail->abi_minor());
+    }
     api application(services);
     auto url = *database_url::parse(config.database);
     db_pool database(url, config.database_threads);
@@ -220,17 +229,57 @@ int serve(const std::vector<std::string>& args) {
     services.stats->add_source([&writer] { return writer_metrics(writer); });
     bulk_import_runner bulk_imports(services, url);
     services.wake_bulk_import = [&bulk_imports] { bulk_imports.wake(); };  // before any request
+    services.stats->add_source([&services] { return rail_metrics(services.rails); });
     http_server server(application, database, writer, services.config);
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
+    rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms);
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on http://" << host << ":" << port << std::endl;
     server.run_until_signal();
     bulk_imports.stop();
+    rails.stop();
     upkeep.stop();
     writer.stop();
     database.stop();
     spdlog::info("stopped cleanly");
+    return 0;
+}
+
+// corridor plugins list: loads the configured rails as serve would and describes them.
+int plugins_list(const std::vector<std::string>& args) {
+    auto options = common_options();
+    options.add_options()("json", "print JSON");
+    auto values = parse(args, options);
+    auto config = load_config(values);
+    auto registry = load_rails(rail_load_config_of(config), nullptr);
+    if (values.count("json")) {
+        json::array out;
+        for (const auto& rail : registry.all()) {
+            json::array types;
+            for (const auto& type : rail->account_types()) types.emplace_back(type);
+            out.push_back(json::object{{"name", rail->name()},
+                                       {"version", rail->version()},
+                                       {"abi", fmt::format("{}.{}", rail->abi_major(), rail->abi_minor())},
+                                       {"file", rail->file()},
+                                       {"accountTypes", types}});
+        }
+        std::cout << json::serialize(json::object{{"hostAbi", fmt::format("{}.{}", CORRIDOR_RAIL_ABI_MAJOR,
+                                                                              CORRIDOR_RAIL_ABI_MINOR)},
+                                                  {"rails", out}})
+                  << std::endl;
+        return 0;
+    }
+    std::cout << fmt::format("rail ABI {}.{}; plugins from {}\n", CORRIDOR_RAIL_ABI_MAJOR,
+                             CORRIDOR_RAIL_ABI_MINOR, config.plugins_dir);
+    if (registry.empty()) std::cout << "no rails configured (plugins.rails is empty)\n";
+    for (const auto& rail : registry.all()) {
+        std::string types;
+        for (const auto& type : rail->account_types()) types += (types.empty() ? "" : ",") + type;
+        std::cout << fmt::format("{:<12} {:<10} ABI {}.{}  {}\n  account types: {}\n", rail->name(),
+                                 rail->version(), rail->abi_major(), rail->abi_minor(), rail->file(), types);
+    }
+    std::cout << std::flush;
     return 0;
 }
 
@@ -367,6 +416,9 @@ int dispatch(const std::vector<std::string>& words) {
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;
+    }
+    if (command == "plugins" && !rest.empty() && rest[0] == "list") {
+        return plugins_list(std::vector<std::string>(rest.begin() + 1, rest.end()));
     }
     if ((command == "platform" || command == "token") && !rest.empty() && rest[0] == "create") {
         std::vector<std::string> options(rest.begin() + 1, rest.end());

@@ -210,6 +210,32 @@ TEST_CASE("bad types and values name the key and what it must be", "[server][con
     CHECK(load_error(R"({"limits": []})") == "configuration key \"limits\" must be an object");
 }
 
+TEST_CASE("rail plugin keys: pins, settings and engine timeouts", "[server][config]") {
+    temp_folder folder;
+    const std::string pin(64, 'a');
+    auto config = service_config::load_file(folder.write(R"({
+        "plugins": {"rails": ["sandbox", "ach"], "sha256": {"ach": ")" + pin + R"("},
+                    "settings": {"ach": {"origin": "1234567890", "cutoffs": [1, 2]}}},
+        "rails": {"call_timeout_ms": 2000, "settlement_timeout_ms": 60000, "drive_interval_ms": 50}
+    })"));
+    CHECK(config.plugins_sha256 == std::map<std::string, std::string>{{"ach", pin}});
+    CHECK(config.plugins_settings == std::map<std::string, std::string>{
+                                         {"ach", R"({"origin":"1234567890","cutoffs":[1,2]})"}});
+    CHECK(config.rails_call_timeout_ms == 2000);
+    CHECK(config.rails_settlement_timeout_ms == 60000);
+    CHECK(config.rails_drive_interval_ms == 50);
+
+    CHECK(load_error(R"({"plugins": {"rails": ["ach"], "sha256": {"ach": "ABC"}}})") ==
+          "configuration key \"plugins.sha256.ach\" must be a SHA-256 of 64 lowercase hex digits");
+    CHECK(load_error(R"({"plugins": {"rails": ["ach"], "sha256": {"pix": ")" + pin + R"("}}})") ==
+          "configuration key \"plugins.sha256.pix\" must be the pin of a rail listed in plugins.rails");
+    CHECK(load_error(R"({"plugins": {"settings": {"ach": 3}}})") ==
+          "configuration key \"plugins.settings.ach\" must be an object");
+    CHECK(load_error(R"({"rails": {"call_timeout_ms": 5}})") ==
+          "configuration key \"rails.call_timeout_ms\" must be between 100 and 3600000");
+    CHECK(load_error(R"({"rails": {"retries": 5}})") == "unknown configuration key \"rails.retries\"");
+}
+
 TEST_CASE("values are validated after reading", "[server][config]") {
     for (const char* listen : {"localhost", "127.0.0.1:", ":8080", "127.0.0.1:65536",
                                "127.0.0.1:80a", "127.0.0.1:123456", "[]:80"}) {

@@ -3,7 +3,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 export const VERSION = '2025-10-13';
@@ -44,7 +44,8 @@ export async function startCorridor(options = {}) {
     currencies_file: join(confDir, 'currencies.json'),
     rates_file: join(confDir, 'rates.json'),
     funding_file: join(confDir, 'funding.json'),
-    plugins: { ...base.plugins, dir: join(dir, 'plugins') },
+    // The build writes rail plugins next to the binary (build/plugins) unless told otherwise.
+    plugins: { ...base.plugins, dir: process.env.CORRIDOR_PLUGIN_DIR || join(dirname(bin), 'plugins') },
     bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },
     ...(options.config || {}),
   };
