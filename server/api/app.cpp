@@ -92,6 +92,7 @@ api::api(app_services& services) : services_(services) {
     register_bulk_import_routes(router_);
     register_kyc_routes(router_);
     register_uma_routes(router_);
+    register_uma_lookup_routes(router_);
     register_transfer_routes(router_);
     std::vector<std::string> labels;
     for (const auto& route : router_.routes()) {

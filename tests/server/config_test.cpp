@@ -68,6 +68,7 @@ TEST_CASE("an empty file gives the defaults, paths next to the file", "[server][
     CHECK(config.quotes_ttl_seconds == 300);
     CHECK(config.sandbox_timeout_seconds == 30);
     CHECK_FALSE(config.outbound_allow_private_addresses);
+    CHECK(config.outbound_timeout_ms == 5000);
     CHECK(config.webhooks_approval_timeout_ms == 5000);
     CHECK(config.limits.request_body_bytes_max == 1048576);
     CHECK(config.cache_ttl_ms == 1000);
@@ -89,7 +90,7 @@ TEST_CASE("every key is read", "[server][config]") {
         "uma": {"proxy_host": "uma.pay.example", "key_encryption_key_file": "/etc/corridor/uma.key"},
         "quotes": {"ttl_seconds": 60},
         "sandbox": {"timeout_seconds": 5},
-        "outbound": {"allow_private_addresses": true},
+        "outbound": {"allow_private_addresses": true, "timeout_ms": 750},
         "webhooks": {"approval_timeout_ms": 2500},
         "plugins": {"dir": "/opt/corridor/plugins", "rails": ["ach", "pix"]},
         "limits": {"request_body_bytes_max": 4096, "request_header_bytes_max": 2048,
@@ -110,6 +111,7 @@ TEST_CASE("every key is read", "[server][config]") {
     CHECK(config.quotes_ttl_seconds == 60);
     CHECK(config.sandbox_timeout_seconds == 5);
     CHECK(config.outbound_allow_private_addresses);
+    CHECK(config.outbound_timeout_ms == 750);
     CHECK(config.webhooks_approval_timeout_ms == 2500);
     CHECK(config.plugins_dir == "/opt/corridor/plugins");
     CHECK(config.plugins_rails == std::vector<std::string>{"ach", "pix"});
