@@ -9,7 +9,7 @@ using namespace corridor;
 
 namespace {
 
-// One USD at 0.00001 BTC (100000 sats, 1e8 msats per dollar), spread 100 bps.
+// One USD at 0.00001 BTC (1000 sats, 1e6 msats per dollar), spread 100 bps.
 class fixed_rates final : public rate_source {
 public:
     std::optional<corridor_terms> terms(const currency& sending,
@@ -59,18 +59,18 @@ TEST_CASE("the estimated rate crosses Lightning at both sides' prices", "[uma][l
     auto currencies = test_currencies();
     fixed_rates rates;
     const currency& usd = *currencies.find("USD");
-    // Our dollar buys 1e8 * 0.99 msats; the receiver prices a euro cent at 1.1e6 msats.
-    auto eur = estimated_uma_rate(currencies, rates, usd, offered("EUR", 1.1e6));
+    // Our dollar buys 1e6 * 0.99 msats; the receiver prices a euro cent at 1.1e4 msats.
+    auto eur = estimated_uma_rate(currencies, rates, usd, offered("EUR", 1.1e4));
     REQUIRE(eur);
-    CHECK(*eur == Approx(0.99e8 / 1.1e8));
+    CHECK(*eur == Approx(0.99e6 / 1.1e6));
     // A receiver pricing like us gives 1 minus our spread.
-    auto same = estimated_uma_rate(currencies, rates, usd, offered("USD", 1e6));
+    auto same = estimated_uma_rate(currencies, rates, usd, offered("USD", 1e4));
     REQUIRE(same);
     CHECK(*same == Approx(0.99));
     // Sending bitcoin needs no rate: 1e11 msats per BTC.
-    auto from_btc = estimated_uma_rate(currencies, rates, *currencies.find("BTC"), offered("USD", 1e6));
+    auto from_btc = estimated_uma_rate(currencies, rates, *currencies.find("BTC"), offered("USD", 1e4));
     REQUIRE(from_btc);
-    CHECK(*from_btc == Approx(1e11 / 1e8));
+    CHECK(*from_btc == Approx(1e11 / 1e6));
     CHECK_FALSE(estimated_uma_rate(currencies, rates, *currencies.find("EUR"), offered("USD", 1e6)));
     CHECK_FALSE(estimated_uma_rate(currencies, rates, usd, offered("USD", 0)));
     CHECK_FALSE(estimated_uma_rate(currencies, rates, usd, offered("USD", -5)));
@@ -124,7 +124,7 @@ TEST_CASE("a lookup is stored, read back only by its tenant, and rendered", "[um
     record.response.compliance = uma::lnurlp_compliance{"VERIFIED", "3045", "1", 1700000000, true,
                                                         "$bob@receiver.example", {}};
     record.response.currencies = std::vector<uma::uma_currency>{
-        offered("EUR", 1.1e6), offered("XYZ", 1e6), offered("MXN", 0), offered("USD", 1e6, 3)};
+        offered("EUR", 1.1e4), offered("XYZ", 1e4), offered("MXN", 0), offered("USD", 1e4, 3)};
     (*record.response.currencies)[0].min_sendable = 0;
     record.response.payer_data = std::vector<uma::counterparty_option>{
         {"identifier", true}, {"compliance", true}, {"name", true}, {"birthDate", false}};
