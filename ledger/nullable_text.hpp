@@ -1,10 +1,10 @@
 #pragma once
 // A TEXT column that may be NULL, as soci binds it: the value and its indicator side by side, so
 // that one row struct can be both read into and written from.
+#include <soci/soci.h>
+
 #include <optional>
 #include <string>
-
-#include <soci/soci.h>
 
 namespace corridor {
 
