@@ -32,16 +32,15 @@ const uma_currency* offered(const lnurlp_response& response, const std::string& 
 // The invoice must be for what the answer says the payment costs: the converted amount at the
 // answer's multiplier plus its fee (rounded as the SDKs round), within a millisatoshi.
 std::optional<uma_error> check_invoice(const pay_response& response, const invoice_order& order,
-                                       const spark::decoded_invoice& invoice,
-                                       std::int64_t now_s) {
+                                       const spark::decoded_invoice& invoice, std::int64_t now_s) {
     const auto& converted = response.converted;
     if (!converted || !converted->amount) {
         return error(error_kind::invalid_payreq_response, "the answer has no converted amount");
     }
     if (converted->currency_code != order.receiving_currency) {
-        return error(error_kind::invalid_payreq_response,
-                     "the answer converts to " + converted->currency_code + ", not " +
-                         order.receiving_currency);
+        return error(error_kind::invalid_payreq_response, "the answer converts to " +
+                                                              converted->currency_code + ", not " +
+                                                              order.receiving_currency);
     }
     if (*converted->amount != order.amount) {
         return error(error_kind::invalid_payreq_response,
@@ -61,8 +60,10 @@ std::optional<uma_error> check_invoice(const pay_response& response, const invoi
                          " msats; the answer's conversion makes it " +
                          std::to_string(static_cast<long long>(expected)));
     }
-    auto expires = static_cast<std::int64_t>(invoice.fields.timestamp + invoice.fields.expiry_seconds);
-    if (expires <= now_s) return error(error_kind::invalid_payreq_response, "the invoice has expired");
+    auto expires =
+        static_cast<std::int64_t>(invoice.fields.timestamp + invoice.fields.expiry_seconds);
+    if (expires <= now_s)
+        return error(error_kind::invalid_payreq_response, "the invoice has expired");
     return std::nullopt;
 }
 
@@ -90,7 +91,8 @@ result<pay_request, uma_error> build_pay_request(const receiver_lookup& lookup,
     // v1 names the amount's currency ("N.CUR"); v0 amounts are in the receiving currency anyway.
     if (request.major_version != 0) request.sending_currency = order.receiving_currency;
     request.payer_data["identifier"] = payer.identifier;
-    for (const auto& option : lookup.response.payer_data.value_or(std::vector<counterparty_option>{})) {
+    for (const auto& option :
+         lookup.response.payer_data.value_or(std::vector<counterparty_option>{})) {
         if (option.key == "identifier" || option.key == "compliance") continue;
         const auto* value = payer.fields.if_contains(option.key);
         if (value != nullptr && !value->is_null()) {

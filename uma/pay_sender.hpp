@@ -16,12 +16,12 @@
 namespace corridor::uma {
 
 struct payer_details {
-    std::string identifier;            // the payer's UMA address
+    std::string identifier;  // the payer's UMA address
     std::string kyc_status = "VERIFIED";
-    boost::json::object fields;        // payerData keys the receiver asked for: name, email, ...
+    boost::json::object fields;  // payerData keys the receiver asked for: name, email, ...
     std::optional<std::string> travel_rule_info;  // plaintext, encrypted to the receiver
     std::optional<std::string> travel_rule_format;
-    std::optional<std::string> utxo_callback;     // where the receiver posts its post-transaction
+    std::optional<std::string> utxo_callback;  // where the receiver posts its post-transaction
 };
 
 struct invoice_order {

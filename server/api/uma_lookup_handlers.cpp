@@ -78,10 +78,12 @@ http_response lookup_uma_receiver(request_context& context) {
              json::object{{"field", "sendingCurrency"}});
     }
     // Plain HTTP is what the SDKs use for local domains; only a test setup may go there.
-    if (uma::is_local_domain(receiver->domain) && !services.config.outbound_allow_private_addresses) {
+    if (uma::is_local_domain(receiver->domain) &&
+        !services.config.outbound_allow_private_addresses) {
         fail(error_code::lnurlp_request_failed,
-             "the receiver's domain " + receiver->domain + " is local; it is reached only when "
-             "outbound.allow_private_addresses is set",
+             "the receiver's domain " + receiver->domain +
+                 " is local; it is reached only when "
+                 "outbound.allow_private_addresses is set",
              json::object{{"field", "receiverUmaAddress"}});
     }
     auto config = load_platform_config(context.session(), context.owner());
@@ -95,10 +97,10 @@ http_response lookup_uma_receiver(request_context& context) {
                                   config->is_regulated};
     uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
     // No transaction is open here: the session holds nothing while the provider is asked.
-    auto found = uma::lookup_receiver(
-        receiver->text(), identity,
-        uma::sender_services{*services.uma_transport, *services.uma_keys, nonces, services.time,
-                             services.random});
+    auto found =
+        uma::lookup_receiver(receiver->text(), identity,
+                             uma::sender_services{*services.uma_transport, *services.uma_keys,
+                                                  nonces, services.time, services.random});
     if (!found) throw lookup_failure(found.error());
 
     uma_lookup_record record;

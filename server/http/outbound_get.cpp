@@ -58,8 +58,8 @@ std::optional<target> parse_target(const std::string& text) {
 template <class Stream>
 net::awaitable<uma::http_reply> exchange(Stream& stream, const target& where,
                                          const std::string* body, std::size_t body_max) {
-    http::request<http::string_body> request{body ? http::verb::post : http::verb::get,
-                                             where.path, 11};
+    http::request<http::string_body> request{body ? http::verb::post : http::verb::get, where.path,
+                                             11};
     bool default_port = where.port == (where.tls ? "443" : "80");
     request.set(http::field::host, default_port ? where.host : where.host + ":" + where.port);
     request.set(http::field::user_agent, "corridor");
@@ -90,12 +90,12 @@ result<uma::http_reply, std::string> outbound_get::get(const std::string& url) {
 }
 
 result<uma::http_reply, std::string> outbound_get::post_json(const std::string& url,
-                                                            const std::string& body) {
+                                                             const std::string& body) {
     return send(url, &body);
 }
 
 result<uma::http_reply, std::string> outbound_get::send(const std::string& url,
-                                                       const std::string* body) {
+                                                        const std::string* body) {
     auto where = parse_target(url);
     if (!where) return std::string("not an http(s) URL");
     // Declared before the io_context: its handlers refer to them until it is destroyed.

@@ -18,9 +18,12 @@ struct known_key {
 };
 // The UMA SDKs' payerData keys (CounterPartyDataKeys) for the fields that have one.
 constexpr known_key known_keys[] = {
-    {"FULL_NAME", "name"},          {"BIRTH_DATE", "birthDate"},
-    {"NATIONALITY", "nationality"}, {"EMAIL", "email"},
-    {"PHONE_NUMBER", "phoneNumber"}, {"COUNTRY_OF_RESIDENCE", "countryOfResidence"},
+    {"FULL_NAME", "name"},
+    {"BIRTH_DATE", "birthDate"},
+    {"NATIONALITY", "nationality"},
+    {"EMAIL", "email"},
+    {"PHONE_NUMBER", "phoneNumber"},
+    {"COUNTRY_OF_RESIDENCE", "countryOfResidence"},
     {"FI_LEGAL_ENTITY_NAME", "fiLegalEntityName"},
 };
 
@@ -169,8 +172,8 @@ api_error lookup_failure(const uma::uma_error& error) {
     }
 }
 
-json::object render_uma_lookup(const uma_lookup_record& record,
-                               const currency_registry& currencies, const rate_source& rates) {
+json::object render_uma_lookup(const uma_lookup_record& record, const currency_registry& currencies,
+                               const rate_source& rates) {
     json::array supported;
     const currency* sending = currencies.find(record.sending_currency);
     if (sending != nullptr && record.response.currencies) {

@@ -1,11 +1,11 @@
 #include "server/http/outbound_get.hpp"
 
 #include <arpa/inet.h>
-#include <catch2/catch.hpp>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <thread>
 
@@ -73,14 +73,16 @@ struct one_shot_server {
             auto head_end = received.find("\r\n\r\n");
             if (head_end != std::string::npos) {
                 auto at = received.find("Content-Length: ");
-                std::size_t length = at == std::string::npos ? 0 : std::stoul(received.substr(at + 16));
+                std::size_t length =
+                    at == std::string::npos ? 0 : std::stoul(received.substr(at + 16));
                 if (received.size() >= head_end + 4 + length) break;
             }
             auto got = ::recv(connection, buffer, sizeof buffer, 0);
             if (got <= 0) break;
             received.append(buffer, static_cast<std::size_t>(got));
         }
-        std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{\"ok\":true}";
+        std::string reply =
+            "HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{\"ok\":true}";
         ::send(connection, reply.data(), reply.size(), 0);
         ::close(connection);
     }
@@ -91,8 +93,9 @@ struct one_shot_server {
 TEST_CASE("an outbound POST sends its JSON body with the host it was given", "[outbound]") {
     one_shot_server server;
     outbound_get allowing({true, 2000, 1024});
-    auto reply = allowing.post_json("http://127.0.0.1:" + std::to_string(server.port) + "/payreq/bob?x=1",
-                                    R"({"amount":"100.EUR"})");
+    auto reply =
+        allowing.post_json("http://127.0.0.1:" + std::to_string(server.port) + "/payreq/bob?x=1",
+                           R"({"amount":"100.EUR"})");
     REQUIRE(reply.ok());
     CHECK(reply->status == 200);
     CHECK(reply->body == R"({"ok":true})");

@@ -68,10 +68,12 @@ TEST_CASE("the estimated rate crosses Lightning at both sides' prices", "[uma][l
     REQUIRE(same);
     CHECK(*same == Approx(0.99));
     // Sending bitcoin needs no rate: 1e11 msats per BTC.
-    auto from_btc = estimated_uma_rate(currencies, rates, *currencies.find("BTC"), offered("USD", 1e4));
+    auto from_btc =
+        estimated_uma_rate(currencies, rates, *currencies.find("BTC"), offered("USD", 1e4));
     REQUIRE(from_btc);
     CHECK(*from_btc == Approx(1e11 / 1e6));
-    CHECK_FALSE(estimated_uma_rate(currencies, rates, *currencies.find("EUR"), offered("USD", 1e6)));
+    CHECK_FALSE(
+        estimated_uma_rate(currencies, rates, *currencies.find("EUR"), offered("USD", 1e6)));
     CHECK_FALSE(estimated_uma_rate(currencies, rates, usd, offered("USD", 0)));
     CHECK_FALSE(estimated_uma_rate(currencies, rates, usd, offered("USD", -5)));
     CHECK_FALSE(estimated_uma_rate(currencies, rates, usd, offered("USD", 1e6, 40)));
@@ -106,7 +108,8 @@ TEST_CASE("a lookup is stored, read back only by its tenant, and rendered", "[um
     request.customer_type = "INDIVIDUAL";
     request.kyc_status = "APPROVED";
     request.fields.uma_address = "$alice@sender.example";
-    auto alice = create_customer(world.session(), world.customers(), owner, "sender.example", request);
+    auto alice =
+        create_customer(world.session(), world.customers(), owner, "sender.example", request);
     REQUIRE(alice.ok());
 
     uma_lookup_record record;
@@ -121,8 +124,8 @@ TEST_CASE("a lookup is stored, read back only by its tenant, and rendered", "[um
     record.response.max_sendable_msats = 1000000000;
     record.response.metadata = uma::lnurlp_metadata("Pay bob", "$bob@receiver.example");
     record.response.uma_version = "1.0";
-    record.response.compliance = uma::lnurlp_compliance{"VERIFIED", "3045", "1", 1700000000, true,
-                                                        "$bob@receiver.example", {}};
+    record.response.compliance = uma::lnurlp_compliance{
+        "VERIFIED", "3045", "1", 1700000000, true, "$bob@receiver.example", {}};
     record.response.currencies = std::vector<uma::uma_currency>{
         offered("EUR", 1.1e4), offered("XYZ", 1e4), offered("MXN", 0), offered("USD", 1e4, 3)};
     (*record.response.currencies)[0].min_sendable = 0;
@@ -139,7 +142,8 @@ TEST_CASE("a lookup is stored, read back only by its tenant, and rendered", "[um
     CHECK(found->response.compliance->receiver_identifier == "$bob@receiver.example");
     CHECK(found->response.currencies->size() == 4);
     CHECK(found->receiver_keys.signing_pub_key == record.receiver_keys.signing_pub_key);
-    CHECK_FALSE(find_uma_lookup(world.session(), tenant{platform_id, environment::sandbox}, record.id));
+    CHECK_FALSE(
+        find_uma_lookup(world.session(), tenant{platform_id, environment::sandbox}, record.id));
     CHECK_FALSE(find_uma_lookup(world.session(), owner, "Lookup:missing"));
 
     auto currencies = test_currencies();

@@ -63,8 +63,8 @@ struct fake_provider final : http_transport {
             travel_rule_seen = ecies_decrypt(encryption, *from_hex(*hex));
         }
         pay_response response;
-        response.converted =
-            converted_amount{request->amount, *request->receiving_currency, 2, eur_multiplier, fee_msats};
+        response.converted = converted_amount{request->amount, *request->receiving_currency, 2,
+                                              eur_multiplier, fee_msats};
         spark::invoice_fields invoice;
         invoice.network = spark::ln_network::regtest;
         invoice.amount_msat = static_cast<std::uint64_t>(
@@ -80,9 +80,9 @@ struct fake_provider final : http_transport {
         payee_compliance compliance;
         compliance.signature_nonce = generate_nonce(random);
         compliance.signature_timestamp_s = time.now_ms() / 1000;
-        compliance.signature = sign_payload(
-            signable_payload(compliance, *request->payer_identifier(), payee_address),
-            sign_with_other_key ? generate_private_key(random) : signing);
+        compliance.signature =
+            sign_payload(signable_payload(compliance, *request->payer_identifier(), payee_address),
+                         sign_with_other_key ? generate_private_key(random) : signing);
         response.compliance = compliance;
         last_answer = boost::json::serialize(to_json(response));
         return http_reply{200, *last_answer};
@@ -143,7 +143,8 @@ TEST_CASE("a pay request is signed, carries encrypted payer data, and its invoic
     CHECK(paid->invoice.rfind("lnbcrt", 0) == 0);
     REQUIRE(world.provider.posted.size() == 1);
     CHECK(world.provider.posted[0].rfind("https://receiver.example/payreq/bob ", 0) == 0);
-    CHECK(world.provider.travel_rule_seen == std::optional<std::string>(R"({"name":"Alice Sender"})"));
+    CHECK(world.provider.travel_rule_seen ==
+          std::optional<std::string>(R"({"name":"Alice Sender"})"));
     const auto& sent = paid->request;
     CHECK(sent.amount == 1234);
     CHECK(sent.sending_currency == std::optional<std::string>("EUR"));
