@@ -32,6 +32,14 @@ std::function<void(const json::value&)> text(const std::string& key, std::string
     };
 }
 
+// A string that may be empty (an optional file: empty means unset).
+std::function<void(const json::value&)> text_or_empty(const std::string& key, std::string& out) {
+    return [key, &out](const json::value& v) {
+        if (!v.is_string()) bad(key, "a string");
+        out = std::string(v.as_string());
+    };
+}
+
 std::function<void(const json::value&)> boolean(const std::string& key, bool& out) {
     return [key, &out](const json::value& v) {
         if (!v.is_bool()) bad(key, "true or false");
@@ -111,6 +119,9 @@ public:
 
     // Each reads the key into `out` when present, checking its type (and range).
     void text(const std::string& key, std::string& out) { at(key, corridor::text(key, out)); }
+    void text_or_empty(const std::string& key, std::string& out) {
+        at(key, corridor::text_or_empty(key, out));
+    }
     void boolean(const std::string& key, bool& out) { at(key, corridor::boolean(key, out)); }
     template <class Int>
     void integer(const std::string& key, Int& out, std::int64_t min, std::int64_t max) {
@@ -184,6 +195,12 @@ void validate(const service_config& config) {
             bad("plugins.sha256." + name, "the pin of a rail listed in plugins.rails");
         }
     }
+    const auto& tls = config.tls;
+    if (tls.certificate_file.empty() != tls.private_key_file.empty()) {
+        bad(tls.certificate_file.empty() ? "tls.certificate_file" : "tls.private_key_file",
+            "set together with the other of tls.certificate_file and tls.private_key_file");
+    }
+    if (tls.min_version != "1.2" && tls.min_version != "1.3") bad("tls.min_version", "\"1.2\" or \"1.3\"");
     if (!levels.contains(config.log_level)) bad("log.level", "one of trace, debug, info, warn, error, off");
 }
 
@@ -277,6 +294,11 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("kyc.link_ttl_seconds", config.kyc.link_ttl_seconds, 1, 30 * 86400);
     keys.integer("kyc.sandbox_review_delay_ms", config.kyc.sandbox_review_delay_ms, 0, 3600000);
     keys.integer("cache.ttl_ms", config.cache_ttl_ms, 0, 600000);
+    std::string tls_certificate_file, tls_private_key_file;
+    keys.text_or_empty("tls.certificate_file", tls_certificate_file);
+    keys.text_or_empty("tls.private_key_file", tls_private_key_file);
+    keys.text("tls.min_version", config.tls.min_version);
+    keys.integer("tls.handshake_timeout_ms", config.tls.handshake_timeout_ms, 100, 600000);
     keys.boolean("log.access", config.log_access);
     keys.text("log.level", config.log_level);
     keys.text_list("platform_defaults.supported_currencies", config.platform_default_currencies);
@@ -290,6 +312,8 @@ service_config service_config::load_file(const std::string& path) {
     if (!key_encryption_key_file.empty()) {
         config.uma_key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
     }
+    config.tls.certificate_file = resolve(base_dir, tls_certificate_file);
+    config.tls.private_key_file = resolve(base_dir, tls_private_key_file);
     if (database.starts_with("sqlite:")) {
         // database_url reads "sqlite://x" as the path "x" (and "sqlite:///x" as "/x"): resolve
         // that path, or "sqlite://x" would name a file in the process's working directory.

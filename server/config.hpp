@@ -34,6 +34,15 @@ struct kyc_config {
     std::int64_t sandbox_review_delay_ms = 2000;  // the sandbox decides a submission after this
 };
 
+// TLS on the listener. Without a certificate the listener speaks plain HTTP; with one, only TLS.
+struct tls_config {
+    std::string certificate_file;  // PEM chain, leaf first; empty = plaintext
+    std::string private_key_file;  // PEM, unencrypted
+    std::string min_version = "1.2";  // "1.2" or "1.3"
+    std::int64_t handshake_timeout_ms = 10000;
+    bool enabled() const { return !certificate_file.empty(); }
+};
+
 struct service_config {
     std::string listen = "127.0.0.1:8080";
     std::string database = "sqlite:corridor.db";
@@ -68,6 +77,7 @@ struct service_config {
     limits_config limits;
     bulk_import_config bulk_import;
     kyc_config kyc;
+    tls_config tls;
     std::int64_t cache_ttl_ms = 1000;  // how stale another process's token or config change may be
     bool log_access = true;
     std::string log_level = "info";

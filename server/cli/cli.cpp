@@ -28,6 +28,7 @@
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/server.hpp"
+#include "server/http/tls_context.hpp"
 #include "uma/sql_stores.hpp"
 #include "server/rails_runtime.hpp"
 
@@ -204,6 +205,7 @@ int serve(const std::vector<std::string>& args) {
         config.threads = threads;
     }
     setup_logging(config);
+    auto tls = load_tls_context(config.tls);  // a bad certificate or key stops start-up here
     auto currencies = currency_registry::load_file(config.currencies_file);
     auto funding = funding_directory::load_file(config.funding_file);
     {
@@ -230,12 +232,13 @@ int serve(const std::vector<std::string>& args) {
     bulk_import_runner bulk_imports(services, url);
     services.wake_bulk_import = [&bulk_imports] { bulk_imports.wake(); };  // before any request
     services.stats->add_source([&services] { return rail_metrics(services.rails); });
-    http_server server(application, database, writer, services.config);
+    http_server server(application, database, writer, services.config, tls);
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
     rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms);
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
-    std::cout << "corridor listening on http://" << host << ":" << port << std::endl;
+    std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":" << port
+              << std::endl;
     server.run_until_signal();
     bulk_imports.stop();
     rails.stop();
