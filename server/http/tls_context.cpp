@@ -105,6 +105,12 @@ std::shared_ptr<tls_context> load_tls_context(const tls_config& config) {
                  "is not a PEM certificate chain (" + openssl_reason() + ")");
     }
     if (SSL_CTX_use_PrivateKey_file(context, key.c_str(), SSL_FILETYPE_PEM) != 1) {
+        // OpenSSL checks the key against the certificate as it loads it.
+        unsigned long first = ERR_peek_error();
+        if (ERR_GET_LIB(first) == ERR_LIB_X509 && ERR_GET_REASON(first) == X509_R_KEY_VALUES_MISMATCH) {
+            ERR_clear_error();
+            bad_file("tls.private_key_file", key, "does not match the certificate of tls.certificate_file");
+        }
         bad_file("tls.private_key_file", key,
                  "is not an unencrypted PEM private key (" + openssl_reason() + ")");
     }
