@@ -11,6 +11,7 @@ import { X509Certificate } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCorridor, stopCorridor, launch, call } from './lib/harness.mjs';
+import { multipartBody } from './lib/multipart.mjs';
 
 let pki;
 let server;     // tls.min_version 1.2 (the default)
@@ -141,6 +142,31 @@ test('plain HTTP to the TLS port gets no HTTP answer', async () => {
 test('a client that never starts the handshake is closed after tls.handshake_timeout_ms', async () => {
   const reply = await rawExchange(portOf(server), null);
   assert.equal(reply.length, 0);
+});
+
+test('the bulk upload streams to disk over TLS, after a 100-continue', async () => {
+  const header = 'umaAddress,platformCustomerId,customerType,fullName,birthDate,addressLine1,addressLine2,city,state,postalCode,country,businessLegalName,businessRegistrationNumber,businessTaxId,email,platformAccountId,description';
+  const rows = [];
+  for (let i = 0; i < 300; i++) {
+    const id = `tls${process.pid}x${i}`;
+    rows.push([`$${id}@platform0.example.test`, id, 'INDIVIDUAL', `Person ${id}`, '1985-06-01', '1 Main St', '',
+      'Springfield', 'IL', '62701', 'US', '', '', '', '', '', 'x'.repeat(100)].join(','));
+  }
+  // About 60 kB: several TLS records, read by the file-streaming path.
+  const built = multipartBody([{ name: 'file', filename: 'customers.csv', data: [header, ...rows].join('\n') + '\n' }]);
+  const credentials = server.platforms[0].sandbox;
+  const accepted = await call(server, credentials, 'POST', '/customers/bulk/csv', built.body,
+    { 'content-type': built.contentType, expect: '100-continue' });
+  assert.equal(accepted.status, 202, accepted.text);
+  const jobPath = `/customers/bulk/jobs/${encodeURIComponent(accepted.body.jobId)}`;
+  let job;
+  for (let polls = 0; polls < 600; polls++) {
+    job = (await call(server, credentials, 'GET', jobPath)).body;
+    if (job.status === 'COMPLETED' || job.status === 'FAILED') break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.equal(job.status, 'COMPLETED', JSON.stringify(job));
+  assert.deepEqual(job.progress, { total: 300, processed: 300, successful: 300, failed: 0 });
 });
 
 // A TCP relay between a client and the server that keeps every byte the server sent.
