@@ -200,7 +200,9 @@ void validate(const service_config& config) {
         bad(tls.certificate_file.empty() ? "tls.certificate_file" : "tls.private_key_file",
             "set together with the other of tls.certificate_file and tls.private_key_file");
     }
-    if (tls.min_version != "1.2" && tls.min_version != "1.3") bad("tls.min_version", "\"1.2\" or \"1.3\"");
+    if (tls.min_version != "1.2" && tls.min_version != "1.3") {
+        bad("tls.min_version", "\"1.2\" or \"1.3\"");
+    }
     if (!levels.contains(config.log_level)) bad("log.level", "one of trace, debug, info, warn, error, off");
 }
 

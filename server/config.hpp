@@ -36,8 +36,8 @@ struct kyc_config {
 
 // TLS on the listener. Without a certificate the listener speaks plain HTTP; with one, only TLS.
 struct tls_config {
-    std::string certificate_file;  // PEM chain, leaf first; empty = plaintext
-    std::string private_key_file;  // PEM, unencrypted
+    std::string certificate_file;     // PEM chain, leaf first; empty = plaintext
+    std::string private_key_file;     // PEM, unencrypted
     std::string min_version = "1.2";  // "1.2" or "1.3"
     std::int64_t handshake_timeout_ms = 10000;
     bool enabled() const { return !certificate_file.empty(); }

@@ -237,8 +237,8 @@ int serve(const std::vector<std::string>& args) {
     upkeep_loop upkeep(services, writer);
     rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms);
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
-    std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":" << port
-              << std::endl;
+    std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":"
+              << port << std::endl;
     server.run_until_signal();
     bulk_imports.stop();
     rails.stop();

@@ -273,10 +273,9 @@ struct http_server::impl {
                                              const std::string& remote);
     // Reads the body of a route that streams it to disk; the file is removed when `cleanup` goes.
     template <class Stream>
-    net::awaitable<beast::error_code> read_body_to_file(Stream& stream,
-                                                        beast::flat_buffer& buffer,
-                                                        http::request_parser<http::string_body>& parser,
-                                                        std::string& path);
+    net::awaitable<beast::error_code> read_body_to_file(
+        Stream& stream, beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser,
+        std::string& path);
     void log_access(core& owner, const http_request* request, const http_response& response,
                     http::verb verb, std::string_view target, std::int64_t duration_us,
                     std::size_t bytes_out);
@@ -430,7 +429,8 @@ net::awaitable<void> http_server::impl::run_session(core& owner, Stream stream) 
         auto endpoint = socket.remote_endpoint(ec);
         if (!ec) remote = endpoint.address().to_string();
     }
-    auto slot = owner.sessions.insert(owner.sessions.end(), session_slot{&socket, true, is_tls<Stream>});
+    auto slot =
+        owner.sessions.insert(owner.sessions.end(), session_slot{&socket, true, is_tls<Stream>});
     sessions_open.fetch_add(1);
     app.services().stats->connection_opened();
     auto timeouts = std::make_shared<connection_deadline>(owner.context, socket);

@@ -30,7 +30,8 @@ constexpr const char* tls13_suites =
     throw config_error("configuration key \"" + std::string(key) + "\" (" + path + "): " + problem);
 }
 
-// The first error OpenSSL queued (the cause; later ones only say which call failed). Clears the queue.
+// The first error OpenSSL queued (the cause; later ones only say which call failed). Clears the
+// queue.
 std::string openssl_reason() {
     unsigned long first = ERR_get_error();
     ERR_clear_error();
@@ -46,13 +47,15 @@ void check_readable(const char* key, const std::string& path) {
 }
 
 // An encrypted key would make OpenSSL prompt on the terminal; refuse it instead.
-int no_passphrase(char*, int, int, void*) { return 0; }
+int no_passphrase(char*, int, int, void*) {
+    return 0;
+}
 
 // Only HTTP/1.1 is served. A client that offers ALPN without it is refused with the
 // no_application_protocol alert (RFC 7301) rather than left to speak, say, HTTP/2 to us; a client
 // that offers no ALPN at all is served.
-int select_http11(SSL*, const unsigned char** out, unsigned char* out_length, const unsigned char* in,
-                  unsigned int in_length, void*) {
+int select_http11(SSL*, const unsigned char** out, unsigned char* out_length,
+                  const unsigned char* in, unsigned int in_length, void*) {
     constexpr std::string_view http11 = "http/1.1";
     unsigned int at = 0;
     while (at < in_length) {
@@ -107,16 +110,19 @@ std::shared_ptr<tls_context> load_tls_context(const tls_config& config) {
     if (SSL_CTX_use_PrivateKey_file(context, key.c_str(), SSL_FILETYPE_PEM) != 1) {
         // OpenSSL checks the key against the certificate as it loads it.
         unsigned long first = ERR_peek_error();
-        if (ERR_GET_LIB(first) == ERR_LIB_X509 && ERR_GET_REASON(first) == X509_R_KEY_VALUES_MISMATCH) {
+        if (ERR_GET_LIB(first) == ERR_LIB_X509 &&
+            ERR_GET_REASON(first) == X509_R_KEY_VALUES_MISMATCH) {
             ERR_clear_error();
-            bad_file("tls.private_key_file", key, "does not match the certificate of tls.certificate_file");
+            bad_file("tls.private_key_file", key,
+                     "does not match the certificate of tls.certificate_file");
         }
         bad_file("tls.private_key_file", key,
                  "is not an unencrypted PEM private key (" + openssl_reason() + ")");
     }
     if (SSL_CTX_check_private_key(context) != 1) {
         ERR_clear_error();
-        bad_file("tls.private_key_file", key, "does not match the certificate of tls.certificate_file");
+        bad_file("tls.private_key_file", key,
+                 "does not match the certificate of tls.certificate_file");
     }
     warn_if_out_of_date(context, certificate);
     return std::make_shared<tls_context>(std::move(asio_context));

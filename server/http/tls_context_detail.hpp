@@ -2,7 +2,6 @@
 // The OpenSSL context behind tls_context. Included only by the files of server/http that open TLS
 // streams, so the rest of the build never sees Asio's SSL headers.
 #include <boost/asio/ssl/context.hpp>
-
 #include <utility>
 
 namespace corridor {

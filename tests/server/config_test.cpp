@@ -347,7 +347,8 @@ TEST_CASE("tls keys: bad values name the key", "[server][config]") {
           "configuration key \"tls.min_version\" must be a non-empty string");
     CHECK(load_error(R"({"tls": {"handshake_timeout_ms": 50}})") ==
           "configuration key \"tls.handshake_timeout_ms\" must be between 100 and 600000");
-    CHECK(load_error(R"({"tls": {"ca_file": "ca.pem"}})") == "unknown configuration key \"tls.ca_file\"");
+    CHECK(load_error(R"({"tls": {"ca_file": "ca.pem"}})") ==
+          "unknown configuration key \"tls.ca_file\"");
     CHECK(load_error(R"({"tls": true})") == "configuration key \"tls\" must be an object");
 }
 

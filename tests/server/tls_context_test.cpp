@@ -73,7 +73,8 @@ public:
         std::fclose(file);
         return path;
     }
-    std::string write_key(const std::string& name, EVP_PKEY* key, const char* passphrase = nullptr) {
+    std::string write_key(const std::string& name, EVP_PKEY* key,
+                          const char* passphrase = nullptr) {
         auto path = (path_ / name).string();
         FILE* file = std::fopen(path.c_str(), "w");
         REQUIRE(file);
