@@ -864,6 +864,20 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
     return static_cast<int>(due.size());
 }
 
+void store_new_transaction(soci::session& session, const transaction_record& transaction) {
+    insert_transaction(session, transaction);
+}
+
+void store_transaction_status(soci::session& session, const transaction_record& transaction) {
+    transaction_record copy = transaction;
+    update_transaction(session, copy);
+}
+
+void record_payment_event(soci::session& session, const payment_services& services,
+                          const transaction_record& transaction) {
+    emit_payment_event(session, services, transaction);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reads
 

@@ -167,6 +167,14 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
                                            const transaction_filter& filter,
                                            const page_request& request);
 
+// Building blocks shared with the other transaction flows (incoming approvals, rails): a new
+// transaction row, a status change of one, and the INCOMING_PAYMENT / OUTGOING_PAYMENT event that
+// every status change writes in the same transaction.
+void store_new_transaction(soci::session& session, const transaction_record& transaction);
+void store_transaction_status(soci::session& session, const transaction_record& transaction);
+void record_payment_event(soci::session& session, const payment_services& services,
+                          const transaction_record& transaction);
+
 // The interface's JSON shapes; also the payloads of webhook events.
 // `storage` lets a caller build a short-lived rendering in its own arena (the outbox events).
 boost::json::object render_currency(const currency_registry& currencies, const std::string& code,
