@@ -19,6 +19,16 @@ struct limits_config {
     std::int64_t connections_per_core_max = 10000;
 };
 
+struct webhooks_config {
+    std::int64_t connect_timeout_ms = 5000;
+    std::int64_t response_timeout_ms = 10000;  // from the request's first byte to the whole answer
+    std::int64_t retry_initial_interval_ms = 5000;     // doubles per failed attempt...
+    std::int64_t retry_interval_max_ms = 30 * 60000;   // ...up to this
+    std::int64_t retry_max_age_hours = 7 * 24;         // no attempt later than this after the event
+    std::int64_t poll_interval_ms = 50;  // how often the outbox is checked for due events
+    std::int64_t in_flight_max = 256;    // deliveries under way at once in this process
+};
+
 struct service_config {
     std::string listen = "127.0.0.1:8080";
     std::string database = "sqlite:corridor.db";
@@ -38,6 +48,7 @@ struct service_config {
     std::int64_t sandbox_timeout_seconds = 30;
     bool outbound_allow_private_addresses = false;
     std::int64_t webhooks_approval_timeout_ms = 5000;
+    webhooks_config webhooks;
     std::string plugins_dir = "plugins";
     std::vector<std::string> plugins_rails;
     limits_config limits;

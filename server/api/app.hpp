@@ -34,6 +34,8 @@ namespace corridor {
 
 constexpr std::string_view api_version = "2025-10-13";
 
+class webhook_sender;
+
 struct app_services {
     service_config config;
     const clock& time;
@@ -45,6 +47,8 @@ struct app_services {
     std::unique_ptr<metrics> stats;
     std::unique_ptr<rate_source> rates;
     funding_directory funding;
+    // Signs and sends webhooks (POST /webhooks/test); null when delivery is not running.
+    webhook_sender* webhooks = nullptr;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -121,6 +125,7 @@ void register_exchange_rate_routes(router& routes);
 void register_quote_routes(router& routes);
 void register_transaction_routes(router& routes);
 void register_sandbox_routes(router& routes);
+void register_webhook_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

@@ -22,6 +22,9 @@ enum class error_code {
     insufficient_balance,         // 400
     quote_not_executable,         // 400
     missing_idempotency_key,      // 400 (reserved for routes that require one)
+    missing_mandatory_user_info,  // 400
+    webhook_endpoint_not_set,     // 400
+    webhook_delivery_error,       // 400
     account_not_found,            // 404
     unauthorized,                 // 401
     forbidden,                    // 403
@@ -39,6 +42,7 @@ enum class error_code {
     uma_domain_exists,            // 409
     quote_not_pending,            // 409
     quote_expired,                // 409
+    transaction_not_pending_platform_approval,  // 409
     idempotency_key_in_use,       // 409
     customer_deleted,             // 410
     payload_too_large,            // 413

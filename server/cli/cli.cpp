@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <iostream>
 
+#include "ledger/approvals.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
 #include "ledger/idempotency.hpp"
@@ -20,11 +21,14 @@
 #include "ledger/platform_store.hpp"
 #include "ledger/token_store.hpp"
 #include "ledger/uma_address.hpp"
+#include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
+#include "server/http/outbound_client.hpp"
 #include "server/http/server.hpp"
+#include "server/webhooks/delivery_worker.hpp"
 
 namespace corridor {
 namespace po = boost::program_options;
@@ -41,6 +45,8 @@ constexpr const char* usage_text = R"(usage:
   corridor platform create --name NAME --uma-domain DOMAIN [--regulated] [--json]
   corridor token create --platform ID --environment sandbox|production --name NAME
                         --permissions VIEW,TRANSACT,MANAGE [--json]
+  corridor webhook-key show   --platform ID --environment sandbox|production
+  corridor webhook-key rotate --platform ID --environment sandbox|production
 Every command takes --config FILE (default conf/corridor.json when present) and --database URL
 (sqlite:PATH or postgresql://...).
 )";
@@ -101,14 +107,16 @@ void setup_logging(const service_config& config) {
     access->flush_on(spdlog::level::info);
 }
 
-// Background upkeep on the ledger writer: expiring quotes past their time and pruning old
-// idempotency keys. Both are plain UPDATE/DELETEs safe to run from any number of processes.
+// Background upkeep on the ledger writer: expiring quotes past their time, failing incoming
+// payments whose platform did not decide within the approval time-out, and pruning old idempotency
+// keys. All are plain conditional UPDATE/DELETEs safe to run from any number of processes.
 class upkeep_job final : public session_job {
 public:
     upkeep_job(app_services& services, bool prune) : services_(services), prune_(prune) {}
     bool run(soci::session& session) noexcept override {
         try {
             expire_due_quotes(session, services_.payments(), 500);
+            expire_due_approvals(session, services_.payments(), 500);
             if (prune_) {
                 prune_idempotency_keys(session, services_.time.now_ms() -
                                                     services_.config.idempotency_retention_hours * 3600000);
@@ -210,11 +218,21 @@ int serve(const std::vector<std::string>& args) {
                          static_cast<std::size_t>(config.ledger_queue_commands_max));
     services.stats->add_source([&writer] { return writer_metrics(writer); });
     http_server server(application, database, writer, services.config);
+    outbound_client outbound(outbound_options{config.webhooks.connect_timeout_ms,
+                                              config.webhooks.response_timeout_ms,
+                                              config.outbound_allow_private_addresses});
+    webhook_sender test_sender(outbound);
+    services.webhooks = &test_sender;
+    delivery_worker deliveries(services, writer, outbound);
+    services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
+    deliveries.start();
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on http://" << host << ":" << port << std::endl;
     server.run_until_signal();
+    deliveries.stop(config.limits.shutdown_timeout_ms / 2);
+    outbound.stop();
     upkeep.stop();
     writer.stop();
     database.stop();
@@ -346,6 +364,32 @@ int token_create(const std::vector<std::string>& args) {
     return 0;
 }
 
+// webhook-key show|rotate: the public key of a platform environment's webhook signing key (made
+// on first need for platforms older than signing keys); rotate replaces the pair at once.
+int webhook_key(const std::string& action, const std::vector<std::string>& args) {
+    auto options = common_options();
+    options.add_options()("platform", po::value<std::string>(), "platform id")(
+        "environment", po::value<std::string>(), "sandbox or production");
+    auto values = parse(args, options);
+    for (auto required : {"platform", "environment"}) {
+        if (!values.count(required)) throw usage_error(std::string("--") + required + " is required");
+    }
+    auto env = parse_environment(values["environment"].as<std::string>());
+    if (!env) throw usage_error("--environment must be sandbox or production");
+    auto config = load_config(values);
+    auto session = open_migrated(config);
+    auto platform_id = values["platform"].as<std::string>();
+    if (!platform_exists(*session, platform_id)) throw std::runtime_error("no platform " + platform_id);
+    system_clock wall;
+    tenant owner{platform_id, *env};
+    write_transaction transaction(*session);
+    auto pair = action == "rotate" ? rotate_webhook_key(*session, wall, owner)
+                                   : ensure_webhook_key(*session, wall, owner);
+    transaction.commit();
+    std::cout << pair.public_key_pem << std::flush;
+    return 0;
+}
+
 int dispatch(const std::vector<std::string>& words) {
     if (words.empty()) throw usage_error("a command is required");
     const std::string& command = words[0];
@@ -359,6 +403,9 @@ int dispatch(const std::vector<std::string>& words) {
     if ((command == "platform" || command == "token") && !rest.empty() && rest[0] == "create") {
         std::vector<std::string> options(rest.begin() + 1, rest.end());
         return command == "platform" ? platform_create(options) : token_create(options);
+    }
+    if (command == "webhook-key" && !rest.empty() && (rest[0] == "show" || rest[0] == "rotate")) {
+        return webhook_key(rest[0], std::vector<std::string>(rest.begin() + 1, rest.end()));
     }
     throw usage_error("unknown command: " + command);
 }
