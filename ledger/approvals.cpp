@@ -113,10 +113,11 @@ struct open_payment {
 result<open_payment, approval_failure> load(soci::session& session, const tenant& owner,
                                             const std::string& transaction_id) {
     auto transaction = find_transaction(session, owner, transaction_id);
+    if (!transaction) return failure(approval_error::transaction_not_found, "no transaction " + transaction_id);
     auto approval = find_incoming_approval(session, owner, transaction_id);
-    if (!transaction || !approval) {
-        return failure(approval_error::transaction_not_found,
-                       "no incoming payment awaiting approval with id " + transaction_id);
+    if (!approval) {
+        return failure(approval_error::not_pending_platform_approval,
+                       "transaction " + transaction_id + " was never pending platform approval");
     }
     return open_payment{std::move(*transaction), std::move(*approval)};
 }
