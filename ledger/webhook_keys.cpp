@@ -4,6 +4,8 @@
 #include <vector>
 
 #include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
@@ -70,6 +72,38 @@ struct key_row {
         statement.exchange(soci::into(public_key_pem));
     }
 };
+
+// ECDSA signatures come in two forms, (r, s) and (r, n - s); OpenSSL returns either. Strict
+// verifiers (libraries that refuse malleable signatures) accept only the low-s form, so every
+// signature is normalised to it; the rest accept both.
+std::vector<unsigned char> low_s_der(const std::vector<unsigned char>& der) {
+    const unsigned char* cursor = der.data();
+    std::unique_ptr<ECDSA_SIG, decltype(&ECDSA_SIG_free)> signature(
+        d2i_ECDSA_SIG(nullptr, &cursor, static_cast<long>(der.size())), ECDSA_SIG_free);
+    if (!signature) throw std::runtime_error("webhook signing produced no signature");
+    static const BIGNUM* order = [] {
+        EC_GROUP* group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+        BIGNUM* copy = BN_dup(EC_GROUP_get0_order(group));
+        EC_GROUP_free(group);
+        return copy;
+    }();
+    const BIGNUM* r = nullptr;
+    const BIGNUM* s = nullptr;
+    ECDSA_SIG_get0(signature.get(), &r, &s);
+    std::unique_ptr<BIGNUM, decltype(&BN_free)> half(BN_dup(order), BN_free);
+    BN_rshift1(half.get(), half.get());
+    if (BN_cmp(s, half.get()) <= 0) return der;
+    BIGNUM* low_s = BN_new();
+    BN_sub(low_s, order, s);
+    BIGNUM* r_copy = BN_dup(r);
+    ECDSA_SIG_set0(signature.get(), r_copy, low_s);  // takes both
+    unsigned char* encoded = nullptr;
+    int size = i2d_ECDSA_SIG(signature.get(), &encoded);
+    if (size <= 0) throw std::runtime_error("webhook signature cannot be encoded");
+    std::vector<unsigned char> out(encoded, encoded + size);
+    OPENSSL_free(encoded);
+    return out;
+}
 
 }  // namespace
 
@@ -150,7 +184,9 @@ std::string webhook_signer::sign_base64(std::string_view body) const {
                        reinterpret_cast<const unsigned char*>(body.data()), body.size()) != 1) {
         throw std::runtime_error("webhook signing failed");
     }
-    return base64(signature.data(), size);
+    signature.resize(size);
+    auto normalised = low_s_der(signature);
+    return base64(normalised.data(), normalised.size());
 }
 
 std::string webhook_signer::signature_header(std::string_view body) const {
