@@ -831,10 +831,13 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
     deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
     insert_transaction(session, deposit);
     emit_payment_event(session, services, deposit);
-    emit_balance_event(session, services, owner, account->id, account->owner_id, account->currency,
-                       account->balance(), account->balance() + amount);
+    // The balance read before the deposit may be stale: another process can fund the same account
+    // meanwhile (PostgreSQL, READ COMMITTED). The row as this transaction's update left it is exact,
+    // and stays so until the commit (the update holds its lock).
     auto after = find_account(session, owner, account_id);
-    CORRIDOR_ASSERT(after.has_value() && after->balance() == account->balance() + amount);
+    CORRIDOR_ASSERT(after.has_value() && after->balance() >= amount);
+    emit_balance_event(session, services, owner, account->id, account->owner_id, account->currency,
+                       after->balance() - amount, after->balance());
     return std::move(*after);
 }
 
