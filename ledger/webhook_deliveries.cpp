@@ -7,6 +7,7 @@
 #include "ledger/assert.hpp"
 #include "ledger/database.hpp"
 #include "ledger/platform_store.hpp"
+#include "ledger/statement_cache.hpp"
 #include "ledger/time_format.hpp"
 #include "ledger/webhook_keys.hpp"
 
@@ -78,10 +79,12 @@ public:
         claim.private_key_pem = facts.private_key_pem;
         claim.claim_token = claim_token(random_);
         long long lease_until = now_ms_ + policy_.lease_ms, now = now_ms_;
-        session_ << "UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at_ms = :l, "
-                    "claim_token = :c, first_attempt_at_ms = COALESCE(first_attempt_at_ms, :n) "
-                    "WHERE id = :i",
-            soci::use(lease_until), soci::use(claim.claim_token), soci::use(now), soci::use(claim.id);
+        // Prepared once per session: the hot statements of delivery run thousands of times a second.
+        run_prepared(session_,
+                     "UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at_ms = :l, "
+                     "claim_token = :c, first_attempt_at_ms = COALESCE(first_attempt_at_ms, :n) "
+                     "WHERE id = :i",
+                     lease_until, claim.claim_token, now, claim.id);
         out.push_back(std::move(claim));
     }
 
@@ -216,23 +219,23 @@ delivery_verdict finish_delivery(soci::session& session, id_generator& ids, cons
     long long attempted = report.attempted_at_ms, latency = report.latency_ms,
               next = verdict.next_attempt_at_ms, now = now_ms;
     int status = report.response_status, attempt = delivery.attempt;
-    session << "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, "
-               "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
-               "response_excerpt, next_attempt_at_ms) VALUES (:i, :p, :e, :v, :y, :a, :u, :t, :l, :s, "
-               ":o, :r, :x, :n)",
-        soci::use(attempt_id), soci::use(delivery.owner.platform_id), soci::use(env_name),
-        soci::use(delivery.id), soci::use(delivery.type), soci::use(attempt), soci::use(delivery.url),
-        soci::use(attempted), soci::use(latency), soci::use(status), soci::use(verdict.outcome),
-        soci::use(error), soci::use(excerpt), soci::use(next);
+    run_prepared(session,
+                 "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, "
+                 "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
+                 "response_excerpt, next_attempt_at_ms) VALUES (:i, :p, :e, :v, :y, :a, :u, :t, :l, :s, "
+                 ":o, :r, :x, :n)",
+                 attempt_id, delivery.owner.platform_id, env_name, delivery.id, delivery.type, attempt,
+                 delivery.url, attempted, latency, status, verdict.outcome, error, excerpt, next);
     if (verdict.state == "PENDING") {
-        session << "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = :i "
-                   "AND claim_token = :c AND state = 'PENDING'",
-            soci::use(next), soci::use(delivery.id), soci::use(delivery.claim_token);
+        run_prepared(session,
+                     "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = :i "
+                     "AND claim_token = :c AND state = 'PENDING'",
+                     next, delivery.id, delivery.claim_token);
     } else {
-        session << "UPDATE outbox_events SET state = :s, finished_at_ms = :f, claim_token = NULL WHERE "
-                   "id = :i AND claim_token = :c AND state = 'PENDING'",
-            soci::use(verdict.state), soci::use(now), soci::use(delivery.id),
-            soci::use(delivery.claim_token);
+        run_prepared(session,
+                     "UPDATE outbox_events SET state = :s, finished_at_ms = :f, claim_token = NULL WHERE "
+                     "id = :i AND claim_token = :c AND state = 'PENDING'",
+                     verdict.state, now, delivery.id, delivery.claim_token);
     }
     return verdict;
 }

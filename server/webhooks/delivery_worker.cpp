@@ -169,7 +169,7 @@ void delivery_worker::stop(std::int64_t drain_ms) {
         ready_.wait_until(lock, deadline, [this] { return in_flight_ == 0; });
         finished.swap(finished_);
     }
-    if (!finished.empty()) record(finished);
+    if (!finished.empty()) record_and_claim(finished, 0);
 }
 
 void delivery_worker::observe(const completion& done) {
@@ -177,12 +177,21 @@ void delivery_worker::observe(const completion& done) {
     if (done.report.response_status == 0) no_answer_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void delivery_worker::record(std::deque<completion>& finished) {
+// Records the finished attempts (and feeds approval answers to their payments), then claims up to
+// `room` due events: one writer job, so one commit, per round of the loop.
+std::vector<claimed_delivery> delivery_worker::record_and_claim(std::deque<completion>& finished, int room) {
     auto payments = services_.payments();
     std::int64_t approval_timeout_ms = services_.config.webhooks_approval_timeout_ms;
     std::vector<delivery_verdict> verdicts;
+    std::vector<claimed_delivery> claimed;
+    std::int64_t depth = -1;
+    // The queue depth is a COUNT over the outbox: once a second is enough for a gauge.
+    std::int64_t now_ms = services_.time.now_ms();
+    bool count_depth = room > 0 && now_ms - last_depth_ms_ >= 1000;
+    if (count_depth) last_depth_ms_ = now_ms;
     bool durable = run_and_wait(writer_, [&](soci::session& session) {
         verdicts.clear();
+        claimed.clear();
         for (const auto& done : finished) {
             verdicts.push_back(finish_delivery(session, services_.ids, services_.time, policy_, done.delivery, done.report));
             if (done.delivery.purpose != event_purpose::approval) continue;
@@ -192,34 +201,28 @@ void delivery_worker::record(std::deque<completion>& finished) {
                                   done.report.response_status, done.report.response_excerpt,
                                   approval_timeout_ms);
         }
+        if (room > 0) claimed = claim_due_deliveries(session, services_.time, services_.random, policy_, room);
+        if (count_depth) depth = pending_delivery_count(session);
     });
     if (!durable) {
-        // The claims stay leased and come round again after the lease.
-        spdlog::warn("could not record {} webhook attempt(s); they will be retried", finished.size());
+        // Both the finished and the claimed stay leased and come round again after the lease.
+        if (!finished.empty()) {
+            spdlog::warn("could not record {} webhook attempt(s); they will be retried", finished.size());
+        }
         finished.clear();
-        return;
+        return {};
     }
+    finished.clear();
     for (const auto& verdict : verdicts) {
         if (verdict.outcome == "SUCCEEDED") succeeded_.fetch_add(1, std::memory_order_relaxed);
         else if (verdict.outcome == "RETRY_SCHEDULED") retried_.fetch_add(1, std::memory_order_relaxed);
         else gave_up_.fetch_add(1, std::memory_order_relaxed);
     }
-    finished.clear();
+    if (depth >= 0) queue_depth_.store(depth, std::memory_order_relaxed);
+    return claimed;
 }
 
-int delivery_worker::claim_and_send(int room) {
-    std::vector<claimed_delivery> claimed;
-    std::int64_t depth = -1;
-    // The queue depth is a COUNT over the outbox: once a second is enough for a gauge.
-    std::int64_t now_ms = services_.time.now_ms();
-    bool count_depth = now_ms - last_depth_ms_ >= 1000;
-    if (count_depth) last_depth_ms_ = now_ms;
-    bool durable = run_and_wait(writer_, [&](soci::session& session) {
-        claimed = claim_due_deliveries(session, services_.time, services_.random, policy_, room);
-        if (count_depth) depth = pending_delivery_count(session);
-    });
-    if (!durable) return 0;
-    if (depth >= 0) queue_depth_.store(depth, std::memory_order_relaxed);
+int delivery_worker::send_claimed(std::vector<claimed_delivery> claimed) {
     {
         std::lock_guard lock(mutex_);
         in_flight_ += static_cast<int>(claimed.size());
@@ -260,6 +263,9 @@ void delivery_worker::loop() {
     const int in_flight_max = static_cast<int>(services_.config.webhooks.in_flight_max);
     const int claim_batch_max = std::min(in_flight_max, 256);
     const auto poll = std::chrono::milliseconds(services_.config.webhooks.poll_interval_ms);
+    // Answers that arrive close together are recorded together: every round is a commit.
+    const auto gather = std::chrono::milliseconds(2);
+    const std::size_t gather_max = 64;
     while (true) {
         std::deque<completion> finished;
         int room = 0;
@@ -269,18 +275,20 @@ void delivery_worker::loop() {
             finished.swap(finished_);
             room = std::min(claim_batch_max, in_flight_max - in_flight_);
         }
-        if (!finished.empty()) record(finished);
         int claimed = 0;
-        if (room > 0) {
+        if (!finished.empty() || room > 0) {
             try {
-                claimed = claim_and_send(room);
+                claimed = send_claimed(record_and_claim(finished, room));
             } catch (const std::exception& error) {
-                spdlog::error("webhook claim failed: {}", error.what());
+                spdlog::error("webhook delivery round failed: {}", error.what());
             }
         }
         std::unique_lock lock(mutex_);
         if (claimed == room && room > 0) continue;  // more may be due at once
         ready_.wait_for(lock, poll, [this] { return stopping_ || woken_ || !finished_.empty(); });
+        if (!finished_.empty() && in_flight_ > 0 && !stopping_) {
+            ready_.wait_for(lock, gather, [&] { return stopping_ || finished_.size() >= gather_max; });
+        }
         woken_ = false;
     }
 }

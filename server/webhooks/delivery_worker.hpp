@@ -62,8 +62,8 @@ private:
         attempt_report report;
     };
     void loop();
-    void record(std::deque<completion>& finished);
-    int claim_and_send(int room);
+    std::vector<claimed_delivery> record_and_claim(std::deque<completion>& finished, int room);
+    int send_claimed(std::vector<claimed_delivery> claimed);
     void observe(const completion& done);
 
     app_services& services_;
