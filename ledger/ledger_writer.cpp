@@ -5,17 +5,32 @@
 
 #include "ledger/assert.hpp"
 #include "ledger/statement_cache.hpp"
+#include "ledger/thread_name.hpp"
 
 namespace corridor {
+namespace {
+
+// About 4 MiB of 4 KiB pages before a background checkpoint starts; the writer checkpoints on its
+// own only if the WAL reaches about 256 MiB.
+constexpr int wal_frames_soft_max = 1000;
+constexpr int wal_frames_hard_max = 65536;
+
+}  // namespace
 
 ledger_writer::ledger_writer(database_url url, std::size_t batch_commands_max,
                              std::size_t queue_commands_max)
     : url_(std::move(url)),
       batch_commands_max_(batch_commands_max),
       queue_commands_max_(queue_commands_max) {
+    if (url_.backend == database_backend::sqlite) {
+        checkpointer_ = std::make_unique<wal_checkpointer>(url_, wal_frames_soft_max, wal_frames_hard_max);
+    }
     CORRIDOR_ASSERT(batch_commands_max_ >= 1);
     CORRIDOR_ASSERT(queue_commands_max_ >= batch_commands_max_);
-    thread_ = std::thread([this] { worker(); });
+    thread_ = std::thread([this] {
+        name_this_thread("ledger-writer");
+        worker();
+    });
 }
 
 ledger_writer::~ledger_writer() { stop(); }
@@ -61,7 +76,10 @@ void ledger_writer::worker() {
             }
         }
         try {
-            if (!session) session = open_session(url_);
+            if (!session) {
+                session = open_session(url_);
+                configure_session(*session);
+            }
             apply_batch(*session, batch);
         } catch (const std::exception& error) {
             std::fprintf(stderr, "ledger writer: batch failed: %s\n", error.what());
@@ -71,6 +89,14 @@ void ledger_writer::worker() {
         }
         batch.clear();
     }
+}
+
+void ledger_writer::configure_session(soci::session& session) {
+    if (!checkpointer_) return;
+    // The writer touches the same hot pages (service accounts, table and index tails) in every
+    // batch; a larger page cache keeps them in memory instead of rereading them from the WAL.
+    session << "PRAGMA cache_size=-65536";
+    checkpointer_->watch(session);
 }
 
 void ledger_writer::apply_batch(soci::session& session,

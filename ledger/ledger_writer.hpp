@@ -15,6 +15,7 @@
 
 #include "ledger/database.hpp"
 #include "ledger/session_job.hpp"
+#include "ledger/wal_checkpointer.hpp"
 
 namespace corridor {
 
@@ -39,12 +40,17 @@ public:
     std::uint64_t batches_total() const { return batches_total_.load(); }
     std::uint64_t commands_total() const { return commands_total_.load(); }
     std::size_t queue_depth() const;
+    // WAL checkpoints run beside the writer (SQLite only; 0 on PostgreSQL).
+    std::uint64_t checkpoints_total() const { return checkpointer_ ? checkpointer_->checkpoints_total() : 0; }
 
 private:
     void worker();
     void apply_batch(soci::session& session, std::vector<std::unique_ptr<session_job>>& batch);
 
+    void configure_session(soci::session& session);
+
     database_url url_;
+    std::unique_ptr<wal_checkpointer> checkpointer_;
     std::size_t batch_commands_max_;
     std::size_t queue_commands_max_;
     mutable std::mutex mutex_;

@@ -268,6 +268,53 @@ const std::vector<migration>& all_migrations() {
                 updated_at_ms BIGINT NOT NULL))",
              "CREATE INDEX incoming_approvals_due ON incoming_approvals (state, deadline_at_ms)",
          }},
+        {6,
+         "external accounts and bank links",
+         {
+             // customer_id is '' for the platform's own accounts (a NULL would escape the unique
+             // indexes). identity is the normalised destination: one per owner. At most one default
+             // UMA deposit account per customer, decided by the database under any concurrency.
+             R"(CREATE TABLE external_accounts (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                customer_id TEXT NOT NULL,
+                account_type TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                account_info TEXT NOT NULL,
+                identity TEXT NOT NULL,
+                primary_identifier TEXT NOT NULL,
+                status TEXT NOT NULL,
+                beneficiary_verification_status TEXT NOT NULL,
+                origin TEXT NOT NULL,
+                beneficiary_name TEXT,
+                platform_account_id TEXT,
+                beneficiary_verified_name TEXT,
+                default_uma_deposit INTEGER NOT NULL,
+                screening_due_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX external_accounts_by_tenant ON external_accounts (platform_id, environment, id)",
+             "CREATE UNIQUE INDEX external_accounts_identity ON external_accounts (platform_id, environment, "
+             "customer_id, identity)",
+             "CREATE UNIQUE INDEX external_accounts_default_uma ON external_accounts (platform_id, environment, "
+             "customer_id) WHERE default_uma_deposit = 1",
+             "CREATE INDEX external_accounts_screening_due ON external_accounts (screening_due_at_ms) WHERE "
+             "screening_due_at_ms IS NOT NULL",
+             // Link tokens and the public tokens issued for them are stored only as SHA-256 hashes.
+             R"(CREATE TABLE bank_link_tokens (
+                token_hash TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                customer_id TEXT NOT NULL,
+                expires_at_ms BIGINT NOT NULL,
+                public_token_hash TEXT,
+                bank_id TEXT,
+                bank_account_id TEXT,
+                used_at_ms BIGINT,
+                external_account_id TEXT,
+                created_at_ms BIGINT NOT NULL))",
+         }},
     };
     return migrations;
 }
@@ -288,6 +335,8 @@ void lock_migrations(soci::session& session) {
 }  // namespace
 
 int latest_migration_version() { return all_migrations().back().version; }
+
+int migration_count() { return static_cast<int>(all_migrations().size()); }
 
 int applied_migration_version(soci::session& session) {
     ensure_migrations_table(session);

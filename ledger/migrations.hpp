@@ -9,6 +9,9 @@ namespace corridor {
 int apply_migrations(soci::session& session);
 // The highest migration this build knows.
 int latest_migration_version();
+// How many migrations this build knows. Numbers are reserved per change, so a build may skip
+// some (its count is then below the highest number).
+int migration_count();
 // The highest applied version in the database (0 when none).
 int applied_migration_version(soci::session& session);
 

@@ -9,7 +9,7 @@ packages=(
   libssl-dev libsecp256k1-dev
   libsoci-dev libsqlite3-dev libpq-dev
   libspdlog-dev libfmt-dev catch2
-  postgresql
+  postgresql sqlite3
   nodejs npm
 )
 [ "${1:-}" = "--bench" ] && packages+=(wrk)

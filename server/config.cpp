@@ -205,6 +205,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.text("uma.proxy_host", config.uma_proxy_host);
     keys.integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600);
     keys.integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600);
+    keys.integer("external_accounts.screening_delay_ms", config.external_accounts_screening_delay_ms, 0, 86400000);
+    keys.integer("bank_link.token_ttl_seconds", config.bank_link_token_ttl_seconds, 1, 7 * 86400);
     keys.boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses);
     keys.integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000);
     auto& hooks = config.webhooks;

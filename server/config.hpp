@@ -46,6 +46,9 @@ struct service_config {
     std::string uma_proxy_host = "uma.corridor.localhost";
     std::int64_t quotes_ttl_seconds = 300;
     std::int64_t sandbox_timeout_seconds = 30;
+    // How long a new external account stays PENDING before the upkeep loop screens it ACTIVE.
+    std::int64_t external_accounts_screening_delay_ms = 1000;
+    std::int64_t bank_link_token_ttl_seconds = 4 * 3600;  // link tokens expire unused after this
     bool outbound_allow_private_addresses = false;
     std::int64_t webhooks_approval_timeout_ms = 5000;
     webhooks_config webhooks;

@@ -126,6 +126,8 @@ void register_quote_routes(router& routes);
 void register_transaction_routes(router& routes);
 void register_sandbox_routes(router& routes);
 void register_webhook_routes(router& routes);
+void register_external_account_routes(router& routes);
+void register_bank_link_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

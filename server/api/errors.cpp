@@ -18,7 +18,9 @@ int http_status_of(error_code code) {
         case error_code::missing_idempotency_key:
         case error_code::missing_mandatory_user_info:
         case error_code::webhook_endpoint_not_set:
-        case error_code::webhook_delivery_error: return 400;
+        case error_code::webhook_delivery_error:
+        case error_code::invalid_bank_account:
+        case error_code::invalid_receiver: return 400;
         case error_code::unauthorized: return 401;
         case error_code::forbidden:
         case error_code::user_not_ready: return 403;
@@ -28,7 +30,8 @@ int http_status_of(error_code code) {
         case error_code::token_not_found:
         case error_code::quote_not_found:
         case error_code::transaction_not_found:
-        case error_code::account_not_found: return 404;
+        case error_code::account_not_found:
+        case error_code::link_token_not_found: return 404;
         case error_code::method_not_allowed: return 405;
         case error_code::conflict:
         case error_code::uma_address_exists:
@@ -37,7 +40,9 @@ int http_status_of(error_code code) {
         case error_code::idempotency_key_in_use:
         case error_code::quote_not_pending:
         case error_code::quote_expired:
-        case error_code::transaction_not_pending_platform_approval: return 409;
+        case error_code::transaction_not_pending_platform_approval:
+        case error_code::external_account_exists:
+        case error_code::link_token_used: return 409;
         case error_code::customer_deleted: return 410;
         case error_code::payload_too_large: return 413;
         case error_code::unsupported_media_type: return 415;
@@ -68,6 +73,11 @@ std::string_view name_of(error_code code) {
         case error_code::transaction_not_pending_platform_approval:
             return "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL";
         case error_code::account_not_found: return "ACCOUNT_NOT_FOUND";
+        case error_code::invalid_bank_account: return "INVALID_BANK_ACCOUNT";
+        case error_code::invalid_receiver: return "INVALID_RECEIVER";
+        case error_code::external_account_exists: return "EXTERNAL_ACCOUNT_EXISTS";
+        case error_code::link_token_used: return "LINK_TOKEN_ALREADY_USED";
+        case error_code::link_token_not_found: return "LINK_TOKEN_NOT_FOUND";
         case error_code::unauthorized: return "UNAUTHORIZED";
         case error_code::forbidden: return "FORBIDDEN";
         case error_code::user_not_ready: return "USER_NOT_READY";

@@ -25,6 +25,8 @@ enum class error_code {
     missing_mandatory_user_info,  // 400
     webhook_endpoint_not_set,     // 400
     webhook_delivery_error,       // 400
+    invalid_bank_account,         // 400: an account identifier breaks its own rules
+    invalid_receiver,             // 400: the destination cannot receive (not ACTIVE)
     account_not_found,            // 404
     unauthorized,                 // 401
     forbidden,                    // 403
@@ -44,6 +46,9 @@ enum class error_code {
     quote_expired,                // 409
     transaction_not_pending_platform_approval,  // 409
     idempotency_key_in_use,       // 409
+    external_account_exists,      // 409
+    link_token_used,              // 409
+    link_token_not_found,         // 404: unknown or expired bank-link token
     customer_deleted,             // 410
     payload_too_large,            // 413
     unsupported_media_type,       // 415

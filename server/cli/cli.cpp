@@ -13,6 +13,7 @@
 #include "ledger/approvals.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
+#include "ledger/external_account_store.hpp"
 #include "ledger/idempotency.hpp"
 #include "ledger/ledger_writer.hpp"
 #include "ledger/migrations.hpp"
@@ -108,8 +109,9 @@ void setup_logging(const service_config& config) {
 }
 
 // Background upkeep on the ledger writer: expiring quotes past their time, failing incoming
-// payments whose platform did not decide within the approval time-out, and pruning old idempotency
-// keys. All are plain conditional UPDATE/DELETEs safe to run from any number of processes.
+// payments whose platform did not decide within the approval time-out, turning screened external
+// accounts ACTIVE, and pruning old idempotency keys. All are conditional UPDATEs or plain DELETEs,
+// safe to run from any number of processes.
 class upkeep_job final : public session_job {
 public:
     upkeep_job(app_services& services, bool prune) : services_(services), prune_(prune) {}
@@ -117,6 +119,7 @@ public:
         try {
             expire_due_quotes(session, services_.payments(), 500);
             expire_due_approvals(session, services_.payments(), 500);
+            screen_due_external_accounts(session, {services_.ids, services_.time}, 500);
             if (prune_) {
                 prune_idempotency_keys(session, services_.time.now_ms() -
                                                     services_.config.idempotency_retention_hours * 3600000);

@@ -85,4 +85,19 @@ void append_access_line(std::string& out, const access_entry& entry) {
     out.append("}\n");
 }
 
+std::string_view loggable_path(std::string_view path, std::string& storage) {
+    if (path.find("/link-") == std::string_view::npos) return path;
+    storage.clear();
+    std::size_t start = 0;
+    while (start < path.size()) {
+        std::size_t end = path.find('/', start + 1);
+        std::string_view segment = path.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+        bool token = segment.starts_with("/link-sandbox-") || segment.starts_with("/link-production-");
+        storage += token ? std::string_view("/***") : segment;
+        if (end == std::string_view::npos) break;
+        start = end;
+    }
+    return storage;
+}
+
 }  // namespace corridor

@@ -5,13 +5,19 @@
 #include <chrono>
 
 #include "ledger/assert.hpp"
+#include "ledger/thread_name.hpp"
 
 namespace corridor {
 
 db_pool::db_pool(database_url url, int threads, std::size_t queue_jobs_max)
     : url_(std::move(url)), queue_jobs_max_(queue_jobs_max) {
     CORRIDOR_ASSERT(threads > 0);
-    for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { worker(); });
+    for (int i = 0; i < threads; ++i) {
+        threads_.emplace_back([this, i] {
+            name_this_thread("db-" + std::to_string(i));
+            worker();
+        });
+    }
 }
 
 db_pool::~db_pool() { stop(); }

@@ -15,6 +15,7 @@
 
 #include "ledger/assert.hpp"
 #include "ledger/random.hpp"
+#include "ledger/thread_name.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/config.hpp"
@@ -339,7 +340,8 @@ void http_server::impl::log_access(core& owner, const http_request* request,
                                    std::size_t bytes_out) {
     if (!config.log_access) return;
     // The path only: query strings can carry personal data (UMA addresses, names).
-    std::string_view path = target.substr(0, target.find('?'));
+    std::string redacted;
+    std::string_view path = loggable_path(target.substr(0, target.find('?')), redacted);
     access_entry entry{request ? std::string_view(request->request_id) : std::string_view(),
                        http::to_string(verb),
                        path,
@@ -585,12 +587,15 @@ std::uint16_t http_server::start() {
         port = owner->acceptor->local_endpoint().port();  // later listeners share the bound port
         self.cores.push_back(std::move(owner));
     }
-    for (auto& owner : self.cores) {
-        core& ref = *owner;
+    for (std::size_t index = 0; index < self.cores.size(); ++index) {
+        core& ref = *self.cores[index];
         net::co_spawn(ref.context, self.accept_loop(ref), [](std::exception_ptr failure) {
             if (failure) spdlog::critical("listener stopped with an error");
         });
-        ref.thread = std::thread([&ref] { ref.context.run(); });
+        ref.thread = std::thread([&ref, index] {
+            name_this_thread("io-" + std::to_string(index));
+            ref.context.run();
+        });
     }
     CORRIDOR_ASSERT(port != 0);
     return port;

@@ -6,7 +6,7 @@
 //   node tests/bench/quote_execute_bench.mjs BUILD_DIR [seconds]
 import { spawn, execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +96,29 @@ async function runWrk(server, pairs, duration) {
   };
 }
 
+// CPU time of the server's threads by role (io-N, db-N, ledger-writer, wal-checkpoint), in ms, from
+// /proc: with the machine shared by the load generator, CPU per payment is the steadier figure.
+function threadCpuMs(pid) {
+  const tick = 10;  // USER_HZ is 100 on Linux
+  const roles = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat;
+    try { stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'); } catch { continue; }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const role = name.replace(/-\d+$/, '');
+    roles[role] = (roles[role] || 0) + (Number(fields[11]) + Number(fields[12])) * tick;
+  }
+  return roles;
+}
+
+function cpuPerPayment(before, after, payments) {
+  const parts = Object.keys(after).map((role) => [role, (after[role] - (before[role] || 0)) * 1000 / payments])
+    .filter(([, us]) => us >= 1).sort((a, b) => b[1] - a[1]);
+  const total = parts.reduce((sum, [, us]) => sum + us, 0);
+  return `${total.toFixed(0)} us (` + parts.map(([role, us]) => `${role} ${us.toFixed(0)}`).join(', ') + ')';
+}
+
 async function batchHistogram(server) {
   const text = await (await fetch(`${server.url}/metrics`)).text();
   const buckets = [...text.matchAll(/corridor_ledger_batch_size_bucket\{le="([^"]+)"\} (\d+)/g)].map((m) => [m[1], Number(m[2])]);
@@ -128,7 +151,9 @@ async function measure(batchMax) {
     await runWrk(server, pairs, 3);  // warm-up
     const before = await batchHistogram(server);
     const warmRequests = (await api(server, 'GET', '/transactions?type=OUTGOING&status=COMPLETED&limit=1')).totalCount;
+    const cpuBefore = threadCpuMs(server.child.pid);
     const result = await runWrk(server, pairs, seconds);
+    const cpuAfter = threadCpuMs(server.child.pid);
     // Requests wrk had in flight when it stopped still complete; count once the writer is idle.
     for (let i = 0; i < 100; i++) {
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
@@ -142,6 +167,7 @@ async function measure(batchMax) {
     result.batchesInRun = after.count - before.count;
     result.balances = await verifyBalances(server, pairs, completed);
     result.completedInRun = completed - warmRequests;
+    result.cpu = cpuPerPayment(cpuBefore, cpuAfter, result.requests - result.non2xx);
     return result;
   } finally {
     server.child.kill('SIGTERM');
@@ -154,6 +180,7 @@ function report(name, r) {
   console.log(`${name}: ${r.executedPerSecond.toFixed(0)} executed payments/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ` +
     `${r.requests} requests, ${r.non2xx} non-2xx${r.socketErrors ? `, socket errors ${r.socketErrors}` : ''}`);
   console.log(`  ledger batches: mean ${r.batches.mean.toFixed(1)} commands; distribution ${r.batches.distribution}`);
+  console.log(`  server CPU per payment: ${r.cpu}`);
   console.log(`  balances: ${r.balances}`);
 }
 

@@ -68,4 +68,17 @@ TEST_CASE("access-log lines match the boost::json serialization", "[http][access
     CHECK(ours == reference_line(odd));
 }
 
+TEST_CASE("bank-link tokens in paths are not logged", "[http][access_log]") {
+    std::string storage;
+    const std::string token = "link-sandbox-" + std::string(64, 'a');
+    CHECK(loggable_path("/2025-10-13/customers", storage) == "/2025-10-13/customers");
+    CHECK(loggable_path("/bank-link/" + token, storage) == "/bank-link/***");
+    auto callback = "/2025-10-13/bank-link/callback/" + token;
+    CHECK(loggable_path(callback, storage) == "/2025-10-13/bank-link/callback/***");
+    CHECK(loggable_path("/2025-10-13/bank-link/link-tokens", storage) == "/2025-10-13/bank-link/link-tokens");
+    CHECK(loggable_path("/bank-link/link-production-abc/x", storage) == "/bank-link/***/x");
+    CHECK(loggable_path("/a/blink-x/b", storage) == "/a/blink-x/b");
+    CHECK(storage.find('a' + std::string(63, 'a')) == std::string::npos);
+}
+
 }  // namespace corridor

@@ -273,6 +273,21 @@ TEST_CASE("split_host_port", "[server][config]") {
     CHECK_FALSE(split_host_port("[]:80", host, port));
 }
 
+TEST_CASE("external account screening and bank-link token keys", "[server][config]") {
+    temp_folder folder;
+    auto defaults = service_config::load_file(folder.write("{}"));
+    CHECK(defaults.external_accounts_screening_delay_ms == 1000);
+    CHECK(defaults.bank_link_token_ttl_seconds == 14400);
+    auto config = service_config::load_file(folder.write(
+        R"({"external_accounts": {"screening_delay_ms": 0}, "bank_link": {"token_ttl_seconds": 60}})"));
+    CHECK(config.external_accounts_screening_delay_ms == 0);
+    CHECK(config.bank_link_token_ttl_seconds == 60);
+    CHECK_THAT(load_error(R"({"external_accounts": {"screening_delay_ms": -1}})"),
+               Catch::Contains("external_accounts.screening_delay_ms"));
+    CHECK_THAT(load_error(R"({"bank_link": {"token_ttl_seconds": 0}})"), Catch::Contains("bank_link.token_ttl_seconds"));
+    CHECK_THAT(load_error(R"({"bank_link": {"ttl": 5}})"), Catch::Contains("bank_link.ttl"));
+}
+
 #ifdef CORRIDOR_SOURCE_DIR
 TEST_CASE("the shipped configuration and currencies load", "[server][config]") {
     const fs::path conf = fs::path(CORRIDOR_SOURCE_DIR) / "conf";

@@ -1,0 +1,176 @@
+// The PIX rail plugin (pix.so): PIX account validation (key by type, CPF/CNPJ tax id), BR Code
+// funding instructions, and payouts identified by an EndToEndId. PIX is instant: a payout is
+// reported PENDING with its EndToEndId when accepted and SETTLED on the next tick. PIX has no pull.
+//
+// Config (JSON): ispb (8 digits, our participant), pix_key and pix_key_type (the key payers send
+// to), tax_id (our CNPJ), merchant_name (at most 25), merchant_city (at most 15).
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plugins/common/plugin_json.hpp"
+#include "plugins/common/random_bytes.hpp"
+#include "plugins/pix/br_code.hpp"
+#include "plugins/pix/end_to_end_id.hpp"
+#include "plugins/pix/pix_key.hpp"
+#include "plugins/pix/tax_id.hpp"
+#include "rails/plugin_sdk.hpp"
+
+namespace sdk = corridor::rail_sdk;
+using namespace corridor::pix;
+using corridor::plugin_json::optional_string;
+using corridor::plugin_json::required_string;
+
+namespace {
+
+struct pix_account {
+    std::string key;
+    std::string key_type;  // as given: CPF, CNPJ, EMAIL, PHONE, RANDOM
+    std::string tax_id;
+};
+
+// Errors name the field; where is "" for accountInfo and "pix config: " for the config.
+pix_account read_account(const boost::json::object& object, const std::string& where,
+                         const char* key_field, const char* type_field, const char* tax_field) {
+    pix_account account;
+    account.key = required_string(object, key_field, where);
+    account.key_type = required_string(object, type_field, where);
+    account.tax_id = required_string(object, tax_field, where);
+    auto type = parse_pix_key_type(account.key_type);
+    if (!type) throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + type.error().message);
+    if (auto verdict = check_pix_key(type.value(), account.key); !verdict)
+        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              where + key_field + ": " + verdict.error().message);
+    if (auto kind = check_tax_id(account.tax_id); !kind)
+        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              where + tax_field + ": " + kind.error().message);
+    // A CPF or CNPJ key is the account holder's own tax id (DICT rule), so it must be taxId.
+    bool tax_id_key = type.value() == pix_key_type::cpf || type.value() == pix_key_type::cnpj;
+    if (tax_id_key && account.key != account.tax_id)
+        throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              where + key_field + ": a " + account.key_type +
+                                  " key is the holder's own tax id, which differs from " +
+                                  tax_field);
+    return account;
+}
+
+class pix_rail final : public sdk::rail {
+public:
+    static constexpr std::string_view name = "pix";
+    static constexpr std::string_view version = "1.0.0";
+    static constexpr std::array<std::string_view, 1> account_types{"PIX"};
+    static constexpr uint32_t tick_interval_ms = 1000;
+
+    pix_rail(const sdk::host& host, std::string_view config_json) : host_(host) {
+        auto config = corridor::plugin_json::parse_object(config_json, "the pix rail's config");
+        const std::string where = "pix config: ";
+        ispb_ = required_string(config, "ispb", where);
+        if (ispb_.size() != 8 || ispb_.find_first_not_of("0123456789") != std::string::npos)
+            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + "ispb has 8 digits");
+        service_ = read_account(config, where, "pix_key", "pix_key_type", "tax_id");
+        merchant_name_ = required_string(config, "merchant_name", where);
+        merchant_city_ = required_string(config, "merchant_city", where);
+        br_code probe = code_for(0, "");
+        if (auto built = build_br_code(probe); !built)
+            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + built.error().message);
+    }
+
+    sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
+                                 std::string_view json) override {
+        if (type != "PIX")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail serves PIX accounts");
+        if (!currency.empty() && currency != "BRL")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail moves BRL only");
+        auto object = corridor::plugin_json::parse_object(json, "accountInfo");
+        pix_account account = read_account(object, "", "pixKey", "pixKeyType", "taxId");
+        c.set_result(boost::json::serialize(boost::json::object{{"accountType", "PIX"},
+                                                                {"pixKey", account.key},
+                                                                {"pixKeyType", account.key_type},
+                                                                {"taxId", account.tax_id}}));
+        return CORRIDOR_RAIL_OK;
+    }
+
+    sdk::status funding_instructions(sdk::call& c, const sdk::funding_request& request) override {
+        if (request.currency != "BRL")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail funds BRL accounts only");
+        if (request.amount_minor < 0)
+            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount is negative");
+        auto payload = build_br_code(code_for(request.amount_minor, request.reference));
+        if (!payload) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, payload.error().message);
+        boost::json::object info{{"accountType", "PIX"},
+                                 {"pixKey", service_.key},
+                                 {"pixKeyType", service_.key_type},
+                                 {"taxId", service_.tax_id},
+                                 {"brCode", payload.value()}};
+        boost::json::array out{boost::json::object{
+            {"accountOrWalletInfo", info},
+            {"instructionsNotes", "Pay the BR Code (Pix copia e cola) or send to the PIX key."},
+            {"isPlatformAccount", false}}};
+        c.set_result(boost::json::serialize(out));
+        return CORRIDOR_RAIL_OK;
+    }
+
+    sdk::status initiate(sdk::call& c, const sdk::operation& op) override {
+        std::string id(op.operation_id);
+        if (auto known = end_to_end_.find(id); known != end_to_end_.end()) {
+            host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
+                        known->second, ""});
+            return CORRIDOR_RAIL_OK;
+        }
+        if (op.account_type != "PIX")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail serves PIX accounts");
+        if (op.direction != CORRIDOR_RAIL_PAYOUT)
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "PIX cannot pull from an account");
+        if (op.currency != "BRL")
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the pix rail moves BRL only");
+        if (op.amount_minor <= 0)
+            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount must be positive");
+        auto object = corridor::plugin_json::parse_object(op.account_json, "accountInfo");
+        read_account(object, "", "pixKey", "pixKeyType", "taxId");
+        auto e2e = make_end_to_end_id(ispb_, op.now_ms, corridor::plugin_random::fill);
+        if (!e2e) return c.fail(CORRIDOR_RAIL_INTERNAL, e2e.error().message);
+        end_to_end_[id] = e2e.value();
+        pending_.push_back(id);
+        host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
+                    e2e.value(), ""});
+        return CORRIDOR_RAIL_OK;
+    }
+
+    sdk::status tick(sdk::call& c, int64_t now_ms) override {
+        for (const auto& id : pending_)
+            host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
+                        end_to_end_[id], ""});
+        pending_.clear();
+        return CORRIDOR_RAIL_OK;
+    }
+
+private:
+    // txid: the reference's letters and digits, at most 25, or *** when none is left.
+    br_code code_for(std::int64_t amount_minor, std::string_view reference) const {
+        br_code code;
+        code.pix_key = service_.key;
+        code.merchant_name = merchant_name_;
+        code.merchant_city = merchant_city_;
+        if (amount_minor > 0) code.amount_cents = static_cast<std::uint64_t>(amount_minor);
+        std::string txid;
+        for (char c : reference)
+            if (txid.size() < 25 &&
+                ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+                txid += c;
+        code.txid = txid.empty() ? "***" : txid;
+        return code;
+    }
+
+    sdk::host host_;
+    std::string ispb_;
+    pix_account service_;
+    std::string merchant_name_;
+    std::string merchant_city_;
+    std::map<std::string, std::string> end_to_end_;  // operation id -> EndToEndId
+    std::vector<std::string> pending_;
+};
+
+}  // namespace
+
+CORRIDOR_RAIL_PLUGIN(pix_rail)

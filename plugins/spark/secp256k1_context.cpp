@@ -1,0 +1,11 @@
+#include "plugins/spark/secp256k1_context.hpp"
+
+namespace corridor::spark {
+
+const secp256k1_context* secp_context() {
+    static secp256k1_context* const context =
+        secp256k1_context_create(SECP256K1_CONTEXT_SIGN | SECP256K1_CONTEXT_VERIFY);
+    return context;
+}
+
+}  // namespace corridor::spark

@@ -1,0 +1,265 @@
+/*
+ * rail_abi.h: the whole contract between Corridor (the host) and a payment-rail plugin.
+ *
+ * Pure C, standard headers only, so plugins can be written in any language that speaks the C ABI.
+ * C++ plugins should use rails/plugin_sdk.hpp, which implements the boilerplate and the exception
+ * barrier on top of this header.
+ *
+ * NAMES
+ *   corridor_rail_type_*     plain data types
+ *   corridor_rail_plugin     the table of hooks the plugin implements (host calls plugin)
+ *   corridor_rail_host_api   the table of callbacks the host implements (plugin calls host)
+ *   corridor_rail_entry      the one exported symbol; nothing else is looked up with dlsym
+ *
+ * VERSIONING
+ *   Every table starts with a corridor_rail_type_magic block whose layout is frozen for every ABI
+ *   major version, so the host can read it before anything else. The host refuses a plugin with a
+ *   different abi_major, a plugin abi_minor above its own, a different build_signature, or a table
+ *   smaller than the ABI 1.0 size. Tables only ever grow at the end: a newer slot is used only when
+ *   the other side's struct_size covers it. Removing or reordering anything is a new major version.
+ *
+ * OWNERSHIP (every type below repeats the rule that applies to it)
+ *   - A corridor_rail_type_span passed INTO a hook or callback is borrowed: valid only until that
+ *     call returns. Copy what you keep.
+ *   - Results go back through host callbacks that COPY (set_result, set_error, report, log); no
+ *     allocation ever crosses the boundary, so each side frees only what it allocated.
+ *   - The plugin table, its name, version and account types are plugin-owned static storage and must
+ *     stay valid for the life of the process: plugins are never unloaded.
+ *   - The host table and the host instance pointer are host-owned and valid for the life of the
+ *     process.
+ *
+ * THREADING
+ *   - Hooks of one plugin instance are never called concurrently: the host serialises them.
+ *   - Hooks must not block: no network I/O, no sleeping, no waiting on locks held elsewhere. They do
+ *     CPU work (formatting, validation, bookkeeping) and return. Work that needs time is left pending
+ *     and finished on a later tick.
+ *   - Timers are the host's. A plugin that needs periodic work (an ACH cut-off file, a simulated
+ *     settlement delay) sets tick_interval_ms and implements tick; the host calls it with the host's
+ *     clock. Plugins never read the wall clock for business decisions; they use now_ms as given.
+ *   - Asynchronous outcomes (settled, returned, failed) come back through host->report, called only
+ *     from inside a hook of the same instance (during initiate or tick), on the thread running that
+ *     hook. A plugin never calls the host from a thread of its own.
+ *   - The host times out operations that never report (its own deadline); a late report for an
+ *     operation the host has already closed is ignored.
+ *
+ * ERRORS
+ *   Every hook returns an int32_t from corridor_rail_status. Detail text goes through set_error.
+ *   Unknown codes read as CORRIDOR_RAIL_INTERNAL. No exception, longjmp or signal may cross the
+ *   boundary (the C++ SDK enforces this with a catch-all barrier).
+ */
+#ifndef CORRIDOR_RAIL_ABI_H
+#define CORRIDOR_RAIL_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CORRIDOR_RAIL_ABI_MAJOR 1
+#define CORRIDOR_RAIL_ABI_MINOR 0
+
+#define CORRIDOR_RAIL_STRINGIFY_(x) #x
+#define CORRIDOR_RAIL_STRINGIFY(x) CORRIDOR_RAIL_STRINGIFY_(x)
+
+/* What changes the layout of the structs below: pointer and size_t width, byte order. Host and
+ * plugin must agree exactly. */
+#define CORRIDOR_RAIL_BUILD_SIGNATURE                                     \
+    "corridor-rail/p" CORRIDOR_RAIL_STRINGIFY(__SIZEOF_POINTER__) "/z" \
+        CORRIDOR_RAIL_STRINGIFY(__SIZEOF_SIZE_T__) "/o" CORRIDOR_RAIL_STRINGIFY(__BYTE_ORDER__)
+
+/* The exported entry symbol's name, for the loader and for plugins written without the SDK. */
+#define CORRIDOR_RAIL_ENTRY_SYMBOL "corridor_rail_entry"
+
+/* Status of every hook. Explicit values; never renumbered. */
+typedef enum corridor_rail_status {
+    CORRIDOR_RAIL_OK = 0,
+    CORRIDOR_RAIL_INVALID_ARGUMENT = 1, /* the input is malformed or names an invalid account */
+    CORRIDOR_RAIL_DECLINED = 2,         /* the rail refuses this operation (limits, policy) */
+    CORRIDOR_RAIL_UNSUPPORTED = 3,      /* account type, currency or direction not served */
+    CORRIDOR_RAIL_UNAVAILABLE = 4,      /* the rail cannot take work now; the host may retry */
+    CORRIDOR_RAIL_TIMEOUT = 5,          /* the rail gave up waiting on its counterparty */
+    CORRIDOR_RAIL_INTERNAL = 6          /* a bug or an unexpected condition in the plugin */
+} corridor_rail_status;
+
+/* Direction of money seen from the external account. */
+typedef enum corridor_rail_direction {
+    CORRIDOR_RAIL_PAYOUT = 1, /* credit the external account (transfer-out, quote payout) */
+    CORRIDOR_RAIL_PULL = 2    /* debit the external account (transfer-in, direct pull) */
+} corridor_rail_direction;
+
+/* What a report says happened to an operation. */
+typedef enum corridor_rail_outcome {
+    CORRIDOR_RAIL_OUTCOME_PENDING = 1,  /* accepted by the rail; rail_reference may now be known */
+    CORRIDOR_RAIL_OUTCOME_SETTLED = 2,  /* final: the money moved */
+    CORRIDOR_RAIL_OUTCOME_FAILED = 3,   /* final: the money did not move */
+    CORRIDOR_RAIL_OUTCOME_RETURNED = 4  /* final: it moved, then came back (e.g. an ACH return) */
+} corridor_rail_outcome;
+
+/* Rail-neutral failure class. The rail's own code (R01, AM04, ...) travels as rail_reason_code. */
+typedef enum corridor_rail_failure {
+    CORRIDOR_RAIL_FAILURE_NONE = 0,
+    CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS = 1,
+    CORRIDOR_RAIL_FAILURE_ACCOUNT_INVALID = 2, /* closed, nonexistent or malformed */
+    CORRIDOR_RAIL_FAILURE_REJECTED = 3,        /* refused by the receiving institution */
+    CORRIDOR_RAIL_FAILURE_TIMEOUT = 4,
+    CORRIDOR_RAIL_FAILURE_RAIL_ERROR = 5 /* anything else */
+} corridor_rail_failure;
+
+typedef enum corridor_rail_log_level {
+    CORRIDOR_RAIL_LOG_DEBUG = 0,
+    CORRIDOR_RAIL_LOG_INFO = 1,
+    CORRIDOR_RAIL_LOG_WARN = 2,
+    CORRIDOR_RAIL_LOG_ERROR = 3
+} corridor_rail_log_level;
+
+/* Bytes with a length; not NUL-terminated. OWNERSHIP: borrowed from whoever passes it, valid only
+ * for the duration of the call it is passed to (except in the plugin table: static storage). */
+typedef struct corridor_rail_type_span {
+    const char* ptr;
+    size_t length;
+} corridor_rail_type_span;
+
+/* Opaque handles. OWNERSHIP: corridor_rail_type_self is the plugin's instance, created by create and
+ * released only by destroy. corridor_rail_type_host is the host's per-instance context, valid for
+ * the process lifetime. corridor_rail_type_call is the host's per-call result slot, valid only
+ * during the hook call it is passed to. */
+typedef struct corridor_rail_type_self corridor_rail_type_self;
+typedef struct corridor_rail_type_host corridor_rail_type_host;
+typedef struct corridor_rail_type_call corridor_rail_type_call;
+
+/* Frozen for every major version: the first member of both tables. */
+typedef struct corridor_rail_type_magic {
+    uint32_t struct_size; /* sizeof(corridor_rail_type_magic) */
+    uint16_t abi_major;   /* CORRIDOR_RAIL_ABI_MAJOR the side was built against */
+    uint16_t abi_minor;   /* CORRIDOR_RAIL_ABI_MINOR the side was built against */
+    uint32_t table_size;  /* sizeof the table this block starts */
+    uint32_t reserved;    /* zero */
+    corridor_rail_type_span build_signature; /* CORRIDOR_RAIL_BUILD_SIGNATURE; static storage */
+} corridor_rail_type_magic;
+
+/* An operation to start. OWNERSHIP: borrowed, valid only during initiate; copy what you keep. */
+typedef struct corridor_rail_type_operation {
+    uint32_t struct_size; /* sizeof as the host built it; newer fields only if it covers them */
+    int32_t direction;    /* corridor_rail_direction */
+    corridor_rail_type_span operation_id; /* the host's id; repeat it in every report */
+    corridor_rail_type_span environment;  /* "sandbox" or "production" */
+    corridor_rail_type_span account_type; /* e.g. "US_ACCOUNT", "PIX", "SPARK_WALLET" */
+    corridor_rail_type_span account_json; /* the external account's accountInfo object, JSON */
+    corridor_rail_type_span currency;     /* ISO 4217 code or "BTC" */
+    int64_t amount_minor;                 /* > 0, smallest unit of currency */
+    int64_t now_ms;                       /* the host clock, Unix ms */
+    corridor_rail_type_span reference;    /* free text the rail may carry (memo); may be empty */
+} corridor_rail_type_operation;
+
+/* A request for funding payment instructions (how someone sends money into an internal account).
+ * OWNERSHIP: borrowed, valid only during funding_instructions. */
+typedef struct corridor_rail_type_funding_request {
+    uint32_t struct_size;
+    uint32_t reserved;
+    corridor_rail_type_span environment;
+    corridor_rail_type_span account_id; /* the internal account to fund */
+    corridor_rail_type_span currency;
+    int64_t amount_minor;               /* 0 when any amount is accepted */
+    int64_t now_ms;
+    corridor_rail_type_span reference;  /* the reference the payer must quote */
+} corridor_rail_type_funding_request;
+
+/* What happened to an operation. OWNERSHIP: owned by the plugin; the host copies everything during
+ * report, so the plugin may free or reuse it as soon as report returns. */
+typedef struct corridor_rail_type_report {
+    uint32_t struct_size;
+    int32_t outcome;                         /* corridor_rail_outcome */
+    corridor_rail_type_span operation_id;    /* as given in the operation */
+    int32_t failure;                         /* corridor_rail_failure; NONE unless failed/returned */
+    int32_t reserved;
+    corridor_rail_type_span rail_reason_code; /* the rail's code: "R01", "AM04", "TIMEOUT"; may be empty */
+    corridor_rail_type_span failure_reason;   /* the interface's failureReason value the plugin maps
+                                                 the outcome to (e.g. "LIGHTNING_PAYMENT_FAILED");
+                                                 empty lets the host choose from failure */
+    corridor_rail_type_span rail_reference;   /* the rail's id for the operation (trace number) */
+    corridor_rail_type_span message;          /* human-readable detail; never personal data */
+} corridor_rail_type_report;
+
+/* Callbacks the host implements. All are safe to call only from inside a hook of the plugin. */
+typedef struct corridor_rail_host_api {
+    corridor_rail_type_magic magic;
+    /* Copies data as the call's result (JSON for validate_account and funding_instructions).
+     * A second call replaces the first. */
+    void (*set_result)(corridor_rail_type_call* call, corridor_rail_type_span data);
+    /* Copies a message explaining a non-OK status; it may be shown to the API caller, so it names
+     * the problem ("accountNumber must be 4 to 17 digits") and never echoes secrets. */
+    void (*set_error)(corridor_rail_type_call* call, corridor_rail_type_span message);
+    /* Copies and records a report; see corridor_rail_type_report. Returns CORRIDOR_RAIL_OK, or
+     * CORRIDOR_RAIL_INVALID_ARGUMENT for an unknown operation id or an ill-formed report. */
+    int32_t (*report)(corridor_rail_type_host* host, const corridor_rail_type_report* report);
+    /* Copies a log line into the host's log. */
+    void (*log)(corridor_rail_type_host* host, int32_t level, corridor_rail_type_span message);
+    /* Append new callbacks here, tagged with the minor version that added them. */
+} corridor_rail_host_api;
+
+/* Hooks the plugin implements. Every hook except destroy returns a corridor_rail_status. */
+typedef struct corridor_rail_plugin {
+    corridor_rail_type_magic magic;
+    corridor_rail_type_span name;    /* the rail's unique name: [a-z0-9_-], 1..32 bytes */
+    corridor_rail_type_span version; /* the plugin's own version, e.g. "1.2.0" */
+    const corridor_rail_type_span* account_types; /* the accountType values served */
+    uint32_t account_type_count;
+    uint32_t tick_interval_ms; /* 0: tick is never called */
+
+    /* Makes an instance. config is the JSON object of the rail's settings (may be "{}"); host is the
+     * instance's host context, to keep for report and log. On failure return non-OK and call
+     * set_error; *out_self is then ignored. */
+    int32_t (*create)(corridor_rail_type_call* call, corridor_rail_type_host* host,
+                      corridor_rail_type_span config_json, corridor_rail_type_self** out_self);
+    /* Releases an instance. Called at most once, after every other hook of it has returned. */
+    void (*destroy)(corridor_rail_type_self* self);
+
+    /* Checks an external account's details for account_type in currency (ISO 4217 or "BTC"; empty
+     * when not known yet). OK: valid (set_result may carry a normalised JSON object).
+     * INVALID_ARGUMENT: invalid, with set_error naming the field. UNSUPPORTED: account_type or
+     * currency not served. */
+    int32_t (*validate_account)(corridor_rail_type_self* self, corridor_rail_type_call* call,
+                                corridor_rail_type_span account_type,
+                                corridor_rail_type_span currency,
+                                corridor_rail_type_span account_json);
+    /* Produces funding payment instructions: set_result with a JSON array of objects of the
+     * interface's paymentInstructions shape. UNSUPPORTED when the currency is not served. */
+    int32_t (*funding_instructions)(corridor_rail_type_self* self, corridor_rail_type_call* call,
+                                    const corridor_rail_type_funding_request* request);
+    /* Starts a payout or pull. OK means accepted: the outcome follows through host->report, either
+     * inside this call or from a later tick. Any other status means nothing was started and no
+     * report will follow; set_error says why. Called at most once per operation_id per process, but
+     * after a restart the host may initiate an operation id it initiated before (the plugin should
+     * treat a known id as a retry, not a new payment). */
+    int32_t (*initiate)(corridor_rail_type_self* self, corridor_rail_type_call* call,
+                        const corridor_rail_type_operation* operation);
+    /* Periodic work; may call host->report. May be NULL when tick_interval_ms is 0. */
+    int32_t (*tick)(corridor_rail_type_self* self, corridor_rail_type_call* call, int64_t now_ms);
+    /* Append new hooks here, tagged with the minor version that added them. */
+} corridor_rail_plugin;
+
+/* The one exported symbol. The host passes its table; the plugin checks host->magic (it may refuse a
+ * host whose abi_major differs by returning UNSUPPORTED), stores the pointer for the process
+ * lifetime and sets *out_plugin to its static table. No other plugin code runs before this. */
+typedef int32_t (*corridor_rail_entry_fn)(const corridor_rail_host_api* host,
+                                          const corridor_rail_plugin** out_plugin);
+
+#if defined(_WIN32)
+#define CORRIDOR_RAIL_EXPORT __declspec(dllexport)
+#else
+#define CORRIDOR_RAIL_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Sizes of the ABI 1.0 tables: the host refuses anything smaller. */
+#define CORRIDOR_RAIL_PLUGIN_SIZE_V1_0 \
+    (offsetof(corridor_rail_plugin, tick) + sizeof(void*))
+#define CORRIDOR_RAIL_HOST_API_SIZE_V1_0 \
+    (offsetof(corridor_rail_host_api, log) + sizeof(void*))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CORRIDOR_RAIL_ABI_H */

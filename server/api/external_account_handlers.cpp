@@ -1,0 +1,250 @@
+// External accounts: POST/GET /customers/external-accounts, POST/GET /platform/external-accounts,
+// GET of one account under either path, and the receiver lookup GET
+// /receiver/external-account/{id}.
+#include <boost/json.hpp>
+
+#include "ledger/account_details.hpp"
+#include "ledger/customer_store.hpp"
+#include "ledger/external_account_store.hpp"
+#include "ledger/platform_store.hpp"
+#include "ledger/uma_address.hpp"
+#include "server/api/app.hpp"
+#include "server/api/errors.hpp"
+
+namespace corridor {
+namespace json = boost::json;
+namespace {
+
+constexpr std::size_t platform_account_id_chars_max = 256;
+
+std::string read_currency(const request_context& context, const json_fields& fields) {
+    auto code = fields.optional_string("currency", 16);
+    if (!code) fail_field("currency", "is required");
+    if (!context.services.currencies.find(*code)) {
+        fail(error_code::invalid_currency, "currency: " + *code + " is not a supported currency",
+             json::object{{"field", "currency"}});
+    }
+    return *code;
+}
+
+validated_details read_details(const request_context& context, const json::object& body,
+                               const std::string& currency) {
+    const json::value* info = body.if_contains("accountInfo");
+    if (!info || info->is_null()) fail_field("accountInfo", "is required");
+    auto details = validate_account_details(*info, currency, context.services.time.now_ms());
+    if (!details) {
+        const auto& error = details.error();
+        auto code = error.problem == details_problem::invalid_identifier
+                        ? error_code::invalid_bank_account
+                        : error_code::invalid_input;
+        fail(code, error.field + ": " + error.message, json::object{{"field", error.field}});
+    }
+    return std::move(details.value());
+}
+
+[[noreturn]] void fail_create(external_account_error error, const std::string& customer_id) {
+    switch (error) {
+        case external_account_error::customer_not_found:
+            fail(error_code::user_not_found, "no customer " + customer_id,
+                 json::object{{"field", "customerId"}});
+        case external_account_error::customer_deleted:
+            fail(error_code::customer_deleted, "customer " + customer_id + " is deleted");
+        case external_account_error::duplicate:
+            fail(error_code::external_account_exists,
+                 "this owner already has an external account with these details");
+        case external_account_error::default_conflict:
+            fail(error_code::conflict,
+                 "another default UMA deposit account was set at the same time; retry",
+                 json::object{{"field", "defaultUmaDepositAccount"}});
+    }
+    fail(error_code::internal_error, "internal error");
+}
+
+http_response create_account(request_context& context, bool for_customer) {
+    auto body = parse_json_body(context.request);
+    json_fields fields(body);
+    std::string currency = read_currency(context, fields);
+    new_external_account request;
+    request.currency = currency;
+    if (for_customer) {
+        request.customer_id = fields.required_string("customerId", 128);
+        request.default_uma_deposit =
+            fields.optional_bool("defaultUmaDepositAccount").value_or(false);
+    } else {
+        for (auto key : {"customerId", "defaultUmaDepositAccount"}) {
+            if (fields.has(key))
+                fail_field(key,
+                           "does not apply to platform accounts; use /customers/external-accounts");
+        }
+    }
+    request.platform_account_id =
+        fields.optional_string("platformAccountId", platform_account_id_chars_max);
+    if (request.platform_account_id && request.platform_account_id->empty()) {
+        fail_field("platformAccountId", "must not be empty");
+    }
+    request.details = read_details(context, body, currency);
+    request.screening_delay_ms = context.services.config.external_accounts_screening_delay_ms;
+    auto created = create_external_account(
+        context.session(), {context.services.ids, context.services.time}, context.owner(), request);
+    if (!created) fail_create(created.error(), request.customer_id.value_or(""));
+    return json_response(201, render_external_account(created.value()));
+}
+
+std::optional<std::string> currency_filter(const request_context& context) {
+    auto code = context.query.get("currency");
+    if (code && !context.services.currencies.find(*code)) {
+        fail(error_code::invalid_currency, "currency: " + *code + " is not a supported currency",
+             json::object{{"field", "currency"}});
+    }
+    return code;
+}
+
+http_response list_accounts(request_context& context, bool for_customer) {
+    external_account_filter filter;
+    filter.platform_owned = !for_customer;
+    filter.currency = currency_filter(context);
+    if (for_customer) filter.customer_id = context.query.get("customerId");
+    auto found = list_external_accounts(context.session(), context.owner(), filter,
+                                        context.query.page("ExternalAccount"));
+    return page_response(
+        found, [](const external_account& item) { return render_external_account(item); });
+}
+
+external_account require_account(const request_context& context, const std::string& id) {
+    auto found = find_external_account(context.session(), context.owner(), id);
+    if (!found) fail(error_code::account_not_found, "no external account " + id);
+    return std::move(*found);
+}
+
+http_response get_account(request_context& context, bool for_customer) {
+    auto account = require_account(context, context.param(0));
+    // Each path shows its own kind: a platform account is not a customer's account.
+    if (account.customer_id.has_value() != for_customer) {
+        fail(error_code::account_not_found, "no external account " + context.param(0));
+    }
+    return json_response(200, render_external_account(account));
+}
+
+// The estimated rate of the account's currency per unit of the sending currency, after the spread.
+double estimated_rate(const request_context& context, const std::string& sending_code,
+                      const std::string& receiving_code) {
+    if (sending_code == receiving_code) return 1.0;
+    const currency* sending = context.services.currencies.find(sending_code);
+    const currency* receiving = context.services.currencies.find(receiving_code);
+    CORRIDOR_ASSERT(sending && receiving);
+    auto terms = context.services.rates->terms(*sending, *receiving);
+    if (!terms) {
+        fail(error_code::invalid_currency,
+             "no exchange rate from " + sending_code + " to " + receiving_code,
+             json::object{{"field", "sendingCurrency"}});
+    }
+    return (terms->mid_rate * rational(10000 - terms->spread_bps, 10000)).to_double();
+}
+
+http_response lookup_account(request_context& context) {
+    const auto& query = context.query;
+    auto customer_id = query.get("customerId");
+    auto sender_address = query.get("senderUmaAddress");
+    if (customer_id && sender_address)
+        fail_field("customerId", "give customerId or senderUmaAddress, not both");
+    if (customer_id) {
+        auto sender = find_customer(context.session(), context.owner(), *customer_id);
+        if (!sender || sender->is_deleted) {
+            fail(error_code::user_not_found, "no customer " + *customer_id,
+                 json::object{{"field", "customerId"}});
+        }
+    }
+    if (sender_address && !parse_uma_address(*sender_address)) {
+        fail(error_code::invalid_uma_address, "senderUmaAddress: must be $user@domain",
+             json::object{{"field", "senderUmaAddress"}});
+    }
+    std::string sending_code = query.get("sendingCurrency").value_or("USD");
+    if (!context.services.currencies.find(sending_code)) {
+        fail(error_code::invalid_currency,
+             "sendingCurrency: " + sending_code + " is not a supported currency",
+             json::object{{"field", "sendingCurrency"}});
+    }
+    auto account = require_account(context, context.param(0));
+    if (account.status != "ACTIVE") {
+        fail(error_code::invalid_receiver, "external account " + account.id + " is " +
+                                               account.status +
+                                               "; only ACTIVE accounts can receive");
+    }
+    auto config = load_platform_config(context.session(), context.owner());
+    if (!config) fail(error_code::not_found, "platform configuration not found");
+    const supported_currency* limits = nullptr;
+    for (const auto& item : config->supported_currencies) {
+        if (item.currency_code == account.currency) limits = &item;
+    }
+    if (!limits) {
+        fail(error_code::currency_not_enabled,
+             "the account's currency " + account.currency + " is not enabled for this platform");
+    }
+    json::object entry{
+        {"currency", render_currency(context.services.currencies, account.currency)},
+        {"estimatedExchangeRate", estimated_rate(context, sending_code, account.currency)},
+        {"min", limits->min_amount},
+        {"max", limits->max_amount}};
+    json::object body{{"accountId", account.id},
+                      {"lookupId", context.services.ids.next("Lookup")},
+                      {"supportedCurrencies", json::array{std::move(entry)}}};
+    return json_response(200, body);
+}
+
+http_response create_customer_account(request_context& context) {
+    return create_account(context, true);
+}
+http_response create_platform_account(request_context& context) {
+    return create_account(context, false);
+}
+http_response list_customer_accounts(request_context& context) {
+    return list_accounts(context, true);
+}
+http_response list_platform_accounts(request_context& context) {
+    return list_accounts(context, false);
+}
+http_response get_customer_account(request_context& context) {
+    return get_account(context, true);
+}
+http_response get_platform_account(request_context& context) {
+    return get_account(context, false);
+}
+
+}  // namespace
+
+void register_external_account_routes(router& routes) {
+    // Writes share the ledger writer's batches, as customer writes do: group commit instead of
+    // contending for SQLite's single write lock.
+    routes.add({.method = http_method::post,
+                .pattern = versioned("/customers/external-accounts"),
+                .permission = permission_manage,
+                .on_ledger_writer = true,
+                .handler = create_customer_account});
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/customers/external-accounts"),
+                .permission = permission_view,
+                .handler = list_customer_accounts});
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/customers/external-accounts/{accountId}"),
+                .permission = permission_view,
+                .handler = get_customer_account});
+    routes.add({.method = http_method::post,
+                .pattern = versioned("/platform/external-accounts"),
+                .permission = permission_manage,
+                .on_ledger_writer = true,
+                .handler = create_platform_account});
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/platform/external-accounts"),
+                .permission = permission_view,
+                .handler = list_platform_accounts});
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/platform/external-accounts/{accountId}"),
+                .permission = permission_view,
+                .handler = get_platform_account});
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/receiver/external-account/{accountId}"),
+                .permission = permission_view,
+                .handler = lookup_account});
+}
+
+}  // namespace corridor

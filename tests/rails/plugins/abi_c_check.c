@@ -1,0 +1,18 @@
+/* Compiles rail_abi.h as C (it must stay pure C) and pins the ABI 1.0 layout on LP64. */
+#include "rails/rail_abi.h"
+
+#include <assert.h>
+
+static_assert(sizeof(corridor_rail_type_span) == 2 * sizeof(void*), "span is {ptr, length}");
+#if __SIZEOF_POINTER__ == 8
+static_assert(sizeof(corridor_rail_type_magic) == 32, "magic block layout is frozen");
+static_assert(offsetof(corridor_rail_type_magic, build_signature) == 16, "magic block layout");
+static_assert(offsetof(corridor_rail_plugin, name) == 32, "plugin table starts after magic");
+static_assert(offsetof(corridor_rail_plugin, create) == 80, "ABI 1.0 plugin table layout");
+static_assert(CORRIDOR_RAIL_PLUGIN_SIZE_V1_0 == 128, "ABI 1.0 plugin table size");
+static_assert(CORRIDOR_RAIL_HOST_API_SIZE_V1_0 == 64, "ABI 1.0 host table size");
+static_assert(sizeof(corridor_rail_type_operation) == 120, "ABI 1.0 operation layout");
+static_assert(sizeof(corridor_rail_type_report) == 96, "ABI 1.0 report layout");
+#endif
+
+int corridor_rail_abi_c_check(void) { return CORRIDOR_RAIL_ABI_MAJOR; }
