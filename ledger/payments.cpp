@@ -335,10 +335,11 @@ void emit_payment_event(soci::session& session, const payment_services& services
                  json::serialize(payload));
 }
 
-// An internal account's balance moved from old_balance to new_balance.
+// An internal account's balance moved from old_balance to new_balance (the ACCOUNT_STATUS payload:
+// accountId, oldBalance, newBalance, and the owner's customerId and platformCustomerId if any).
 void emit_balance_event(soci::session& session, const payment_services& services, const tenant& owner,
                         const std::string& account_id, const std::string& customer_id,
-                        const std::string& currency, std::int64_t old_balance,
+                        const std::string& platform_customer_id, const std::string& currency, std::int64_t old_balance,
                         std::int64_t new_balance) {
     alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
     json::monotonic_resource arena(buffer, sizeof buffer);
@@ -353,6 +354,7 @@ void emit_balance_event(soci::session& session, const payment_services& services
                                      storage)}},
         storage);
     if (!customer_id.empty()) payload["customerId"] = customer_id;
+    if (!platform_customer_id.empty()) payload["platformCustomerId"] = platform_customer_id;
     record_event(session, services.ids, services.time, owner, "ACCOUNT_STATUS",
                  json::serialize(payload));
 }
@@ -492,13 +494,13 @@ result<transaction_record, payment_failure> settle(soci::session& session,
         auto source_after = account_balance(session, funding_account_id);
         CORRIDOR_ASSERT(source_after.has_value());
         emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           quote.sending_currency, *source_after + quote.priced.total_sending,
+                           outgoing->platform_customer_id, quote.sending_currency, *source_after + quote.priced.total_sending,
                            *source_after);
     }
     auto destination_after = account_balance(session, quote.destination_account_id);
     CORRIDOR_ASSERT(destination_after.has_value());
     emit_balance_event(session, services, owner, quote.destination_account_id,
-                       quote.destination_customer_id, quote.receiving_currency,
+                       quote.destination_customer_id, incoming.platform_customer_id, quote.receiving_currency,
                        *destination_after - quote.priced.total_receiving, *destination_after);
     return std::move(*outgoing);
 }
@@ -836,8 +838,9 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
     // and stays so until the commit (the update holds its lock).
     auto after = find_account(session, owner, account_id);
     CORRIDOR_ASSERT(after.has_value() && after->balance() >= amount);
-    emit_balance_event(session, services, owner, account->id, account->owner_id, account->currency,
-                       after->balance() - amount, after->balance());
+    emit_balance_event(session, services, owner, account->id, account->owner_id,
+                       deposit.platform_customer_id, account->currency, after->balance() - amount,
+                       after->balance());
     return std::move(*after);
 }
 

@@ -98,6 +98,7 @@ test('every delivery is signed over its exact bytes; a tampered body fails verif
   assert.equal(balance.body.newBalance.amount, 2500);
   assert.equal(balance.body.newBalance.currency.code, 'USD');
   assert.equal(balance.body.customerId, customer.id);
+  assert.equal(balance.body.platformCustomerId, customer.platformCustomerId);
 });
 
 test('a payment sends an event on each status change, and the receiver gets each once', async () => {
