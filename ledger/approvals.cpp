@@ -11,7 +11,8 @@ namespace corridor {
 namespace json = boost::json;
 namespace {
 
-approval_failure failure(approval_error code, std::string message, std::vector<std::string> fields = {}) {
+approval_failure failure(approval_error code, std::string message,
+                         std::vector<std::string> fields = {}) {
     return approval_failure{code, std::move(message), std::move(fields)};
 }
 
@@ -29,9 +30,13 @@ struct approval_row {
         statement.exchange(soci::into(updated));
     }
     incoming_approval to_record() const {
-        return incoming_approval{transaction_id, tenant_of_row(platform_id, environment), state, event_id,
-                                 sender, counterparty, requested, receiver_info, required, reason,
-                                 deadline, created, updated};
+        return incoming_approval{transaction_id, tenant_of_row(platform_id, environment),
+                                 state,          event_id,
+                                 sender,         counterparty,
+                                 requested,      receiver_info,
+                                 required,       reason,
+                                 deadline,       created,
+                                 updated};
     }
 };
 
@@ -42,8 +47,9 @@ constexpr const char* approval_columns =
 
 void save_approval(soci::session& session, const incoming_approval& approval) {
     long long deadline = approval.deadline_at_ms, updated = approval.updated_at_ms;
-    session << "UPDATE incoming_approvals SET state = :s, receiver_customer_info = :c, required_fields "
-               "= :q, reason = :r, deadline_at_ms = :d, updated_at_ms = :u WHERE transaction_id = :i",
+    session
+        << "UPDATE incoming_approvals SET state = :s, receiver_customer_info = :c, required_fields "
+           "= :q, reason = :r, deadline_at_ms = :d, updated_at_ms = :u WHERE transaction_id = :i",
         soci::use(approval.state), soci::use(approval.receiver_customer_info),
         soci::use(approval.required_fields), soci::use(approval.reason), soci::use(deadline),
         soci::use(updated), soci::use(approval.transaction_id);
@@ -68,14 +74,16 @@ std::string camel_case(const std::string& upper_snake) {
             continue;
         }
         char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        out += upper_next ? static_cast<char>(std::toupper(static_cast<unsigned char>(lower))) : lower;
+        out +=
+            upper_next ? static_cast<char>(std::toupper(static_cast<unsigned char>(lower))) : lower;
         upper_next = false;
     }
     return out;
 }
 
 // The mandatory requested fields absent from `info` (a JSON object, possibly empty).
-std::vector<std::string> missing_mandatory(const std::string& requested_fields, const json::object& info) {
+std::vector<std::string> missing_mandatory(const std::string& requested_fields,
+                                           const json::object& info) {
     std::vector<std::string> missing;
     json::value requested = json::parse(requested_fields);
     for (const auto& item : requested.as_array()) {
@@ -84,7 +92,8 @@ std::vector<std::string> missing_mandatory(const std::string& requested_fields, 
         std::string name(field.at("name").as_string());
         auto present = [&](const std::string& key) {
             auto* value = info.if_contains(key);
-            return value && !value->is_null() && !(value->is_string() && value->as_string().empty());
+            return value && !value->is_null() &&
+                   !(value->is_string() && value->as_string().empty());
         };
         if (!present(name) && !present(camel_case(name))) missing.push_back(name);
     }
@@ -113,7 +122,8 @@ struct open_payment {
 result<open_payment, approval_failure> load(soci::session& session, const tenant& owner,
                                             const std::string& transaction_id) {
     auto transaction = find_transaction(session, owner, transaction_id);
-    if (!transaction) return failure(approval_error::transaction_not_found, "no transaction " + transaction_id);
+    if (!transaction)
+        return failure(approval_error::transaction_not_found, "no transaction " + transaction_id);
     auto approval = find_incoming_approval(session, owner, transaction_id);
     if (!approval) {
         return failure(approval_error::not_pending_platform_approval,
@@ -142,12 +152,15 @@ void close(soci::session& session, const payment_services& services, open_paymen
 }  // namespace
 
 result<transaction_record, approval_failure> begin_incoming_approval(
-    soci::session& session, const payment_services& services, const incoming_payment_request& request) {
+    soci::session& session, const payment_services& services,
+    const incoming_payment_request& request) {
     const tenant& owner = request.owner;
     auto account = find_account(session, owner, request.destination_account_id);
-    if (!account || (account->kind != account_kind::customer && account->kind != account_kind::platform)) {
+    if (!account ||
+        (account->kind != account_kind::customer && account->kind != account_kind::platform)) {
         return failure(approval_error::account_not_found,
-                       "no internal account " + request.destination_account_id, {"destinationAccountId"});
+                       "no internal account " + request.destination_account_id,
+                       {"destinationAccountId"});
     }
     if (!account->owner_id.empty()) {
         auto receiver = find_customer(session, owner, account->owner_id);
@@ -156,10 +169,12 @@ result<transaction_record, approval_failure> begin_incoming_approval(
                            {"destinationAccountId"});
         }
     }
-    if (request.amount <= 0) return failure(approval_error::invalid_request, "amount must be positive", {"amount"});
+    if (request.amount <= 0)
+        return failure(approval_error::invalid_request, "amount must be positive", {"amount"});
     auto counterparty = parse_object(request.counterparty_information);
     if (!counterparty) {
-        return failure(approval_error::invalid_request, "counterpartyInformation must be a JSON object",
+        return failure(approval_error::invalid_request,
+                       "counterpartyInformation must be a JSON object",
                        {"counterpartyInformation"});
     }
     std::int64_t now_ms = services.time.now_ms();
@@ -173,7 +188,8 @@ result<transaction_record, approval_failure> begin_incoming_approval(
         t.platform_customer_id = find_customer(session, owner, t.customer_id)->platform_customer_id;
     }
     t.source_type = "UMA_ADDRESS";
-    t.source_currency = request.source_currency.empty() ? account->currency : request.source_currency;
+    t.source_currency =
+        request.source_currency.empty() ? account->currency : request.source_currency;
     t.destination_type = "ACCOUNT";
     t.destination_account_id = account->id;
     t.destination_currency = account->currency;
@@ -193,21 +209,23 @@ result<transaction_record, approval_failure> begin_incoming_approval(
     transaction_json["counterpartyInformation"] = *counterparty;
     json::object payload{{"transaction", std::move(transaction_json)}};
     if (!requested.empty()) payload["requestedReceiverCustomerInfoFields"] = requested;
-    std::string event_id = record_event(session, services.ids, services.time, owner, "INCOMING_PAYMENT",
-                                        json::serialize(payload), event_purpose::approval);
+    std::string event_id =
+        record_event(session, services.ids, services.time, owner, "INCOMING_PAYMENT",
+                     json::serialize(payload), event_purpose::approval);
 
     std::string env_name(owner.env_name());
     std::string requested_text = json::serialize(requested);
     std::string counterparty_text = json::serialize(*counterparty);
     long long now = now_ms;
-    session << "INSERT INTO incoming_approvals (transaction_id, platform_id, environment, state, "
-               "event_id, sender_uma_address, counterparty_information, requested_fields, "
-               "receiver_customer_info, required_fields, reason, deadline_at_ms, created_at_ms, "
-               "updated_at_ms) VALUES (:i, :p, :e, 'AWAITING_WEBHOOK', :v, :s, :c, :q, '{}', '[]', '', "
-               "0, :t, :u)",
+    session
+        << "INSERT INTO incoming_approvals (transaction_id, platform_id, environment, state, "
+           "event_id, sender_uma_address, counterparty_information, requested_fields, "
+           "receiver_customer_info, required_fields, reason, deadline_at_ms, created_at_ms, "
+           "updated_at_ms) VALUES (:i, :p, :e, 'AWAITING_WEBHOOK', :v, :s, :c, :q, '{}', '[]', '', "
+           "0, :t, :u)",
         soci::use(t.id), soci::use(owner.platform_id), soci::use(env_name), soci::use(event_id),
-        soci::use(request.sender_uma_address), soci::use(counterparty_text), soci::use(requested_text),
-        soci::use(now), soci::use(now);
+        soci::use(request.sender_uma_address), soci::use(counterparty_text),
+        soci::use(requested_text), soci::use(now), soci::use(now);
     return t;
 }
 
@@ -257,8 +275,9 @@ result<incoming_approval, approval_failure> apply_approval_answer(
         save_approval(session, payment.approval);
     } else {
         close(session, services, payment, "FAILED", "FAILED", "PAYMENT_APPROVAL_WEBHOOK_ERROR",
-              response_status == 0 ? "the webhook endpoint did not answer"
-                                   : "the webhook endpoint answered " + std::to_string(response_status));
+              response_status == 0
+                  ? "the webhook endpoint did not answer"
+                  : "the webhook endpoint answered " + std::to_string(response_status));
     }
     return payment.approval;
 }
@@ -266,12 +285,15 @@ result<incoming_approval, approval_failure> apply_approval_answer(
 namespace {
 
 // Loads an approval the platform may still decide through the API.
-result<open_payment, approval_failure> load_decidable(soci::session& session, const payment_services& services,
-                                                      const tenant& owner, const std::string& transaction_id) {
+result<open_payment, approval_failure> load_decidable(soci::session& session,
+                                                      const payment_services& services,
+                                                      const tenant& owner,
+                                                      const std::string& transaction_id) {
     auto loaded = load(session, owner, transaction_id);
     if (!loaded) return loaded.error();
     const auto& approval = loaded.value().approval;
-    bool timed_out = approval.state == "DEFERRED" && services.time.now_ms() >= approval.deadline_at_ms;
+    bool timed_out =
+        approval.state == "DEFERRED" && services.time.now_ms() >= approval.deadline_at_ms;
     if (!approval.open() || timed_out) {
         return failure(approval_error::not_pending_platform_approval,
                        "transaction " + transaction_id + " is not pending platform approval (" +
@@ -292,8 +314,8 @@ result<transaction_record, approval_failure> approve_incoming_payment(
     if (!receiver_customer_info.empty()) {
         auto parsed = parse_object(receiver_customer_info);
         if (!parsed) {
-            return failure(approval_error::invalid_request, "receiverCustomerInfo must be an object",
-                           {"receiverCustomerInfo"});
+            return failure(approval_error::invalid_request,
+                           "receiverCustomerInfo must be an object", {"receiverCustomerInfo"});
         }
         info = std::move(*parsed);
     }
@@ -332,9 +354,10 @@ int expire_due_approvals(soci::session& session, const payment_services& service
         statement.exchange(soci::use(now));
         statement.exchange(soci::use(limit));
         statement.alloc();
-        statement.prepare(std::string(approval_columns) +
-                          "WHERE state = 'DEFERRED' AND deadline_at_ms <= :n ORDER BY deadline_at_ms "
-                          "LIMIT :l");
+        statement.prepare(
+            std::string(approval_columns) +
+            "WHERE state = 'DEFERRED' AND deadline_at_ms <= :n ORDER BY deadline_at_ms "
+            "LIMIT :l");
         statement.define_and_bind();
         statement.execute(false);
         while (statement.fetch()) due.push_back(row.to_record());

@@ -1,7 +1,8 @@
 #pragma once
-// The approval protocol of an incoming payment. A payment announced to a platform's customer (by the
-// UMA flow) starts as an INCOMING transaction in PENDING with an approval in AWAITING_WEBHOOK, and an
-// INCOMING_PAYMENT event that is delivered once (never retried). The platform's answer decides:
+// The approval protocol of an incoming payment. A payment announced to a platform's customer (by
+// the UMA flow) starts as an INCOMING transaction in PENDING with an approval in AWAITING_WEBHOOK,
+// and an INCOMING_PAYMENT event that is delivered once (never retried). The platform's answer
+// decides:
 //   200 approve (receiverCustomerInfo must hold every mandatory requested field),
 //   403 reject, 422 ask the sender for more information (requiredFields),
 //   202 defer to POST /transactions/{id}/approve or /reject within the approval time-out,
@@ -12,13 +13,13 @@
 // An approved payment stays PENDING: the approval only says the platform accepts it; the flow that
 // created it (UMA) moves the money and the status on. Everything here runs inside the caller's
 // transaction, like payments.hpp.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <soci/soci.h>
 
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
@@ -28,11 +29,12 @@ namespace corridor {
 
 struct incoming_payment_request {
     tenant owner;
-    std::string destination_account_id;  // an internal account of the receiving customer or platform
-    std::int64_t amount = 0;             // in the account's currency, minor units
-    std::string source_currency;         // the sender's currency; the account's when empty
-    std::string sender_uma_address;      // "$user@domain" of the sender
-    std::string counterparty_information = "{}";       // JSON object: what the sender said of the payer
+    std::string
+        destination_account_id;      // an internal account of the receiving customer or platform
+    std::int64_t amount = 0;         // in the account's currency, minor units
+    std::string source_currency;     // the sender's currency; the account's when empty
+    std::string sender_uma_address;  // "$user@domain" of the sender
+    std::string counterparty_information = "{}";  // JSON object: what the sender said of the payer
     std::vector<counterparty_field> requested_fields;  // receiver information the sender asks for
     std::string description;
     std::string rate_details = "{}";  // JSON object text, as on transactions
@@ -57,11 +59,11 @@ struct incoming_approval {
 };
 
 enum class approval_error {
-    account_not_found,             // begin: no such internal account
-    invalid_request,               // begin: a malformed field
-    transaction_not_found,         // not this tenant's, or not an incoming payment under approval
-    not_pending_platform_approval, // already decided, failed or timed out
-    missing_mandatory_fields,      // approve without every mandatory requested field
+    account_not_found,              // begin: no such internal account
+    invalid_request,                // begin: a malformed field
+    transaction_not_found,          // not this tenant's, or not an incoming payment under approval
+    not_pending_platform_approval,  // already decided, failed or timed out
+    missing_mandatory_fields,       // approve without every mandatory requested field
 };
 
 struct approval_failure {
@@ -72,7 +74,8 @@ struct approval_failure {
 
 // Creates the PENDING incoming transaction, its approval and the approval event.
 result<transaction_record, approval_failure> begin_incoming_approval(
-    soci::session& session, const payment_services& services, const incoming_payment_request& request);
+    soci::session& session, const payment_services& services,
+    const incoming_payment_request& request);
 
 // The platform's answer to the approval event: HTTP status (0 when there was none) and body.
 // Does nothing when the approval is no longer open (the platform already decided through the API).
@@ -89,7 +92,8 @@ result<transaction_record, approval_failure> reject_incoming_payment(
     soci::session& session, const payment_services& services, const tenant& owner,
     const std::string& transaction_id, const std::string& reason);
 
-// Fails DEFERRED approvals whose deadline has passed (any tenant), at most `limit`; returns how many.
+// Fails DEFERRED approvals whose deadline has passed (any tenant), at most `limit`; returns how
+// many.
 int expire_due_approvals(soci::session& session, const payment_services& services, int limit);
 
 std::optional<incoming_approval> find_incoming_approval(soci::session& session, const tenant& owner,

@@ -29,11 +29,12 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     std::string env_name(owner.env_name());
     std::string purpose_name(to_string(purpose));
     long long now_ms = time.now_ms();
-    run_prepared(session,
-                 "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
-                 "attempts, next_attempt_at_ms, created_at_ms, purpose) VALUES (:i, :p, :e, :y, :b, "
-                 "'PENDING', 0, :n, :t, :u)",
-                 id, owner.platform_id, env_name, type, payload, now_ms, now_ms, purpose_name);
+    run_prepared(
+        session,
+        "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
+        "attempts, next_attempt_at_ms, created_at_ms, purpose) VALUES (:i, :p, :e, :y, :b, "
+        "'PENDING', 0, :n, :t, :u)",
+        id, owner.platform_id, env_name, type, payload, now_ms, now_ms, purpose_name);
     return id;
 }
 

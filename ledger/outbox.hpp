@@ -1,10 +1,10 @@
 #pragma once
 // The transactional outbox: every state change writes its webhook event in the same database
 // transaction, so an event exists exactly when its change committed. Delivery reads this table.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <string>
-
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/ids.hpp"

@@ -18,7 +18,8 @@ long long int64_at(const soci::row& row, std::size_t index) {
     switch (row.get_properties(index).get_data_type()) {
         case soci::dt_integer: return row.get<int>(index);
         case soci::dt_long_long: return row.get<long long>(index);
-        case soci::dt_unsigned_long_long: return static_cast<long long>(row.get<unsigned long long>(index));
+        case soci::dt_unsigned_long_long:
+            return static_cast<long long>(row.get<unsigned long long>(index));
         case soci::dt_double: return static_cast<long long>(row.get<double>(index));
         default: return std::stoll(row.get<std::string>(index));
     }
@@ -61,8 +62,13 @@ struct tenant_delivery_facts {
 // Reads the due row set into claims; endpoint and key looked up once per tenant.
 class claimer {
 public:
-    claimer(soci::session& session, const clock& time, random_source& random, const retry_policy& policy)
-        : session_(session), time_(time), random_(random), policy_(policy), now_ms_(time.now_ms()) {}
+    claimer(soci::session& session, const clock& time, random_source& random,
+            const retry_policy& policy)
+        : session_(session),
+          time_(time),
+          random_(random),
+          policy_(policy),
+          now_ms_(time.now_ms()) {}
 
     void take(claimed_delivery claim, int attempts_before, std::vector<claimed_delivery>& out) {
         claim.claimed_at_ms = now_ms_;
@@ -70,7 +76,8 @@ public:
         claim.interrupted = claim.purpose != event_purpose::notify && attempts_before > 0;
         const auto& facts = facts_of(claim.owner);
         if (facts.url.empty() && claim.purpose == event_purpose::notify) {
-            run("UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, claim_token = "
+            run("UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, claim_token "
+                "= "
                 "NULL WHERE id = :i",
                 claim.id);
             return;
@@ -79,7 +86,8 @@ public:
         claim.private_key_pem = facts.private_key_pem;
         claim.claim_token = claim_token(random_);
         long long lease_until = now_ms_ + policy_.lease_ms, now = now_ms_;
-        // Prepared once per session: the hot statements of delivery run thousands of times a second.
+        // Prepared once per session: the hot statements of delivery run thousands of times a
+        // second.
         run_prepared(session_,
                      "UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at_ms = :l, "
                      "claim_token = :c, first_attempt_at_ms = COALESCE(first_attempt_at_ms, :n) "
@@ -129,7 +137,8 @@ std::int64_t retry_delay_ms(const retry_policy& policy, int attempts_done) {
 }
 
 delivery_verdict judge_attempt(const retry_policy& policy, event_purpose purpose, int attempts_done,
-                               std::int64_t created_at_ms, std::int64_t now_ms, int response_status) {
+                               std::int64_t created_at_ms, std::int64_t now_ms,
+                               int response_status) {
     if (response_status >= 200 && response_status < 300) return {"DELIVERED", "SUCCEEDED", 0};
     if (purpose != event_purpose::notify || response_status == 409) return {"FAILED", "GAVE_UP", 0};
     std::int64_t next_ms = now_ms + retry_delay_ms(policy, attempts_done);
@@ -160,10 +169,11 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
     long long now = time.now_ms();
     // Rows another process holds are skipped, not waited for; SQLite has one writer at a time, so
     // the write transaction around this is already exclusive there.
-    std::string sql = std::string(due_columns) +
-                      "WHERE state = 'PENDING' AND next_attempt_at_ms <= :n ORDER BY "
-                      "next_attempt_at_ms LIMIT :l" +
-                      (backend_of(session) == database_backend::postgresql ? " FOR UPDATE SKIP LOCKED" : "");
+    std::string sql =
+        std::string(due_columns) +
+        "WHERE state = 'PENDING' AND next_attempt_at_ms <= :n ORDER BY "
+        "next_attempt_at_ms LIMIT :l" +
+        (backend_of(session) == database_backend::postgresql ? " FOR UPDATE SKIP LOCKED" : "");
     // Read completely before any row is updated: moving next_attempt_at_ms while a cursor walks
     // that index could bring a row round again.
     std::vector<std::pair<claimed_delivery, int>> due;
@@ -173,7 +183,8 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
     }
     std::vector<claimed_delivery> claimed;
     claimer claims(session, time, random, policy);
-    for (auto& [claim, attempts_before] : due) claims.take(std::move(claim), attempts_before, claimed);
+    for (auto& [claim, attempts_before] : due)
+        claims.take(std::move(claim), attempts_before, claimed);
     return claimed;
 }
 
@@ -189,7 +200,8 @@ std::optional<claimed_delivery> claim_delivery(soci::session& session, const clo
     }
     std::vector<claimed_delivery> claimed;
     claimer claims(session, time, random, policy);
-    for (auto& [claim, attempts_before] : due) claims.take(std::move(claim), attempts_before, claimed);
+    for (auto& [claim, attempts_before] : due)
+        claims.take(std::move(claim), attempts_before, claimed);
     if (claimed.empty()) return std::nullopt;
     return std::move(claimed.front());
 }
@@ -201,7 +213,8 @@ std::string webhook_body(const claimed_delivery& delivery, std::int64_t now_ms) 
                        R"(","timestamp":")" + format_timestamp_ms(now_ms) + "\"";
     std::string_view rest(delivery.payload);
     rest.remove_prefix(1);
-    if (rest.find_first_not_of(" \t\r\n") != std::string_view::npos && rest.front() != '}') body += ",";
+    if (rest.find_first_not_of(" \t\r\n") != std::string_view::npos && rest.front() != '}')
+        body += ",";
     body += rest;
     return body;
 }
@@ -219,23 +232,26 @@ delivery_verdict finish_delivery(soci::session& session, id_generator& ids, cons
     long long attempted = report.attempted_at_ms, latency = report.latency_ms,
               next = verdict.next_attempt_at_ms, now = now_ms;
     int status = report.response_status, attempt = delivery.attempt;
-    run_prepared(session,
-                 "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, "
-                 "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
-                 "response_excerpt, next_attempt_at_ms) VALUES (:i, :p, :e, :v, :y, :a, :u, :t, :l, :s, "
-                 ":o, :r, :x, :n)",
-                 attempt_id, delivery.owner.platform_id, env_name, delivery.id, delivery.type, attempt,
-                 delivery.url, attempted, latency, status, verdict.outcome, error, excerpt, next);
+    run_prepared(
+        session,
+        "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, "
+        "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
+        "response_excerpt, next_attempt_at_ms) VALUES (:i, :p, :e, :v, :y, :a, :u, :t, :l, :s, "
+        ":o, :r, :x, :n)",
+        attempt_id, delivery.owner.platform_id, env_name, delivery.id, delivery.type, attempt,
+        delivery.url, attempted, latency, status, verdict.outcome, error, excerpt, next);
     if (verdict.state == "PENDING") {
-        run_prepared(session,
-                     "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = :i "
-                     "AND claim_token = :c AND state = 'PENDING'",
-                     next, delivery.id, delivery.claim_token);
+        run_prepared(
+            session,
+            "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = :i "
+            "AND claim_token = :c AND state = 'PENDING'",
+            next, delivery.id, delivery.claim_token);
     } else {
-        run_prepared(session,
-                     "UPDATE outbox_events SET state = :s, finished_at_ms = :f, claim_token = NULL WHERE "
-                     "id = :i AND claim_token = :c AND state = 'PENDING'",
-                     verdict.state, now, delivery.id, delivery.claim_token);
+        run_prepared(
+            session,
+            "UPDATE outbox_events SET state = :s, finished_at_ms = :f, claim_token = NULL WHERE "
+            "id = :i AND claim_token = :c AND state = 'PENDING'",
+            verdict.state, now, delivery.id, delivery.claim_token);
     }
     return verdict;
 }
@@ -263,9 +279,13 @@ struct attempt_row {
         statement.exchange(soci::into(next));
     }
     delivery_attempt to_record() const {
-        return delivery_attempt{id,       tenant_of_row(platform_id, environment), event_id, event_type,
-                                attempt,  url,      attempted, latency, status, outcome, error,
-                                excerpt,  next};
+        return delivery_attempt{id,        tenant_of_row(platform_id, environment),
+                                event_id,  event_type,
+                                attempt,   url,
+                                attempted, latency,
+                                status,    outcome,
+                                error,     excerpt,
+                                next};
     }
 };
 
@@ -284,8 +304,9 @@ page<delivery_attempt> list_delivery_attempts(soci::session& session, const tena
         "SELECT id, platform_id, environment, event_id, event_type, attempt, url, attempted_at_ms, "
         "latency_ms, response_status, outcome, error, response_excerpt, next_attempt_at_ms FROM "
         "webhook_attempts";
-    return list_page<delivery_attempt, attempt_row>(session, "webhook_attempts", select, where, request,
-                                                    [](const attempt_row& row) { return row.to_record(); });
+    return list_page<delivery_attempt, attempt_row>(
+        session, "webhook_attempts", select, where, request,
+        [](const attempt_row& row) { return row.to_record(); });
 }
 
 std::int64_t pending_delivery_count(soci::session& session) {

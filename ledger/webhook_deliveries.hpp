@@ -2,12 +2,12 @@
 // Webhook delivery bookkeeping: the retry policy, claiming due events from the outbox so that any
 // number of processes can deliver without sending one event twice at once, recording each attempt,
 // and listing attempts for the platform. No I/O here: the server sends and reports back.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/ids.hpp"
@@ -29,8 +29,8 @@ struct retry_policy {
 std::int64_t retry_delay_ms(const retry_policy& policy, int attempts_done);
 
 struct delivery_verdict {
-    std::string state;    // the event's state now: PENDING, DELIVERED, FAILED
-    std::string outcome;  // the attempt's: SUCCEEDED, RETRY_SCHEDULED, GAVE_UP
+    std::string state;                    // the event's state now: PENDING, DELIVERED, FAILED
+    std::string outcome;                  // the attempt's: SUCCEEDED, RETRY_SCHEDULED, GAVE_UP
     std::int64_t next_attempt_at_ms = 0;  // when state is PENDING
 };
 
@@ -38,7 +38,8 @@ struct delivery_verdict {
 // 2xx delivers; 409 (the receiver already has it), TEST and APPROVAL events are never retried;
 // otherwise the next attempt waits retry_delay_ms, unless it would fall past max_age_ms.
 delivery_verdict judge_attempt(const retry_policy& policy, event_purpose purpose, int attempts_done,
-                               std::int64_t created_at_ms, std::int64_t now_ms, int response_status);
+                               std::int64_t created_at_ms, std::int64_t now_ms,
+                               int response_status);
 
 struct claimed_delivery {
     std::string id;  // Webhook:<uuid>, the webhookId of every attempt

@@ -1,13 +1,13 @@
 #include "ledger/webhook_keys.hpp"
 
-#include <stdexcept>
-#include <vector>
-
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/ec.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+
+#include <stdexcept>
+#include <vector>
 
 #include "ledger/assert.hpp"
 
@@ -47,7 +47,8 @@ pkey_ptr read_public_key(const std::string& pem) {
 
 std::string base64(const unsigned char* data, std::size_t size) {
     std::string out(4 * ((size + 2) / 3), '\0');
-    int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(size));
+    int written =
+        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(size));
     out.resize(static_cast<std::size_t>(written));
     return out;
 }
@@ -112,7 +113,8 @@ webhook_key_pair generate_webhook_key_pair() {
     if (!key) throw std::runtime_error("cannot generate a P-256 key");
     bio_ptr private_bio(BIO_new(BIO_s_mem()));
     bio_ptr public_bio(BIO_new(BIO_s_mem()));
-    if (PEM_write_bio_PrivateKey(private_bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1 ||
+    if (PEM_write_bio_PrivateKey(private_bio.get(), key.get(), nullptr, nullptr, 0, nullptr,
+                                 nullptr) != 1 ||
         PEM_write_bio_PUBKEY(public_bio.get(), key.get()) != 1) {
         throw std::runtime_error("cannot encode a P-256 key");
     }
@@ -123,24 +125,27 @@ std::optional<webhook_key_pair> find_webhook_key(soci::session& session, const t
     std::string env_name(owner.env_name());
     webhook_key_pair pair;
     soci::indicator private_ind = soci::i_null, public_ind = soci::i_null;
-    session << "SELECT private_key_pem, public_key_pem FROM webhook_keys WHERE platform_id = :p AND "
-               "environment = :e",
-        soci::use(owner.platform_id), soci::use(env_name), soci::into(pair.private_key_pem, private_ind),
-        soci::into(pair.public_key_pem, public_ind);
+    session
+        << "SELECT private_key_pem, public_key_pem FROM webhook_keys WHERE platform_id = :p AND "
+           "environment = :e",
+        soci::use(owner.platform_id), soci::use(env_name),
+        soci::into(pair.private_key_pem, private_ind), soci::into(pair.public_key_pem, public_ind);
     if (!session.got_data() || private_ind != soci::i_ok) return std::nullopt;
     return pair;
 }
 
-webhook_key_pair ensure_webhook_key(soci::session& session, const clock& time, const tenant& owner) {
+webhook_key_pair ensure_webhook_key(soci::session& session, const clock& time,
+                                    const tenant& owner) {
     if (auto found = find_webhook_key(session, owner)) return *found;
     auto fresh = generate_webhook_key_pair();
     std::string env_name(owner.env_name());
     long long now_ms = time.now_ms();
     // ON CONFLICT: another process may create the same tenant's key at the same moment; the first
     // one stays and both use it.
-    session << "INSERT INTO webhook_keys (platform_id, environment, private_key_pem, public_key_pem, "
-               "created_at_ms) VALUES (:p, :e, :k, :u, :t) ON CONFLICT (platform_id, environment) DO "
-               "NOTHING",
+    session
+        << "INSERT INTO webhook_keys (platform_id, environment, private_key_pem, public_key_pem, "
+           "created_at_ms) VALUES (:p, :e, :k, :u, :t) ON CONFLICT (platform_id, environment) DO "
+           "NOTHING",
         soci::use(owner.platform_id), soci::use(env_name), soci::use(fresh.private_key_pem),
         soci::use(fresh.public_key_pem), soci::use(now_ms);
     auto stored = find_webhook_key(session, owner);
@@ -148,13 +153,15 @@ webhook_key_pair ensure_webhook_key(soci::session& session, const clock& time, c
     return *stored;
 }
 
-webhook_key_pair rotate_webhook_key(soci::session& session, const clock& time, const tenant& owner) {
+webhook_key_pair rotate_webhook_key(soci::session& session, const clock& time,
+                                    const tenant& owner) {
     ensure_webhook_key(session, time, owner);
     auto fresh = generate_webhook_key_pair();
     std::string env_name(owner.env_name());
     long long now_ms = time.now_ms();
-    session << "UPDATE webhook_keys SET private_key_pem = :k, public_key_pem = :u, created_at_ms = :t "
-               "WHERE platform_id = :p AND environment = :e",
+    session
+        << "UPDATE webhook_keys SET private_key_pem = :k, public_key_pem = :u, created_at_ms = :t "
+           "WHERE platform_id = :p AND environment = :e",
         soci::use(fresh.private_key_pem), soci::use(fresh.public_key_pem), soci::use(now_ms),
         soci::use(owner.platform_id), soci::use(env_name);
     return fresh;
@@ -175,8 +182,8 @@ std::string webhook_signer::sign_base64(std::string_view body) const {
     std::size_t size = 0;
     if (!context ||
         EVP_DigestSignInit(context.get(), nullptr, EVP_sha256(), nullptr, key_->pkey.get()) != 1 ||
-        EVP_DigestSign(context.get(), nullptr, &size, reinterpret_cast<const unsigned char*>(body.data()),
-                       body.size()) != 1) {
+        EVP_DigestSign(context.get(), nullptr, &size,
+                       reinterpret_cast<const unsigned char*>(body.data()), body.size()) != 1) {
         throw std::runtime_error("webhook signing failed");
     }
     std::vector<unsigned char> signature(size);
@@ -199,7 +206,8 @@ bool verify_webhook_signature(const std::string& public_key_pem, std::string_vie
     auto signature = base64_decode(signature_base64);
     if (!key || !signature) return false;
     md_ctx_ptr context(EVP_MD_CTX_new());
-    if (!context || EVP_DigestVerifyInit(context.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1) {
+    if (!context ||
+        EVP_DigestVerifyInit(context.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1) {
         return false;
     }
     return EVP_DigestVerify(context.get(), signature->data(), signature->size(),

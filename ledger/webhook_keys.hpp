@@ -2,12 +2,12 @@
 // Webhook signing keys: one ECDSA P-256 key pair per platform environment. The private key is kept
 // in the database and used only to sign; only the public key (SubjectPublicKeyInfo PEM) is shown.
 // Signatures are ECDSA over SHA-256 of the exact body bytes, DER-encoded, then standard base64.
+#include <soci/soci.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/tenant.hpp"

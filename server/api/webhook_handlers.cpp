@@ -1,7 +1,6 @@
 // Webhooks: POST /webhooks/test sends a TEST event at once and reports the endpoint's answer;
 // GET /webhooks/deliveries lists every delivery attempt (an extension of the interface).
 #include <boost/json.hpp>
-
 #include <future>
 
 #include "ledger/database.hpp"
@@ -37,7 +36,8 @@ http_response test_webhook(request_context& context) {
         fail(error_code::webhook_endpoint_not_set,
              "no webhook endpoint is configured; set webhookEndpoint with PATCH /config");
     }
-    if (!services.webhooks) fail(error_code::service_unavailable, "webhook delivery is not running");
+    if (!services.webhooks)
+        fail(error_code::service_unavailable, "webhook delivery is not running");
     auto policy = webhook_retry_policy(services.config);
     std::optional<claimed_delivery> claimed;
     {
@@ -52,8 +52,9 @@ http_response test_webhook(request_context& context) {
     if (!claimed) fail(error_code::internal_error, "the test event could not be claimed");
     std::promise<attempt_report> answered;
     auto answer = answered.get_future();
-    services.webhooks->send(*claimed, services.time.now_ms(),
-                            [&answered](attempt_report report) { answered.set_value(std::move(report)); });
+    services.webhooks->send(*claimed, services.time.now_ms(), [&answered](attempt_report report) {
+        answered.set_value(std::move(report));
+    });
     attempt_report report = answer.get();
     {
         write_transaction transaction(session);
@@ -61,7 +62,8 @@ http_response test_webhook(request_context& context) {
         transaction.commit();
     }
     if (report.response_status == 0) {
-        json::object details{{"url", claimed->url}, {"webhookId", claimed->id}, {"reason", report.error}};
+        json::object details{
+            {"url", claimed->url}, {"webhookId", claimed->id}, {"reason", report.error}};
         fail(error_code::webhook_delivery_error,
              "the webhook endpoint could not be reached: " + report.error, std::move(details));
     }
@@ -80,15 +82,17 @@ json::object render_attempt(const delivery_attempt& attempt) {
                       {"latencyMs", attempt.latency_ms},
                       {"outcome", attempt.outcome},
                       {"responseExcerpt", attempt.response_excerpt}};
-    body["responseStatus"] = attempt.response_status == 0 ? json::value(nullptr) : json::value(attempt.response_status);
+    body["responseStatus"] =
+        attempt.response_status == 0 ? json::value(nullptr) : json::value(attempt.response_status);
     if (!attempt.error.empty()) body["error"] = attempt.error;
-    if (attempt.next_attempt_at_ms > 0) body["nextAttemptAt"] = format_timestamp_ms(attempt.next_attempt_at_ms);
+    if (attempt.next_attempt_at_ms > 0)
+        body["nextAttemptAt"] = format_timestamp_ms(attempt.next_attempt_at_ms);
     return body;
 }
 
-const std::vector<std::string_view> event_types = {"INCOMING_PAYMENT", "OUTGOING_PAYMENT", "TEST",
-                                                   "BULK_UPLOAD", "INVITATION_CLAIMED", "KYC_STATUS",
-                                                   "ACCOUNT_STATUS"};
+const std::vector<std::string_view> event_types = {
+    "INCOMING_PAYMENT",   "OUTGOING_PAYMENT", "TEST",          "BULK_UPLOAD",
+    "INVITATION_CLAIMED", "KYC_STATUS",       "ACCOUNT_STATUS"};
 
 http_response list_deliveries(request_context& context) {
     const auto& query = context.query;
@@ -107,10 +111,14 @@ http_response list_deliveries(request_context& context) {
 }  // namespace
 
 void register_webhook_routes(router& routes) {
-    routes.add({.method = http_method::post, .pattern = versioned("/webhooks/test"),
-                .permission = permission_manage, .handler = test_webhook});
-    routes.add({.method = http_method::get, .pattern = versioned("/webhooks/deliveries"),
-                .permission = permission_view, .handler = list_deliveries});
+    routes.add({.method = http_method::post,
+                .pattern = versioned("/webhooks/test"),
+                .permission = permission_manage,
+                .handler = test_webhook});
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/webhooks/deliveries"),
+                .permission = permission_view,
+                .handler = list_deliveries});
 }
 
 }  // namespace corridor

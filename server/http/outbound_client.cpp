@@ -6,7 +6,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/url/parse.hpp>
-
 #include <chrono>
 #include <future>
 #include <map>
@@ -24,7 +23,8 @@ using tcp = net::ip::tcp;
 outbound_response outbound_transport::post_and_wait(outbound_request request) {
     auto promise = std::make_shared<std::promise<outbound_response>>();
     auto answer = promise->get_future();
-    post(std::move(request), [promise](outbound_response response) { promise->set_value(std::move(response)); });
+    post(std::move(request),
+         [promise](outbound_response response) { promise->set_value(std::move(response)); });
     return answer.get();
 }
 
@@ -44,7 +44,8 @@ std::optional<target> parse_target(const std::string& url, std::string& error) {
     }
     target out;
     std::string scheme(parsed->scheme());
-    if (scheme == "https") out.tls = true;
+    if (scheme == "https")
+        out.tls = true;
     else if (scheme != "http") {
         error = "the webhook endpoint must be http or https";
         return std::nullopt;
@@ -91,9 +92,9 @@ struct pooled_connection {
 
 // What one exchange on a connection came to.
 enum class exchange_result {
-    answered,       // an HTTP answer (out.status set)
-    failed,         // no usable answer (out.error set)
-    stale,          // a reused connection that the peer had closed before answering: try a new one
+    answered,  // an HTTP answer (out.status set)
+    failed,    // no usable answer (out.error set)
+    stale,     // a reused connection that the peer had closed before answering: try a new one
 };
 
 struct outbound_client::impl {
@@ -108,8 +109,9 @@ struct outbound_client::impl {
     }
 
     template <class Stream>
-    net::awaitable<exchange_result> exchange(Stream& stream, pooled_connection& connection, const target& to,
-                                             const outbound_request& request, bool reused, outbound_response& out,
+    net::awaitable<exchange_result> exchange(Stream& stream, pooled_connection& connection,
+                                             const target& to, const outbound_request& request,
+                                             bool reused, outbound_response& out,
                                              bool& keep_alive) {
         http::request<http::string_body> message{http::verb::post, to.path, 11};
         bool default_port = to.port == (to.tls ? "443" : "80");
@@ -121,7 +123,8 @@ struct outbound_client::impl {
         for (const auto& [name, value] : request.headers) message.set(name, value);
         message.body() = request.body;
         message.prepare_payload();
-        auto [write_error, written] = co_await http::async_write(stream, message, net::as_tuple(net::use_awaitable));
+        auto [write_error, written] =
+            co_await http::async_write(stream, message, net::as_tuple(net::use_awaitable));
         if (write_error) {
             if (reused) co_return exchange_result::stale;
             out.error = timeout_or(write_error, "sending the request");
@@ -129,10 +132,11 @@ struct outbound_client::impl {
         }
         http::response_parser<http::string_body> parser;
         parser.body_limit(options.response_body_bytes_max);
-        auto [read_error, read] =
-            co_await http::async_read(stream, connection.buffer, parser, net::as_tuple(net::use_awaitable));
+        auto [read_error, read] = co_await http::async_read(stream, connection.buffer, parser,
+                                                            net::as_tuple(net::use_awaitable));
         if (read_error && read_error != http::error::body_limit) {
-            if (reused && !parser.got_some() && read_error != beast::error::timeout) co_return exchange_result::stale;
+            if (reused && !parser.got_some() && read_error != beast::error::timeout)
+                co_return exchange_result::stale;
             out.error = timeout_or(read_error, "reading the answer");
             co_return exchange_result::failed;  // a half-read answer is no answer
         }
@@ -143,12 +147,15 @@ struct outbound_client::impl {
         co_return exchange_result::answered;
     }
 
-    // A new connection to the origin, to an address that passed the policy; null with out.error set.
-    net::awaitable<std::unique_ptr<pooled_connection>> open(const target& to, outbound_response& out) {
+    // A new connection to the origin, to an address that passed the policy; null with out.error
+    // set.
+    net::awaitable<std::unique_ptr<pooled_connection>> open(const target& to,
+                                                            outbound_response& out) {
         auto executor = co_await net::this_coro::executor;
         // Resolution counts against the connect time-out too: a resolver that hangs is cancelled.
         auto resolver = std::make_shared<tcp::resolver>(executor);
-        net::steady_timer resolve_deadline(executor, std::chrono::milliseconds(options.connect_timeout_ms));
+        net::steady_timer resolve_deadline(executor,
+                                           std::chrono::milliseconds(options.connect_timeout_ms));
         resolve_deadline.async_wait([resolver](const beast::error_code& error) {
             if (!error) resolver->cancel();
         });
@@ -162,8 +169,9 @@ struct outbound_client::impl {
         if (!options.allow_private_addresses) {
             for (const auto& entry : results) {
                 if (!address_allowed(entry.endpoint().address())) {
-                    out.error = "the webhook endpoint resolves to a private, loopback or link-local "
-                                "address; refused";
+                    out.error =
+                        "the webhook endpoint resolves to a private, loopback or link-local "
+                        "address; refused";
                     co_return nullptr;
                 }
             }
@@ -171,7 +179,8 @@ struct outbound_client::impl {
         auto connection = std::make_unique<pooled_connection>();
         auto stream = std::make_unique<beast::tcp_stream>(executor);
         stream->expires_after(std::chrono::milliseconds(options.connect_timeout_ms));
-        auto [connect_error, connected] = co_await stream->async_connect(results, net::as_tuple(net::use_awaitable));
+        auto [connect_error, connected] =
+            co_await stream->async_connect(results, net::as_tuple(net::use_awaitable));
         if (connect_error) {
             out.error = timeout_or(connect_error, "connecting");
             co_return nullptr;
@@ -181,15 +190,18 @@ struct outbound_client::impl {
             connection->plain = std::move(stream);
             co_return connection;
         }
-        connection->secure = std::make_unique<beast::ssl_stream<beast::tcp_stream>>(std::move(*stream), tls);
+        connection->secure =
+            std::make_unique<beast::ssl_stream<beast::tcp_stream>>(std::move(*stream), tls);
         auto& secure = *connection->secure;
         if (!SSL_set_tlsext_host_name(secure.native_handle(), to.host.c_str())) {
             out.error = "cannot set the TLS server name";
             co_return nullptr;
         }
         secure.set_verify_callback(ssl::host_name_verification(to.host));
-        beast::get_lowest_layer(secure).expires_after(std::chrono::milliseconds(options.response_timeout_ms));
-        auto [handshake_error] = co_await secure.async_handshake(ssl::stream_base::client, net::as_tuple(net::use_awaitable));
+        beast::get_lowest_layer(secure).expires_after(
+            std::chrono::milliseconds(options.response_timeout_ms));
+        auto [handshake_error] = co_await secure.async_handshake(ssl::stream_base::client,
+                                                                 net::as_tuple(net::use_awaitable));
         if (handshake_error) {
             out.error = timeout_or(handshake_error, "the TLS handshake");
             co_return nullptr;
@@ -233,12 +245,14 @@ struct outbound_client::impl {
             if (!connection) co_return out;
             connection->tcp().expires_after(std::chrono::milliseconds(options.response_timeout_ms));
             bool keep_alive = false;
-            exchange_result result =
-                connection->secure
-                    ? co_await exchange(*connection->secure, *connection, *to, request, reused, out, keep_alive)
-                    : co_await exchange(*connection->plain, *connection, *to, request, reused, out, keep_alive);
+            exchange_result result = connection->secure
+                                         ? co_await exchange(*connection->secure, *connection, *to,
+                                                             request, reused, out, keep_alive)
+                                         : co_await exchange(*connection->plain, *connection, *to,
+                                                             request, reused, out, keep_alive);
             if (result == exchange_result::stale) continue;
-            if (result == exchange_result::answered && keep_alive) put_idle(origin, std::move(connection));
+            if (result == exchange_result::answered && keep_alive)
+                put_idle(origin, std::move(connection));
             co_return out;
         }
         out.error = "the connection was closed before an answer";
@@ -253,23 +267,27 @@ struct outbound_client::impl {
     std::map<std::string, std::vector<std::unique_ptr<pooled_connection>>> idle;  // by origin
 };
 
-outbound_client::outbound_client(outbound_options options) : impl_(std::make_unique<impl>(options)) {}
+outbound_client::outbound_client(outbound_options options)
+    : impl_(std::make_unique<impl>(options)) {}
 
-outbound_client::~outbound_client() { stop(); }
+outbound_client::~outbound_client() {
+    stop();
+}
 
 void outbound_client::post(outbound_request request, std::function<void(outbound_response)> done) {
     auto started = std::chrono::steady_clock::now();
-    net::co_spawn(impl_->context, impl_->perform(std::move(request)),
-                  [done = std::move(done), started](std::exception_ptr failure, outbound_response response) {
-                      if (failure) {
-                          response = outbound_response{};
-                          response.error = "internal error while sending";
-                      }
-                      response.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                std::chrono::steady_clock::now() - started)
-                                                .count();
-                      done(std::move(response));
-                  });
+    net::co_spawn(
+        impl_->context, impl_->perform(std::move(request)),
+        [done = std::move(done), started](std::exception_ptr failure, outbound_response response) {
+            if (failure) {
+                response = outbound_response{};
+                response.error = "internal error while sending";
+            }
+            response.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::steady_clock::now() - started)
+                                      .count();
+            done(std::move(response));
+        });
 }
 
 void outbound_client::stop() {

@@ -14,7 +14,8 @@ namespace corridor {
 
 struct outbound_options {
     std::int64_t connect_timeout_ms = 5000;
-    std::int64_t response_timeout_ms = 10000;  // TLS handshake, writing the request, reading the answer
+    std::int64_t response_timeout_ms =
+        10000;  // TLS handshake, writing the request, reading the answer
     bool allow_private_addresses = false;
     std::size_t response_body_bytes_max = 64 * 1024;  // a longer answer is cut here
 };

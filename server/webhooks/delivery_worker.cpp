@@ -1,9 +1,9 @@
 #include "server/webhooks/delivery_worker.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <boost/json.hpp>
 #include <future>
 
 #include "ledger/approvals.hpp"
@@ -38,7 +38,9 @@ private:
     bool retryable_ = false;
 };
 
-std::string tenant_key_of(const tenant& owner) { return owner.platform_id + "|" + std::string(owner.env_name()); }
+std::string tenant_key_of(const tenant& owner) {
+    return owner.platform_id + "|" + std::string(owner.env_name());
+}
 
 std::string transaction_id_of(const claimed_delivery& delivery) {
     boost::system::error_code error;
@@ -51,27 +53,32 @@ std::string transaction_id_of(const claimed_delivery& delivery) {
 }
 
 template <std::size_t N>
-void observe_into(std::array<std::atomic<std::uint64_t>, N + 1>& buckets, std::atomic<std::uint64_t>& sum,
-                  const std::array<std::int64_t, N>& bounds, std::int64_t value_ms) {
+void observe_into(std::array<std::atomic<std::uint64_t>, N + 1>& buckets,
+                  std::atomic<std::uint64_t>& sum, const std::array<std::int64_t, N>& bounds,
+                  std::int64_t value_ms) {
     std::size_t bucket = 0;
     while (bucket < N && value_ms > bounds[bucket]) ++bucket;
     buckets[bucket].fetch_add(1, std::memory_order_relaxed);
-    sum.fetch_add(static_cast<std::uint64_t>(std::max<std::int64_t>(value_ms, 0)), std::memory_order_relaxed);
+    sum.fetch_add(static_cast<std::uint64_t>(std::max<std::int64_t>(value_ms, 0)),
+                  std::memory_order_relaxed);
 }
 
 template <std::size_t N>
 std::string histogram_text(const char* name, const char* help,
                            const std::array<std::atomic<std::uint64_t>, N + 1>& buckets,
-                           const std::atomic<std::uint64_t>& sum_ms, const std::array<std::int64_t, N>& bounds) {
+                           const std::atomic<std::uint64_t>& sum_ms,
+                           const std::array<std::int64_t, N>& bounds) {
     std::string out = fmt::format("# HELP {} {}\n# TYPE {} histogram\n", name, help, name);
     std::uint64_t cumulative = 0;
     for (std::size_t i = 0; i < N; ++i) {
         cumulative += buckets[i].load();
-        out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name, static_cast<double>(bounds[i]) / 1000.0, cumulative);
+        out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name,
+                           static_cast<double>(bounds[i]) / 1000.0, cumulative);
     }
     cumulative += buckets[N].load();
     out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n", name, cumulative);
-    out += fmt::format("{}_sum {}\n{}_count {}\n", name, static_cast<double>(sum_ms.load()) / 1000.0, name, cumulative);
+    out += fmt::format("{}_sum {}\n{}_count {}\n", name,
+                       static_cast<double>(sum_ms.load()) / 1000.0, name, cumulative);
     return out;
 }
 
@@ -91,7 +98,8 @@ retry_policy webhook_retry_policy(const service_config& config) {
     policy.max_age_ms = config.webhooks.retry_max_age_hours * 3600 * 1000;
     // One attempt takes at most the connect time-out twice (resolving, then connecting) and the
     // response time-out; the margin covers recording its result.
-    policy.lease_ms = 2 * config.webhooks.connect_timeout_ms + config.webhooks.response_timeout_ms + 5000;
+    policy.lease_ms =
+        2 * config.webhooks.connect_timeout_ms + config.webhooks.response_timeout_ms + 5000;
     return policy;
 }
 
@@ -102,7 +110,10 @@ const webhook_signer& webhook_sender::signer_for(const claimed_delivery& deliver
     if (found == signers_.end() || found->second.first != delivery.private_key_pem) {
         // A rotated key replaces the cached one.
         signers_.erase(key);
-        found = signers_.emplace(key, std::make_pair(delivery.private_key_pem, webhook_signer(delivery.private_key_pem))).first;
+        found = signers_
+                    .emplace(key, std::make_pair(delivery.private_key_pem,
+                                                 webhook_signer(delivery.private_key_pem)))
+                    .first;
     }
     return found->second.second;
 }
@@ -124,21 +135,29 @@ void webhook_sender::send(const claimed_delivery& delivery, std::int64_t now_ms,
     std::string body = webhook_body(delivery, now_ms);
     outbound_request request;
     request.url = delivery.url;
-    request.headers.emplace_back("X-Service-Signature", signer_for(delivery).signature_header(body));
+    request.headers.emplace_back("X-Service-Signature",
+                                 signer_for(delivery).signature_header(body));
     request.body = std::move(body);
-    transport_.post(std::move(request), [report, done = std::move(done)](outbound_response response) mutable {
-        report.response_status = response.status;
-        report.latency_ms = response.latency_ms;
-        report.error = std::move(response.error);
-        report.response_excerpt = std::move(response.body);  // cut to size when stored
-        done(std::move(report));
-    });
+    transport_.post(
+        std::move(request), [report, done = std::move(done)](outbound_response response) mutable {
+            report.response_status = response.status;
+            report.latency_ms = response.latency_ms;
+            report.error = std::move(response.error);
+            report.response_excerpt = std::move(response.body);  // cut to size when stored
+            done(std::move(report));
+        });
 }
 
-delivery_worker::delivery_worker(app_services& services, session_executor& writer, outbound_transport& transport)
-    : services_(services), writer_(writer), sender_(transport), policy_(webhook_retry_policy(services.config)) {}
+delivery_worker::delivery_worker(app_services& services, session_executor& writer,
+                                 outbound_transport& transport)
+    : services_(services),
+      writer_(writer),
+      sender_(transport),
+      policy_(webhook_retry_policy(services.config)) {}
 
-delivery_worker::~delivery_worker() { stop(0); }
+delivery_worker::~delivery_worker() {
+    stop(0);
+}
 
 void delivery_worker::start() {
     thread_ = std::thread([this] { loop(); });
@@ -179,7 +198,8 @@ void delivery_worker::observe(const completion& done) {
 
 // Records the finished attempts (and feeds approval answers to their payments), then claims up to
 // `room` due events: one writer job, so one commit, per round of the loop.
-std::vector<claimed_delivery> delivery_worker::record_and_claim(std::deque<completion>& finished, int room) {
+std::vector<claimed_delivery> delivery_worker::record_and_claim(std::deque<completion>& finished,
+                                                                int room) {
     auto payments = services_.payments();
     std::int64_t approval_timeout_ms = services_.config.webhooks_approval_timeout_ms;
     std::vector<delivery_verdict> verdicts;
@@ -193,7 +213,8 @@ std::vector<claimed_delivery> delivery_worker::record_and_claim(std::deque<compl
         verdicts.clear();
         claimed.clear();
         for (const auto& done : finished) {
-            verdicts.push_back(finish_delivery(session, services_.ids, services_.time, policy_, done.delivery, done.report));
+            verdicts.push_back(finish_delivery(session, services_.ids, services_.time, policy_,
+                                               done.delivery, done.report));
             if (done.delivery.purpose != event_purpose::approval) continue;
             std::string transaction_id = transaction_id_of(done.delivery);
             if (transaction_id.empty()) continue;
@@ -201,22 +222,28 @@ std::vector<claimed_delivery> delivery_worker::record_and_claim(std::deque<compl
                                   done.report.response_status, done.report.response_excerpt,
                                   approval_timeout_ms);
         }
-        if (room > 0) claimed = claim_due_deliveries(session, services_.time, services_.random, policy_, room);
+        if (room > 0)
+            claimed =
+                claim_due_deliveries(session, services_.time, services_.random, policy_, room);
         if (count_depth) depth = pending_delivery_count(session);
     });
     if (!durable) {
         // Both the finished and the claimed stay leased and come round again after the lease.
         if (!finished.empty()) {
-            spdlog::warn("could not record {} webhook attempt(s); they will be retried", finished.size());
+            spdlog::warn("could not record {} webhook attempt(s); they will be retried",
+                         finished.size());
         }
         finished.clear();
         return {};
     }
     finished.clear();
     for (const auto& verdict : verdicts) {
-        if (verdict.outcome == "SUCCEEDED") succeeded_.fetch_add(1, std::memory_order_relaxed);
-        else if (verdict.outcome == "RETRY_SCHEDULED") retried_.fetch_add(1, std::memory_order_relaxed);
-        else gave_up_.fetch_add(1, std::memory_order_relaxed);
+        if (verdict.outcome == "SUCCEEDED")
+            succeeded_.fetch_add(1, std::memory_order_relaxed);
+        else if (verdict.outcome == "RETRY_SCHEDULED")
+            retried_.fetch_add(1, std::memory_order_relaxed);
+        else
+            gave_up_.fetch_add(1, std::memory_order_relaxed);
     }
     if (depth >= 0) queue_depth_.store(depth, std::memory_order_relaxed);
     return claimed;
@@ -230,7 +257,8 @@ int delivery_worker::send_claimed(std::vector<claimed_delivery> claimed) {
     }
     for (auto& delivery : claimed) {
         if (delivery.attempt == 1) {
-            observe_into(lag_, lag_sum_ms_, lag_buckets_ms, delivery.claimed_at_ms - delivery.created_at_ms);
+            observe_into(lag_, lag_sum_ms_, lag_buckets_ms,
+                         delivery.claimed_at_ms - delivery.created_at_ms);
         }
         auto shared = std::make_shared<claimed_delivery>(std::move(delivery));
         try {
@@ -287,7 +315,8 @@ void delivery_worker::loop() {
         if (claimed == room && room > 0) continue;  // more may be due at once
         ready_.wait_for(lock, poll, [this] { return stopping_ || woken_ || !finished_.empty(); });
         if (!finished_.empty() && in_flight_ > 0 && !stopping_) {
-            ready_.wait_for(lock, gather, [&] { return stopping_ || finished_.size() >= gather_max; });
+            ready_.wait_for(lock, gather,
+                            [&] { return stopping_ || finished_.size() >= gather_max; });
         }
         woken_ = false;
     }
@@ -297,22 +326,31 @@ std::string delivery_worker::metrics_text() const {
     std::string out =
         "# HELP corridor_webhook_attempts_total Webhook delivery attempts by outcome.\n"
         "# TYPE corridor_webhook_attempts_total counter\n";
-    out += fmt::format("corridor_webhook_attempts_total{{outcome=\"SUCCEEDED\"}} {}\n", succeeded_.load());
-    out += fmt::format("corridor_webhook_attempts_total{{outcome=\"RETRY_SCHEDULED\"}} {}\n", retried_.load());
-    out += fmt::format("corridor_webhook_attempts_total{{outcome=\"GAVE_UP\"}} {}\n", gave_up_.load());
-    out += "# HELP corridor_webhook_attempts_unanswered_total Attempts that got no HTTP answer.\n"
-           "# TYPE corridor_webhook_attempts_unanswered_total counter\n";
+    out += fmt::format("corridor_webhook_attempts_total{{outcome=\"SUCCEEDED\"}} {}\n",
+                       succeeded_.load());
+    out += fmt::format("corridor_webhook_attempts_total{{outcome=\"RETRY_SCHEDULED\"}} {}\n",
+                       retried_.load());
+    out +=
+        fmt::format("corridor_webhook_attempts_total{{outcome=\"GAVE_UP\"}} {}\n", gave_up_.load());
+    out +=
+        "# HELP corridor_webhook_attempts_unanswered_total Attempts that got no HTTP answer.\n"
+        "# TYPE corridor_webhook_attempts_unanswered_total counter\n";
     out += fmt::format("corridor_webhook_attempts_unanswered_total {}\n", no_answer_.load());
-    out += "# HELP corridor_webhook_queue_depth Events waiting for a delivery attempt (all processes).\n"
-           "# TYPE corridor_webhook_queue_depth gauge\n";
+    out +=
+        "# HELP corridor_webhook_queue_depth Events waiting for a delivery attempt (all "
+        "processes).\n"
+        "# TYPE corridor_webhook_queue_depth gauge\n";
     out += fmt::format("corridor_webhook_queue_depth {}\n", queue_depth_.load());
-    out += "# HELP corridor_webhook_in_flight Deliveries under way in this process.\n"
-           "# TYPE corridor_webhook_in_flight gauge\n";
+    out +=
+        "# HELP corridor_webhook_in_flight Deliveries under way in this process.\n"
+        "# TYPE corridor_webhook_in_flight gauge\n";
     out += fmt::format("corridor_webhook_in_flight {}\n", in_flight_gauge_.load());
     out += histogram_text("corridor_webhook_delivery_lag_seconds",
-                          "From an event's commit to its first attempt.", lag_, lag_sum_ms_, lag_buckets_ms);
+                          "From an event's commit to its first attempt.", lag_, lag_sum_ms_,
+                          lag_buckets_ms);
     out += histogram_text("corridor_webhook_attempt_duration_seconds",
-                          "From sending a webhook to its answer.", latency_, latency_sum_ms_, lag_buckets_ms);
+                          "From sending a webhook to its answer.", latency_, latency_sum_ms_,
+                          lag_buckets_ms);
     return out;
 }
 

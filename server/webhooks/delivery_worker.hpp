@@ -39,12 +39,14 @@ private:
     const webhook_signer& signer_for(const claimed_delivery& delivery);
     outbound_transport& transport_;
     std::mutex mutex_;
-    std::map<std::string, std::pair<std::string, webhook_signer>> signers_;  // tenant -> (pem, signer)
+    std::map<std::string, std::pair<std::string, webhook_signer>>
+        signers_;  // tenant -> (pem, signer)
 };
 
 class delivery_worker {
 public:
-    delivery_worker(app_services& services, session_executor& writer, outbound_transport& transport);
+    delivery_worker(app_services& services, session_executor& writer,
+                    outbound_transport& transport);
     ~delivery_worker();
     delivery_worker(const delivery_worker&) = delete;
     delivery_worker& operator=(const delivery_worker&) = delete;
@@ -80,7 +82,8 @@ private:
     std::thread thread_;
 
     // Metrics.
-    static constexpr std::array<std::int64_t, 10> lag_buckets_ms = {5, 10, 25, 50, 100, 250, 500, 1000, 5000, 60000};
+    static constexpr std::array<std::int64_t, 10> lag_buckets_ms = {5,   10,  25,   50,   100,
+                                                                    250, 500, 1000, 5000, 60000};
     std::atomic<std::uint64_t> succeeded_{0}, retried_{0}, gave_up_{0}, no_answer_{0};
     std::array<std::atomic<std::uint64_t>, lag_buckets_ms.size() + 1> lag_{};
     std::atomic<std::uint64_t> lag_sum_ms_{0};

@@ -1,11 +1,12 @@
 // Webhook delivery bookkeeping with an injected clock: the retry schedule and its 7-day cut-off,
 // no retry after a 409 or for TEST, claims that exclude each other and survive a crash (the lease),
 // the signed body, and the attempts list.
+#include "ledger/webhook_deliveries.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "ledger/database.hpp"
 #include "ledger/outbox.hpp"
-#include "ledger/webhook_deliveries.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "tests/support/store_fixture.hpp"
 
@@ -27,8 +28,10 @@ struct delivery_fixture : store_fixture {
         patch.webhook_endpoint = std::optional<std::string>(url);
         REQUIRE(update_platform_config(session(), platforms(), who, patch).ok());
     }
-    std::string event(event_purpose purpose = event_purpose::notify, const std::string& type = "OUTGOING_PAYMENT") {
-        return record_event(session(), ids, clock, owner, type, R"({"transaction":{"id":"Transaction:x"}})", purpose);
+    std::string event(event_purpose purpose = event_purpose::notify,
+                      const std::string& type = "OUTGOING_PAYMENT") {
+        return record_event(session(), ids, clock, owner, type,
+                            R"({"transaction":{"id":"Transaction:x"}})", purpose);
     }
     std::vector<claimed_delivery> claim(int limit = 10) {
         return claim_due_deliveries(session(), clock, random, policy, limit);
@@ -43,7 +46,8 @@ struct delivery_fixture : store_fixture {
     }
     std::string state_of(const std::string& id) {
         std::string state;
-        session() << "SELECT state FROM outbox_events WHERE id = :i", soci::use(id), soci::into(state);
+        session() << "SELECT state FROM outbox_events WHERE id = :i", soci::use(id),
+            soci::into(state);
         return state;
     }
     tenant owner;
@@ -68,28 +72,33 @@ TEST_CASE("an attempt's answer decides the event's fate", "[webhooks]") {
     auto verdict = judge_attempt(policy, event_purpose::notify, 1, created, created, 200);
     CHECK(verdict.state == "DELIVERED");
     CHECK(verdict.outcome == "SUCCEEDED");
-    CHECK(judge_attempt(policy, event_purpose::notify, 1, created, created, 204).state == "DELIVERED");
+    CHECK(judge_attempt(policy, event_purpose::notify, 1, created, created, 204).state ==
+          "DELIVERED");
     verdict = judge_attempt(policy, event_purpose::notify, 1, created, created, 500);
     CHECK(verdict.state == "PENDING");
     CHECK(verdict.outcome == "RETRY_SCHEDULED");
     CHECK(verdict.next_attempt_at_ms == created + 5000);
     CHECK(judge_attempt(policy, event_purpose::notify, 1, created, created, 0).state == "PENDING");
-    CHECK(judge_attempt(policy, event_purpose::notify, 1, created, created, 302).state == "PENDING");
+    CHECK(judge_attempt(policy, event_purpose::notify, 1, created, created, 302).state ==
+          "PENDING");
     // 409: the receiver already has it.
     verdict = judge_attempt(policy, event_purpose::notify, 1, created, created, 409);
     CHECK(verdict.state == "FAILED");
     CHECK(verdict.outcome == "GAVE_UP");
     CHECK(judge_attempt(policy, event_purpose::test, 1, created, created, 500).state == "FAILED");
     CHECK(judge_attempt(policy, event_purpose::test, 1, created, created, 0).state == "FAILED");
-    CHECK(judge_attempt(policy, event_purpose::approval, 1, created, created, 503).state == "FAILED");
+    CHECK(judge_attempt(policy, event_purpose::approval, 1, created, created, 503).state ==
+          "FAILED");
     // The next attempt may not fall after 7 days.
     std::int64_t late = created + 7 * day_ms - 29 * minute_ms;
     CHECK(judge_attempt(policy, event_purpose::notify, 300, created, late, 500).state == "FAILED");
     std::int64_t in_time = created + 7 * day_ms - 30 * minute_ms;
-    CHECK(judge_attempt(policy, event_purpose::notify, 300, created, in_time, 500).state == "PENDING");
+    CHECK(judge_attempt(policy, event_purpose::notify, 300, created, in_time, 500).state ==
+          "PENDING");
 }
 
-TEST_CASE("a failing endpoint is retried on schedule for 7 days with the same webhookId", "[store][webhooks]") {
+TEST_CASE("a failing endpoint is retried on schedule for 7 days with the same webhookId",
+          "[store][webhooks]") {
     delivery_fixture f;
     std::string id = f.event();
     std::int64_t created = f.clock.now_ms();
@@ -100,7 +109,8 @@ TEST_CASE("a failing endpoint is retried on schedule for 7 days with the same we
             if (f.state_of(id) != "PENDING") break;
             // Not due yet: nothing may be claimed a millisecond before its time.
             std::int64_t due = 0;
-            f.session() << "SELECT next_attempt_at_ms FROM outbox_events WHERE id = :i", soci::use(id), soci::into(due);
+            f.session() << "SELECT next_attempt_at_ms FROM outbox_events WHERE id = :i",
+                soci::use(id), soci::into(due);
             REQUIRE(due > f.clock.now_ms());
             f.clock.set_ms(due - 1);
             REQUIRE(f.claim().empty());
@@ -161,8 +171,9 @@ TEST_CASE("a TEST event is sent once, even when it fails", "[store][webhooks]") 
     CHECK(f.claim().empty());
 }
 
-TEST_CASE("claims exclude each other until the lease runs out, then a crashed attempt is claimed again",
-          "[store][webhooks]") {
+TEST_CASE(
+    "claims exclude each other until the lease runs out, then a crashed attempt is claimed again",
+    "[store][webhooks]") {
     delivery_fixture f;
     std::string id = f.event();
     auto first = f.claim();
@@ -186,7 +197,8 @@ TEST_CASE("claims exclude each other until the lease runs out, then a crashed at
     CHECK(f.state_of(id) == "DELIVERED");
 }
 
-TEST_CASE("a TEST or approval event whose attempt was interrupted is not sent again", "[store][webhooks]") {
+TEST_CASE("a TEST or approval event whose attempt was interrupted is not sent again",
+          "[store][webhooks]") {
     delivery_fixture f;
     std::string id = f.event(event_purpose::test, "TEST");
     REQUIRE(claim_delivery(f.session(), f.clock, f.random, f.policy, id).has_value());
@@ -201,19 +213,23 @@ TEST_CASE("a TEST or approval event whose attempt was interrupted is not sent ag
 TEST_CASE("events of a tenant without an endpoint are closed, not claimed", "[store][webhooks]") {
     delivery_fixture f;
     tenant production{f.owner.platform_id, environment::production};
-    std::string id = record_event(f.session(), f.ids, f.clock, production, "ACCOUNT_STATUS", R"({"accountId":"a"})");
+    std::string id = record_event(f.session(), f.ids, f.clock, production, "ACCOUNT_STATUS",
+                                  R"({"accountId":"a"})");
     CHECK(f.claim().empty());
     CHECK(f.state_of(id) == "NO_ENDPOINT");
 }
 
-TEST_CASE("the body is the envelope and the payload, signed verifiably over its exact bytes", "[store][webhooks]") {
+TEST_CASE("the body is the envelope and the payload, signed verifiably over its exact bytes",
+          "[store][webhooks]") {
     delivery_fixture f;
     std::string id = f.event();
     auto claimed = f.claim();
     REQUIRE(claimed.size() == 1);
     std::string body = webhook_body(claimed[0], f.clock.now_ms());
-    CHECK(body == R"({"webhookId":")" + id +
-                      R"(","type":"OUTGOING_PAYMENT","timestamp":"2025-10-13T00:00:00.000Z","transaction":{"id":"Transaction:x"}})");
+    CHECK(
+        body ==
+        R"({"webhookId":")" + id +
+            R"(","type":"OUTGOING_PAYMENT","timestamp":"2025-10-13T00:00:00.000Z","transaction":{"id":"Transaction:x"}})");
     webhook_signer signer(claimed[0].private_key_pem);
     std::string signature = signer.sign_base64(body);
     auto key = find_webhook_key(f.session(), f.owner);
@@ -256,5 +272,6 @@ TEST_CASE("attempts are listed only to their own tenant", "[store][webhooks]") {
     CHECK(mine.items[0].error == "connecting failed");
     CHECK(mine.items[0].next_attempt_at_ms == f.clock.now_ms() + 5000);
     tenant production{f.owner.platform_id, environment::production};
-    CHECK(list_delivery_attempts(f.session(), production, {}, {20, std::nullopt, true}).items.empty());
+    CHECK(list_delivery_attempts(f.session(), production, {}, {20, std::nullopt, true})
+              .items.empty());
 }

@@ -1,12 +1,11 @@
 // Outbound requests reach only publicly routable unicast addresses unless the operator allows
-// private ones: every private, loopback, link-local, shared, reserved and multicast range is refused,
-// including IPv6 forms that carry such an IPv4 address.
-#include <catch2/catch.hpp>
+// private ones: every private, loopback, link-local, shared, reserved and multicast range is
+// refused, including IPv6 forms that carry such an IPv4 address.
+#include "server/webhooks/address_policy.hpp"
 
 #include <array>
+#include <catch2/catch.hpp>
 #include <vector>
-
-#include "server/webhooks/address_policy.hpp"
 
 using corridor::is_public_address;
 
@@ -50,15 +49,15 @@ TEST_CASE("IPv4: public unicast only", "[server][outbound]") {
 
 TEST_CASE("IPv6: public unicast only, embedded IPv4 judged as IPv4", "[server][outbound]") {
     CHECK(v6({0x26, 0x06, 0x47, 0x00}, {0x11}));
-    CHECK_FALSE(v6({}, {}));                       // ::
-    CHECK_FALSE(v6({}, {0x01}));                   // ::1
-    CHECK_FALSE(v6({0xfe, 0x80}, {0x01}));         // link-local
-    CHECK_FALSE(v6({0xfd, 0x00}, {0x01}));         // unique local
-    CHECK_FALSE(v6({0xff, 0x02}, {0x01}));         // multicast
-    CHECK_FALSE(v6({0x20, 0x01, 0x0d, 0xb8}, {1})); // documentation
-    CHECK_FALSE(v6({}, {0xff, 0xff, 127, 0, 0, 1}));       // ::ffff:127.0.0.1
-    CHECK_FALSE(v6({}, {0xff, 0xff, 169, 254, 169, 254})); // ::ffff:169.254.169.254
-    CHECK(v6({}, {0xff, 0xff, 8, 8, 8, 8}));               // ::ffff:8.8.8.8
+    CHECK_FALSE(v6({}, {}));                                   // ::
+    CHECK_FALSE(v6({}, {0x01}));                               // ::1
+    CHECK_FALSE(v6({0xfe, 0x80}, {0x01}));                     // link-local
+    CHECK_FALSE(v6({0xfd, 0x00}, {0x01}));                     // unique local
+    CHECK_FALSE(v6({0xff, 0x02}, {0x01}));                     // multicast
+    CHECK_FALSE(v6({0x20, 0x01, 0x0d, 0xb8}, {1}));            // documentation
+    CHECK_FALSE(v6({}, {0xff, 0xff, 127, 0, 0, 1}));           // ::ffff:127.0.0.1
+    CHECK_FALSE(v6({}, {0xff, 0xff, 169, 254, 169, 254}));     // ::ffff:169.254.169.254
+    CHECK(v6({}, {0xff, 0xff, 8, 8, 8, 8}));                   // ::ffff:8.8.8.8
     CHECK_FALSE(v6({0x00, 0x64, 0xff, 0x9b}, {10, 0, 0, 1}));  // NAT64 of a private address
     std::array<std::uint8_t, 5> odd{};
     CHECK_FALSE(is_public_address(odd));

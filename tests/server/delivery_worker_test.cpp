@@ -1,10 +1,10 @@
 // The delivery loop with a scripted transport in place of the network: it claims due events, signs
 // them verifiably, records each attempt, and feeds the answer to an approval event into the
 // incoming payment's decision in the same transaction.
-#include <catch2/catch.hpp>
+#include "server/webhooks/delivery_worker.hpp"
 
 #include <boost/json.hpp>
-
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -16,7 +16,6 @@
 #include "ledger/platform_store.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
-#include "server/webhooks/delivery_worker.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;
@@ -61,15 +60,23 @@ struct worker_fixture {
                    funding_directory::from_json("{}")),
           writer(database.url(), 64, 1000) {
         auto& session = database.session();
-        new_platform request{"Receiver", "receiver.example", false, {{"USD", 1, 1000000, {"OUTGOING", "INCOMING"}, {}}}};
-        owner = tenant{create_platform(session, platform_services{ids, random, wall}, request).value(), environment::sandbox};
+        new_platform request{"Receiver",
+                             "receiver.example",
+                             false,
+                             {{"USD", 1, 1000000, {"OUTGOING", "INCOMING"}, {}}}};
+        owner =
+            tenant{create_platform(session, platform_services{ids, random, wall}, request).value(),
+                   environment::sandbox};
         config_patch patch;
         patch.webhook_endpoint = std::optional<std::string>("https://platform.example/hooks");
-        REQUIRE(update_platform_config(session, platform_services{ids, random, wall}, owner, patch).ok());
+        REQUIRE(update_platform_config(session, platform_services{ids, random, wall}, owner, patch)
+                    .ok());
         new_customer alice{std::string("alice"), "INDIVIDUAL", "APPROVED", {}, {"USD"}};
-        auto customer = create_customer(session, customer_services{ids, random, wall}, owner, "receiver.example", alice);
+        auto customer = create_customer(session, customer_services{ids, random, wall}, owner,
+                                        "receiver.example", alice);
         REQUIRE(customer.ok());
-        session << "SELECT id FROM ledger_accounts WHERE owner_id = :c", soci::use(customer.value().id), soci::into(account_id);
+        session << "SELECT id FROM ledger_accounts WHERE owner_id = :c",
+            soci::use(customer.value().id), soci::into(account_id);
     }
     ~worker_fixture() { writer.stop(); }
 
@@ -121,7 +128,8 @@ struct worker_fixture {
 
 }  // namespace
 
-TEST_CASE("the loop sends the approval event signed, once, and a 200 approves the payment", "[store][webhooks][worker]") {
+TEST_CASE("the loop sends the approval event signed, once, and a 200 approves the payment",
+          "[store][webhooks][worker]") {
     worker_fixture f;
     f.transport.status = 200;
     f.transport.body = R"({"receiverCustomerInfo":{"FULL_NAME":"Alice Receiver"}})";
@@ -140,13 +148,16 @@ TEST_CASE("the loop sends the approval event signed, once, and a 200 approves th
     auto header = boost::json::parse(sent[0].headers[0].second).as_object();
     auto key = find_webhook_key(f.database.session(), f.owner);
     REQUIRE(key.has_value());
-    CHECK(verify_webhook_signature(key->public_key_pem, sent[0].body, std::string(header.at("s").as_string())));
-    auto attempts = list_delivery_attempts(f.database.session(), f.owner, {}, {20, std::nullopt, true});
+    CHECK(verify_webhook_signature(key->public_key_pem, sent[0].body,
+                                   std::string(header.at("s").as_string())));
+    auto attempts =
+        list_delivery_attempts(f.database.session(), f.owner, {}, {20, std::nullopt, true});
     REQUIRE(attempts.items.size() == 1);
     CHECK(attempts.items[0].outcome == "SUCCEEDED");
 }
 
-TEST_CASE("the loop turns each approval answer into the payment's decision", "[store][webhooks][worker]") {
+TEST_CASE("the loop turns each approval answer into the payment's decision",
+          "[store][webhooks][worker]") {
     struct expectation {
         int status;
         std::string body, state, transaction_status, failure_reason;
@@ -168,7 +179,8 @@ TEST_CASE("the loop turns each approval answer into the payment's decision", "[s
     REQUIRE(transaction.has_value());
     CHECK(transaction->status == cases.transaction_status);
     CHECK(transaction->failure_reason == cases.failure_reason);
-    // The approval event is never retried, whatever the answer; a status change sends its own event.
+    // The approval event is never retried, whatever the answer; a status change sends its own
+    // event.
     int approval_sends = 0;
     for (const auto& request : f.transport.sent()) {
         auto body = boost::json::parse(request.body).as_object();
