@@ -145,8 +145,8 @@ void close(soci::session& session, const payment_services& services, open_paymen
     payment.transaction.status = status;
     payment.transaction.failure_reason = failure_reason;
     payment.transaction.updated_at_ms = now_ms;
-    store_transaction_status(session, payment.transaction);
-    record_payment_event(session, services, payment.transaction);
+    store_transaction_outcome(session, payment.transaction);
+    record_payment_event(session, services.ids, services.time, services.currencies, payment.transaction);
 }
 
 }  // namespace

@@ -268,6 +268,40 @@ const std::vector<migration>& all_migrations() {
                 updated_at_ms BIGINT NOT NULL))",
              "CREATE INDEX incoming_approvals_due ON incoming_approvals (state, deadline_at_ms)",
          }},
+        {5,
+         "rail operations",
+         {
+             // One row per payout or pull driven through a rail plugin. Claimed by lease
+             // (lease_until_ms) so any number of processes can drive them; closed by deadline.
+             R"(CREATE TABLE rail_operations (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                rail TEXT NOT NULL,
+                direction TEXT NOT NULL,
+                status TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                internal_account_id TEXT NOT NULL,
+                external_account_id TEXT NOT NULL,
+                account_type TEXT NOT NULL,
+                account_json TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount BIGINT NOT NULL,
+                description TEXT NOT NULL,
+                rail_reference TEXT NOT NULL,
+                rail_reason_code TEXT NOT NULL,
+                failure_class TEXT NOT NULL,
+                failure_reason TEXT NOT NULL,
+                message TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                lease_until_ms BIGINT NOT NULL,
+                deadline_at_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX rail_operations_due ON rail_operations (status, lease_until_ms)",
+             "CREATE INDEX rail_operations_deadline ON rail_operations (status, deadline_at_ms)",
+             "CREATE INDEX rail_operations_by_transaction ON rail_operations (transaction_id)",
+         }},
         {6,
          "external accounts and bank links",
          {
@@ -314,6 +348,82 @@ const std::vector<migration>& all_migrations() {
                 used_at_ms BIGINT,
                 external_account_id TEXT,
                 created_at_ms BIGINT NOT NULL))",
+         }},
+        {7,
+         "uma keys and nonces",
+         {
+             // One signing and one encryption key per platform environment, with the self-signed
+             // certificate published at /.well-known/lnurlpubkey. Hex text, portable to both stores.
+             R"(CREATE TABLE uma_keys (
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                purpose TEXT NOT NULL,
+                private_key TEXT NOT NULL,
+                certificate TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                PRIMARY KEY (platform_id, environment, purpose)))",
+             // Nonces seen in signed UMA messages, per counterparty domain: a replay is refused.
+             R"(CREATE TABLE uma_nonces (
+                scope TEXT NOT NULL,
+                nonce TEXT NOT NULL,
+                timestamp_s BIGINT NOT NULL,
+                seen_at_ms BIGINT NOT NULL,
+                PRIMARY KEY (scope, nonce)))",
+             "CREATE INDEX uma_nonces_by_timestamp ON uma_nonces (timestamp_s)",
+         }},
+        {8,
+         "bulk import jobs and kyc links",
+         {
+             // A job's CSV stays on disk; resume_offset is the byte where the next unprocessed
+             // record starts, advanced in the same transaction as the customers made from the
+             // records before it, so a resumed job never creates a customer twice.
+             R"(CREATE TABLE bulk_import_jobs (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                status TEXT NOT NULL,
+                file_path TEXT NOT NULL,
+                total_rows BIGINT NOT NULL,
+                processed_rows BIGINT NOT NULL,
+                successful_rows BIGINT NOT NULL,
+                failed_rows BIGINT NOT NULL,
+                resume_offset BIGINT NOT NULL,
+                resume_row BIGINT NOT NULL,
+                lease_owner TEXT,
+                lease_until_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL,
+                completed_at_ms BIGINT))",
+             "CREATE INDEX bulk_import_jobs_open ON bulk_import_jobs (status, lease_until_ms)",
+             R"(CREATE TABLE bulk_import_errors (
+                job_id TEXT NOT NULL REFERENCES bulk_import_jobs(id),
+                row_number BIGINT NOT NULL,
+                code TEXT NOT NULL,
+                message TEXT NOT NULL,
+                details TEXT NOT NULL,
+                correlation_id TEXT NOT NULL,
+                PRIMARY KEY (job_id, row_number)))",
+             // Only the SHA-256 of a link's token is stored: the database never holds a usable link.
+             R"(CREATE TABLE kyc_links (
+                token_hash TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                customer_id TEXT NOT NULL REFERENCES customers(id),
+                redirect_uri TEXT,
+                expires_at_ms BIGINT NOT NULL,
+                used_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL))",
+             R"(CREATE TABLE kyc_reviews (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                customer_id TEXT NOT NULL REFERENCES customers(id),
+                subject_name TEXT NOT NULL,
+                decide_at_ms BIGINT NOT NULL,
+                decision TEXT,
+                decided_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX kyc_reviews_due ON kyc_reviews (environment, decision, decide_at_ms)",
          }},
     };
     return migrations;

@@ -10,6 +10,7 @@
 
 #include "ledger/assert.hpp"
 #include "ledger/customer_store.hpp"
+#include "ledger/kyc.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 #include "ledger/time_format.hpp"
@@ -325,14 +326,7 @@ constexpr std::size_t event_arena_bytes = 8192;
 
 void emit_payment_event(soci::session& session, const payment_services& services,
                         const transaction_record& t) {
-    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
-    json::monotonic_resource arena(buffer, sizeof buffer);
-    json::storage_ptr storage(&arena);
-    json::object payload(storage);
-    payload.emplace("transaction", render_transaction(t, services.currencies, storage));
-    record_event(session, services.ids, services.time, t.owner,
-                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
-                 json::serialize(payload));
+    record_payment_event(session, services.ids, services.time, services.currencies, t);
 }
 
 // An internal account's balance moved from old_balance to new_balance (the ACCOUNT_STATUS payload:
@@ -341,22 +335,8 @@ void emit_balance_event(soci::session& session, const payment_services& services
                         const std::string& account_id, const std::string& customer_id,
                         const std::string& platform_customer_id, const std::string& currency, std::int64_t old_balance,
                         std::int64_t new_balance) {
-    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
-    json::monotonic_resource arena(buffer, sizeof buffer);
-    json::storage_ptr storage(&arena);
-    json::object payload(
-        {{"accountId", account_id},
-         {"oldBalance", json::object({{"amount", old_balance},
-                                      {"currency", render_currency(services.currencies, currency, storage)}},
-                                     storage)},
-         {"newBalance", json::object({{"amount", new_balance},
-                                      {"currency", render_currency(services.currencies, currency, storage)}},
-                                     storage)}},
-        storage);
-    if (!customer_id.empty()) payload["customerId"] = customer_id;
-    if (!platform_customer_id.empty()) payload["platformCustomerId"] = platform_customer_id;
-    record_event(session, services.ids, services.time, owner, "ACCOUNT_STATUS",
-                 json::serialize(payload));
+    record_balance_event(session, services.ids, services.time, services.currencies, owner, account_id,
+                         customer_id, currency, old_balance, new_balance, platform_customer_id);
 }
 
 std::string rate_details_json(const price& p) {
@@ -373,11 +353,14 @@ std::string rate_details_json(const price& p) {
 struct owner_facts {
     int is_deleted = 0;
     std::string platform_customer_id;
+    std::string kyc_status = "APPROVED";  // the platform itself is never gated
     void bind(soci::statement& statement) {
         statement.exchange(soci::into(is_deleted));
         statement.exchange(soci::into(platform_customer_id));
+        statement.exchange(soci::into(kyc_status));
     }
     bool deleted() const { return is_deleted != 0; }
+    bool ready() const { return kyc_allows_money_movement(kyc_status); }
 };
 
 // The owning customer's facts; the platform's own accounts (no customer) are never deleted and
@@ -387,7 +370,7 @@ owner_facts facts_of_owner(soci::session& session, const tenant& owner, const st
     if (customer_id.empty()) return facts;
     std::string env_name(owner.env_name());
     bool found = fetch_prepared(session,
-                                "SELECT is_deleted, platform_customer_id FROM customers WHERE id = :i "
+                                "SELECT is_deleted, platform_customer_id, kyc_status FROM customers WHERE id = :i "
                                 "AND platform_id = :p AND environment = :e",
                                 facts, customer_id, owner.platform_id, env_name);
     CORRIDOR_ASSERT(found);  // an account's owner is never removed, only marked deleted
@@ -401,6 +384,13 @@ std::string platform_customer_id_of(soci::session& session, const tenant& owner,
 
 payment_failure failure(payment_error code, std::string message, std::string field = "") {
     return payment_failure{code, std::move(message), std::move(field)};
+}
+
+// KYC gating: a customer who is not APPROVED or MANUALLY_APPROVED moves no money.
+payment_failure not_ready(const std::string& customer_id, const std::string& kyc_status) {
+    return failure(payment_error::user_not_ready,
+                   "customer " + customer_id + " cannot move money while its KYC status is " +
+                       kyc_status + "; complete the hosted KYC flow first");
 }
 
 // Moves a priced quote's money: `funding_account` pays total_sending into the sending liquidity
@@ -574,6 +564,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
             return failure(payment_error::customer_deleted,
                            "source.accountId: the account's customer is deleted", "source.accountId");
         }
+        if (!source_owner.ready()) return not_ready(source->owner_id, source_owner.kyc_status);
         source_platform_customer_id = source_owner.platform_customer_id;
         quote.source_account_id = source->id;
         quote.source_customer_id = source->owner_id;
@@ -586,6 +577,9 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
                 return failure(payment_error::customer_not_found,
                                "source.customerId: no customer " + request.source_customer_id,
                                "source.customerId");
+            }
+            if (!kyc_allows_money_movement(customer->kyc_status)) {
+                return not_ready(customer->id, customer->kyc_status);
             }
             source_platform_customer_id = customer->platform_customer_id;
         }
@@ -741,12 +735,13 @@ result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const tenant& owner, const std::string& quote_id) {
     auto quote = find_quote(session, owner, quote_id);
     if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
-    // The quote may predate the deletion of either customer.
-    if (facts_of_owner(session, owner, quote->source_customer_id).deleted() ||
-        facts_of_owner(session, owner, quote->destination_customer_id).deleted()) {
+    // The quote may predate the deletion of either customer, or a change of the sender's KYC.
+    auto sender = facts_of_owner(session, owner, quote->source_customer_id);
+    if (sender.deleted() || facts_of_owner(session, owner, quote->destination_customer_id).deleted()) {
         return failure(payment_error::customer_deleted,
                        "quote " + quote_id + " is between accounts of a deleted customer");
     }
+    if (!sender.ready()) return not_ready(quote->source_customer_id, sender.kyc_status);
     return execute_found_quote(session, services, *quote, nullptr);
 }
 
@@ -868,20 +863,6 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
         emit_payment_event(session, services, *outgoing);
     }
     return static_cast<int>(due.size());
-}
-
-void store_new_transaction(soci::session& session, const transaction_record& transaction) {
-    insert_transaction(session, transaction);
-}
-
-void store_transaction_status(soci::session& session, const transaction_record& transaction) {
-    transaction_record copy = transaction;
-    update_transaction(session, copy);
-}
-
-void record_payment_event(soci::session& session, const payment_services& services,
-                          const transaction_record& transaction) {
-    emit_payment_event(session, services, transaction);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1046,6 +1027,50 @@ json::object render_internal_account(const ledger_account& account, const curren
         {"updatedAt", format_timestamp_ms(account.updated_at_ms)}};
     if (!account.owner_id.empty()) body["customerId"] = account.owner_id;
     return body;
+}
+
+
+// For payments driven through rails (rails/payment_engine): the same rows and events as above.
+void store_new_transaction(soci::session& session, const transaction_record& transaction) {
+    insert_transaction(session, transaction);
+}
+
+void store_transaction_outcome(soci::session& session, transaction_record& transaction) {
+    update_transaction(session, transaction);
+}
+
+void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const transaction_record& t) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(storage);
+    payload.emplace("transaction", render_transaction(t, currencies, storage));
+    record_event(session, ids, time, t.owner,
+                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
+                 json::serialize(payload));
+}
+
+void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const tenant& owner,
+                          const std::string& account_id, const std::string& customer_id,
+                          const std::string& currency, std::int64_t old_balance,
+                          std::int64_t new_balance, const std::string& platform_customer_id) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(
+        {{"accountId", account_id},
+         {"oldBalance", json::object({{"amount", old_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)},
+         {"newBalance", json::object({{"amount", new_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)}},
+        storage);
+    if (!customer_id.empty()) payload["customerId"] = customer_id;
+    if (!platform_customer_id.empty()) payload["platformCustomerId"] = platform_customer_id;
+    record_event(session, ids, time, owner, "ACCOUNT_STATUS", json::serialize(payload));
 }
 
 }  // namespace corridor

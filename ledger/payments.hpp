@@ -98,6 +98,7 @@ enum class payment_error {
     quote_not_executable,
     funding_currency_mismatch,
     account_not_found,
+    user_not_ready,  // the sending customer's KYC does not allow money movement
 };
 
 struct payment_failure {
@@ -167,14 +168,6 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
                                            const transaction_filter& filter,
                                            const page_request& request);
 
-// Building blocks shared with the other transaction flows (incoming approvals, rails): a new
-// transaction row, a status change of one, and the INCOMING_PAYMENT / OUTGOING_PAYMENT event that
-// every status change writes in the same transaction.
-void store_new_transaction(soci::session& session, const transaction_record& transaction);
-void store_transaction_status(soci::session& session, const transaction_record& transaction);
-void record_payment_event(soci::session& session, const payment_services& services,
-                          const transaction_record& transaction);
-
 // The interface's JSON shapes; also the payloads of webhook events.
 // `storage` lets a caller build a short-lived rendering in its own arena (the outbox events).
 boost::json::object render_currency(const currency_registry& currencies, const std::string& code,
@@ -186,5 +179,21 @@ boost::json::object render_transaction(const transaction_record& transaction,
 boost::json::object render_internal_account(const ledger_account& account,
                                             const currency_registry& currencies,
                                             const funding_directory& funding);
+
+// For payments driven through rails (rails/payment_engine.hpp), which keep their own operation
+// state but record their transactions and events exactly as the rest of the book does.
+void store_new_transaction(soci::session& session, const transaction_record& transaction);
+// Writes status, failure_reason, refund, settled_at and updated_at.
+void store_transaction_outcome(soci::session& session, transaction_record& transaction);
+// The INCOMING_PAYMENT / OUTGOING_PAYMENT event of a transaction, in the caller's transaction.
+void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const transaction_record& transaction);
+// The ACCOUNT_STATUS event of an internal account whose balance moved from old to new: accountId,
+// oldBalance, newBalance, and the owner's customerId and platformCustomerId when it has them.
+void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const tenant& owner,
+                          const std::string& account_id, const std::string& customer_id,
+                          const std::string& currency, std::int64_t old_balance,
+                          std::int64_t new_balance, const std::string& platform_customer_id = {});
 
 }  // namespace corridor

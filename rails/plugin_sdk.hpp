@@ -16,11 +16,11 @@
 //   };
 //   CORRIDOR_RAIL_PLUGIN(my_rail)
 //
-// The SDK generates corridor_rail_entry and the hook trampolines. Every trampoline runs the plugin's
-// code inside barrier(): a rail_error becomes its status and message, any other exception becomes
-// CORRIDOR_RAIL_INTERNAL (logged, with a generic message for the caller), so no exception ever
-// crosses into the host. Build the plugin with -fvisibility=hidden (rails/rail_plugin.cmake does),
-// so corridor_rail_entry is its only exported symbol.
+// The SDK generates corridor_rail_entry and the hook trampolines. Every trampoline runs the
+// plugin's code inside barrier(): a rail_error becomes its status and message, any other exception
+// becomes CORRIDOR_RAIL_INTERNAL (logged, with a generic message for the caller), so no exception
+// ever crosses into the host. Build the plugin with -fvisibility=hidden (rails/rail_plugin.cmake
+// does), so corridor_rail_entry is its only exported symbol.
 #pragma once
 
 #include <array>
@@ -44,12 +44,15 @@ using status = corridor_rail_status;
 inline std::string_view view(corridor_rail_type_span s) noexcept {
     return s.ptr == nullptr ? std::string_view() : std::string_view(s.ptr, s.length);
 }
-inline corridor_rail_type_span span(std::string_view s) noexcept { return {s.data(), s.size()}; }
+inline corridor_rail_type_span span(std::string_view s) noexcept {
+    return {s.data(), s.size()};
+}
 
 // Thrown by plugin code to end a hook with a given status and a message for the caller.
 class rail_error : public std::runtime_error {
 public:
-    rail_error(status code, const std::string& message) : std::runtime_error(message), code_(code) {}
+    rail_error(status code, const std::string& message)
+        : std::runtime_error(message), code_(code) {}
     status code() const noexcept { return code_; }
 
 private:
@@ -62,7 +65,9 @@ public:
     call(const corridor_rail_host_api* api, corridor_rail_type_call* slot) noexcept
         : api_(api), slot_(slot) {}
     void set_result(std::string_view data) const noexcept { api_->set_result(slot_, span(data)); }
-    void set_error(std::string_view message) const noexcept { api_->set_error(slot_, span(message)); }
+    void set_error(std::string_view message) const noexcept {
+        api_->set_error(slot_, span(message));
+    }
     // Sets the message and returns the status, for `return c.fail(INVALID_ARGUMENT, "...")`.
     status fail(status code, std::string_view message) const noexcept {
         set_error(message);
@@ -213,9 +218,8 @@ struct plugin_table {
     static int32_t create(corridor_rail_type_call* slot, corridor_rail_type_host* host_self,
                           corridor_rail_type_span config, corridor_rail_type_self** out) noexcept {
         return barrier(api, host_self, slot, [&] {
-            auto made = std::make_unique<instance>(
-                instance{api, host_self,
-                         std::make_unique<Rail>(host(api, host_self), view(config))});
+            auto made = std::make_unique<instance>(instance{
+                api, host_self, std::make_unique<Rail>(host(api, host_self), view(config))});
             *out = reinterpret_cast<corridor_rail_type_self*>(made.release());
             return CORRIDOR_RAIL_OK;
         });
@@ -236,9 +240,9 @@ struct plugin_table {
             return in->impl->validate_account(c, view(type), view(currency), view(json));
         });
     }
-    static int32_t funding_instructions(corridor_rail_type_self* self,
-                                        corridor_rail_type_call* slot,
-                                        const corridor_rail_type_funding_request* request) noexcept {
+    static int32_t funding_instructions(
+        corridor_rail_type_self* self, corridor_rail_type_call* slot,
+        const corridor_rail_type_funding_request* request) noexcept {
         instance* in = as_instance(self);
         return barrier(in->api, in->host_self, slot, [&] {
             call c(in->api, slot);
@@ -300,8 +304,8 @@ struct plugin_table {
 #pragma GCC visibility pop
 
 // Defines the plugin's one exported symbol for the rail class RailClass.
-#define CORRIDOR_RAIL_PLUGIN(RailClass)                                                   \
-    extern "C" CORRIDOR_RAIL_EXPORT int32_t corridor_rail_entry(                          \
+#define CORRIDOR_RAIL_PLUGIN(RailClass)                                                      \
+    extern "C" CORRIDOR_RAIL_EXPORT int32_t corridor_rail_entry(                             \
         const corridor_rail_host_api* host_api, const corridor_rail_plugin** out) noexcept { \
         return ::corridor::rail_sdk::detail::plugin_table<RailClass>::entry(host_api, out);  \
     }

@@ -11,6 +11,7 @@ packages=(
   libspdlog-dev libfmt-dev catch2
   postgresql sqlite3
   nodejs npm
+  chromium
 )
 [ "${1:-}" = "--bench" ] && packages+=(wrk)
 

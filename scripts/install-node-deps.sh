@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Installs the Node packages of the interop tests from the committed lockfile, once per lockfile.
+# Installs the Node packages of the test suites that use any (interop, browser) from their committed
+# lockfiles, once per lockfile.
 set -euo pipefail
-cd "$(dirname "$0")/../tests/interop"
-stamp=node_modules/.corridor-lockfile
-if [[ -f $stamp ]] && cmp -s package-lock.json "$stamp"; then
-  exit 0
-fi
-npm ci --no-audit --no-fund --loglevel=error
-cp package-lock.json "$stamp"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+for suite in interop browser; do
+  cd "$root/tests/$suite"
+  stamp=node_modules/.corridor-lockfile
+  if [[ -f $stamp ]] && cmp -s package-lock.json "$stamp"; then
+    continue
+  fi
+  npm ci --no-audit --no-fund --loglevel=error
+  cp package-lock.json "$stamp"
+done

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -66,6 +67,36 @@ std::function<void(const json::value&)> text_list(const std::string& key,
     };
 }
 
+// An object of rail name -> lowercase hex SHA-256.
+std::function<void(const json::value&)> pin_map(const std::string& key,
+                                                std::map<std::string, std::string>& out) {
+    return [key, &out](const json::value& v) {
+        if (!v.is_object()) bad(key, "an object of rail name to SHA-256 (64 lowercase hex digits)");
+        out.clear();
+        for (const auto& [name, pin] : v.as_object()) {
+            bool hex = pin.is_string() && pin.as_string().size() == 64;
+            if (hex) {
+                for (char c : pin.as_string()) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+            }
+            if (!hex) bad(key + "." + std::string(name), "a SHA-256 of 64 lowercase hex digits");
+            out[std::string(name)] = std::string(pin.as_string());
+        }
+    };
+}
+
+// An object of rail name -> that rail's settings object, kept as JSON text for the plugin.
+std::function<void(const json::value&)> settings_map(const std::string& key,
+                                                     std::map<std::string, std::string>& out) {
+    return [key, &out](const json::value& v) {
+        if (!v.is_object()) bad(key, "an object of rail name to settings object");
+        out.clear();
+        for (const auto& [name, settings] : v.as_object()) {
+            if (!settings.is_object()) bad(key + "." + std::string(name), "an object");
+            out[std::string(name)] = json::serialize(settings);
+        }
+    };
+}
+
 class reader {
 public:
     explicit reader(const json::object& root) : root_(root) {}
@@ -87,6 +118,12 @@ public:
     }
     void text_list(const std::string& key, std::vector<std::string>& out) {
         at(key, corridor::text_list(key, out));
+    }
+    void pins(const std::string& key, std::map<std::string, std::string>& out) {
+        at(key, corridor::pin_map(key, out));
+    }
+    void settings(const std::string& key, std::map<std::string, std::string>& out) {
+        at(key, corridor::settings_map(key, out));
     }
 
     void check_unknown(const json::object& object, const std::string& prefix) const {
@@ -142,6 +179,11 @@ void validate(const service_config& config) {
     if (config.ledger_queue_commands_max < config.ledger_batch_commands_max) {
         bad("ledger.queue_commands_max", "at least ledger.batch_commands_max");
     }
+    for (const auto& [name, pin] : config.plugins_sha256) {
+        if (std::find(config.plugins_rails.begin(), config.plugins_rails.end(), name) == config.plugins_rails.end()) {
+            bad("plugins.sha256." + name, "the pin of a rail listed in plugins.rails");
+        }
+    }
     if (!levels.contains(config.log_level)) bad("log.level", "one of trace, debug, info, warn, error, off");
 }
 
@@ -170,6 +212,7 @@ service_config service_config::defaults(const std::string& base_dir) {
     config.rates_file = resolve(base_dir, config.rates_file);
     config.funding_file = resolve(base_dir, config.funding_file);
     config.plugins_dir = resolve(base_dir, config.plugins_dir);
+    config.bulk_import.dir = resolve(base_dir, config.bulk_import.dir);
     config.database = "sqlite:" + resolve(base_dir, "corridor.db");
     return config;
 }
@@ -203,6 +246,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000);
     keys.integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90);
     keys.text("uma.proxy_host", config.uma_proxy_host);
+    std::string key_encryption_key_file;
+    keys.text("uma.key_encryption_key_file", key_encryption_key_file);
     keys.integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600);
     keys.integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600);
     keys.integer("external_accounts.screening_delay_ms", config.external_accounts_screening_delay_ms, 0, 86400000);
@@ -219,6 +264,11 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("webhooks.in_flight_max", hooks.in_flight_max, 1, 100000);
     keys.text("plugins.dir", plugins_dir);
     keys.text_list("plugins.rails", config.plugins_rails);
+    keys.pins("plugins.sha256", config.plugins_sha256);
+    keys.settings("plugins.settings", config.plugins_settings);
+    keys.integer("rails.call_timeout_ms", config.rails_call_timeout_ms, 100, 3600000);
+    keys.integer("rails.settlement_timeout_ms", config.rails_settlement_timeout_ms, 1000, 90LL * 86400000);
+    keys.integer("rails.drive_interval_ms", config.rails_drive_interval_ms, 10, 60000);
     auto& limits = config.limits;
     keys.integer("limits.request_body_bytes_max", limits.request_body_bytes_max, 1024, 1LL << 30);
     keys.integer("limits.request_header_bytes_max", limits.request_header_bytes_max, 1024, 1 << 20);
@@ -226,6 +276,14 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("limits.response_write_timeout_ms", limits.response_write_timeout_ms, 100, 3600000);
     keys.integer("limits.shutdown_timeout_ms", limits.shutdown_timeout_ms, 0, 600000);
     keys.integer("limits.connections_per_core_max", limits.connections_per_core_max, 1, 1000000);
+    keys.integer("limits.bulk_upload_bytes_max", limits.bulk_upload_bytes_max, 1024, 1LL << 40);
+    std::string bulk_import_dir;
+    keys.text("bulk_import.dir", bulk_import_dir);
+    keys.integer("bulk_import.batch_rows", config.bulk_import.batch_rows, 1, 10000);
+    keys.integer("bulk_import.lease_ms", config.bulk_import.lease_ms, 100, 3600000);
+    keys.integer("bulk_import.poll_interval_ms", config.bulk_import.poll_interval_ms, 10, 600000);
+    keys.integer("kyc.link_ttl_seconds", config.kyc.link_ttl_seconds, 1, 30 * 86400);
+    keys.integer("kyc.sandbox_review_delay_ms", config.kyc.sandbox_review_delay_ms, 0, 3600000);
     keys.integer("cache.ttl_ms", config.cache_ttl_ms, 0, 600000);
     keys.boolean("log.access", config.log_access);
     keys.text("log.level", config.log_level);
@@ -236,6 +294,10 @@ service_config service_config::load_file(const std::string& path) {
     if (!rates_file.empty()) config.rates_file = resolve(base_dir, rates_file);
     if (!funding_file.empty()) config.funding_file = resolve(base_dir, funding_file);
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
+    if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
+    if (!key_encryption_key_file.empty()) {
+        config.uma_key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
+    }
     if (database.starts_with("sqlite:")) {
         // database_url reads "sqlite://x" as the path "x" (and "sqlite:///x" as "/x"): resolve
         // that path, or "sqlite://x" would name a file in the process's working directory.

@@ -3,6 +3,7 @@
 // value stops start-up with a message naming it. Relative paths in the file are relative to the
 // file's own folder; paths given on the command line are relative to the working directory.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,20 @@ struct limits_config {
     std::int64_t response_write_timeout_ms = 30000;
     std::int64_t shutdown_timeout_ms = 10000;      // in-flight requests get this long at SIGTERM
     std::int64_t connections_per_core_max = 10000;
+    // The bulk CSV upload streams to disk and is the one route allowed past request_body_bytes_max.
+    std::int64_t bulk_upload_bytes_max = 100 * 1024 * 1024;
+};
+
+struct bulk_import_config {
+    std::string dir = "bulk-imports";  // uploads and their CSV files while jobs run
+    std::int64_t batch_rows = 200;     // rows per transaction
+    std::int64_t lease_ms = 30000;     // a job whose worker stopped is taken over after this
+    std::int64_t poll_interval_ms = 1000;
+};
+
+struct kyc_config {
+    std::int64_t link_ttl_seconds = 3600;
+    std::int64_t sandbox_review_delay_ms = 2000;  // the sandbox decides a submission after this
 };
 
 struct webhooks_config {
@@ -44,6 +59,8 @@ struct service_config {
     std::int64_t quotes_sweep_interval_ms = 1000;
     std::int64_t idempotency_retention_hours = 72;
     std::string uma_proxy_host = "uma.corridor.localhost";
+    // 64 hex digits sealing the UMA private keys in the database; empty = stored unsealed.
+    std::string uma_key_encryption_key_file;
     std::int64_t quotes_ttl_seconds = 300;
     std::int64_t sandbox_timeout_seconds = 30;
     // How long a new external account stays PENDING before the upkeep loop screens it ACTIVE.
@@ -54,7 +71,14 @@ struct service_config {
     webhooks_config webhooks;
     std::string plugins_dir = "plugins";
     std::vector<std::string> plugins_rails;
+    std::map<std::string, std::string> plugins_sha256;    // rail name -> pinned SHA-256 (hex)
+    std::map<std::string, std::string> plugins_settings;  // rail name -> its settings, JSON object
+    std::int64_t rails_call_timeout_ms = 10000;        // lease of one initiation to one process
+    std::int64_t rails_settlement_timeout_ms = 259200000;  // no final outcome by then: TIMEOUT
+    std::int64_t rails_drive_interval_ms = 100;        // how often the payment engine runs
     limits_config limits;
+    bulk_import_config bulk_import;
+    kyc_config kyc;
     std::int64_t cache_ttl_ms = 1000;  // how stale another process's token or config change may be
     bool log_access = true;
     std::string log_level = "info";

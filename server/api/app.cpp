@@ -90,6 +90,10 @@ api::api(app_services& services) : services_(services) {
     register_webhook_routes(router_);
     register_external_account_routes(router_);
     register_bank_link_routes(router_);
+    register_bulk_import_routes(router_);
+    register_kyc_routes(router_);
+    register_uma_routes(router_);
+    register_transfer_routes(router_);
     std::vector<std::string> labels;
     for (const auto& route : router_.routes()) {
         labels.push_back(std::string(to_string(route.method)) + " " + route.pattern);
@@ -148,6 +152,12 @@ std::shared_ptr<void> api::claim_in_flight(const std::string& client_id,
         std::lock_guard lock(in_flight_mutex_);
         in_flight_.erase(slot);
     });
+}
+
+bool api::body_to_file(http_method method, std::string_view target) const {
+    if (method != http_method::post) return false;  // spares the other requests a second match
+    auto match = router_.match(method, path_of(target));
+    return match.route && match.route->body_to_file;
 }
 
 dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {

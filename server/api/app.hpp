@@ -22,6 +22,8 @@
 #include "ledger/random.hpp"
 #include "ledger/rates.hpp"
 #include "ledger/token_store.hpp"
+#include "rails/payment_engine.hpp"
+#include "rails/registry.hpp"
 #include "server/api/auth.hpp"
 #include "server/api/cache.hpp"
 #include "server/api/input.hpp"
@@ -29,6 +31,8 @@
 #include "server/config.hpp"
 #include "server/http/http_types.hpp"
 #include "server/metrics.hpp"
+#include "uma/key_sealing.hpp"
+#include "uma/pubkey_fetcher.hpp"
 
 namespace corridor {
 
@@ -49,6 +53,16 @@ struct app_services {
     funding_directory funding;
     // Signs and sends webhooks (POST /webhooks/test); null when delivery is not running.
     webhook_sender* webhooks = nullptr;
+    // Wakes the bulk import runner when a job is queued (unset in tests without one).
+    std::function<void()> wake_bulk_import;
+    // Counterparties' UMA keys, fetched over outbound HTTP and cached. Tests may replace both.
+    std::unique_ptr<uma::http_transport> uma_transport;
+    std::unique_ptr<uma::pubkey_fetcher> uma_keys;
+    // Seals the UMA private keys at rest (uma.key_encryption_key_file); none when unset.
+    std::optional<uma::sealing_key> uma_sealing;
+    rail_registry rails;  // loaded at serve start; empty elsewhere
+    // External accounts as the payment engine needs them; null until a store provides them.
+    std::unique_ptr<external_account_directory> external_accounts;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -61,11 +75,20 @@ struct app_services {
           tokens(this->config.cache_ttl_ms),
           configs(this->config.cache_ttl_ms),
           rates(std::move(rates)),
-          funding(std::move(funding)) {}
+          funding(std::move(funding)) {
+        init_uma();
+    }
+    void init_uma();
 
     payment_services payments() {
         return payment_services{ids, random, time, currencies, *rates, funding,
                                 config.quotes_ttl_seconds * 1000};
+    }
+    rail_engine_services rail_payments() {
+        rail_engine_settings settings;
+        settings.call_timeout_ms = config.rails_call_timeout_ms;
+        settings.settlement_timeout_ms = config.rails_settlement_timeout_ms;
+        return rail_engine_services{ids, random, time, currencies, rails, settings};
     }
 };
 
@@ -92,6 +115,8 @@ class api {
 public:
     explicit api(app_services& services);
     dispatch_plan plan(std::shared_ptr<const http_request> request) const;
+    // Whether the route of this request streams its body to a file (decided from the head alone).
+    bool body_to_file(http_method method, std::string_view target) const;
     const router& routes() const { return router_; }
     app_services& services() const { return services_; }
 
@@ -128,6 +153,10 @@ void register_sandbox_routes(router& routes);
 void register_webhook_routes(router& routes);
 void register_external_account_routes(router& routes);
 void register_bank_link_routes(router& routes);
+void register_bulk_import_routes(router& routes);
+void register_kyc_routes(router& routes);
+void register_uma_routes(router& routes);
+void register_transfer_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

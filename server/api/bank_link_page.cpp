@@ -44,22 +44,6 @@ std::string last_digits(std::string_view number) {
 
 }  // namespace
 
-std::string html_escape(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out.push_back(c);
-        }
-    }
-    return out;
-}
-
 std::string render_bank_picker_page(bool sandbox) {
     std::string content;
     if (sandbox) {

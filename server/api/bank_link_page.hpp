@@ -4,10 +4,9 @@
 #include <string>
 #include <string_view>
 
-namespace corridor {
+#include "server/api/html.hpp"
 
-// Every dynamic string on a page goes through this.
-std::string html_escape(std::string_view text);
+namespace corridor {
 
 // The bank and account picker; the form posts back to the page's own address.
 std::string render_bank_picker_page(bool sandbox);

@@ -30,6 +30,7 @@ int http_status_of(error_code code) {
         case error_code::token_not_found:
         case error_code::quote_not_found:
         case error_code::transaction_not_found:
+        case error_code::bulk_upload_job_not_found:
         case error_code::account_not_found:
         case error_code::link_token_not_found: return 404;
         case error_code::method_not_allowed: return 405;
@@ -87,6 +88,7 @@ std::string_view name_of(error_code code) {
         case error_code::token_not_found: return "TOKEN_NOT_FOUND";
         case error_code::quote_not_found: return "QUOTE_NOT_FOUND";
         case error_code::transaction_not_found: return "TRANSACTION_NOT_FOUND";
+        case error_code::bulk_upload_job_not_found: return "BULK_UPLOAD_JOB_NOT_FOUND";
         case error_code::method_not_allowed: return "METHOD_NOT_ALLOWED";
         case error_code::conflict: return "CONFLICT";
         case error_code::uma_address_exists: return "UMA_ADDRESS_EXISTS";

@@ -37,6 +37,7 @@ enum class error_code {
     token_not_found,              // 404
     quote_not_found,              // 404
     transaction_not_found,        // 404
+    bulk_upload_job_not_found,    // 404
     method_not_allowed,           // 405
     conflict,                     // 409
     uma_address_exists,           // 409

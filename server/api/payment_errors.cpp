@@ -26,6 +26,7 @@ void fail_payment(const payment_failure& failure) {
         case payment_error::quote_not_pending: code = error_code::quote_not_pending; break;
         case payment_error::quote_expired: code = error_code::quote_expired; break;
         case payment_error::quote_not_executable: code = error_code::quote_not_executable; break;
+        case payment_error::user_not_ready: code = error_code::user_not_ready; break;
     }
     boost::json::object details;
     if (!failure.field.empty()) details["field"] = failure.field;

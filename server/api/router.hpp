@@ -29,6 +29,9 @@ struct route_spec {
     // request did is kept. Idempotent routes honour the Idempotency-Key header.
     bool on_ledger_writer = false;
     bool idempotent = false;
+    // The body is streamed to a file (http_request::body_file) under limits.bulk_upload_bytes_max
+    // instead of being read into memory under limits.request_body_bytes_max.
+    bool body_to_file = false;
     handler_fn handler = nullptr;
     fast_handler_fn fast = nullptr;
 };

@@ -15,6 +15,7 @@
 #include "ledger/database.hpp"
 #include "ledger/external_account_store.hpp"
 #include "ledger/idempotency.hpp"
+#include "ledger/kyc.hpp"
 #include "ledger/ledger_writer.hpp"
 #include "ledger/migrations.hpp"
 #include "ledger/payments.hpp"
@@ -25,11 +26,14 @@
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
+#include "server/bulk_import_runner.hpp"
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/outbound_client.hpp"
 #include "server/http/server.hpp"
 #include "server/webhooks/delivery_worker.hpp"
+#include "uma/sql_stores.hpp"
+#include "server/rails_runtime.hpp"
 
 namespace corridor {
 namespace po = boost::program_options;
@@ -48,6 +52,7 @@ constexpr const char* usage_text = R"(usage:
                         --permissions VIEW,TRANSACT,MANAGE [--json]
   corridor webhook-key show   --platform ID --environment sandbox|production
   corridor webhook-key rotate --platform ID --environment sandbox|production
+  corridor plugins list [--json]          (loaded rails, versions, ABI)
 Every command takes --config FILE (default conf/corridor.json when present) and --database URL
 (sqlite:PATH or postgresql://...).
 )";
@@ -110,8 +115,8 @@ void setup_logging(const service_config& config) {
 
 // Background upkeep on the ledger writer: expiring quotes past their time, failing incoming
 // payments whose platform did not decide within the approval time-out, turning screened external
-// accounts ACTIVE, and pruning old idempotency keys. All are conditional UPDATEs or plain DELETEs,
-// safe to run from any number of processes.
+// accounts ACTIVE, deciding due sandbox KYC reviews, and pruning old idempotency keys. All are
+// conditional UPDATEs or plain DELETEs, safe to run from any number of processes.
 class upkeep_job final : public session_job {
 public:
     upkeep_job(app_services& services, bool prune) : services_(services), prune_(prune) {}
@@ -120,9 +125,12 @@ public:
             expire_due_quotes(session, services_.payments(), 500);
             expire_due_approvals(session, services_.payments(), 500);
             screen_due_external_accounts(session, {services_.ids, services_.time}, 500);
+            decide_due_kyc_reviews(session, services_.ids, services_.time, 100);
             if (prune_) {
                 prune_idempotency_keys(session, services_.time.now_ms() -
                                                     services_.config.idempotency_retention_hours * 3600000);
+                // UMA nonces outside the replay window would be refused anyway.
+                uma::sql_nonce_store(session, services_.time, uma::default_nonce_window_s).purge_expired();
             }
             return true;
         } catch (const std::exception& error) {
@@ -214,12 +222,22 @@ int serve(const std::vector<std::string>& args) {
     id_generator ids(wall, random);
     auto rates = std::make_unique<file_rate_source>(config.rates_file, wall, config.rates_cache_seconds * 1000);
     app_services services(config, wall, random, ids, std::move(currencies), std::move(rates), std::move(funding));
+    // Rails load now or never: a plugin that cannot load stops start-up with its file named.
+    services.rails = load_rails(rail_load_config_of(config), &spdlog_rail_log());
+    services.external_accounts = make_external_account_directory();
+    for (const auto& rail : services.rails.all()) {
+        spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(), rail->file(),
+                     rail->abi_major(), rail->abi_minor());
+    }
     api application(services);
     auto url = *database_url::parse(config.database);
     db_pool database(url, config.database_threads);
     ledger_writer writer(url, static_cast<std::size_t>(config.ledger_batch_commands_max),
                          static_cast<std::size_t>(config.ledger_queue_commands_max));
     services.stats->add_source([&writer] { return writer_metrics(writer); });
+    bulk_import_runner bulk_imports(services, url);
+    services.wake_bulk_import = [&bulk_imports] { bulk_imports.wake(); };  // before any request
+    services.stats->add_source([&services] { return rail_metrics(services.rails); });
     http_server server(application, database, writer, services.config);
     outbound_client outbound(outbound_options{config.webhooks.connect_timeout_ms,
                                               config.webhooks.response_timeout_ms,
@@ -230,16 +248,56 @@ int serve(const std::vector<std::string>& args) {
     services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
+    rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms);
     deliveries.start();
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on http://" << host << ":" << port << std::endl;
     server.run_until_signal();
     deliveries.stop(config.limits.shutdown_timeout_ms / 2);
     outbound.stop();
+    bulk_imports.stop();
+    rails.stop();
     upkeep.stop();
     writer.stop();
     database.stop();
     spdlog::info("stopped cleanly");
+    return 0;
+}
+
+// corridor plugins list: loads the configured rails as serve would and describes them.
+int plugins_list(const std::vector<std::string>& args) {
+    auto options = common_options();
+    options.add_options()("json", "print JSON");
+    auto values = parse(args, options);
+    auto config = load_config(values);
+    auto registry = load_rails(rail_load_config_of(config), nullptr);
+    if (values.count("json")) {
+        json::array out;
+        for (const auto& rail : registry.all()) {
+            json::array types;
+            for (const auto& type : rail->account_types()) types.emplace_back(type);
+            out.push_back(json::object{{"name", rail->name()},
+                                       {"version", rail->version()},
+                                       {"abi", fmt::format("{}.{}", rail->abi_major(), rail->abi_minor())},
+                                       {"file", rail->file()},
+                                       {"accountTypes", types}});
+        }
+        std::cout << json::serialize(json::object{{"hostAbi", fmt::format("{}.{}", CORRIDOR_RAIL_ABI_MAJOR,
+                                                                              CORRIDOR_RAIL_ABI_MINOR)},
+                                                  {"rails", out}})
+                  << std::endl;
+        return 0;
+    }
+    std::cout << fmt::format("rail ABI {}.{}; plugins from {}\n", CORRIDOR_RAIL_ABI_MAJOR,
+                             CORRIDOR_RAIL_ABI_MINOR, config.plugins_dir);
+    if (registry.empty()) std::cout << "no rails configured (plugins.rails is empty)\n";
+    for (const auto& rail : registry.all()) {
+        std::string types;
+        for (const auto& type : rail->account_types()) types += (types.empty() ? "" : ",") + type;
+        std::cout << fmt::format("{:<12} {:<10} ABI {}.{}  {}\n  account types: {}\n", rail->name(),
+                                 rail->version(), rail->abi_major(), rail->abi_minor(), rail->file(), types);
+    }
+    std::cout << std::flush;
     return 0;
 }
 
@@ -402,6 +460,9 @@ int dispatch(const std::vector<std::string>& words) {
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;
+    }
+    if (command == "plugins" && !rest.empty() && rest[0] == "list") {
+        return plugins_list(std::vector<std::string>(rest.begin() + 1, rest.end()));
     }
     if ((command == "platform" || command == "token") && !rest.empty() && rest[0] == "create") {
         std::vector<std::string> options(rest.begin() + 1, rest.end());

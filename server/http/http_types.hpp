@@ -18,6 +18,9 @@ struct http_request {
     http_method method = http_method::get;
     std::string target;  // path and query as received
     std::string body;
+    // For routes that stream their body to disk: the file holding it (the body string stays empty).
+    // The transport deletes it after the response.
+    std::string body_file;
     // Header names lower case. Only the headers the API reads are copied in.
     std::vector<std::pair<std::string, std::string>> headers;
     std::string request_id;

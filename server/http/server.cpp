@@ -3,12 +3,15 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/http/file_body.hpp>
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <array>
 #include <list>
 #include <thread>
@@ -141,6 +144,23 @@ bool append_plain_response_head(std::string& out, head_fields& fields, const htt
     return true;
 }
 
+// The body that arrived with the head (the usual case for API requests) parsed straight from the
+// read buffer, so reading the head first costs no second asynchronous step; the caller reads
+// whatever is still missing from the socket.
+beast::error_code parse_buffered_body(http::request_parser<http::string_body>& parser,
+                                      beast::flat_buffer& buffer) {
+    parser.eager(true);
+    while (!parser.is_done() && buffer.size() > 0) {
+        beast::error_code error;
+        auto used = parser.put(buffer.data(), error);
+        buffer.consume(used);
+        if (error == http::error::need_more) return {};
+        if (error) return error;
+        if (used == 0) return {};
+    }
+    return {};
+}
+
 // Request ids: a random per-process prefix and a counter; unique without a syscall per request.
 class request_id_source {
 public:
@@ -236,8 +256,13 @@ struct http_server::impl {
                                           std::function<http_response(soci::session&)> work);
     net::awaitable<void> accept_loop(core& owner);
     net::awaitable<void> run_session(core& owner, tcp::socket socket);
-    std::shared_ptr<const http_request> to_request(http::request<http::string_body>& message,
-                                                   const std::string& remote);
+    std::shared_ptr<http_request> to_request(http::request_header<>& head, std::string body,
+                                             const std::string& remote);
+    // Reads the body of a route that streams it to disk; the file is removed when `cleanup` goes.
+    net::awaitable<beast::error_code> read_body_to_file(tcp::socket& socket,
+                                                        beast::flat_buffer& buffer,
+                                                        http::request_parser<http::string_body>& parser,
+                                                        std::string& path);
     void log_access(core& owner, const http_request* request, const http_response& response,
                     http::verb verb, std::string_view target, std::int64_t duration_us,
                     std::size_t bytes_out);
@@ -313,14 +338,15 @@ net::awaitable<http_response> http_server::impl::run_job(
         initiate, net::use_awaitable, std::move(work));
 }
 
-std::shared_ptr<const http_request> http_server::impl::to_request(
-    http::request<http::string_body>& message, const std::string& remote) {
+std::shared_ptr<http_request> http_server::impl::to_request(http::request_header<>& head,
+                                                          std::string body,
+                                                          const std::string& remote) {
     auto request = std::make_shared<http_request>();
-    request->method = method_of(message.method());
-    request->target = std::string(message.target());
-    request->body = std::move(message.body());
+    request->method = method_of(head.method());
+    request->target = std::string(head.target());
+    request->body = std::move(body);
     request->remote_address = remote;
-    for (const auto& field : message) {
+    for (const auto& field : head) {
         std::string name(field.name_string());
         for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         request->headers.emplace_back(std::move(name), std::string(field.value()));
@@ -415,11 +441,42 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
     while (!draining.load(std::memory_order_relaxed)) {
         http::request_parser<http::string_body> parser;
         parser.header_limit(static_cast<std::uint32_t>(limits.request_header_bytes_max));
-        parser.body_limit(static_cast<std::uint64_t>(limits.request_body_bytes_max));
+        // The head is read first: which body limit applies, and whether the body goes to memory or
+        // to disk, depends on the route. A declared length above the route's limit is refused
+        // before any of the body is read.
+        parser.body_limit(boost::none);
         slot->idle = buffer.size() == 0;
         timeouts->expires_after(std::chrono::milliseconds(limits.request_timeout_ms));
-        auto [read_error, bytes_read] =
-            co_await http::async_read(socket, buffer, parser, net::as_tuple(net::use_awaitable));
+        auto [read_error, head_bytes] = co_await http::async_read_header(
+            socket, buffer, parser, net::as_tuple(net::use_awaitable));
+        (void)head_bytes;
+        std::string body_file;  // set when the body went to disk
+        std::int64_t body_bytes_max = limits.request_body_bytes_max;
+        if (!read_error) {
+            const auto& head = parser.get();
+            bool to_file = app.body_to_file(method_of(head.method()), head.target());
+            if (to_file) body_bytes_max = limits.bulk_upload_bytes_max;
+            auto declared = parser.content_length();
+            if (declared && *declared > static_cast<std::uint64_t>(body_bytes_max)) {
+                read_error = http::error::body_limit;
+            } else if (to_file) {
+                read_error = co_await read_body_to_file(socket, buffer, parser, body_file);
+            } else {
+                parser.body_limit(static_cast<std::uint64_t>(body_bytes_max));
+                read_error = parse_buffered_body(parser, buffer);
+                if (!read_error && !parser.is_done()) {
+                    auto [body_error, body_bytes] = co_await http::async_read(
+                        socket, buffer, parser, net::as_tuple(net::use_awaitable));
+                    read_error = body_error;
+                }
+            }
+        }
+        struct remove_file {
+            std::string& path;
+            ~remove_file() {
+                if (!path.empty()) std::remove(path.c_str());
+            }
+        } body_file_cleanup{body_file};
         timeouts->clear();
         slot->idle = false;
         auto started = std::chrono::steady_clock::now();
@@ -433,8 +490,8 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         bool close_after = false;
         if (read_error == http::error::body_limit) {
             response = error_response(error_code::payload_too_large,
-                                      "request body exceeds " +
-                                          std::to_string(limits.request_body_bytes_max) + " bytes");
+                                      "request body exceeds " + std::to_string(body_bytes_max) +
+                                          " bytes");
             close_after = true;
         } else if (read_error == http::error::header_limit) {
             response = error_response(error_code::header_too_large, "request headers are too large");
@@ -443,7 +500,9 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
             response = error_response(error_code::invalid_input, "malformed HTTP request");
             close_after = true;
         } else {
-            request = to_request(parser.get(), remote);
+            auto built = to_request(parser.get(), std::move(parser.get().body()), remote);
+            built->body_file = body_file;
+            request = std::move(built);
             auto plan = app.plan(request);
             if (plan.immediate) {
                 response = std::move(*plan.immediate);
@@ -496,6 +555,44 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
     beast::error_code ignored;
     socket.shutdown(tcp::socket::shutdown_send, ignored);
     co_return;
+}
+
+// The body of a route that takes large uploads goes straight to a file under the upload folder,
+// within limits.bulk_upload_bytes_max, so an upload of any allowed size costs no more memory than
+// one read buffer. limits.request_timeout_ms bounds the whole upload, as it bounds any request.
+net::awaitable<beast::error_code> http_server::impl::read_body_to_file(
+    tcp::socket& socket, beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser,
+    std::string& path) {
+    std::filesystem::path dir = std::filesystem::path(config.bulk_import.dir) / "incoming";
+    std::error_code made;
+    std::filesystem::create_directories(dir, made);
+    path = (dir / (request_ids.next() + ".part")).string();
+    // A client that asks first (curl does for large bodies) is told to go on rather than left to
+    // wait for its own timeout.
+    if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
+        static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+        auto [write_error, written] = co_await net::async_write(
+            socket, net::buffer(go_on.data(), go_on.size()), net::as_tuple(net::use_awaitable));
+        if (write_error) co_return write_error;
+    }
+    http::request_parser<http::file_body> file_parser(std::move(parser));
+    file_parser.body_limit(static_cast<std::uint64_t>(config.limits.bulk_upload_bytes_max));
+    beast::error_code error;
+    file_parser.get().body().open(path.c_str(), beast::file_mode::write, error);
+    if (error) {
+        spdlog::error("cannot open upload file {}: {}", path, error.message());
+        path.clear();
+        co_return http::error::bad_target;  // answered as a malformed request; nothing was read
+    }
+    while (!file_parser.is_done()) {
+        auto [read_error, bytes] = co_await http::async_read_some(
+            socket, buffer, file_parser, net::as_tuple(net::use_awaitable));
+        if (read_error) co_return read_error;
+    }
+    file_parser.get().body().close();
+    // What the rest of the session reads of the request: its head, with an empty body.
+    parser.get().base() = file_parser.get().base();
+    co_return beast::error_code{};
 }
 
 // After refusing a request mid-body (413, 431, malformed), the client may still be sending. Closing

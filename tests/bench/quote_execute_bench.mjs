@@ -27,11 +27,12 @@ async function startServer(batchMax) {
     currencies_file: join(confDir, 'currencies.json'), rates_file: join(confDir, 'rates.json'),
     funding_file: join(confDir, 'funding.json'),
     ledger: { ...base.ledger, batch_commands_max: batchMax },
+    bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },
   };
   const configPath = join(dir, 'corridor.json');
   writeFileSync(configPath, JSON.stringify(config));
   const platform = JSON.parse(execFileSync(bin, ['platform', 'create', '--name', 'Bench',
-    '--uma-domain', 'bench.example', '--json', '--config', configPath], { encoding: 'utf8' }));
+    '--uma-domain', 'bench.example', '--regulated', '--json', '--config', configPath], { encoding: 'utf8' }));
   const child = spawn(bin, ['serve', '--config', configPath], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((ok, fail) => {
     let out = '';

@@ -26,6 +26,12 @@ void write_rows(soci::session& session, int count, int rows = 1) {
     }
 }
 
+// The probe table, and a log emptied of everything written before the test.
+void start_with_empty_log(testing::test_database& database) {
+    database.session() << "CREATE TABLE checkpoint_probe (id INTEGER PRIMARY KEY, payload TEXT)";
+    database.session() << "PRAGMA wal_checkpoint(TRUNCATE)";
+}
+
 // Frames in the WAL, as a new connection sees it (its own checkpoint attempt reports the length).
 int wal_frames(const testing::test_database& database) {
     auto observer = database.open_another();
@@ -37,9 +43,9 @@ int wal_frames(const testing::test_database& database) {
 }  // namespace
 
 TEST_CASE("the background checkpointer copies the WAL once it passes the soft limit", "[checkpoint]") {
-    testing::test_database database;
+    testing::test_database database(testing::schema::empty);
     if (database.backend() != database_backend::sqlite) return;  // SQLite's WAL only
-    database.session() << "CREATE TABLE checkpoint_probe (id INTEGER PRIMARY KEY, payload TEXT)";
+    start_with_empty_log(database);
     wal_checkpointer checkpointer(database.url(), 100, 100000);
     auto writer = database.open_another();
     checkpointer.watch(*writer);
@@ -60,9 +66,9 @@ TEST_CASE("the background checkpointer copies the WAL once it passes the soft li
 }
 
 TEST_CASE("the writer checkpoints on its own past the hard limit", "[checkpoint]") {
-    testing::test_database database;
+    testing::test_database database(testing::schema::empty);
     if (database.backend() != database_backend::sqlite) return;
-    database.session() << "CREATE TABLE checkpoint_probe (id INTEGER PRIMARY KEY, payload TEXT)";
+    start_with_empty_log(database);
     wal_checkpointer checkpointer(database.url(), 1000, 1001);
     auto writer = database.open_another();
     checkpointer.watch(*writer);

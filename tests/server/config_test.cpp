@@ -91,7 +91,7 @@ TEST_CASE("every key is read", "[server][config]") {
         "database_threads": 16,
         "public_base_url": "https://pay.example",
         "currencies_file": "/etc/corridor/currencies.json",
-        "uma": {"proxy_host": "uma.pay.example"},
+        "uma": {"proxy_host": "uma.pay.example", "key_encryption_key_file": "/etc/corridor/uma.key"},
         "quotes": {"ttl_seconds": 60},
         "sandbox": {"timeout_seconds": 5},
         "outbound": {"allow_private_addresses": true},
@@ -113,6 +113,7 @@ TEST_CASE("every key is read", "[server][config]") {
     CHECK(config.public_base_url == "https://pay.example");
     CHECK(config.currencies_file == "/etc/corridor/currencies.json");
     CHECK(config.uma_proxy_host == "uma.pay.example");
+    CHECK(config.uma_key_encryption_key_file == "/etc/corridor/uma.key");
     CHECK(config.quotes_ttl_seconds == 60);
     CHECK(config.sandbox_timeout_seconds == 5);
     CHECK(config.outbound_allow_private_addresses);
@@ -221,6 +222,32 @@ TEST_CASE("bad types and values name the key and what it must be", "[server][con
           "configuration key \"plugins.rails\" must be an array of strings");
     CHECK(load_error(R"({"uma": "uma.example"})") == "configuration key \"uma\" must be an object");
     CHECK(load_error(R"({"limits": []})") == "configuration key \"limits\" must be an object");
+}
+
+TEST_CASE("rail plugin keys: pins, settings and engine timeouts", "[server][config]") {
+    temp_folder folder;
+    const std::string pin(64, 'a');
+    auto config = service_config::load_file(folder.write(R"({
+        "plugins": {"rails": ["sandbox", "ach"], "sha256": {"ach": ")" + pin + R"("},
+                    "settings": {"ach": {"origin": "1234567890", "cutoffs": [1, 2]}}},
+        "rails": {"call_timeout_ms": 2000, "settlement_timeout_ms": 60000, "drive_interval_ms": 50}
+    })"));
+    CHECK(config.plugins_sha256 == std::map<std::string, std::string>{{"ach", pin}});
+    CHECK(config.plugins_settings == std::map<std::string, std::string>{
+                                         {"ach", R"({"origin":"1234567890","cutoffs":[1,2]})"}});
+    CHECK(config.rails_call_timeout_ms == 2000);
+    CHECK(config.rails_settlement_timeout_ms == 60000);
+    CHECK(config.rails_drive_interval_ms == 50);
+
+    CHECK(load_error(R"({"plugins": {"rails": ["ach"], "sha256": {"ach": "ABC"}}})") ==
+          "configuration key \"plugins.sha256.ach\" must be a SHA-256 of 64 lowercase hex digits");
+    CHECK(load_error(R"({"plugins": {"rails": ["ach"], "sha256": {"pix": ")" + pin + R"("}}})") ==
+          "configuration key \"plugins.sha256.pix\" must be the pin of a rail listed in plugins.rails");
+    CHECK(load_error(R"({"plugins": {"settings": {"ach": 3}}})") ==
+          "configuration key \"plugins.settings.ach\" must be an object");
+    CHECK(load_error(R"({"rails": {"call_timeout_ms": 5}})") ==
+          "configuration key \"rails.call_timeout_ms\" must be between 100 and 3600000");
+    CHECK(load_error(R"({"rails": {"retries": 5}})") == "unknown configuration key \"rails.retries\"");
 }
 
 TEST_CASE("values are validated after reading", "[server][config]") {

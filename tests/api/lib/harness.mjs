@@ -3,7 +3,7 @@
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 export const VERSION = '2025-10-13';
@@ -28,7 +28,8 @@ export function runCli(server, args) {
 }
 
 // Options: platforms (how many to create, default 2), config (overrides merged into corridor.json),
-// regulated (array of booleans per platform).
+// regulated (array of booleans per platform; when not given every platform is regulated, so its
+// customers start KYC-approved and can move money at once).
 export async function startCorridor(options = {}) {
   const bin = required('CORRIDOR_BIN');
   const confDir = required('CORRIDOR_CONF_DIR');
@@ -43,7 +44,9 @@ export async function startCorridor(options = {}) {
     currencies_file: join(confDir, 'currencies.json'),
     rates_file: join(confDir, 'rates.json'),
     funding_file: join(confDir, 'funding.json'),
-    plugins: { ...base.plugins, dir: join(dir, 'plugins') },
+    // The build writes rail plugins next to the binary (build/plugins) unless told otherwise.
+    plugins: { ...base.plugins, dir: process.env.CORRIDOR_PLUGIN_DIR || join(dirname(bin), 'plugins') },
+    bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },
     ...(options.config || {}),
   };
   const configPath = join(dir, 'corridor.json');
@@ -53,7 +56,7 @@ export async function startCorridor(options = {}) {
   const count = options.platforms ?? 2;
   for (let i = 0; i < count; i++) {
     const args = ['platform', 'create', '--name', `Platform ${i}`, '--uma-domain', `platform${i}.example.test`, '--json'];
-    if (options.regulated?.[i]) args.push('--regulated');
+    if (options.regulated ? options.regulated[i] : true) args.push('--regulated');
     server.platforms.push(JSON.parse(runCli(server, args)));
   }
   await launch(server);

@@ -1,6 +1,7 @@
 // A rail plugin built only for the tests, through the real SDK. One source, several behaviours,
 // chosen at compile time (TEST_RAIL_BEHAVIOUR) so each behaviour is its own .so:
-//   0 good: validates "accountNumber", settles payouts at once, pulls on the next tick
+//   0 good: validates "accountNumber", settles payouts at once, fails pulls on the next tick;
+//     amount 13 is UNAVAILABLE and 14 DECLINED
 //   1 throws: every hook throws a std::exception (the host must see INTERNAL and keep running)
 //   2 silent: accepts operations and never reports (the host's deadline must close them)
 #include <map>
@@ -56,6 +57,10 @@ public:
     sdk::status initiate(sdk::call& c, const sdk::operation& op) override {
         maybe_throw();
         if (op.amount_minor <= 0) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount");
+        // 13 minor units: the rail cannot take work now (the host must retry later).
+        if (op.amount_minor == 13) return c.fail(CORRIDOR_RAIL_UNAVAILABLE, "try again later");
+        // 14: the rail declines the operation outright.
+        if (op.amount_minor == 14) return c.fail(CORRIDOR_RAIL_DECLINED, "over the rail's limit");
         if (TEST_RAIL_BEHAVIOUR == 2) return CORRIDOR_RAIL_OK;
         std::string id(op.operation_id);
         if (op.direction == CORRIDOR_RAIL_PAYOUT) {

@@ -1,0 +1,197 @@
+#include "ledger/kyc.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/json.hpp>
+#include <cctype>
+#include <vector>
+
+#include "ledger/assert.hpp"
+#include "ledger/database.hpp"
+#include "ledger/encoding.hpp"
+#include "ledger/outbox.hpp"
+#include "ledger/statement_cache.hpp"
+#include "ledger/token_store.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr std::size_t link_token_bytes = 32;
+
+struct link_row {
+    std::string platform_id, environment, customer_id, redirect_uri;
+    soci::indicator redirect_indicator = soci::i_null;
+    long long expires_at_ms = 0, used_at_ms = 0;
+    soci::indicator used_indicator = soci::i_null;
+    void bind(soci::statement& statement) {
+        statement.exchange(soci::into(platform_id));
+        statement.exchange(soci::into(environment));
+        statement.exchange(soci::into(customer_id));
+        statement.exchange(soci::into(redirect_uri, redirect_indicator));
+        statement.exchange(soci::into(expires_at_ms));
+        statement.exchange(soci::into(used_at_ms, used_indicator));
+    }
+};
+
+struct status_row {
+    std::string kyc_status;
+    void bind(soci::statement& statement) { statement.exchange(soci::into(kyc_status)); }
+};
+
+}  // namespace
+
+bool kyc_allows_money_movement(std::string_view kyc_status) {
+    return kyc_status == "APPROVED" || kyc_status == "MANUALLY_APPROVED";
+}
+
+bool is_final_kyc_status(std::string_view kyc_status) {
+    return kyc_status != "PENDING_REVIEW";
+}
+
+bool customer_may_move_money(soci::session& session, const tenant& owner,
+                             const std::string& customer_id) {
+    if (customer_id.empty()) return true;
+    status_row row;
+    std::string env_name(owner.env_name());
+    bool found =
+        fetch_prepared(session,
+                       "SELECT kyc_status FROM customers WHERE id = :i AND platform_id = :p "
+                       "AND environment = :e",
+                       row, customer_id, owner.platform_id, env_name);
+    return !found || kyc_allows_money_movement(row.kyc_status);
+}
+
+std::string create_kyc_link(soci::session& session, random_source& random, const clock& time,
+                            const tenant& owner, const std::string& customer_id,
+                            const std::optional<std::string>& redirect_uri, std::int64_t ttl_ms) {
+    CORRIDOR_ASSERT(ttl_ms > 0);
+    std::array<std::uint8_t, link_token_bytes> bytes{};
+    random.fill(bytes);
+    std::string token = base64url_encode(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    std::string token_hash = hash_secret(token);
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    long long expires_at_ms = now_ms + ttl_ms;
+    std::string redirect = redirect_uri.value_or("");
+    soci::indicator redirect_indicator = redirect_uri ? soci::i_ok : soci::i_null;
+    session << "INSERT INTO kyc_links (token_hash, platform_id, environment, customer_id, "
+               "redirect_uri, expires_at_ms, used_at_ms, created_at_ms) VALUES (:h, :p, :e, :c, "
+               ":r, :x, NULL, :t)",
+        soci::use(token_hash), soci::use(owner.platform_id), soci::use(env_name),
+        soci::use(customer_id), soci::use(redirect, redirect_indicator), soci::use(expires_at_ms),
+        soci::use(now_ms);
+    return token;
+}
+
+std::optional<kyc_link> find_kyc_link(soci::session& session, std::string_view token) {
+    if (token.empty() || token.size() > 128) return std::nullopt;
+    std::string token_hash = hash_secret(token);
+    link_row row;
+    bool found = fetch_prepared(session,
+                                "SELECT platform_id, environment, customer_id, redirect_uri, "
+                                "expires_at_ms, used_at_ms FROM kyc_links WHERE token_hash = :h",
+                                row, token_hash);
+    if (!found) return std::nullopt;
+    kyc_link link;
+    link.owner = tenant_of_row(row.platform_id, row.environment);
+    link.customer_id = row.customer_id;
+    if (row.redirect_indicator == soci::i_ok) link.redirect_uri = row.redirect_uri;
+    link.expires_at_ms = row.expires_at_ms;
+    if (row.used_indicator == soci::i_ok) link.used_at_ms = row.used_at_ms;
+    return link;
+}
+
+bool consume_kyc_link(soci::session& session, const clock& time, std::string_view token) {
+    std::string token_hash = hash_secret(token);
+    long long now_ms = time.now_ms();
+    auto affected = run_prepared(session,
+                                 "UPDATE kyc_links SET used_at_ms = :n WHERE token_hash = :h AND "
+                                 "used_at_ms IS NULL AND expires_at_ms > :n2",
+                                 now_ms, token_hash, now_ms);
+    CORRIDOR_ASSERT(affected == 0 || affected == 1);
+    return affected == 1;
+}
+
+void submit_kyc_review(soci::session& session, id_generator& ids, const clock& time,
+                       const tenant& owner, const std::string& customer_id,
+                       const std::string& subject_name, std::int64_t decide_at_ms) {
+    std::string id = ids.next("KycReview");
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    long long decide_ms = decide_at_ms;
+    // A submission replaces any review still pending for the customer.
+    run_prepared(session,
+                 "UPDATE kyc_reviews SET decision = 'SUPERSEDED', decided_at_ms = :n WHERE "
+                 "customer_id = :c AND platform_id = :p AND environment = :e AND decision IS NULL",
+                 now_ms, customer_id, owner.platform_id, env_name);
+    run_prepared(
+        session,
+        "INSERT INTO kyc_reviews (id, platform_id, environment, customer_id, subject_name, "
+        "decide_at_ms, decision, decided_at_ms, created_at_ms) VALUES (:i, :p, :e, :c, :s, "
+        ":d, NULL, NULL, :t)",
+        id, owner.platform_id, env_name, customer_id, subject_name, decide_ms, now_ms);
+    run_prepared(
+        session,
+        "UPDATE customers SET kyc_status = 'PENDING_REVIEW', updated_at_ms = :t WHERE id = "
+        ":i AND platform_id = :p AND environment = :e",
+        now_ms, customer_id, owner.platform_id, env_name);
+}
+
+std::string sandbox_kyc_decision(std::string_view subject_name) {
+    std::string lower(subject_name);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower.find("reject") != std::string::npos ? "REJECTED" : "APPROVED";
+}
+
+int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const clock& time,
+                           int limit) {
+    CORRIDOR_ASSERT(limit > 0);
+    long long now_ms = time.now_ms();
+    std::vector<std::string> review_ids(static_cast<std::size_t>(limit));
+    {
+        soci::rowset<soci::row> due =
+            (session.prepare << "SELECT id FROM kyc_reviews WHERE environment = 'sandbox' AND "
+                                "decision IS NULL AND decide_at_ms <= :n ORDER BY decide_at_ms "
+                                "LIMIT " +
+                                    std::to_string(limit),
+             soci::use(now_ms));
+        review_ids.clear();
+        for (const auto& row : due) review_ids.push_back(row.get<std::string>(0));
+    }
+    int decided = 0;
+    for (const auto& review_id : review_ids) {
+        write_transaction transaction(session);
+        std::string platform_id, environment_name, customer_id, subject_name;
+        session << "SELECT platform_id, environment, customer_id, subject_name FROM kyc_reviews "
+                   "WHERE id = :i",
+            soci::use(review_id), soci::into(platform_id), soci::into(environment_name),
+            soci::into(customer_id), soci::into(subject_name);
+        std::string decision = sandbox_kyc_decision(subject_name);
+        // Claimed by the update: a review another process decided first is left alone.
+        auto claimed =
+            run_prepared(session,
+                         "UPDATE kyc_reviews SET decision = :d, decided_at_ms = :n WHERE "
+                         "id = :i AND decision IS NULL",
+                         decision, now_ms, review_id);
+        if (claimed != 1) continue;
+        tenant owner = tenant_of_row(platform_id, environment_name);
+        run_prepared(session,
+                     "UPDATE customers SET kyc_status = :k, updated_at_ms = :t WHERE id = :i AND "
+                     "platform_id = :p AND environment = :e",
+                     decision, now_ms, customer_id, platform_id, environment_name);
+        std::string platform_customer_id;
+        session << "SELECT platform_customer_id FROM customers WHERE id = :i",
+            soci::use(customer_id), soci::into(platform_customer_id);
+        boost::json::object payload{{"customerId", customer_id},
+                                    {"platformCustomerId", platform_customer_id},
+                                    {"kycStatus", decision}};
+        record_event(session, ids, time, owner, "KYC_STATUS", boost::json::serialize(payload));
+        transaction.commit();
+        ++decided;
+    }
+    return decided;
+}
+
+}  // namespace corridor

@@ -1,0 +1,461 @@
+#include "rails/payment_engine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <boost/json.hpp>
+
+#include "ledger/book.hpp"
+#include "ledger/database.hpp"
+#include "ledger/time_format.hpp"
+
+namespace corridor {
+namespace json = boost::json;
+namespace {
+
+constexpr std::array<std::string_view, 6> outgoing_reasons = {
+    "QUOTE_EXPIRED",           "QUOTE_EXECUTION_FAILED",      "LIGHTNING_PAYMENT_FAILED",
+    "FUNDING_AMOUNT_MISMATCH", "COUNTERPARTY_POST_TX_FAILED", "TIMEOUT"};
+constexpr std::array<std::string_view, 8> incoming_reasons = {"LNURLP_FAILED",
+                                                              "PAY_REQUEST_FAILED",
+                                                              "PAYMENT_APPROVAL_WEBHOOK_ERROR",
+                                                              "PAYMENT_APPROVAL_TIMED_OUT",
+                                                              "OFFRAMP_FAILED",
+                                                              "MISSING_MANDATORY_PAYEE_DATA",
+                                                              "QUOTE_EXPIRED",
+                                                              "QUOTE_EXECUTION_FAILED"};
+
+rail_payment_failure failure_of(rail_payment_error code, std::string message,
+                                std::string field = "") {
+    return rail_payment_failure{code, std::move(message), std::move(field)};
+}
+
+book_services book_of(const rail_engine_services& services) {
+    return book_services{services.ids, services.random, services.time};
+}
+
+std::string platform_customer_id(soci::session& session, const std::string& customer_id) {
+    if (customer_id.empty()) return "";
+    std::string out;
+    soci::indicator indicator = soci::i_null;
+    session << "SELECT platform_customer_id FROM customers WHERE id = :i", soci::use(customer_id),
+        soci::into(out, indicator);
+    return indicator == soci::i_ok ? out : "";
+}
+
+// The internal account of a transfer, with the checks both directions share.
+result<ledger_account, rail_payment_failure> internal_account_for(
+    soci::session& session, const tenant& owner, const std::string& id, const std::string& field,
+    const external_account_ref& external) {
+    if (external.status != "ACTIVE") {
+        std::string external_field =
+            field == "source.accountId" ? "destination.accountId" : "source.accountId";
+        return failure_of(rail_payment_error::external_account_not_active,
+                          external_field + ": external account " + external.id + " is " +
+                              external.status +
+                              "; only ACTIVE accounts can send or receive transfers",
+                          external_field);
+    }
+    auto account = find_account(session, owner, id);
+    if (!account ||
+        (account->kind != account_kind::customer && account->kind != account_kind::platform)) {
+        return failure_of(rail_payment_error::internal_account_not_found,
+                          field + ": no internal account " + id, field);
+    }
+    if (account->currency != external.currency) {
+        return failure_of(rail_payment_error::currency_mismatch,
+                          field + ": the internal account holds " + account->currency +
+                              " but external account " + external.id + " holds " +
+                              external.currency,
+                          field);
+    }
+    // A customer's money moves only to or from that customer's (or the platform's) accounts.
+    if (!external.customer_id.empty() && !account->owner_id.empty() &&
+        external.customer_id != account->owner_id) {
+        return failure_of(rail_payment_error::customer_mismatch,
+                          "external account " + external.id + " belongs to another customer",
+                          field);
+    }
+    return std::move(*account);
+}
+
+// Picks the rail and lets it check the account details before anything is written.
+result<rail_instance*, rail_payment_failure> rail_for(const rail_engine_services& services,
+                                                      const tenant& owner,
+                                                      const external_account_ref& external,
+                                                      const std::string& field) {
+    std::string env(owner.env_name());
+    rail_instance* rail = services.rails.for_account_type(env, external.account_type);
+    if (rail == nullptr) {
+        return failure_of(rail_payment_error::no_rail,
+                          field + ": no payment rail serves account type " + external.account_type,
+                          field);
+    }
+    auto verdict =
+        rail->validate_account(external.account_type, external.currency, external.account_json);
+    switch (verdict.status) {
+        case rail_status::ok: return rail;
+        case rail_status::invalid_argument:
+            return failure_of(rail_payment_error::account_invalid,
+                              field + ": external account " + external.id +
+                                  " is not valid for rail " + rail->name() + ": " + verdict.message,
+                              field);
+        case rail_status::unsupported:
+            return failure_of(rail_payment_error::no_rail,
+                              field + ": rail " + rail->name() + " does not serve " +
+                                  external.account_type + " in " + external.currency,
+                              field);
+        default:
+            return failure_of(rail_payment_error::rail_unavailable,
+                              "rail " + rail->name() + " cannot take payments now", field);
+    }
+}
+
+rail_operation new_operation(const rail_engine_services& services, const tenant& owner,
+                             const std::string& rail, const std::string& direction,
+                             const std::string& transaction_id,
+                             const std::string& internal_account_id,
+                             const external_account_ref& external, std::int64_t amount,
+                             const std::string& description, std::int64_t now_ms) {
+    rail_operation op;
+    op.id = services.ids.next("RailOperation");
+    op.owner = owner;
+    op.rail = rail;
+    op.direction = direction;
+    op.status = "INITIATING";
+    op.transaction_id = transaction_id;
+    op.internal_account_id = internal_account_id;
+    op.external_account_id = external.id;
+    op.account_type = external.account_type;
+    op.account_json = external.account_json;
+    op.currency = external.currency;
+    op.amount = amount;
+    op.description = description;
+    op.failure_class = std::string(to_string(rail_failure::none));
+    op.lease_until_ms = 0;  // due now
+    op.deadline_at_ms = now_ms + services.settings.settlement_timeout_ms;
+    op.created_at_ms = op.updated_at_ms = now_ms;
+    return op;
+}
+
+// The ACCOUNT_STATUS event of an internal account after a posting of `delta` to it.
+void balance_moved(soci::session& session, const rail_engine_services& services,
+                   const tenant& owner, const std::string& account_id, std::int64_t delta) {
+    auto account = find_account(session, owner, account_id);
+    CORRIDOR_ASSERT(account.has_value());
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         account->id, account->owner_id, account->currency,
+                         account->balance() - delta, account->balance());
+}
+
+rail_failure failure_of_status(rail_status status) {
+    switch (status) {
+        case rail_status::invalid_argument: return rail_failure::account_invalid;
+        case rail_status::declined: return rail_failure::rejected;
+        case rail_status::timeout: return rail_failure::timeout;
+        default: return rail_failure::rail_error;
+    }
+}
+
+}  // namespace
+
+std::string interface_failure_reason(const std::string& direction, rail_failure failure,
+                                     const std::string& reported) {
+    bool outgoing = direction == "PAYOUT";
+    if (outgoing && std::find(outgoing_reasons.begin(), outgoing_reasons.end(), reported) !=
+                        outgoing_reasons.end()) {
+        return reported;
+    }
+    if (!outgoing && std::find(incoming_reasons.begin(), incoming_reasons.end(), reported) !=
+                         incoming_reasons.end()) {
+        return reported;
+    }
+    if (outgoing && failure == rail_failure::timeout) return "TIMEOUT";
+    return "QUOTE_EXECUTION_FAILED";
+}
+
+result<transaction_record, rail_payment_failure> begin_transfer_out(
+    soci::session& session, const rail_engine_services& services,
+    const transfer_out_request& request) {
+    CORRIDOR_ASSERT(request.amount > 0);
+    auto account = internal_account_for(session, request.owner, request.source_account_id,
+                                        "source.accountId", request.destination);
+    if (!account) return account.error();
+    auto rail = rail_for(services, request.owner, request.destination, "destination.accountId");
+    if (!rail) return rail.error();
+
+    std::int64_t now_ms = services.time.now_ms();
+    std::string transaction_id = services.ids.next("Transaction");
+    std::string settlement = ensure_account(session, book_of(services), request.owner,
+                                            account_kind::settlement, "", account->currency);
+    // The one step that can be refused comes first, so a refusal writes nothing.
+    auto held = post_transfer(
+        session, book_of(services), request.owner,
+        {account->id, settlement, request.amount, account->currency, "payout", transaction_id});
+    if (!held) {
+        if (held.error() == transfer_error::insufficient_funds) {
+            return failure_of(rail_payment_error::insufficient_balance,
+                              "source.accountId: the balance does not cover " +
+                                  std::to_string(request.amount) + " " + account->currency,
+                              "source.accountId");
+        }
+        return failure_of(rail_payment_error::amount_out_of_range, "amount is out of range",
+                          "amount");
+    }
+
+    transaction_record t;
+    t.id = transaction_id;
+    t.owner = request.owner;
+    t.type = "OUTGOING";
+    t.status = "PENDING";
+    t.customer_id = account->owner_id;
+    t.platform_customer_id = platform_customer_id(session, account->owner_id);
+    t.source_type = "ACCOUNT";
+    t.source_account_id = account->id;
+    t.source_currency = account->currency;
+    t.destination_type = "EXTERNAL_ACCOUNT";
+    t.destination_account_id = request.destination.id;
+    t.destination_currency = request.destination.currency;
+    t.sent_amount = t.received_amount = request.amount;
+    t.rate_details = "{}";
+    t.description = request.description;
+    t.created_at_ms = t.updated_at_ms = now_ms;
+    store_new_transaction(session, t);
+    insert_rail_operation(
+        session, new_operation(services, request.owner, rail.value()->name(), "PAYOUT",
+                               transaction_id, account->id, request.destination, request.amount,
+                               request.description, now_ms));
+    record_payment_event(session, services.ids, services.time, services.currencies, t);
+    balance_moved(session, services, request.owner, account->id, -request.amount);
+    return t;
+}
+
+result<transaction_record, rail_payment_failure> begin_transfer_in(
+    soci::session& session, const rail_engine_services& services,
+    const transfer_in_request& request) {
+    CORRIDOR_ASSERT(request.amount > 0);
+    auto account = internal_account_for(session, request.owner, request.destination_account_id,
+                                        "destination.accountId", request.source);
+    if (!account) return account.error();
+    if (account->balance() > INT64_MAX - request.amount) {
+        return failure_of(rail_payment_error::amount_out_of_range,
+                          "amount would overflow the destination account's balance", "amount");
+    }
+    auto rail = rail_for(services, request.owner, request.source, "source.accountId");
+    if (!rail) return rail.error();
+
+    std::int64_t now_ms = services.time.now_ms();
+    transaction_record t;
+    t.id = services.ids.next("Transaction");
+    t.owner = request.owner;
+    t.type = "INCOMING";
+    t.status = "PENDING";
+    t.customer_id = account->owner_id;
+    t.platform_customer_id = platform_customer_id(session, account->owner_id);
+    t.source_type = "EXTERNAL_ACCOUNT";
+    t.source_account_id = request.source.id;
+    t.source_currency = request.source.currency;
+    t.destination_type = "ACCOUNT";
+    t.destination_account_id = account->id;
+    t.destination_currency = account->currency;
+    t.received_amount = request.amount;
+    t.rate_details = "{}";
+    t.description = request.description;
+    t.reference = account->reference;
+    t.created_at_ms = t.updated_at_ms = now_ms;
+    store_new_transaction(session, t);
+    insert_rail_operation(session, new_operation(services, request.owner, rail.value()->name(),
+                                                 "PULL", t.id, account->id, request.source,
+                                                 request.amount, request.description, now_ms));
+    record_payment_event(session, services.ids, services.time, services.currencies, t);
+    return t;
+}
+
+int payment_engine::drive(soci::session& session) {
+    std::int64_t now_ms = services_.time.now_ms();
+    int changed = initiate_due(session, now_ms);
+    changed += tick_rails(session, now_ms);
+    changed += close_overdue(session, now_ms);
+    return changed;
+}
+
+int payment_engine::initiate_due(soci::session& session, std::int64_t now_ms) {
+    int changed = 0;
+    for (auto& op :
+         claim_due_initiations(session, now_ms, services_.settings.batch_operations_max)) {
+        rail_instance* rail = services_.rails.by_name(op.rail);
+        op.attempts += 1;
+        op.lease_until_ms = now_ms + services_.settings.call_timeout_ms;
+        op.updated_at_ms = now_ms;
+        if (rail == nullptr) {
+            // The rail is not loaded in this process: leave the row to a process that has it, or
+            // to its deadline.
+            op.message = "rail " + op.rail + " is not loaded";
+            update_rail_operation(session, op);
+            continue;
+        }
+        rail_operation_input input;
+        input.direction = op.direction == "PAYOUT" ? CORRIDOR_RAIL_PAYOUT : CORRIDOR_RAIL_PULL;
+        input.operation_id = op.id;
+        input.environment = std::string(op.owner.env_name());
+        input.account_type = op.account_type;
+        input.account_json = op.account_json;
+        input.currency = op.currency;
+        input.amount_minor = op.amount;
+        input.now_ms = now_ms;
+        input.reference = op.description;
+        auto started = rail->initiate(input);
+        if (started.status == rail_status::unavailable) {
+            op.message = started.message;  // tried again when the lease runs out
+            update_rail_operation(session, op);
+            continue;
+        }
+        if (!started.ok()) {
+            fail(session, op, failure_of_status(started.status), "", "", started.message, false);
+            ++changed;
+            continue;
+        }
+        op.status = "PENDING";
+        op.message.clear();
+        update_rail_operation(session, op);
+        ++changed;
+        changed += apply_reports(session, started.reports);
+    }
+    return changed;
+}
+
+int payment_engine::tick_rails(soci::session& session, std::int64_t now_ms) {
+    int changed = 0;
+    for (const auto& rail : services_.rails.all()) {
+        if (rail->tick_interval_ms() == 0) continue;
+        auto& last = last_tick_ms_[rail->name()];
+        if (last != 0 && now_ms - last < static_cast<std::int64_t>(rail->tick_interval_ms()))
+            continue;
+        last = now_ms;
+        auto ticked = rail->tick(now_ms);
+        // Reports are applied even when the tick's status is not OK: they are facts.
+        changed += apply_reports(session, ticked.reports);
+    }
+    return changed;
+}
+
+int payment_engine::close_overdue(soci::session& session, std::int64_t now_ms) {
+    int changed = 0;
+    for (auto& op : claim_overdue(session, now_ms, services_.settings.batch_operations_max)) {
+        fail(session, op, rail_failure::timeout, "", "TIMEOUT",
+             "no outcome from rail " + op.rail + " before the settlement deadline", false);
+        ++changed;
+    }
+    return changed;
+}
+
+int payment_engine::apply_reports(soci::session& session, const std::vector<rail_report>& reports) {
+    int changed = 0;
+    for (const auto& report : reports) changed += apply_report(session, report) ? 1 : 0;
+    return changed;
+}
+
+bool payment_engine::apply_report(soci::session& session, const rail_report& report) {
+    auto op = find_rail_operation(session, report.operation_id);
+    if (!op) return false;
+    bool returned_after_settling =
+        report.outcome == rail_outcome::returned && op->status == "SETTLED";
+    if (op->is_final() && !returned_after_settling)
+        return false;  // late or repeated: already closed
+    switch (report.outcome) {
+        case rail_outcome::pending:
+            if (op->status == "PENDING" && op->rail_reference == report.rail_reference)
+                return false;
+            op->status = "PENDING";
+            if (!report.rail_reference.empty()) op->rail_reference = report.rail_reference;
+            op->updated_at_ms = services_.time.now_ms();
+            update_rail_operation(session, *op);
+            return true;
+        case rail_outcome::settled: settle(session, *op, report); return true;
+        case rail_outcome::failed:
+        case rail_outcome::returned:
+            if (!report.rail_reference.empty()) op->rail_reference = report.rail_reference;
+            fail(session, *op, report.failure, report.rail_reason_code, report.failure_reason,
+                 report.message, report.outcome == rail_outcome::returned);
+            return true;
+    }
+    return false;
+}
+
+void payment_engine::settle(soci::session& session, rail_operation& op, const rail_report& report) {
+    std::int64_t now_ms = services_.time.now_ms();
+    if (op.direction == "PULL") {
+        // The pulled money has arrived: credit the internal account from the settlement account.
+        std::string settlement = ensure_account(session, book_of(services_), op.owner,
+                                                account_kind::settlement, "", op.currency);
+        auto posted = post_transfer(session, book_of(services_), op.owner,
+                                    {settlement, op.internal_account_id, op.amount, op.currency,
+                                     "pull", op.transaction_id});
+        if (!posted) {
+            fail(session, op, rail_failure::rail_error, report.rail_reason_code, "",
+                 "the pulled amount cannot be credited (balance overflow)", false);
+            return;
+        }
+        balance_moved(session, services_, op.owner, op.internal_account_id, op.amount);
+    }
+    op.status = "SETTLED";
+    if (!report.rail_reference.empty()) op.rail_reference = report.rail_reference;
+    op.message = report.message;
+    op.updated_at_ms = now_ms;
+    update_rail_operation(session, op);
+    auto t = find_transaction(session, op.owner, op.transaction_id);
+    CORRIDOR_ASSERT(t.has_value());
+    t->status = "COMPLETED";
+    t->settled_at_ms = t->updated_at_ms = now_ms;
+    store_transaction_outcome(session, *t);
+    record_payment_event(session, services_.ids, services_.time, services_.currencies, *t);
+}
+
+void payment_engine::fail(soci::session& session, rail_operation& op, rail_failure failure,
+                          const std::string& reason_code, const std::string& reported_reason,
+                          const std::string& message, bool returned) {
+    std::int64_t now_ms = services_.time.now_ms();
+    bool was_settled = op.status == "SETTLED";
+    auto t = find_transaction(session, op.owner, op.transaction_id);
+    CORRIDOR_ASSERT(t.has_value());
+    std::string note = message;
+    if (op.direction == "PAYOUT") {
+        // The held money goes back to the internal account it came from.
+        std::string settlement = ensure_account(session, book_of(services_), op.owner,
+                                                account_kind::settlement, "", op.currency);
+        auto refunded = post_transfer(session, book_of(services_), op.owner,
+                                      {settlement, op.internal_account_id, op.amount, op.currency,
+                                       "refund", op.transaction_id});
+        CORRIDOR_ASSERT(refunded.ok());  // the settlement account has no overdraft guard
+        balance_moved(session, services_, op.owner, op.internal_account_id, op.amount);
+        t->refund = json::serialize(json::object{{"reference", op.id},
+                                                 {"initiatedAt", format_timestamp_ms(now_ms)},
+                                                 {"settledAt", format_timestamp_ms(now_ms)}});
+    } else if (was_settled) {
+        // A pull that came back after it settled: take the credited money back if it is still
+        // there.
+        std::string settlement = ensure_account(session, book_of(services_), op.owner,
+                                                account_kind::settlement, "", op.currency);
+        auto reversed = post_transfer(session, book_of(services_), op.owner,
+                                      {op.internal_account_id, settlement, op.amount, op.currency,
+                                       "return", op.transaction_id});
+        if (!reversed) {
+            note += " (the internal account no longer holds the amount; reconcile by hand)";
+        } else {
+            balance_moved(session, services_, op.owner, op.internal_account_id, -op.amount);
+        }
+    }
+    op.status = returned ? "RETURNED" : "FAILED";
+    op.failure_class = std::string(to_string(failure));
+    op.rail_reason_code = reason_code;
+    op.failure_reason = interface_failure_reason(op.direction, failure, reported_reason);
+    op.message = note;
+    op.updated_at_ms = now_ms;
+    update_rail_operation(session, op);
+    t->status = was_settled && op.direction == "PAYOUT" ? "REFUNDED" : "FAILED";
+    t->failure_reason = op.failure_reason;
+    t->updated_at_ms = now_ms;
+    store_transaction_outcome(session, *t);
+    record_payment_event(session, services_.ids, services_.time, services_.currencies, *t);
+}
+
+}  // namespace corridor

@@ -1,0 +1,144 @@
+#pragma once
+// The payment engine: moves money between internal accounts and external accounts through rail
+// plugins. A transfer begins inside a ledger-writer command (begin_transfer_out /
+// begin_transfer_in): the money that must be held is held, the transaction is recorded PENDING and
+// a rail_operations row is written INITIATING, all in that command's transaction.
+// payment_engine::drive, also run as a ledger-writer command, then initiates due operations through
+// their rail, applies what the rails report (settled, failed, returned), and fails operations that
+// pass their deadline. A failure puts held money back (a refund posting) in the same transaction
+// that records it.
+//
+// State lives only in the database, so a restarted process, or another process on the same
+// PostgreSQL, carries on where one stopped.
+#include <soci/soci.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "ledger/clock.hpp"
+#include "ledger/currencies.hpp"
+#include "ledger/ids.hpp"
+#include "ledger/payments.hpp"
+#include "ledger/random.hpp"
+#include "ledger/result.hpp"
+#include "ledger/tenant.hpp"
+#include "rails/operation_store.hpp"
+#include "rails/registry.hpp"
+
+namespace corridor {
+
+// What the engine needs of an external account. The external-accounts store owns the records; the
+// server adapts it to external_account_directory.
+struct external_account_ref {
+    std::string id;           // ExternalAccount:<uuid>
+    std::string customer_id;  // owner; empty when the account is the platform's
+    std::string currency;
+    std::string account_type;  // accountInfo.accountType
+    std::string account_json;  // the accountInfo object, JSON
+    std::string status = "ACTIVE";  // PENDING, ACTIVE, UNDER_REVIEW, INACTIVE: only ACTIVE moves money
+};
+
+class external_account_directory {
+public:
+    virtual ~external_account_directory() = default;
+    virtual std::optional<external_account_ref> find(soci::session& session, const tenant& owner,
+                                                     const std::string& id) = 0;
+};
+
+struct rail_engine_settings {
+    // How long an initiation is leased to one process before another may try it again.
+    std::int64_t call_timeout_ms = 10000;
+    // An operation without a final report this long after it began fails with TIMEOUT.
+    std::int64_t settlement_timeout_ms = 3LL * 24 * 3600 * 1000;
+    // Rows handled per drive() pass, per kind of work.
+    int batch_operations_max = 64;
+};
+
+struct rail_engine_services {
+    id_generator& ids;
+    random_source& random;
+    const clock& time;
+    const currency_registry& currencies;
+    rail_registry& rails;
+    rail_engine_settings settings;
+};
+
+enum class rail_payment_error {
+    internal_account_not_found,
+    currency_mismatch,
+    customer_mismatch,
+    external_account_not_active,
+    insufficient_balance,
+    no_rail,
+    account_invalid,
+    rail_unavailable,
+    amount_out_of_range,
+};
+
+struct rail_payment_failure {
+    rail_payment_error code;
+    std::string message;  // for the client, naming the field
+    std::string field;
+};
+
+struct transfer_out_request {
+    tenant owner;
+    std::string source_account_id;  // an internal account
+    external_account_ref destination;
+    std::int64_t amount = 0;  // > 0, smallest unit of the common currency
+    std::string description;
+};
+
+struct transfer_in_request {
+    tenant owner;
+    external_account_ref source;
+    std::string destination_account_id;  // an internal account
+    std::int64_t amount = 0;
+    std::string description;
+};
+
+// Both run inside a ledger-writer command and either apply completely or write nothing.
+// transfer-out debits the internal account now (held in the currency's settlement account);
+// transfer-in credits it only when the rail reports the pull settled.
+result<transaction_record, rail_payment_failure> begin_transfer_out(
+    soci::session& session, const rail_engine_services& services,
+    const transfer_out_request& request);
+result<transaction_record, rail_payment_failure> begin_transfer_in(
+    soci::session& session, const rail_engine_services& services,
+    const transfer_in_request& request);
+
+// The interface's failureReason for a failed operation: the rail's mapping when it is a value the
+// interface allows for the transaction's direction, otherwise the engine's default.
+std::string interface_failure_reason(const std::string& direction, rail_failure failure,
+                                     const std::string& reported);
+
+class payment_engine {
+public:
+    explicit payment_engine(rail_engine_services services) : services_(services) {}
+
+    // One pass of the engine inside the caller's write transaction; returns how many operations
+    // changed state. Runs on one thread at a time (the ledger writer's).
+    int drive(soci::session& session);
+
+    // Applies one report, as drive does with what rails report; false when it was ignored
+    // (unknown operation, already final, or not a valid transition).
+    bool apply_report(soci::session& session, const rail_report& report);
+
+private:
+    int initiate_due(soci::session& session, std::int64_t now_ms);
+    int tick_rails(soci::session& session, std::int64_t now_ms);
+    int close_overdue(soci::session& session, std::int64_t now_ms);
+    int apply_reports(soci::session& session, const std::vector<rail_report>& reports);
+
+    void settle(soci::session& session, rail_operation& operation, const rail_report& report);
+    void fail(soci::session& session, rail_operation& operation, rail_failure failure,
+              const std::string& reason_code, const std::string& reported_reason,
+              const std::string& message, bool returned);
+
+    rail_engine_services services_;
+    std::map<std::string, std::int64_t> last_tick_ms_;  // by rail name
+};
+
+}  // namespace corridor

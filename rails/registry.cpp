@@ -1,0 +1,34 @@
+#include "rails/registry.hpp"
+
+namespace corridor {
+
+void rail_registry::add(std::unique_ptr<rail_instance> rail) {
+    if (by_name(rail->name()) != nullptr) {
+        throw rail_load_error("rail plugin " + rail->file() + " declares the name \"" +
+                              rail->name() + "\", which " + by_name(rail->name())->file() +
+                              " already uses");
+    }
+    rails_.push_back(std::move(rail));
+}
+
+rail_instance* rail_registry::by_name(const std::string& name) const {
+    for (const auto& rail : rails_) {
+        if (rail->name() == name) return rail.get();
+    }
+    return nullptr;
+}
+
+rail_instance* rail_registry::for_account_type(const std::string& environment,
+                                               const std::string& account_type) const {
+    if (environment == "sandbox") {
+        rail_instance* sandbox = by_name(std::string(sandbox_rail_name));
+        if (sandbox != nullptr && sandbox->serves(account_type)) return sandbox;
+    }
+    for (const auto& rail : rails_) {
+        if (rail->name() == sandbox_rail_name) continue;
+        if (rail->serves(account_type)) return rail.get();
+    }
+    return nullptr;
+}
+
+}  // namespace corridor

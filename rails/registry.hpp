@@ -1,0 +1,37 @@
+#pragma once
+// The loaded rails of a process, by name and by the account type they serve.
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "rails/rail.hpp"
+
+namespace corridor {
+
+struct rail_load_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class rail_registry {
+public:
+    // The rail with this name is the sandbox simulator: it serves the sandbox environment only,
+    // and there it takes precedence over every other rail for the account types it serves.
+    static constexpr std::string_view sandbox_rail_name = "sandbox";
+
+    // Throws rail_load_error when a rail of the same name is already registered.
+    void add(std::unique_ptr<rail_instance> rail);
+
+    rail_instance* by_name(const std::string& name) const;
+    // The rail that moves money for account_type in the environment ("sandbox" or "production"),
+    // or nullptr when none serves it.
+    rail_instance* for_account_type(const std::string& environment,
+                                    const std::string& account_type) const;
+    const std::vector<std::unique_ptr<rail_instance>>& all() const { return rails_; }
+    bool empty() const { return rails_.empty(); }
+
+private:
+    std::vector<std::unique_ptr<rail_instance>> rails_;
+};
+
+}  // namespace corridor

@@ -1,0 +1,117 @@
+// The UMA endpoints Corridor hosts for its platforms: GET /.well-known/lnurlp/{user},
+// GET /.well-known/lnurlpubkey, GET /.well-known/uma-configuration, and the pay-request and
+// post-transaction callbacks. Public routes: the platform is found from the addressed host.
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "server/api/app.hpp"
+#include "server/http/outbound_get.hpp"
+#include "server/uma/uma_receiver.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr std::int64_t counterparty_keys_cache_ms = 10 * 60 * 1000;
+
+uma_receiver_services receiver_services(request_context& context) {
+    auto& services = context.services;
+    return uma_receiver_services{services.time,
+                                 services.random,
+                                 services.currencies,
+                                 *services.rates,
+                                 *services.uma_keys,
+                                 services.config.uma_proxy_host,
+                                 services.config.public_base_url,
+                                 services.uma_sealing ? &*services.uma_sealing : nullptr};
+}
+
+std::string host_of(const request_context& context) {
+    return requested_host(context.request.header("x-forwarded-host"),
+                          context.request.header("host"));
+}
+
+http_response render(const uma_reply& reply) {
+    auto response = json_response(reply.status, reply.body);
+    // UMA documents are read by wallets in browsers too.
+    response.headers.emplace_back("Access-Control-Allow-Origin", "*");
+    return response;
+}
+
+http_response lnurlp(request_context& context) {
+    return render(answer_lnurlp(context.session(), receiver_services(context), host_of(context),
+                                context.request.target));
+}
+
+http_response lnurlpubkey(request_context& context) {
+    return render(answer_pubkeys(context.session(), receiver_services(context), host_of(context)));
+}
+
+http_response uma_configuration(request_context& context) {
+    return render(
+        answer_uma_configuration(context.session(), receiver_services(context), host_of(context)));
+}
+
+http_response pay_request_post(request_context& context) {
+    return render(answer_pay_request(context.session(), receiver_services(context),
+                                     context.param(0), context.request.target,
+                                     context.request.body));
+}
+
+http_response pay_request_get(request_context& context) {
+    return render(answer_pay_request(context.session(), receiver_services(context),
+                                     context.param(0), context.request.target, std::nullopt));
+}
+
+http_response post_transaction(request_context& context) {
+    return render(answer_post_transaction(context.request.body));
+}
+
+}  // namespace
+
+void app_services::init_uma() {
+    if (!config.uma_key_encryption_key_file.empty()) {
+        std::ifstream in(config.uma_key_encryption_key_file);
+        std::stringstream text;
+        text << in.rdbuf();
+        uma_sealing = uma::parse_sealing_key(text.str());
+        if (!in || !uma_sealing) {
+            throw std::runtime_error(
+                "uma.key_encryption_key_file: " + config.uma_key_encryption_key_file +
+                " must hold 64 hex digits (openssl rand -hex 32)");
+        }
+    }
+    uma_transport = std::make_unique<outbound_get>(
+        outbound_get_limits{config.outbound_allow_private_addresses, 5000, 64 * 1024});
+    uma_keys = std::make_unique<uma::cached_pubkey_fetcher>(*uma_transport, time,
+                                                            counterparty_keys_cache_ms);
+}
+
+void register_uma_routes(router& routes) {
+    routes.add({.method = http_method::get,
+                .pattern = "/.well-known/lnurlp/{user}",
+                .who = access::public_route,
+                .handler = lnurlp});
+    routes.add({.method = http_method::get,
+                .pattern = "/.well-known/lnurlpubkey",
+                .who = access::public_route,
+                .handler = lnurlpubkey});
+    routes.add({.method = http_method::get,
+                .pattern = "/.well-known/uma-configuration",
+                .who = access::public_route,
+                .handler = uma_configuration});
+    routes.add({.method = http_method::post,
+                .pattern = "/uma/payreq/{customerId}",
+                .who = access::public_route,
+                .handler = pay_request_post});
+    routes.add({.method = http_method::get,
+                .pattern = "/uma/payreq/{customerId}",
+                .who = access::public_route,
+                .handler = pay_request_get});
+    routes.add({.method = http_method::post,
+                .pattern = "/uma/post-transaction",
+                .who = access::public_route,
+                .handler = post_transaction});
+}
+
+}  // namespace corridor

@@ -1,0 +1,129 @@
+#include "server/http/outbound_get.hpp"
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/url/parse.hpp>
+#include <chrono>
+#include <optional>
+
+namespace corridor {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+bool private_v4(const net::ip::address_v4& address) {
+    auto bytes = address.to_bytes();
+    return bytes[0] == 0 || bytes[0] == 10 || bytes[0] == 127 ||
+           (bytes[0] == 100 && (bytes[1] & 0xc0) == 64) || (bytes[0] == 169 && bytes[1] == 254) ||
+           (bytes[0] == 172 && (bytes[1] & 0xf0) == 16) || (bytes[0] == 192 && bytes[1] == 168) ||
+           bytes[0] >= 224;
+}
+
+bool private_ip(const net::ip::address& address) {
+    if (address.is_v4()) return private_v4(address.to_v4());
+    auto v6 = address.to_v6();
+    if (v6.is_v4_mapped()) return private_v4(net::ip::make_address_v4(net::ip::v4_mapped, v6));
+    auto bytes = v6.to_bytes();
+    return v6.is_loopback() || v6.is_unspecified() || v6.is_link_local() || v6.is_multicast() ||
+           (bytes[0] & 0xfe) == 0xfc;
+}
+
+struct target {
+    bool tls = false;
+    std::string host, port, path;
+};
+
+std::optional<target> parse_target(const std::string& text) {
+    auto url = boost::urls::parse_absolute_uri(text);
+    if (!url) return std::nullopt;
+    target out;
+    if (url->scheme() == "https")
+        out.tls = true;
+    else if (url->scheme() != "http")
+        return std::nullopt;
+    out.host = url->host_address();
+    if (out.host.empty()) return std::nullopt;
+    out.port = url->has_port() ? std::string(url->port()) : (out.tls ? "443" : "80");
+    out.path = url->encoded_resource().empty() ? "/" : std::string(url->encoded_resource());
+    return out;
+}
+
+template <class Stream>
+net::awaitable<uma::http_reply> exchange(Stream& stream, const target& where,
+                                         std::size_t body_max) {
+    http::request<http::empty_body> request{http::verb::get, where.path, 11};
+    bool default_port = where.port == (where.tls ? "443" : "80");
+    request.set(http::field::host, default_port ? where.host : where.host + ":" + where.port);
+    request.set(http::field::user_agent, "corridor");
+    request.set(http::field::accept, "application/json");
+    co_await http::async_write(stream, request, net::use_awaitable);
+    beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(body_max);
+    co_await http::async_read(stream, buffer, parser, net::use_awaitable);
+    co_return uma::http_reply{static_cast<int>(parser.get().result_int()), parser.get().body()};
+}
+
+}  // namespace
+
+bool is_private_address(const std::string& address) {
+    boost::system::error_code error;
+    auto parsed = net::ip::make_address(address, error);
+    return error || private_ip(parsed);
+}
+
+result<uma::http_reply, std::string> outbound_get::get(const std::string& url) {
+    auto where = parse_target(url);
+    if (!where) return std::string("not an http(s) URL");
+    // Declared before the io_context: its handlers refer to them until it is destroyed.
+    std::optional<uma::http_reply> reply;
+    std::string failure = "timed out";
+    net::io_context io;
+    auto run = [&]() -> net::awaitable<void> {
+        tcp::resolver resolver(io);
+        auto found = co_await resolver.async_resolve(where->host, where->port, net::use_awaitable);
+        std::vector<tcp::endpoint> allowed;
+        for (const auto& entry : found) {
+            if (limits_.allow_private_addresses || !private_ip(entry.endpoint().address())) {
+                allowed.push_back(entry.endpoint());
+            }
+        }
+        if (allowed.empty()) {
+            failure = "the host resolves only to private addresses";
+            co_return;
+        }
+        beast::tcp_stream tcp_stream(io);
+        co_await tcp_stream.async_connect(allowed, net::use_awaitable);
+        if (!where->tls) {
+            reply = co_await exchange(tcp_stream, *where, limits_.body_bytes_max);
+            co_return;
+        }
+        net::ssl::context tls(net::ssl::context::tls_client);
+        tls.set_default_verify_paths();
+        tls.set_verify_mode(net::ssl::verify_peer);
+        beast::ssl_stream<beast::tcp_stream> secure(std::move(tcp_stream), tls);
+        secure.set_verify_callback(net::ssl::host_name_verification(where->host));
+        SSL_set_tlsext_host_name(secure.native_handle(), where->host.c_str());
+        co_await secure.async_handshake(net::ssl::stream_base::client, net::use_awaitable);
+        reply = co_await exchange(secure, *where, limits_.body_bytes_max);
+    };
+    net::co_spawn(io, run(), [&](std::exception_ptr error) {
+        if (!error) return;
+        try {
+            std::rethrow_exception(error);
+        } catch (const std::exception& caught) {
+            failure = caught.what();
+        }
+    });
+    io.run_for(std::chrono::milliseconds(limits_.timeout_ms));
+    if (!reply) return failure;
+    return *reply;
+}
+
+}  // namespace corridor

@@ -1,0 +1,65 @@
+#pragma once
+// Corridor as the receiving UMA provider of every platform it hosts: the answers to
+// /.well-known/lnurlp/{user}, /.well-known/lnurlpubkey and /.well-known/uma-configuration. The
+// platform is found from the host the request was addressed to (X-Forwarded-Host, else Host): its
+// umaDomain, or <proxyUmaSubdomain>.<uma.proxy_host>. No HTTP types here; the handlers render.
+#include <soci/soci.h>
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ledger/clock.hpp"
+#include "ledger/currencies.hpp"
+#include "ledger/platform_store.hpp"
+#include "ledger/random.hpp"
+#include "ledger/rates.hpp"
+#include "uma/key_sealing.hpp"
+#include "uma/pubkey_fetcher.hpp"
+
+namespace corridor {
+
+struct uma_reply {
+    int status = 200;
+    boost::json::object body;
+};
+
+struct uma_receiver_services {
+    const clock& time;
+    random_source& random;
+    const currency_registry& currencies;
+    const rate_source& rates;
+    uma::pubkey_fetcher& counterparty_keys;
+    std::string proxy_host;                     // uma.proxy_host
+    std::string public_base_url;                // where pay-request callbacks are reached
+    const uma::sealing_key* sealing = nullptr;  // UMA private keys at rest
+};
+
+// The platform environments that serve `host`, production first. A proxy subdomain names one
+// environment; a UMA domain may be shared by both environments of its platform, and then the
+// production environment answers for it.
+std::vector<platform_config> uma_platforms_for_host(soci::session& session, std::string_view host,
+                                                    std::string_view proxy_host);
+
+uma_reply answer_lnurlp(soci::session& session, const uma_receiver_services& services,
+                        std::string_view host, std::string_view target);
+uma_reply answer_pubkeys(soci::session& session, const uma_receiver_services& services,
+                         std::string_view host);
+uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_services& services,
+                                   std::string_view host);
+// The pay-request callback (POST JSON body, or the LNURL GET query when body is empty): the
+// receiver, the currency, the amount range, and for UMA the payer's signature and nonce, its
+// mandatory payer data and the travel-rule data's decryption are checked; then 501 until payments
+// to UMA receivers are executed.
+uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,
+                             std::string_view customer_id, std::string_view target,
+                             std::optional<std::string_view> body);
+uma_reply answer_post_transaction(std::string_view body);
+
+// The UMA-domain host named by a request: X-Forwarded-Host's first value, else Host.
+std::string requested_host(std::optional<std::string_view> forwarded_host,
+                           std::optional<std::string_view> host);
+
+}  // namespace corridor

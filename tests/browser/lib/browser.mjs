@@ -1,0 +1,59 @@
+// Headless Chromium (Debian's chromium) driven by playwright-core, for the hosted pages. Each test
+// gets a fresh profile; screenshots go under the build folder as test artifacts.
+import { chromium } from 'playwright-core';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+
+export const CHROMIUM = process.env.CORRIDOR_CHROMIUM || '/usr/bin/chromium';
+
+// A phone: the hosted pages must work at this size with touch.
+export const PHONE = {
+  viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true,
+  userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36',
+};
+
+export async function launchBrowser() {
+  const profile = mkdtempSync(join(tmpdir(), 'corridor-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run'],
+    ...PHONE,
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+// Where this run's screenshots go: <build>/browser-artifacts/<suite>/.
+export function artifactDir(suite) {
+  const base = process.env.CORRIDOR_BUILD_DIR || tmpdir();
+  const dir = join(base, 'browser-artifacts', suite);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export async function screenshot(page, suite, name) {
+  const path = join(artifactDir(suite), `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
+
+// A free loopback port, so a server's public_base_url can name it before it starts.
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}

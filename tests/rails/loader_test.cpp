@@ -1,0 +1,222 @@
+// The rail loader and the host side of the ABI, through plugins built for these tests.
+#include "rails/loader.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+namespace corridor {
+namespace {
+
+std::string test_plugin(const std::string& name) {
+    return std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/" + name + ".so";
+}
+
+struct collected_log final : rail_log_sink {
+    void write(const std::string& rail, corridor_rail_log_level level,
+               const std::string& message) override {
+        lines.push_back(rail + ": " + message);
+    }
+    std::vector<std::string> lines;
+};
+
+std::string load_error(const std::function<void()>& load) {
+    try {
+        load();
+    } catch (const rail_load_error& error) {
+        return error.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+TEST_CASE("a good plugin loads and answers through the ABI", "[rails][loader]") {
+    collected_log log;
+    auto rail = load_rail_file(test_plugin("test_good"), "test_good", "", "{}", &log);
+    CHECK(rail->name() == "test_good");
+    CHECK(rail->version() == "0.0.1");
+    CHECK(rail->abi_major() == CORRIDOR_RAIL_ABI_MAJOR);
+    CHECK(rail->abi_minor() == CORRIDOR_RAIL_ABI_MINOR);
+    CHECK(rail->account_types() == std::vector<std::string>{"TEST_ACCOUNT", "OTHER_ACCOUNT"});
+    CHECK(rail->serves("TEST_ACCOUNT"));
+    CHECK_FALSE(rail->serves("US_ACCOUNT"));
+    CHECK(log.lines == std::vector<std::string>{"test_good: test rail created"});
+
+    auto valid = rail->validate_account("TEST_ACCOUNT", "USD", R"({"accountNumber":"1"})");
+    CHECK(valid.ok());
+    CHECK(valid.result == R"({"normalised":true})");
+    auto invalid = rail->validate_account("TEST_ACCOUNT", "USD", R"({})");
+    CHECK(invalid.status == rail_status::invalid_argument);
+    CHECK(invalid.message == "accountNumber is required");
+    CHECK(rail->validate_account("US_ACCOUNT", "USD", "{}").status == rail_status::unsupported);
+
+    auto funding =
+        rail->funding_instructions({"sandbox", "InternalAccount:x", "USD", "REF1", 0, 1});
+    REQUIRE(funding.ok());
+    CHECK(funding.result == R"([{"accountType":"TEST_ACCOUNT","reference":"REF1"}])");
+
+    rail_operation_input payout{CORRIDOR_RAIL_PAYOUT,
+                                "RailOperation:1",
+                                "sandbox",
+                                "TEST_ACCOUNT",
+                                R"({"accountNumber":"1"})",
+                                "USD",
+                                "",
+                                100,
+                                1000};
+    auto started = rail->initiate(payout);
+    REQUIRE(started.ok());
+    REQUIRE(started.reports.size() == 1);
+    CHECK(started.reports[0].outcome == rail_outcome::settled);
+    CHECK(started.reports[0].operation_id == "RailOperation:1");
+    CHECK(started.reports[0].rail_reference == "trace-1");
+
+    rail_operation_input pull = payout;
+    pull.direction = CORRIDOR_RAIL_PULL;
+    pull.operation_id = "RailOperation:2";
+    auto pulled = rail->initiate(pull);
+    REQUIRE(pulled.reports.size() == 1);
+    CHECK(pulled.reports[0].outcome == rail_outcome::pending);
+    auto ticked = rail->tick(2000);
+    REQUIRE(ticked.reports.size() == 1);
+    CHECK(ticked.reports[0].outcome == rail_outcome::failed);
+    CHECK(ticked.reports[0].failure == rail_failure::insufficient_funds);
+    CHECK(ticked.reports[0].rail_reason_code == "R01");
+
+    auto refused = rail->initiate([&] {
+        auto zero = payout;
+        zero.amount_minor = 0;
+        return zero;
+    }());
+    CHECK(refused.status == rail_status::invalid_argument);
+    CHECK(refused.reports.empty());
+
+    // Every call is counted per hook, and those that did not return OK apart.
+    CHECK(rail->stats(rail_hook::create).calls == 1);
+    CHECK(rail->stats(rail_hook::validate_account).calls == 3);
+    CHECK(rail->stats(rail_hook::validate_account).not_ok == 2);
+    CHECK(rail->stats(rail_hook::initiate).calls == 3);
+    CHECK(rail->stats(rail_hook::initiate).not_ok == 1);
+    CHECK(rail->stats(rail_hook::tick).calls == 1);
+}
+
+TEST_CASE("a plugin built for another ABI major version is refused by name", "[rails][loader]") {
+    std::string error =
+        load_error([] { load_rail_file(test_plugin("test_wrong_major"), "", "", "{}", nullptr); });
+    CHECK_THAT(error, Catch::Contains(test_plugin("test_wrong_major")));
+    CHECK_THAT(error, Catch::Contains("rail ABI 2.0"));
+    CHECK_THAT(error, Catch::Contains("major versions must match"));
+}
+
+TEST_CASE("a shared object without the entry symbol is refused", "[rails][loader]") {
+    std::string error =
+        load_error([] { load_rail_file(test_plugin("test_no_entry"), "", "", "{}", nullptr); });
+    CHECK_THAT(error, Catch::Contains(test_plugin("test_no_entry")));
+    CHECK_THAT(error, Catch::Contains("corridor_rail_entry"));
+}
+
+TEST_CASE("a plugin that throws inside a hook reads as internal and the host carries on",
+          "[rails][loader]") {
+    collected_log log;
+    auto rail = load_rail_file(test_plugin("test_throws"), "test_throws", "", "{}", &log);
+    for (int round = 0; round < 3; ++round) {
+        auto valid = rail->validate_account("TEST_ACCOUNT", "USD", R"({"accountNumber":"1"})");
+        CHECK(valid.status == rail_status::internal);
+        CHECK(valid.message == "internal error in the rail plugin");
+        auto started = rail->initiate({CORRIDOR_RAIL_PAYOUT, "RailOperation:1", "sandbox",
+                                       "TEST_ACCOUNT", "{}", "USD", "", 100, 1000});
+        CHECK(started.status == rail_status::internal);
+        CHECK(started.reports.empty());
+        CHECK(rail->tick(1000).status == rail_status::internal);
+    }
+    // The exception's own text reaches the host's log, never the API caller.
+    REQUIRE_FALSE(log.lines.empty());
+    CHECK(log.lines.back() == "test_throws: test rail throws on purpose");
+}
+
+TEST_CASE("a plugin's create hook can refuse its settings", "[rails][loader]") {
+    std::string error = load_error(
+        [] { load_rail_file(test_plugin("test_good"), "", "", R"({"refuse":true})", nullptr); });
+    CHECK_THAT(error, Catch::Contains("create hook failed (invalid_argument): config says refuse"));
+}
+
+TEST_CASE("the loader checks a pinned SHA-256 before loading", "[rails][loader]") {
+    std::string path = test_plugin("test_good");
+    std::string actual = sha256_file_hex(path);
+    CHECK(actual.size() == 64);
+    CHECK(load_rail_file(path, "", actual, "{}", nullptr)->name() == "test_good");
+    std::string wrong(64, '0');
+    std::string error = load_error([&] { load_rail_file(path, "", wrong, "{}", nullptr); });
+    CHECK_THAT(error, Catch::Contains("its SHA-256 is " + actual + " but the configuration pins " +
+                                      wrong));
+}
+
+TEST_CASE("load_rails takes names, never paths, and refuses duplicates", "[rails][loader]") {
+    rail_load_config config;
+    config.plugins_dir = CORRIDOR_TEST_PLUGIN_DIR;
+    config.rails = {"test_good", "test_silent"};
+    auto registry = load_rails(config, nullptr);
+    REQUIRE(registry.all().size() == 2);
+    CHECK(registry.by_name("test_silent") != nullptr);
+    CHECK(registry.by_name("missing") == nullptr);
+    // Both serve TEST_ACCOUNT: the first configured wins; the sandbox rail is not there.
+    CHECK(registry.for_account_type("production", "TEST_ACCOUNT")->name() == "test_good");
+    CHECK(registry.for_account_type("sandbox", "US_ACCOUNT") == nullptr);
+
+    config.rails = {"../plugins/test_good"};
+    CHECK_THAT(load_error([&] { load_rails(config, nullptr); }),
+               Catch::Contains("is not a rail name"));
+    config.rails = {"test_good", "test_good"};
+    CHECK_THAT(load_error([&] { load_rails(config, nullptr); }), Catch::Contains("already uses"));
+    config.rails = {"absent"};
+    CHECK_THAT(load_error([&] { load_rails(config, nullptr); }),
+               Catch::Contains(config.plugins_dir + "/absent.so: no such file"));
+    config.rails = {"test_good"};
+    config.sha256_pins = {{"test_silent", std::string(64, '0')}};
+    CHECK_THAT(load_error([&] { load_rails(config, nullptr); }),
+               Catch::Contains("not in plugins.rails"));
+
+    // A plugin must declare the name it is configured under.
+    auto dir = std::filesystem::temp_directory_path() / "corridor-rails-loader-test";
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(test_plugin("test_good"), dir / "renamed.so",
+                               std::filesystem::copy_options::overwrite_existing);
+    rail_load_config renamed;
+    renamed.plugins_dir = dir.string();
+    renamed.rails = {"renamed"};
+    CHECK_THAT(load_error([&] { load_rails(renamed, nullptr); }),
+               Catch::Contains("declares the name \"test_good\" but is configured as \"renamed\""));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the host refuses reports made outside a hook", "[rails][loader]") {
+    // A plugin may only report from inside a hook; a report from anywhere else is refused.
+    auto rail = load_rail_file(test_plugin("test_good"), "", "", "{}", nullptr);
+    corridor_rail_type_report report{};
+    report.struct_size = sizeof report;
+    report.outcome = CORRIDOR_RAIL_OUTCOME_SETTLED;
+    report.operation_id = {"RailOperation:1", 15};
+    auto* host = reinterpret_cast<corridor_rail_type_host*>(rail.get());
+    CHECK(rail_instance::host_api()->report(host, &report) == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    CHECK(rail_instance::host_api()->report(host, nullptr) == CORRIDOR_RAIL_INVALID_ARGUMENT);
+}
+
+TEST_CASE("unknown status codes read as internal", "[rails][loader]") {
+    CHECK(rail_status_from(0) == rail_status::ok);
+    CHECK(rail_status_from(5) == rail_status::timeout);
+    CHECK(rail_status_from(7) == rail_status::internal);
+    CHECK(rail_status_from(-1) == rail_status::internal);
+}
+
+TEST_CASE("rail_abi.h does not change without a version bump", "[rails][abi]") {
+    // Any edit of the header must bump CORRIDOR_RAIL_ABI_MINOR (additions at the end of a table)
+    // or CORRIDOR_RAIL_ABI_MAJOR (anything else), then record the new hash here.
+    std::string hash = sha256_file_hex(std::string(CORRIDOR_SOURCE_DIR) + "/rails/rail_abi.h");
+    INFO("rail_abi.h SHA-256 is now " << hash);
+    CHECK(CORRIDOR_RAIL_ABI_MAJOR == 1);
+    CHECK(CORRIDOR_RAIL_ABI_MINOR == 0);
+    CHECK(hash == "cb47979516aec5d8224dd42c7cec3c47d4cea7659e43e389666df832f4712844");
+}
+
+}  // namespace corridor

@@ -1,0 +1,459 @@
+// The payment engine: transfers through rails, their failures and refunds, deadlines and restarts,
+// driven by a manual clock against a real database and real plugins.
+#include "rails/payment_engine.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "ledger/book.hpp"
+#include "ledger/database.hpp"
+#include "rails/loader.hpp"
+#include "tests/support/store_fixture.hpp"
+
+namespace corridor {
+namespace {
+
+using testing::store_fixture;
+
+constexpr const char* currencies_json = R"({"currencies": [
+    {"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}]})";
+
+struct engine_fixture : store_fixture {
+    engine_fixture() : currencies(currency_registry::from_json(currencies_json)) {
+        rails.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
+                                 R"({"timeout_ms":30000})", nullptr));
+        rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_silent.so", "", "",
+                                 "{}", nullptr));
+        rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_throws.so", "", "",
+                                 "{}", nullptr));
+        platform_id = make_platform("engine.example");
+        owner = tenant{platform_id, environment::sandbox};
+        account_filter platform_only;
+        platform_only.platform_only = true;
+        auto accounts =
+            list_internal_accounts(session(), owner, platform_only, {100, std::nullopt, false});
+        for (const auto& account : accounts.items) {
+            if (account.currency == "USD") account_id = account.id;
+        }
+        REQUIRE_FALSE(account_id.empty());
+        book_services book{ids, random, clock};
+        std::string settlement =
+            ensure_account(session(), book, owner, account_kind::settlement, "", "USD");
+        REQUIRE(post_transfer(session(), book, owner,
+                              {settlement, account_id, 10000, "USD", "fund", "Transaction:seed"})
+                    .ok());
+    }
+
+    rail_engine_services services() {
+        rail_engine_settings settings;
+        settings.call_timeout_ms = 5000;
+        settings.settlement_timeout_ms = 3600000;
+        return {ids, random, clock, currencies, rails, settings};
+    }
+
+    external_account_ref external(const std::string& type, const std::string& field,
+                                  const std::string& value) {
+        return {"ExternalAccount:" + value, "", "USD", type,
+                R"({")" + field + R"(":")" + value + R"("})"};
+    }
+
+    transaction_record transfer_out(const external_account_ref& destination,
+                                    std::int64_t amount = 2500) {
+        write_transaction transaction(session());
+        auto begun = begin_transfer_out(session(), services(),
+                                        {owner, account_id, destination, amount, "payout"});
+        REQUIRE(begun.ok());
+        transaction.commit();
+        return begun.value();
+    }
+
+    int drive(payment_engine& engine) {
+        write_transaction transaction(session());
+        int changed = engine.drive(session());
+        transaction.commit();
+        return changed;
+    }
+
+    std::int64_t balance() { return *account_balance(session(), account_id); }
+    transaction_record reread(const transaction_record& t) {
+        return *find_transaction(session(), owner, t.id);
+    }
+    rail_operation operation_of(const transaction_record& t) {
+        return *find_rail_operation_by_transaction(session(), owner, t.id);
+    }
+    int count(const std::string& sql) {
+        int n = 0;
+        session() << sql, soci::into(n);
+        return n;
+    }
+
+    currency_registry currencies;
+    rail_registry rails;
+    std::string platform_id, account_id;
+    tenant owner;
+};
+
+}  // namespace
+
+TEST_CASE("a transfer-out holds the money, then completes when the rail settles",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    payment_engine engine(f.services());
+    auto t = f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "123456789"));
+    CHECK(t.status == "PENDING");
+    CHECK(t.type == "OUTGOING");
+    CHECK(t.destination_type == "EXTERNAL_ACCOUNT");
+    CHECK(f.balance() == 7500);
+    CHECK(f.operation_of(t).status == "INITIATING");
+    CHECK(f.operation_of(t).rail == "sandbox");
+
+    CHECK(f.drive(engine) >= 1);
+    CHECK(f.reread(t).status == "COMPLETED");
+    CHECK(f.reread(t).settled_at_ms == testing::fixture_start_ms);
+    auto op = f.operation_of(t);
+    CHECK(op.status == "SETTLED");
+    CHECK(op.attempts == 1);
+    CHECK_FALSE(op.rail_reference.empty());
+    CHECK(f.balance() == 7500);
+    CHECK(audit_book(f.session()).empty());
+    // PENDING then COMPLETED, each in the outbox with the transaction that changed.
+    CHECK(f.count("SELECT COUNT(*) FROM outbox_events WHERE type = 'OUTGOING_PAYMENT'") == 2);
+    // The hold moved the balance once: one ACCOUNT_STATUS event, 10000 -> 7500.
+    CHECK(f.count("SELECT COUNT(*) FROM outbox_events WHERE type = 'ACCOUNT_STATUS'") == 1);
+    std::string payload;
+    f.session() << "SELECT payload FROM outbox_events WHERE type = 'ACCOUNT_STATUS'",
+        soci::into(payload);
+    CHECK_THAT(payload, Catch::Contains(R"("oldBalance":{"amount":10000)"));
+    CHECK_THAT(payload, Catch::Contains(R"("newBalance":{"amount":7500)"));
+    CHECK(f.drive(engine) == 0);  // nothing left to do
+}
+
+TEST_CASE("failure patterns fail the transfer-out and refund it", "[store][rails][engine]") {
+    struct expectation {
+        std::string type, field, value, failure_class, code, reason;
+    };
+    const std::vector<expectation> cases = {
+        {"US_ACCOUNT", "accountNumber", "555002", "INSUFFICIENT_FUNDS", "R01",
+         "QUOTE_EXECUTION_FAILED"},
+        {"US_ACCOUNT", "accountNumber", "555003", "ACCOUNT_INVALID", "R03",
+         "QUOTE_EXECUTION_FAILED"},
+        {"PIX", "pixKey", "key004", "REJECTED", "DS04", "QUOTE_EXECUTION_FAILED"},
+        {"SPARK_WALLET", "address", "sparkrt1q003", "ACCOUNT_INVALID", "INCORRECT_PAYMENT_DETAILS",
+         "LIGHTNING_PAYMENT_FAILED"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.type << " " << c.value);
+        engine_fixture f;
+        payment_engine engine(f.services());
+        auto t = f.transfer_out(f.external(c.type, c.field, c.value));
+        CHECK(f.balance() == 7500);
+        f.drive(engine);
+        auto after = f.reread(t);
+        CHECK(after.status == "FAILED");
+        CHECK(after.failure_reason == c.reason);
+        CHECK_THAT(after.refund, Catch::Contains("\"reference\":\"RailOperation:"));
+        auto op = f.operation_of(t);
+        CHECK(op.status == "FAILED");
+        CHECK(op.failure_class == c.failure_class);
+        CHECK(op.rail_reason_code == c.code);
+        CHECK(f.balance() == 10000);  // refunded
+        CHECK(audit_book(f.session()).empty());
+        // The hold and the refund each moved the balance.
+        CHECK(f.count("SELECT COUNT(*) FROM outbox_events WHERE type = 'ACCOUNT_STATUS'") == 2);
+    }
+}
+
+TEST_CASE("005 stays pending for the sandbox timeout, then fails with TIMEOUT and a refund",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    payment_engine engine(f.services());
+    auto t = f.transfer_out(f.external("PIX", "pixKey", "+5511999990005"));
+    f.drive(engine);
+    CHECK(f.reread(t).status == "PENDING");
+    CHECK(f.operation_of(t).status == "PENDING");
+    // The rail's tick (every 250 ms) sees the 30 s pass; the exact boundary is the sandbox test's.
+    f.clock.advance_ms(29000);
+    f.drive(engine);
+    CHECK(f.reread(t).status == "PENDING");
+    CHECK(f.balance() == 7500);
+    f.clock.advance_ms(1000);
+    f.drive(engine);
+    auto after = f.reread(t);
+    CHECK(after.status == "FAILED");
+    CHECK(after.failure_reason == "TIMEOUT");
+    CHECK(f.operation_of(t).rail_reason_code == "AB03");
+    CHECK(f.balance() == 10000);
+}
+
+TEST_CASE("an operation the rail never completes fails at its deadline and is refunded",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    payment_engine engine(f.services());
+    auto t = f.transfer_out(
+        {"ExternalAccount:silent", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"});
+    CHECK(f.operation_of(t).rail == "test_silent");
+    f.drive(engine);
+    CHECK(f.operation_of(t).status == "PENDING");
+    f.clock.advance_ms(3600000 - 1);
+    f.drive(engine);
+    CHECK(f.reread(t).status == "PENDING");
+    f.clock.advance_ms(1);
+    f.drive(engine);
+    auto after = f.reread(t);
+    CHECK(after.status == "FAILED");
+    CHECK(after.failure_reason == "TIMEOUT");
+    CHECK(f.operation_of(t).failure_class == "TIMEOUT");
+    CHECK(f.balance() == 10000);
+    // A late report for the closed operation changes nothing.
+    rail_report late;
+    late.outcome = rail_outcome::settled;
+    late.operation_id = f.operation_of(t).id;
+    {
+        write_transaction transaction(f.session());
+        CHECK_FALSE(engine.apply_report(f.session(), late));
+        transaction.commit();
+    }
+    CHECK(f.reread(t).status == "FAILED");
+    CHECK(f.balance() == 10000);
+}
+
+TEST_CASE("a refused transfer-out writes nothing", "[store][rails][engine]") {
+    engine_fixture f;
+    int transactions = f.count("SELECT COUNT(*) FROM transactions");
+    auto refuse = [&](const external_account_ref& destination, std::int64_t amount,
+                      rail_payment_error expected, const std::string& message_part) {
+        write_transaction transaction(f.session());
+        auto begun = begin_transfer_out(f.session(), f.services(),
+                                        {f.owner, f.account_id, destination, amount, ""});
+        REQUIRE_FALSE(begun.ok());
+        CHECK(begun.error().code == expected);
+        CHECK_THAT(begun.error().message, Catch::Contains(message_part));
+    };
+    auto good = f.external("US_ACCOUNT", "accountNumber", "123456789");
+    refuse(good, 10001, rail_payment_error::insufficient_balance, "does not cover 10001 USD");
+    auto euro = good;
+    euro.currency = "EUR";
+    refuse(euro, 100, rail_payment_error::currency_mismatch, "holds EUR");
+    refuse(f.external("US_ACCOUNT", "routingNumber", "021000021"), 100,
+           rail_payment_error::account_invalid,
+           "accountInfo.accountNumber is required for US_ACCOUNT");
+    refuse(f.external("MARS_ACCOUNT", "accountNumber", "1"), 100, rail_payment_error::no_rail,
+           "no payment rail serves account type MARS_ACCOUNT");
+    refuse({"ExternalAccount:t", "", "USD", "OTHER_ACCOUNT", "{}"}, 100,
+           rail_payment_error::account_invalid,
+           "is not valid for rail test_silent: accountNumber is required");
+    {
+        write_transaction transaction(f.session());
+        auto begun = begin_transfer_out(f.session(), f.services(),
+                                        {f.owner, "InternalAccount:none", good, 1, ""});
+        REQUIRE_FALSE(begun.ok());
+        CHECK(begun.error().code == rail_payment_error::internal_account_not_found);
+    }
+    auto pending = good;
+    pending.status = "PENDING";
+    refuse(pending, 100, rail_payment_error::external_account_not_active,
+           "destination.accountId: external account ExternalAccount:123456789 is PENDING; only "
+           "ACTIVE accounts can send or receive transfers");
+    CHECK(f.count("SELECT COUNT(*) FROM transactions") == transactions);
+    CHECK(f.count("SELECT COUNT(*) FROM rail_operations") == 0);
+    CHECK(f.balance() == 10000);
+}
+
+TEST_CASE("a throwing rail refuses the transfer and the host keeps running",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    // test_throws serves OTHER_ACCOUNT only after test_silent, which serves it too: ask it
+    // directly.
+    rail_registry only_throws;
+    only_throws.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_throws.so", "",
+                                   "", "{}", nullptr));
+    rail_engine_services services{f.ids, f.random, f.clock, f.currencies, only_throws, {}};
+    write_transaction transaction(f.session());
+    auto begun = begin_transfer_out(
+        f.session(), services,
+        {f.owner,
+         f.account_id,
+         {"ExternalAccount:t", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+         100,
+         ""});
+    REQUIRE_FALSE(begun.ok());
+    CHECK(begun.error().code == rail_payment_error::rail_unavailable);
+    CHECK(f.balance() == 10000);
+}
+
+TEST_CASE("a transfer-in credits the account only when the pull settles",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    payment_engine engine(f.services());
+    auto pull = [&](const std::string& number) {
+        write_transaction transaction(f.session());
+        auto begun = begin_transfer_in(
+            f.session(), f.services(),
+            {f.owner, f.external("US_ACCOUNT", "accountNumber", number), f.account_id, 700, ""});
+        REQUIRE(begun.ok());
+        transaction.commit();
+        return begun.value();
+    };
+    auto good = pull("44556677");
+    auto broke = pull("44556002");
+    CHECK(good.type == "INCOMING");
+    CHECK(f.balance() == 10000);
+    f.drive(engine);
+    CHECK(f.reread(good).status == "COMPLETED");
+    CHECK(f.reread(broke).status == "FAILED");
+    CHECK(f.reread(broke).failure_reason == "QUOTE_EXECUTION_FAILED");
+    CHECK(f.operation_of(broke).rail_reason_code == "R01");
+    CHECK(f.reread(broke).refund.empty());
+    CHECK(f.balance() == 10700);
+    CHECK(audit_book(f.session()).empty());
+
+    // The pull comes back after it settled (an ACH return): the credit is reversed.
+    rail_report returned;
+    returned.outcome = rail_outcome::returned;
+    returned.operation_id = f.operation_of(good).id;
+    returned.failure = rail_failure::rejected;
+    returned.rail_reason_code = "R10";
+    {
+        write_transaction transaction(f.session());
+        CHECK(engine.apply_report(f.session(), returned));
+        transaction.commit();
+    }
+    CHECK(f.operation_of(good).status == "RETURNED");
+    CHECK(f.reread(good).status == "FAILED");
+    CHECK(f.balance() == 10000);
+    CHECK(audit_book(f.session()).empty());
+}
+
+TEST_CASE("a payout returned after it settled is refunded", "[store][rails][engine]") {
+    engine_fixture f;
+    payment_engine engine(f.services());
+    auto t = f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "123456789"));
+    f.drive(engine);
+    REQUIRE(f.reread(t).status == "COMPLETED");
+    rail_report returned;
+    returned.outcome = rail_outcome::returned;
+    returned.operation_id = f.operation_of(t).id;
+    returned.failure = rail_failure::account_invalid;
+    returned.rail_reason_code = "R02";
+    write_transaction transaction(f.session());
+    CHECK(engine.apply_report(f.session(), returned));
+    transaction.commit();
+    CHECK(f.reread(t).status == "REFUNDED");
+    CHECK(f.operation_of(t).rail_reason_code == "R02");
+    CHECK(f.balance() == 10000);
+}
+
+TEST_CASE("operations survive a restart and are leased to one process at a time",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    auto t = f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "123456789"));
+    // A process without the rail claims the row first: it leaves it for the lease period.
+    rail_registry empty;
+    rail_engine_services bare{f.ids, f.random, f.clock, f.currencies, empty, f.services().settings};
+    payment_engine without_rail(bare);
+    f.drive(without_rail);
+    auto op = f.operation_of(t);
+    CHECK(op.status == "INITIATING");
+    CHECK(op.attempts == 1);
+    CHECK(op.lease_until_ms == testing::fixture_start_ms + 5000);
+    // A new engine (a restarted or second process) with the rail waits for the lease.
+    payment_engine restarted(f.services());
+    f.drive(restarted);
+    CHECK(f.operation_of(t).status == "INITIATING");
+    f.clock.advance_ms(5000);
+    f.drive(restarted);
+    CHECK(f.operation_of(t).status == "SETTLED");
+    CHECK(f.operation_of(t).attempts == 2);
+    CHECK(f.reread(t).status == "COMPLETED");
+}
+
+TEST_CASE("failure reasons follow the interface's lists", "[rails][engine]") {
+    CHECK(interface_failure_reason("PAYOUT", rail_failure::timeout, "") == "TIMEOUT");
+    CHECK(interface_failure_reason("PAYOUT", rail_failure::rejected, "") ==
+          "QUOTE_EXECUTION_FAILED");
+    CHECK(interface_failure_reason("PAYOUT", rail_failure::rejected, "LIGHTNING_PAYMENT_FAILED") ==
+          "LIGHTNING_PAYMENT_FAILED");
+    CHECK(interface_failure_reason("PAYOUT", rail_failure::rejected, "NOT_A_REASON") ==
+          "QUOTE_EXECUTION_FAILED");
+    CHECK(interface_failure_reason("PULL", rail_failure::timeout, "TIMEOUT") ==
+          "QUOTE_EXECUTION_FAILED");
+    CHECK(interface_failure_reason("PULL", rail_failure::rejected, "OFFRAMP_FAILED") ==
+          "OFFRAMP_FAILED");
+}
+
+}  // namespace corridor
+
+namespace corridor {
+
+TEST_CASE("two processes on one PostgreSQL never claim the same operation",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    if (f.database.backend() != database_backend::postgresql) {
+        // SQLite has one writer at a time: its write lock already serialises claims.
+        SUCCEED("SQLite");
+        return;
+    }
+    for (int i = 0; i < 3; ++i)
+        f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "12345678" + std::to_string(i)),
+                       100);
+    auto other = f.database.open_another();
+    write_transaction first(f.session());
+    auto claimed_first = claim_due_initiations(f.session(), f.clock.now_ms(), 2);
+    CHECK(claimed_first.size() == 2);
+    write_transaction second(*other);
+    auto claimed_second = claim_due_initiations(*other, f.clock.now_ms(), 10);
+    REQUIRE(claimed_second.size() == 1);
+    for (const auto& op : claimed_first) CHECK(op.id != claimed_second[0].id);
+}
+
+}  // namespace corridor
+
+namespace corridor {
+
+TEST_CASE("an unavailable rail is retried after the lease; a declined operation is refunded",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    rail_registry good;
+    good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
+                            nullptr));
+    auto settings = f.services().settings;
+    rail_engine_services services{f.ids, f.random, f.clock, f.currencies, good, settings};
+    payment_engine engine(services);
+    auto begin = [&](std::int64_t amount) {
+        write_transaction transaction(f.session());
+        auto begun = begin_transfer_out(
+            f.session(), services,
+            {f.owner,
+             f.account_id,
+             {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+             amount,
+             ""});
+        REQUIRE(begun.ok());
+        transaction.commit();
+        return begun.value();
+    };
+    auto unavailable = begin(13);
+    auto declined = begin(14);
+    f.drive(engine);
+    auto op = f.operation_of(unavailable);
+    CHECK(op.status == "INITIATING");
+    CHECK(op.attempts == 1);
+    CHECK(op.message == "try again later");
+    CHECK(f.reread(declined).status == "FAILED");
+    CHECK(f.operation_of(declined).failure_class == "REJECTED");
+    CHECK(f.operation_of(declined).message == "over the rail's limit");
+    CHECK(f.balance() == 10000 - 13);  // the declined one is refunded
+    f.drive(engine);
+    CHECK(f.operation_of(unavailable).attempts == 1);  // leased: not tried again yet
+    f.clock.advance_ms(settings.call_timeout_ms);
+    f.drive(engine);
+    CHECK(f.operation_of(unavailable).attempts == 2);
+    // Still unavailable at the settlement deadline: TIMEOUT, refunded.
+    f.clock.advance_ms(settings.settlement_timeout_ms);
+    f.drive(engine);
+    CHECK(f.reread(unavailable).status == "FAILED");
+    CHECK(f.reread(unavailable).failure_reason == "TIMEOUT");
+    CHECK(f.balance() == 10000);
+    CHECK(audit_book(f.session()).empty());
+}
+
+}  // namespace corridor

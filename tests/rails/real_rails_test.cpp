@@ -1,0 +1,115 @@
+// The production rail plugins (plugins/ach, pix, spark) through the real loader and the payment
+// engine: the registry routes each account type to its rail outside the sandbox, and a PIX payout
+// for a production tenant settles through pix.so.
+#include <catch2/catch.hpp>
+
+#include "ledger/book.hpp"
+#include "ledger/database.hpp"
+#include "rails/loader.hpp"
+#include "rails/payment_engine.hpp"
+#include "tests/support/store_fixture.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr const char* pix_settings =
+    R"({"ispb":"12345678","pix_key":"11222333000181","pix_key_type":"CNPJ","tax_id":"11222333000181",)"
+    R"("merchant_name":"CORRIDOR TEST","merchant_city":"SAO PAULO"})";
+constexpr const char* spark_settings =
+    R"({"network":"regtest","node_private_key_hex":"e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734"})";
+
+rail_load_config production_rails() {
+    rail_load_config config;
+    config.plugins_dir = CORRIDOR_PLUGIN_DIR;
+    config.rails = {"sandbox", "pix", "spark"};
+    config.settings_json = {{"pix", pix_settings}, {"spark", spark_settings}};
+    return config;
+}
+
+}  // namespace
+
+TEST_CASE("the registry routes account types to the production rails", "[rails][registry]") {
+    auto rails = load_rails(production_rails(), nullptr);
+    REQUIRE(rails.all().size() == 3);
+    CHECK(rails.for_account_type("production", "PIX")->name() == "pix");
+    CHECK(rails.for_account_type("production", "SPARK_WALLET")->name() == "spark");
+    CHECK(rails.for_account_type("production", "CLABE") == nullptr);  // only the sandbox serves it
+    // In the sandbox every account type goes to the simulator.
+    CHECK(rails.for_account_type("sandbox", "PIX")->name() == "sandbox");
+    CHECK(rails.for_account_type("sandbox", "CLABE")->name() == "sandbox");
+}
+
+TEST_CASE("a production PIX payout settles through pix.so", "[store][rails][engine]") {
+    testing::store_fixture f;
+    auto currencies = currency_registry::from_json(
+        R"({"currencies": [{"code": "BRL", "name": "Brazilian Real", "symbol": "R$", "decimals": 2}]})");
+    auto rails = load_rails(production_rails(), nullptr);
+    new_platform request;
+    request.name = "Pix";
+    request.uma_domain = "pix.example";
+    request.supported_currencies = {{"BRL", 1, 1000000, {"OUTGOING", "INCOMING"}, {}}};
+    auto platform = create_platform(f.session(), f.platforms(), request);
+    REQUIRE(platform.ok());
+    tenant owner{platform.value(), environment::production};
+    account_filter platform_only;
+    platform_only.platform_only = true;
+    std::string account_id;
+    for (const auto& account :
+         list_internal_accounts(f.session(), owner, platform_only, {100, std::nullopt, false})
+             .items) {
+        if (account.currency == "BRL") account_id = account.id;
+    }
+    REQUIRE_FALSE(account_id.empty());
+    book_services book{f.ids, f.random, f.clock};
+    std::string settlement =
+        ensure_account(f.session(), book, owner, account_kind::settlement, "", "BRL");
+    REQUIRE(post_transfer(f.session(), book, owner,
+                          {settlement, account_id, 5000, "BRL", "fund", "Transaction:seed"})
+                .ok());
+
+    rail_engine_services services{f.ids, f.random, f.clock, currencies, rails, {}};
+    payment_engine engine(services);
+    external_account_ref destination{
+        "ExternalAccount:pix", "", "BRL", "PIX",
+        R"({"accountType":"PIX","pixKey":"fulano@example.com.br","pixKeyType":"EMAIL","taxId":"52998224725"})"};
+    auto drive = [&] {
+        write_transaction transaction(f.session());
+        engine.drive(f.session());
+        transaction.commit();
+    };
+    drive();  // the rails' first tick: the next one is due a tick interval (1 s for pix) later
+    std::string transaction_id;
+    {
+        write_transaction transaction(f.session());
+        auto begun = begin_transfer_out(f.session(), services,
+                                        {owner, account_id, destination, 1234, "rent"});
+        REQUIRE(begun.ok());
+        transaction_id = begun->id;
+        transaction.commit();
+    }
+    auto op = [&] {
+        return *find_rail_operation_by_transaction(f.session(), owner, transaction_id);
+    };
+    CHECK(op().rail == "pix");
+    drive();
+    CHECK(op().status == "PENDING");
+    CHECK_FALSE(op().rail_reference.empty());  // the EndToEndId
+    f.clock.advance_ms(1000);
+    drive();
+    CHECK(op().status == "SETTLED");
+    CHECK(find_transaction(f.session(), owner, transaction_id)->status == "COMPLETED");
+    CHECK(*account_balance(f.session(), account_id) == 5000 - 1234);
+    CHECK(audit_book(f.session()).empty());
+
+    // A malformed PIX key is refused before anything is written.
+    destination.account_json =
+        R"({"accountType":"PIX","pixKey":"fulano@example.com.br","pixKeyType":"CPF","taxId":"52998224725"})";
+    write_transaction transaction(f.session());
+    auto refused =
+        begin_transfer_out(f.session(), services, {owner, account_id, destination, 1, ""});
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().code == rail_payment_error::account_invalid);
+    CHECK_THAT(refused.error().message, Catch::Contains("is not valid for rail pix"));
+}
+
+}  // namespace corridor

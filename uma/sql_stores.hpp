@@ -1,0 +1,47 @@
+#pragma once
+// Database-backed key and nonce stores (tables of migration 7), so that every Corridor process
+// sharing a database signs with the same keys and refuses the same replays.
+#include <soci/soci.h>
+
+#include "ledger/clock.hpp"
+#include "ledger/random.hpp"
+#include "uma/key_sealing.hpp"
+#include "uma/key_store.hpp"
+#include "uma/nonce_store.hpp"
+
+namespace corridor::uma {
+
+class sql_key_store final : public key_store {
+public:
+    // With a sealing key, new private keys are stored sealed and sealed ones are read; without
+    // one, they are stored as plain hex, and reading a sealed row throws (the request fails).
+    sql_key_store(soci::session& session, const clock& time, random_source& random,
+                  const sealing_key* sealing = nullptr)
+        : session_(session), time_(time), random_(random), sealing_(sealing) {}
+    // Concurrent first uses race on the primary key; every process then reads the winner's keys.
+    environment_keys keys_for(const tenant& owner, std::string_view uma_domain) override;
+
+private:
+    bool load(const tenant& owner, environment_keys& out);
+    soci::session& session_;
+    const clock& time_;
+    random_source& random_;
+    const sealing_key* sealing_;
+};
+
+class sql_nonce_store final : public nonce_store {
+public:
+    sql_nonce_store(soci::session& session, const clock& time, std::int64_t window_s)
+        : session_(session), time_(time), window_s_(window_s) {}
+    bool check_and_save(std::string_view scope, std::string_view nonce,
+                        std::int64_t timestamp_s) override;
+    // Forgets nonces whose timestamps have left the window (they would be refused anyway).
+    void purge_expired();
+
+private:
+    soci::session& session_;
+    const clock& time_;
+    std::int64_t window_s_;
+};
+
+}  // namespace corridor::uma
