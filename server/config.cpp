@@ -273,6 +273,14 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("bank_link.token_ttl_seconds", config.bank_link_token_ttl_seconds, 1, 7 * 86400);
     keys.boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses);
     keys.integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000);
+    auto& hooks = config.webhooks;
+    keys.integer("webhooks.connect_timeout_ms", hooks.connect_timeout_ms, 10, 120000);
+    keys.integer("webhooks.response_timeout_ms", hooks.response_timeout_ms, 10, 300000);
+    keys.integer("webhooks.retry_initial_interval_ms", hooks.retry_initial_interval_ms, 10, 3600000);
+    keys.integer("webhooks.retry_interval_max_ms", hooks.retry_interval_max_ms, 10, 86400000);
+    keys.integer("webhooks.retry_max_age_hours", hooks.retry_max_age_hours, 1, 24 * 30);
+    keys.integer("webhooks.poll_interval_ms", hooks.poll_interval_ms, 5, 60000);
+    keys.integer("webhooks.in_flight_max", hooks.in_flight_max, 1, 100000);
     keys.text("plugins.dir", plugins_dir);
     keys.text_list("plugins.rails", config.plugins_rails);
     keys.pins("plugins.sha256", config.plugins_sha256);

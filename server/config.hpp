@@ -43,6 +43,16 @@ struct tls_config {
     bool enabled() const { return !certificate_file.empty(); }
 };
 
+struct webhooks_config {
+    std::int64_t connect_timeout_ms = 5000;
+    std::int64_t response_timeout_ms = 10000;  // from the request's first byte to the whole answer
+    std::int64_t retry_initial_interval_ms = 5000;     // doubles per failed attempt...
+    std::int64_t retry_interval_max_ms = 30 * 60000;   // ...up to this
+    std::int64_t retry_max_age_hours = 7 * 24;         // no attempt later than this after the event
+    std::int64_t poll_interval_ms = 50;  // how often the outbox is checked for due events
+    std::int64_t in_flight_max = 256;    // deliveries under way at once in this process
+};
+
 struct service_config {
     std::string listen = "127.0.0.1:8080";
     std::string database = "sqlite:corridor.db";
@@ -67,6 +77,7 @@ struct service_config {
     std::int64_t bank_link_token_ttl_seconds = 4 * 3600;  // link tokens expire unused after this
     bool outbound_allow_private_addresses = false;
     std::int64_t webhooks_approval_timeout_ms = 5000;
+    webhooks_config webhooks;
     std::string plugins_dir = "plugins";
     std::vector<std::string> plugins_rails;
     std::map<std::string, std::string> plugins_sha256;    // rail name -> pinned SHA-256 (hex)

@@ -87,6 +87,7 @@ api::api(app_services& services) : services_(services) {
     register_quote_routes(router_);
     register_transaction_routes(router_);
     register_sandbox_routes(router_);
+    register_webhook_routes(router_);
     register_external_account_routes(router_);
     register_bank_link_routes(router_);
     register_bulk_import_routes(router_);

@@ -38,6 +38,8 @@ namespace corridor {
 
 constexpr std::string_view api_version = "2025-10-13";
 
+class webhook_sender;
+
 struct app_services {
     service_config config;
     const clock& time;
@@ -49,6 +51,8 @@ struct app_services {
     std::unique_ptr<metrics> stats;
     std::unique_ptr<rate_source> rates;
     funding_directory funding;
+    // Signs and sends webhooks (POST /webhooks/test); null when delivery is not running.
+    webhook_sender* webhooks = nullptr;
     // Wakes the bulk import runner when a job is queued (unset in tests without one).
     std::function<void()> wake_bulk_import;
     // Counterparties' UMA keys, fetched over outbound HTTP and cached. Tests may replace both.
@@ -146,6 +150,7 @@ void register_exchange_rate_routes(router& routes);
 void register_quote_routes(router& routes);
 void register_transaction_routes(router& routes);
 void register_sandbox_routes(router& routes);
+void register_webhook_routes(router& routes);
 void register_external_account_routes(router& routes);
 void register_bank_link_routes(router& routes);
 void register_bulk_import_routes(router& routes);

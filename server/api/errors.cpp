@@ -16,6 +16,9 @@ int http_status_of(error_code code) {
         case error_code::insufficient_balance:
         case error_code::quote_not_executable:
         case error_code::missing_idempotency_key:
+        case error_code::missing_mandatory_user_info:
+        case error_code::webhook_endpoint_not_set:
+        case error_code::webhook_delivery_error:
         case error_code::invalid_bank_account:
         case error_code::invalid_receiver: return 400;
         case error_code::unauthorized: return 401;
@@ -38,6 +41,7 @@ int http_status_of(error_code code) {
         case error_code::idempotency_key_in_use:
         case error_code::quote_not_pending:
         case error_code::quote_expired:
+        case error_code::transaction_not_pending_platform_approval:
         case error_code::external_account_exists:
         case error_code::link_token_used: return 409;
         case error_code::customer_deleted: return 410;
@@ -64,6 +68,11 @@ std::string_view name_of(error_code code) {
         case error_code::insufficient_balance: return "INSUFFICIENT_BALANCE";
         case error_code::quote_not_executable: return "QUOTE_NOT_EXECUTABLE";
         case error_code::missing_idempotency_key: return "MISSING_IDEMPOTENCY_KEY";
+        case error_code::missing_mandatory_user_info: return "MISSING_MANDATORY_USER_INFO";
+        case error_code::webhook_endpoint_not_set: return "WEBHOOK_ENDPOINT_NOT_SET";
+        case error_code::webhook_delivery_error: return "WEBHOOK_DELIVERY_ERROR";
+        case error_code::transaction_not_pending_platform_approval:
+            return "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL";
         case error_code::account_not_found: return "ACCOUNT_NOT_FOUND";
         case error_code::invalid_bank_account: return "INVALID_BANK_ACCOUNT";
         case error_code::invalid_receiver: return "INVALID_RECEIVER";

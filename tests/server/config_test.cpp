@@ -69,6 +69,11 @@ TEST_CASE("an empty file gives the defaults, paths next to the file", "[server][
     CHECK(config.sandbox_timeout_seconds == 30);
     CHECK_FALSE(config.outbound_allow_private_addresses);
     CHECK(config.webhooks_approval_timeout_ms == 5000);
+    CHECK(config.webhooks.connect_timeout_ms == 5000);
+    CHECK(config.webhooks.response_timeout_ms == 10000);
+    CHECK(config.webhooks.retry_initial_interval_ms == 5000);
+    CHECK(config.webhooks.retry_interval_max_ms == 1800000);
+    CHECK(config.webhooks.retry_max_age_hours == 168);
     CHECK(config.limits.request_body_bytes_max == 1048576);
     CHECK(config.cache_ttl_ms == 1000);
     CHECK(config.log_level == "info");
@@ -90,7 +95,9 @@ TEST_CASE("every key is read", "[server][config]") {
         "quotes": {"ttl_seconds": 60},
         "sandbox": {"timeout_seconds": 5},
         "outbound": {"allow_private_addresses": true},
-        "webhooks": {"approval_timeout_ms": 2500},
+        "webhooks": {"approval_timeout_ms": 2500, "connect_timeout_ms": 700, "response_timeout_ms": 900,
+                     "retry_initial_interval_ms": 50, "retry_interval_max_ms": 60000,
+                     "retry_max_age_hours": 24, "poll_interval_ms": 10, "in_flight_max": 8},
         "plugins": {"dir": "/opt/corridor/plugins", "rails": ["ach", "pix"]},
         "limits": {"request_body_bytes_max": 4096, "request_header_bytes_max": 2048,
                    "request_timeout_ms": 1000, "response_write_timeout_ms": 2000,
@@ -111,6 +118,13 @@ TEST_CASE("every key is read", "[server][config]") {
     CHECK(config.sandbox_timeout_seconds == 5);
     CHECK(config.outbound_allow_private_addresses);
     CHECK(config.webhooks_approval_timeout_ms == 2500);
+    CHECK(config.webhooks.connect_timeout_ms == 700);
+    CHECK(config.webhooks.response_timeout_ms == 900);
+    CHECK(config.webhooks.retry_initial_interval_ms == 50);
+    CHECK(config.webhooks.retry_interval_max_ms == 60000);
+    CHECK(config.webhooks.retry_max_age_hours == 24);
+    CHECK(config.webhooks.poll_interval_ms == 10);
+    CHECK(config.webhooks.in_flight_max == 8);
     CHECK(config.plugins_dir == "/opt/corridor/plugins");
     CHECK(config.plugins_rails == std::vector<std::string>{"ach", "pix"});
     CHECK(config.limits.request_body_bytes_max == 4096);
