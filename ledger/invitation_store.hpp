@@ -5,13 +5,13 @@
 // PENDING reads as EXPIRED once expires_at_ms has passed (no sweep is needed: every change is a
 // conditional update that refuses an expired row). amountToSend is for display only: the inviter's
 // platform sends any payment itself after the event.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/ids.hpp"
@@ -50,12 +50,12 @@ struct new_invitation {
 };
 
 enum class invitation_error {
-    not_found,        // no such code for this tenant
-    other_platform,   // the code belongs to another platform of the same environment
+    not_found,       // no such code for this tenant
+    other_platform,  // the code belongs to another platform of the same environment
     already_claimed,
     cancelled,
     expired,
-    self_claim,       // the invitee is the inviter
+    self_claim,  // the invitee is the inviter
 };
 
 struct invitation_services {

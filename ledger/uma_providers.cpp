@@ -1,11 +1,10 @@
 #include "ledger/uma_providers.hpp"
 
 #include <algorithm>
+#include <boost/json.hpp>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-
-#include <boost/json.hpp>
 
 #include "ledger/countries.hpp"
 #include "ledger/encoding.hpp"
@@ -60,8 +59,9 @@ uma_provider read_provider(const json::object& entry, const std::string& where,
     provider.logo_url = optional_text(entry, "logoUrl", where);
     provider.lei = optional_text(entry, "lei", where);
     if (provider.lei && !is_lei(*provider.lei)) {
-        bad(where, "\"lei\" must be 20 upper-case letters and digits with valid check digits "
-                   "(ISO 17442)");
+        bad(where,
+            "\"lei\" must be 20 upper-case letters and digits with valid check digits "
+            "(ISO 17442)");
     }
     provider.supported_regions = strings(entry, "supportedRegions", where);
     for (const auto& region : provider.supported_regions) {
@@ -69,7 +69,8 @@ uma_provider read_provider(const json::object& entry, const std::string& where,
     }
     provider.supported_currencies = strings(entry, "supportedCurrencies", where);
     for (const auto& code : provider.supported_currencies) {
-        if (!currencies.find(code)) bad(where, "currency \"" + code + "\" is not in the currencies file");
+        if (!currencies.find(code))
+            bad(where, "currency \"" + code + "\" is not in the currencies file");
     }
     if (const auto* flag = entry.if_contains("allowListed")) {
         if (!flag->is_bool()) bad(where, "\"allowListed\" must be true or false");
@@ -87,9 +88,12 @@ bool is_lei(std::string_view text) {
     int remainder = 0;
     for (char c : text) {
         int value = 0;
-        if (c >= '0' && c <= '9') value = c - '0';
-        else if (c >= 'A' && c <= 'Z') value = c - 'A' + 10;
-        else return false;
+        if (c >= '0' && c <= '9')
+            value = c - '0';
+        else if (c >= 'A' && c <= 'Z')
+            value = c - 'A' + 10;
+        else
+            return false;
         remainder = (value >= 10 ? remainder * 100 : remainder * 10) + value;
         remainder %= 97;
     }

@@ -48,9 +48,9 @@ json::object render_invitation(const invitation& item, const app_services& servi
     if (item.invitee_uma) out["inviteeUma"] = *item.invitee_uma;
     if (item.first_name) out["firstName"] = *item.first_name;
     if (item.amount_to_send) {
-        out["amountToSend"] = json::object{
-            {"amount", *item.amount_to_send},
-            {"currency", render_currency(services.currencies, *item.currency)}};
+        out["amountToSend"] =
+            json::object{{"amount", *item.amount_to_send},
+                         {"currency", render_currency(services.currencies, *item.currency)}};
     }
     return out;
 }
@@ -64,7 +64,8 @@ invitation_services services_of(request_context& context) {
         case invitation_error::not_found:
             fail(error_code::invitation_not_found, "no such invitation");
         case invitation_error::other_platform:
-            fail(error_code::forbidden, "only the platform that created the invitation can cancel it");
+            fail(error_code::forbidden,
+                 "only the platform that created the invitation can cancel it");
         case invitation_error::already_claimed:
             fail(error_code::invitation_already_claimed, "the invitation has already been claimed");
         case invitation_error::cancelled:
@@ -132,12 +133,12 @@ std::string amount_currency(request_context& context, const json_fields& fields,
              json::object{{"field", "amountToSendCurrency"}});
     }
     if (amount < terms->min_amount || amount > terms->max_amount) {
-        fail(error_code::amount_out_of_range,
-             "amountToSend must be between " + std::to_string(terms->min_amount) + " and " +
-                 std::to_string(terms->max_amount) + " " + terms->currency_code,
-             json::object{{"field", "amountToSend"},
-                          {"min", terms->min_amount},
-                          {"max", terms->max_amount}});
+        fail(
+            error_code::amount_out_of_range,
+            "amountToSend must be between " + std::to_string(terms->min_amount) + " and " +
+                std::to_string(terms->max_amount) + " " + terms->currency_code,
+            json::object{
+                {"field", "amountToSend"}, {"min", terms->min_amount}, {"max", terms->max_amount}});
     }
     return terms->currency_code;
 }
@@ -154,7 +155,8 @@ http_response create_handler(request_context& context) {
     request.amount_to_send = fields.optional_int("amountToSend", 1, amount_max);
     if (auto expires = fields.optional_string("expiresAt", 64)) {
         auto ms = parse_timestamp_ms(*expires);
-        if (!ms) fail_field("expiresAt", "must be an ISO 8601 date-time such as 2025-10-13T00:00:00Z");
+        if (!ms)
+            fail_field("expiresAt", "must be an ISO 8601 date-time such as 2025-10-13T00:00:00Z");
         auto now_ms = context.services.time.now_ms();
         if (*ms <= now_ms) fail_field("expiresAt", "must be in the future");
         if (*ms > now_ms + expiry_horizon_ms) fail_field("expiresAt", "must be within a year");
@@ -176,8 +178,8 @@ http_response create_handler(request_context& context) {
 }
 
 http_response get_handler(request_context& context) {
-    auto found =
-        find_invitation(context.session(), context.services.time, context.owner(), context.param(0));
+    auto found = find_invitation(context.session(), context.services.time, context.owner(),
+                                 context.param(0));
     if (!found) fail_invitation(invitation_error::not_found);
     return json_response(200, render_invitation(*found, context.services));
 }
@@ -241,29 +243,32 @@ std::optional<http_response> closed_page(const std::optional<invitation>& found)
                                       "This invitation link is not valid. Check the link you were "
                                       "sent."));
     }
-    if (found->status == "CLAIMED") return html_response(410, render_invitation_claimed_page(*found, false));
+    if (found->status == "CLAIMED")
+        return html_response(410, render_invitation_claimed_page(*found, false));
     if (found->status == "CANCELLED") {
         return html_response(410, render_invitation_message(
                                       "Invitation cancelled",
                                       "The person who invited you has cancelled this invitation."));
     }
     if (found->status == "EXPIRED") {
-        return html_response(410, render_invitation_message(
-                                      "Invitation expired",
-                                      "This invitation has expired. Ask for a new one."));
+        return html_response(
+            410, render_invitation_message("Invitation expired",
+                                           "This invitation has expired. Ask for a new one."));
     }
     return std::nullopt;
 }
 
 http_response page_handler(request_context& context) {
-    auto found = find_invitation_by_code(context.session(), context.services.time, context.param(0));
+    auto found =
+        find_invitation_by_code(context.session(), context.services.time, context.param(0));
     if (auto closed = closed_page(found)) return std::move(*closed);
     return html_response(
         200, render_invitation_page(*found, context.services.currencies, std::nullopt, ""));
 }
 
 http_response page_claim_handler(request_context& context) {
-    auto found = find_invitation_by_code(context.session(), context.services.time, context.param(0));
+    auto found =
+        find_invitation_by_code(context.session(), context.services.time, context.param(0));
     if (auto closed = closed_page(found)) return std::move(*closed);
     if (context.request.body.size() > 4096) {
         return html_response(413, render_invitation_message("Too large", "The form is too large."));
@@ -274,23 +279,23 @@ http_response page_claim_handler(request_context& context) {
     while (!entered.empty() && (entered.back() == ' ' || entered.back() == '+')) entered.pop_back();
     auto parsed = parse_uma_address(entered);
     if (!parsed) {
-        return html_response(400, render_invitation_page(
-                                      *found, context.services.currencies,
-                                      "Enter an UMA address like $you@example.com.", entered));
+        return html_response(
+            400, render_invitation_page(*found, context.services.currencies,
+                                        "Enter an UMA address like $you@example.com.", entered));
     }
     auto claimed = claim(context, found->owner, found->code, parsed->text());
     if (!claimed) {
         if (claimed.error() == invitation_error::self_claim) {
-            return html_response(400, render_invitation_page(
-                                          *found, context.services.currencies,
-                                          "That is the address of the person who invited you.",
-                                          entered));
+            return html_response(
+                400, render_invitation_page(*found, context.services.currencies,
+                                            "That is the address of the person who invited you.",
+                                            entered));
         }
         // Claimed, cancelled or expired since the page was read.
         auto now = find_invitation_by_code(context.session(), context.services.time, found->code);
         if (auto closed = closed_page(now)) return std::move(*closed);
-        return html_response(409, render_invitation_message("Try again",
-                                                            "The invitation changed; reload it."));
+        return html_response(
+            409, render_invitation_message("Try again", "The invitation changed; reload it."));
     }
     return html_response(200, render_invitation_claimed_page(claimed.value(), true));
 }

@@ -54,8 +54,8 @@ std::string format_minor_units(std::int64_t amount, int decimals) {
     bool negative = amount < 0;
     // Digits of |amount| without overflow for INT64_MIN.
     std::string digits;
-    unsigned long long magnitude =
-        negative ? 0ULL - static_cast<unsigned long long>(amount) : static_cast<unsigned long long>(amount);
+    unsigned long long magnitude = negative ? 0ULL - static_cast<unsigned long long>(amount)
+                                            : static_cast<unsigned long long>(amount);
     digits = std::to_string(magnitude);
     if (decimals > 0) {
         if (digits.size() <= static_cast<std::size_t>(decimals)) {
@@ -80,8 +80,11 @@ std::string render_invitation_page(const invitation& item, const currency_regist
                    html_escape(amount_text(item, currencies)) + "</p>";
     }
     if (item.expires_at_ms) {
-        content += "<p class=\"note\">This invitation is valid until " +
-                   html_escape(format_timestamp_ms(*item.expires_at_ms)) + ".</p>";
+        // "2026-11-22T08:57:19.604Z" read as "2026-11-22 08:57 UTC".
+        std::string when = format_timestamp_ms(*item.expires_at_ms);
+        when = when.substr(0, 10) + " " + when.substr(11, 5) + " UTC";
+        content +=
+            "<p class=\"note\">This invitation is valid until " + html_escape(when) + ".</p>";
     }
     content += "</div>";
     content +=
@@ -102,8 +105,9 @@ std::string render_invitation_claimed_page(const invitation& item, bool just_cla
         content = "<p>" + html_escape(item.inviter_uma) + " has been told that you accepted, at " +
                   html_escape(item.invitee_uma.value_or("")) + ".</p>";
         if (item.amount_to_send) {
-            content += "<p class=\"note\">Any amount promised is sent by their provider; it "
-                       "arrives at that address.</p>";
+            content +=
+                "<p class=\"note\">Any amount promised is sent by their provider; it "
+                "arrives at that address.</p>";
         }
         content += "<p>You can close this page.</p>";
         return html_page("Invitation accepted", content);

@@ -21,8 +21,10 @@ int read_limit(const query_params& query) {
     int value = 0;
     bool digits = !limit->empty() && limit->size() <= 3;
     for (char c : *limit) {
-        if (c < '0' || c > '9') digits = false;
-        else value = value * 10 + (c - '0');
+        if (c < '0' || c > '9')
+            digits = false;
+        else
+            value = value * 10 + (c - '0');
     }
     if (!digits || value < 1 || value > page_limit_max) {
         fail_field("limit", "must be an integer from 1 to " + std::to_string(page_limit_max));
