@@ -58,13 +58,7 @@ http_response list_handler(request_context& context) {
         }
         filter.country_code = *country;
     }
-    if (auto currency = query.get("currencyCode")) {
-        if (!is_currency_code_shape(*currency)) {
-            fail(error_code::invalid_currency, "currencyCode: must be an ISO 4217 code such as USD",
-                 json::object{{"field", "currencyCode"}});
-        }
-        filter.currency_code = *currency;
-    }
+    filter.currency_code = query.currency("currencyCode", context.services.currencies);
     if (auto include = query.boolean("hasBlockedProviders")) filter.include_blocked = *include;
     int limit = read_limit(query);
     bool descending = query.one_of("sortOrder", {"asc", "desc"}).value_or("desc") == "desc";

@@ -131,6 +131,7 @@ test('bad input is refused naming the parameter', async () => {
     ['countryCode=USA', 'INVALID_INPUT', 'countryCode'],
     ['countryCode=us', 'INVALID_INPUT', 'countryCode'],
     ['currencyCode=usd', 'INVALID_CURRENCY', 'currencyCode'],
+    ['currencyCode=ZZZ', 'INVALID_CURRENCY', 'currencyCode'],
     ['hasBlockedProviders=maybe', 'INVALID_INPUT', 'hasBlockedProviders'],
     ['cursor=garbage', 'INVALID_INPUT', 'cursor'],
     [`cursor=${Buffer.from('uma-provider:gone.example').toString('base64url')}`, 'INVALID_INPUT', 'cursor'],
