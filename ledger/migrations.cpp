@@ -425,6 +425,31 @@ const std::vector<migration>& all_migrations() {
                 created_at_ms BIGINT NOT NULL))",
              "CREATE INDEX kyc_reviews_due ON kyc_reviews (environment, decision, decide_at_ms)",
          }},
+        {10,
+         "uma invitations",
+         {
+             // The code is the invitation's name in its URL: random, unguessable, and unique across
+             // every platform (the primary key), so it can be looked up without a tenant and the
+             // owner checked afterwards. EXPIRED is not stored: a PENDING row past expires_at_ms
+             // reads as EXPIRED, and every change is a conditional update that refuses it.
+             R"(CREATE TABLE invitations (
+                code TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                inviter_customer_id TEXT NOT NULL REFERENCES customers(id),
+                inviter_uma TEXT NOT NULL,
+                first_name TEXT,
+                amount_to_send BIGINT,
+                currency TEXT,
+                status TEXT NOT NULL,
+                invitee_uma TEXT,
+                expires_at_ms BIGINT,
+                claimed_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX invitations_by_tenant ON invitations (platform_id, environment, "
+             "created_at_ms)",
+         }},
     };
     return migrations;
 }

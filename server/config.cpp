@@ -230,6 +230,7 @@ service_config service_config::defaults(const std::string& base_dir) {
     config.currencies_file = resolve(base_dir, config.currencies_file);
     config.rates_file = resolve(base_dir, config.rates_file);
     config.funding_file = resolve(base_dir, config.funding_file);
+    config.uma_providers_file = resolve(base_dir, config.uma_providers_file);
     config.plugins_dir = resolve(base_dir, config.plugins_dir);
     config.bulk_import.dir = resolve(base_dir, config.bulk_import.dir);
     config.database = "sqlite:" + resolve(base_dir, "corridor.db");
@@ -249,7 +250,7 @@ service_config service_config::load_file(const std::string& path) {
     std::string base_dir = std::filesystem::path(path).parent_path().string();
     if (base_dir.empty()) base_dir = ".";
     service_config config = defaults(base_dir);
-    std::string currencies_file, rates_file, funding_file, plugins_dir, database;
+    std::string currencies_file, rates_file, funding_file, uma_providers_file, plugins_dir, database;
     reader keys(document.as_object());
     keys.text("listen", config.listen);
     keys.text("database", database);
@@ -259,6 +260,7 @@ service_config service_config::load_file(const std::string& path) {
     keys.text("currencies_file", currencies_file);
     keys.text("rates_file", rates_file);
     keys.text("funding_file", funding_file);
+    keys.text("uma_providers_file", uma_providers_file);
     keys.integer("rates.cache_seconds", config.rates_cache_seconds, 0, 86400);
     keys.integer("ledger.batch_commands_max", config.ledger_batch_commands_max, 1, 8192);
     keys.integer("ledger.queue_commands_max", config.ledger_queue_commands_max, 1, 10000000);
@@ -317,6 +319,9 @@ service_config service_config::load_file(const std::string& path) {
     if (!currencies_file.empty()) config.currencies_file = resolve(base_dir, currencies_file);
     if (!rates_file.empty()) config.rates_file = resolve(base_dir, rates_file);
     if (!funding_file.empty()) config.funding_file = resolve(base_dir, funding_file);
+    if (!uma_providers_file.empty()) {
+        config.uma_providers_file = resolve(base_dir, uma_providers_file);
+    }
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
     if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
     if (!key_encryption_key_file.empty()) {

@@ -63,6 +63,7 @@ struct service_config {
     std::string rates_file = "rates.json";
     std::int64_t rates_cache_seconds = 300;   // operator edits to the rates file show within this
     std::string funding_file = "funding.json";
+    std::string uma_providers_file = "uma-providers.json";  // the UMA provider catalogue
     std::int64_t ledger_batch_commands_max = 512;  // 1 turns group commit off
     std::int64_t ledger_queue_commands_max = 65536;
     std::int64_t quotes_sweep_interval_ms = 1000;

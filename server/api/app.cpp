@@ -94,6 +94,8 @@ api::api(app_services& services) : services_(services) {
     register_kyc_routes(router_);
     register_uma_routes(router_);
     register_transfer_routes(router_);
+    register_invitation_routes(router_);
+    register_uma_provider_routes(router_);
     std::vector<std::string> labels;
     for (const auto& route : router_.routes()) {
         labels.push_back(std::string(to_string(route.method)) + " " + route.pattern);

@@ -22,6 +22,7 @@
 #include "ledger/random.hpp"
 #include "ledger/rates.hpp"
 #include "ledger/token_store.hpp"
+#include "ledger/uma_providers.hpp"
 #include "rails/payment_engine.hpp"
 #include "rails/registry.hpp"
 #include "server/api/auth.hpp"
@@ -53,6 +54,7 @@ struct app_services {
     funding_directory funding;
     // Signs and sends webhooks (POST /webhooks/test); null when delivery is not running.
     webhook_sender* webhooks = nullptr;
+    uma_provider_catalog uma_providers;  // GET /uma-providers; empty until serve loads the file
     // Wakes the bulk import runner when a job is queued (unset in tests without one).
     std::function<void()> wake_bulk_import;
     // Counterparties' UMA keys, fetched over outbound HTTP and cached. Tests may replace both.
@@ -157,6 +159,8 @@ void register_bulk_import_routes(router& routes);
 void register_kyc_routes(router& routes);
 void register_uma_routes(router& routes);
 void register_transfer_routes(router& routes);
+void register_invitation_routes(router& routes);
+void register_uma_provider_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

@@ -20,7 +20,10 @@ int http_status_of(error_code code) {
         case error_code::webhook_endpoint_not_set:
         case error_code::webhook_delivery_error:
         case error_code::invalid_bank_account:
-        case error_code::invalid_receiver: return 400;
+        case error_code::invalid_receiver:
+        case error_code::invitation_already_claimed:
+        case error_code::invitation_cancelled:
+        case error_code::invitation_expired: return 400;
         case error_code::unauthorized: return 401;
         case error_code::forbidden:
         case error_code::user_not_ready: return 403;
@@ -32,7 +35,8 @@ int http_status_of(error_code code) {
         case error_code::transaction_not_found:
         case error_code::bulk_upload_job_not_found:
         case error_code::account_not_found:
-        case error_code::link_token_not_found: return 404;
+        case error_code::link_token_not_found:
+        case error_code::invitation_not_found: return 404;
         case error_code::method_not_allowed: return 405;
         case error_code::conflict:
         case error_code::uma_address_exists:
@@ -76,6 +80,10 @@ std::string_view name_of(error_code code) {
         case error_code::account_not_found: return "ACCOUNT_NOT_FOUND";
         case error_code::invalid_bank_account: return "INVALID_BANK_ACCOUNT";
         case error_code::invalid_receiver: return "INVALID_RECEIVER";
+        case error_code::invitation_already_claimed: return "INVITATION_ALREADY_CLAIMED";
+        case error_code::invitation_cancelled: return "INVITATION_CANCELLED";
+        case error_code::invitation_expired: return "INVITATION_EXPIRED";
+        case error_code::invitation_not_found: return "INVITATION_NOT_FOUND";
         case error_code::external_account_exists: return "EXTERNAL_ACCOUNT_EXISTS";
         case error_code::link_token_used: return "LINK_TOKEN_ALREADY_USED";
         case error_code::link_token_not_found: return "LINK_TOKEN_NOT_FOUND";

@@ -27,6 +27,10 @@ enum class error_code {
     webhook_delivery_error,       // 400
     invalid_bank_account,         // 400: an account identifier breaks its own rules
     invalid_receiver,             // 400: the destination cannot receive (not ACTIVE)
+    invitation_already_claimed,   // 400
+    invitation_cancelled,         // 400
+    invitation_expired,           // 400
+    invitation_not_found,         // 404
     account_not_found,            // 404
     unauthorized,                 // 401
     forbidden,                    // 403

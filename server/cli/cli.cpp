@@ -216,6 +216,7 @@ int serve(const std::vector<std::string>& args) {
     auto tls = load_tls_context(config.tls);  // a bad certificate or key stops start-up here
     auto currencies = currency_registry::load_file(config.currencies_file);
     auto funding = funding_directory::load_file(config.funding_file);
+    auto uma_providers = uma_provider_catalog::load_file(config.uma_providers_file, currencies);
     {
         auto session = open_migrated(config);
     }
@@ -225,6 +226,7 @@ int serve(const std::vector<std::string>& args) {
     auto rates = std::make_unique<file_rate_source>(config.rates_file, wall, config.rates_cache_seconds * 1000);
     app_services services(config, wall, random, ids, std::move(currencies), std::move(rates), std::move(funding));
     // Rails load now or never: a plugin that cannot load stops start-up with its file named.
+    services.uma_providers = std::move(uma_providers);
     services.rails = load_rails(rail_load_config_of(config), &spdlog_rail_log());
     services.external_accounts = make_external_account_directory();
     for (const auto& rail : services.rails.all()) {

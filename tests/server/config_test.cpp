@@ -12,6 +12,7 @@
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
 #include "ledger/random.hpp"
+#include "ledger/uma_providers.hpp"
 
 using namespace corridor;
 namespace fs = std::filesystem;
@@ -382,5 +383,13 @@ TEST_CASE("the shipped configuration and currencies load", "[server][config]") {
     CHECK(currencies.find("USD")->decimals == 2);
     REQUIRE(currencies.find("BTC") != nullptr);
     CHECK(currencies.find("BTC")->decimals == 8);
+    CHECK(fs::path(config.uma_providers_file) == conf / "uma-providers.json");
+    auto providers = uma_provider_catalog::load_file(config.uma_providers_file, currencies);
+    CHECK(providers.all().size() >= 5);
 }
 #endif
+
+TEST_CASE("uma_providers_file is resolved against the file's folder", "[server][config]") {
+    auto defaults = service_config::defaults("/etc/corridor");
+    CHECK(defaults.uma_providers_file == "/etc/corridor/uma-providers.json");
+}

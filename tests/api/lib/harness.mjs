@@ -46,6 +46,7 @@ export async function startCorridor(options = {}) {
     currencies_file: join(confDir, 'currencies.json'),
     rates_file: join(confDir, 'rates.json'),
     funding_file: join(confDir, 'funding.json'),
+    uma_providers_file: join(confDir, 'uma-providers.json'),
     // The build writes rail plugins next to the binary (build/plugins) unless told otherwise.
     plugins: { ...base.plugins, dir: process.env.CORRIDOR_PLUGIN_DIR || join(dirname(bin), 'plugins') },
     bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },
