@@ -16,16 +16,21 @@ int http_status_of(error_code code) {
         case error_code::insufficient_balance:
         case error_code::quote_not_executable:
         case error_code::missing_idempotency_key:
+        case error_code::missing_mandatory_user_info:
+        case error_code::webhook_endpoint_not_set:
+        case error_code::webhook_delivery_error:
         case error_code::invalid_bank_account:
-        case error_code::invalid_receiver: return 400;
-        case error_code::self_payment: return 400;
-        case error_code::missing_mandatory_user_info: return 400;
+        case error_code::invalid_receiver:
+        case error_code::invitation_already_claimed:
+        case error_code::invitation_cancelled:
+        case error_code::invitation_expired:
+        case error_code::self_payment:
         case error_code::parse_lnurlp_response_error: return 400;
         case error_code::lookup_request_not_found: return 404;
         case error_code::unsupported_uma_version: return 412;
-        case error_code::lnurlp_request_failed: return 424;
-        case error_code::counterparty_pubkey_fetch_error: return 424;
-        case error_code::no_compatible_uma_version: return 424;
+        case error_code::lnurlp_request_failed:
+        case error_code::counterparty_pubkey_fetch_error:
+        case error_code::no_compatible_uma_version:
         case error_code::payreq_request_failed: return 424;
         case error_code::unauthorized: return 401;
         case error_code::forbidden:
@@ -38,7 +43,8 @@ int http_status_of(error_code code) {
         case error_code::transaction_not_found:
         case error_code::bulk_upload_job_not_found:
         case error_code::account_not_found:
-        case error_code::link_token_not_found: return 404;
+        case error_code::link_token_not_found:
+        case error_code::invitation_not_found: return 404;
         case error_code::method_not_allowed: return 405;
         case error_code::conflict:
         case error_code::uma_address_exists:
@@ -47,6 +53,7 @@ int http_status_of(error_code code) {
         case error_code::idempotency_key_in_use:
         case error_code::quote_not_pending:
         case error_code::quote_expired:
+        case error_code::transaction_not_pending_platform_approval:
         case error_code::external_account_exists:
         case error_code::link_token_used: return 409;
         case error_code::customer_deleted: return 410;
@@ -73,11 +80,15 @@ std::string_view name_of(error_code code) {
         case error_code::insufficient_balance: return "INSUFFICIENT_BALANCE";
         case error_code::quote_not_executable: return "QUOTE_NOT_EXECUTABLE";
         case error_code::missing_idempotency_key: return "MISSING_IDEMPOTENCY_KEY";
+        case error_code::missing_mandatory_user_info: return "MISSING_MANDATORY_USER_INFO";
+        case error_code::webhook_endpoint_not_set: return "WEBHOOK_ENDPOINT_NOT_SET";
+        case error_code::webhook_delivery_error: return "WEBHOOK_DELIVERY_ERROR";
+        case error_code::transaction_not_pending_platform_approval:
+            return "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL";
         case error_code::account_not_found: return "ACCOUNT_NOT_FOUND";
         case error_code::invalid_bank_account: return "INVALID_BANK_ACCOUNT";
         case error_code::invalid_receiver: return "INVALID_RECEIVER";
         case error_code::self_payment: return "SELF_PAYMENT";
-        case error_code::missing_mandatory_user_info: return "MISSING_MANDATORY_USER_INFO";
         case error_code::parse_lnurlp_response_error: return "PARSE_LNURLP_RESPONSE_ERROR";
         case error_code::lookup_request_not_found: return "LOOKUP_REQUEST_NOT_FOUND";
         case error_code::unsupported_uma_version: return "UNSUPPORTED_UMA_VERSION";
@@ -85,6 +96,10 @@ std::string_view name_of(error_code code) {
         case error_code::counterparty_pubkey_fetch_error: return "COUNTERPARTY_PUBKEY_FETCH_ERROR";
         case error_code::no_compatible_uma_version: return "NO_COMPATIBLE_UMA_VERSION";
         case error_code::payreq_request_failed: return "PAYREQ_REQUEST_FAILED";
+        case error_code::invitation_already_claimed: return "INVITATION_ALREADY_CLAIMED";
+        case error_code::invitation_cancelled: return "INVITATION_CANCELLED";
+        case error_code::invitation_expired: return "INVITATION_EXPIRED";
+        case error_code::invitation_not_found: return "INVITATION_NOT_FOUND";
         case error_code::external_account_exists: return "EXTERNAL_ACCOUNT_EXISTS";
         case error_code::link_token_used: return "LINK_TOKEN_ALREADY_USED";
         case error_code::link_token_not_found: return "LINK_TOKEN_NOT_FOUND";

@@ -22,10 +22,12 @@ enum class error_code {
     insufficient_balance,         // 400
     quote_not_executable,         // 400
     missing_idempotency_key,      // 400 (reserved for routes that require one)
+    missing_mandatory_user_info,  // 400
+    webhook_endpoint_not_set,     // 400
+    webhook_delivery_error,       // 400
     invalid_bank_account,         // 400: an account identifier breaks its own rules
     invalid_receiver,             // 400: the destination cannot receive (not ACTIVE)
     self_payment,                 // 400: sender and receiver are the same UMA address
-    missing_mandatory_user_info,  // 400: senderCustomerInfo lacks a field the receiver requires
     parse_lnurlp_response_error,  // 400: the receiver's provider answered an unreadable lookup
     lookup_request_not_found,     // 404
     unsupported_uma_version,      // 412: the receiver's provider supports no version we know
@@ -33,6 +35,10 @@ enum class error_code {
     counterparty_pubkey_fetch_error,  // 424
     no_compatible_uma_version,    // 424
     payreq_request_failed,        // 424: the receiver's provider failed the pay request
+    invitation_already_claimed,   // 400
+    invitation_cancelled,         // 400
+    invitation_expired,           // 400
+    invitation_not_found,         // 404
     account_not_found,            // 404
     unauthorized,                 // 401
     forbidden,                    // 403
@@ -51,6 +57,7 @@ enum class error_code {
     uma_domain_exists,            // 409
     quote_not_pending,            // 409
     quote_expired,                // 409
+    transaction_not_pending_platform_approval,  // 409
     idempotency_key_in_use,       // 409
     external_account_exists,      // 409
     link_token_used,              // 409
