@@ -270,6 +270,51 @@ result<transaction_record, rail_payment_failure> begin_transfer_in(
     return t;
 }
 
+result<external_destination, payment_failure> rail_payout_gateway::check(
+    soci::session& session, const tenant& owner, const std::string& external_account_id) {
+    const std::string field = "destination.accountId";
+    auto found = accounts_.find(session, owner, external_account_id);
+    if (!found) {
+        return payment_failure{payment_error::destination_account_not_found,
+                               field + ": no external account " + external_account_id, field};
+    }
+    if (found->status != "ACTIVE") {
+        return payment_failure{payment_error::destination_not_payable,
+                               field + ": external account " + found->id + " is " + found->status +
+                                   "; only ACTIVE accounts can receive payouts",
+                               field};
+    }
+    auto rail = rail_for(services_, owner, *found, field);
+    if (!rail) {
+        auto code = rail.error().code == rail_payment_error::rail_unavailable
+                        ? payment_error::rail_unavailable
+                        : payment_error::destination_not_payable;
+        return payment_failure{code, rail.error().message, field};
+    }
+    external_destination out;
+    out.account_id = found->id;
+    out.customer_id = found->customer_id;
+    out.currency = found->currency;
+    out.account_type = found->account_type;
+    out.account_json = found->account_json;
+    out.rail = rail.value()->name();
+    return out;
+}
+
+void rail_payout_gateway::start(soci::session& session, const tenant& owner,
+                                const external_destination& destination,
+                                const std::string& transaction_id,
+                                const std::string& internal_account_id, std::int64_t amount,
+                                const std::string& description) {
+    CORRIDOR_ASSERT(amount > 0);
+    external_account_ref external{destination.account_id,   destination.customer_id,
+                                  destination.currency,     destination.account_type,
+                                  destination.account_json, "ACTIVE"};
+    insert_rail_operation(session, new_operation(services_, owner, destination.rail, "PAYOUT",
+                                                 transaction_id, internal_account_id, external,
+                                                 amount, description, services_.time.now_ms()));
+}
+
 int payment_engine::drive(soci::session& session) {
     std::int64_t now_ms = services_.time.now_ms();
     int changed = initiate_due(session, now_ms);
@@ -407,6 +452,7 @@ void payment_engine::settle(soci::session& session, rail_operation& op, const ra
     t->status = "COMPLETED";
     t->settled_at_ms = t->updated_at_ms = now_ms;
     store_transaction_outcome(session, *t);
+    if (!t->quote_id.empty()) complete_quote_payout(session, services_.time, op.owner, t->quote_id);
     record_payment_event(session, services_.ids, services_.time, services_.currencies, *t);
 }
 
@@ -418,7 +464,14 @@ void payment_engine::fail(soci::session& session, rail_operation& op, rail_failu
     auto t = find_transaction(session, op.owner, op.transaction_id);
     CORRIDOR_ASSERT(t.has_value());
     std::string note = message;
-    if (op.direction == "PAYOUT") {
+    if (op.direction == "PAYOUT" && !t->quote_id.empty()) {
+        // A quote's payout: the quote is unwound and its source refunded in the sending currency.
+        refund_quote_payout(session, services_.ids, services_.random, services_.time,
+                            services_.currencies, op.owner, t->quote_id);
+        t->refund = json::serialize(json::object{{"reference", op.id},
+                                                 {"initiatedAt", format_timestamp_ms(now_ms)},
+                                                 {"settledAt", format_timestamp_ms(now_ms)}});
+    } else if (op.direction == "PAYOUT") {
         // The held money goes back to the internal account it came from.
         std::string settlement = ensure_account(session, book_of(services_), op.owner,
                                                 account_kind::settlement, "", op.currency);

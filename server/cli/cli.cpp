@@ -217,6 +217,8 @@ int serve(const std::vector<std::string>& args) {
     // Rails load now or never: a plugin that cannot load stops start-up with its file named.
     services.rails = load_rails(rail_load_config_of(config), &spdlog_rail_log());
     services.external_accounts = make_external_account_directory();
+    services.payouts =
+        std::make_unique<rail_payout_gateway>(services.rail_payments(), *services.external_accounts);
     for (const auto& rail : services.rails.all()) {
         spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(), rail->file(),
                      rail->abi_major(), rail->abi_minor());
