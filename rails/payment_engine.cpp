@@ -6,6 +6,7 @@
 
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
+#include "ledger/kyc.hpp"
 #include "ledger/time_format.hpp"
 
 namespace corridor {
@@ -73,6 +74,14 @@ result<ledger_account, rail_payment_failure> internal_account_for(
         external.customer_id != account->owner_id) {
         return failure_of(rail_payment_error::customer_mismatch,
                           "external account " + external.id + " belongs to another customer",
+                          field);
+    }
+    // KYC gating: the customer whose money moves, in either direction, must be approved.
+    if (!customer_may_move_money(session, owner, account->owner_id)) {
+        return failure_of(rail_payment_error::user_not_ready,
+                          "customer " + account->owner_id +
+                              " cannot move money until its KYC status is APPROVED; complete the "
+                              "hosted KYC flow first",
                           field);
     }
     return std::move(*account);

@@ -75,6 +75,7 @@ enum class rail_payment_error {
     account_invalid,
     rail_unavailable,
     amount_out_of_range,
+    user_not_ready,  // the internal account's customer may not move money (KYC)
 };
 
 struct rail_payment_failure {

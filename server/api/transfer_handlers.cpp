@@ -51,6 +51,7 @@ transfer_body read_transfer_body(const json::object& body) {
             break;
         case rail_payment_error::amount_out_of_range: code = error_code::amount_out_of_range; break;
         case rail_payment_error::rail_unavailable: code = error_code::service_unavailable; break;
+        case rail_payment_error::user_not_ready: code = error_code::user_not_ready; break;
     }
     json::object details;
     if (!failure.field.empty()) details["field"] = failure.field;
