@@ -91,12 +91,28 @@ result<ledger_account, rail_payment_failure> internal_account_for(
 result<rail_instance*, rail_payment_failure> rail_for(const rail_engine_services& services,
                                                       const tenant& owner,
                                                       const external_account_ref& external,
-                                                      const std::string& field) {
+                                                      const std::string& field,
+                                                      corridor_rail_direction direction) {
     std::string env(owner.env_name());
     rail_instance* rail = services.rails.for_account_type(env, external.account_type);
     if (rail == nullptr) {
         return failure_of(rail_payment_error::no_rail,
                           field + ": no payment rail serves account type " + external.account_type,
+                          field);
+    }
+    // Refused before the rail is asked anything: it declared it cannot move money this way.
+    if (!rail->can(direction)) {
+        if (direction == CORRIDOR_RAIL_PULL) {
+            return failure_of(rail_payment_error::direction_unsupported,
+                              field + ": money cannot be pulled from " + external.account_type +
+                                  " accounts (rail " + rail->name() +
+                                  " has no pull); the payer sends it to the internal account's "
+                                  "fundingPaymentInstructions instead",
+                              field);
+        }
+        return failure_of(rail_payment_error::direction_unsupported,
+                          field + ": rail " + rail->name() + " cannot pay out to " +
+                              external.account_type + " accounts",
                           field);
     }
     auto verdict =
@@ -189,7 +205,8 @@ result<transaction_record, rail_payment_failure> begin_transfer_out(
     auto account = internal_account_for(session, request.owner, request.source_account_id,
                                         "source.accountId", request.destination);
     if (!account) return account.error();
-    auto rail = rail_for(services, request.owner, request.destination, "destination.accountId");
+    auto rail = rail_for(services, request.owner, request.destination, "destination.accountId",
+                         CORRIDOR_RAIL_PAYOUT);
     if (!rail) return rail.error();
 
     std::int64_t now_ms = services.time.now_ms();
@@ -249,7 +266,8 @@ result<transaction_record, rail_payment_failure> begin_transfer_in(
         return failure_of(rail_payment_error::amount_out_of_range,
                           "amount would overflow the destination account's balance", "amount");
     }
-    auto rail = rail_for(services, request.owner, request.source, "source.accountId");
+    auto rail =
+        rail_for(services, request.owner, request.source, "source.accountId", CORRIDOR_RAIL_PULL);
     if (!rail) return rail.error();
 
     std::int64_t now_ms = services.time.now_ms();
@@ -293,7 +311,7 @@ result<external_destination, payment_failure> rail_payout_gateway::check(
                                    "; only ACTIVE accounts can receive payouts",
                                field};
     }
-    auto rail = rail_for(services_, owner, *found, field);
+    auto rail = rail_for(services_, owner, *found, field, CORRIDOR_RAIL_PAYOUT);
     if (!rail) {
         auto code = rail.error().code == rail_payment_error::rail_unavailable
                         ? payment_error::rail_unavailable
@@ -513,7 +531,8 @@ void payment_engine::fail(soci::session& session, rail_operation& op, rail_failu
     op.message = note;
     op.updated_at_ms = now_ms;
     update_rail_operation(session, op);
-    t->status = was_settled && op.direction == "PAYOUT" ? "REFUNDED" : "FAILED";
+    // A payout returned after it settled fails too (ABI 1.1): its money is back with the payer.
+    t->status = "FAILED";
     t->failure_reason = op.failure_reason;
     t->updated_at_ms = now_ms;
     store_transaction_outcome(session, *t);

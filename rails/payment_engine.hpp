@@ -76,6 +76,7 @@ enum class rail_payment_error {
     rail_unavailable,
     amount_out_of_range,
     user_not_ready,  // the internal account's customer may not move money (KYC)
+    direction_unsupported,  // the rail cannot pull (or pay out) at all (its capabilities)
 };
 
 struct rail_payment_failure {

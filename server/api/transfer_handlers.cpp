@@ -45,6 +45,7 @@ transfer_body read_transfer_body(const json::object& body) {
         case rail_payment_error::customer_mismatch:
         case rail_payment_error::external_account_not_active:
         case rail_payment_error::account_invalid:
+        case rail_payment_error::direction_unsupported:
         case rail_payment_error::no_rail: code = error_code::invalid_input; break;
         case rail_payment_error::insufficient_balance:
             code = error_code::insufficient_balance;
