@@ -1,7 +1,8 @@
 // Rails declare what they can do (rail ABI 1.1 capabilities). In production PIX is served by the
 // pix rail, which cannot pull: POST /transfer-in from a PIX account is refused up front with 400
 // naming source.accountId and pointing to the funding instructions. The sandbox rail pulls from
-// every account type, so the same request in the sandbox is accepted.
+// every account type, so the same request in the sandbox is accepted. External account creation
+// asks the rail serving the account type to check the details by its own rules.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
@@ -64,4 +65,28 @@ test('the sandbox rail pulls from the same kind of account', async () => {
     source: { accountId: external.id }, destination: { accountId: brl.id }, amount: 1000,
   });
   assert.equal(response.status, 201, response.text);
+});
+
+test('external account creation asks the rail serving the type: pix refuses a CPF key of another holder', async () => {
+  const production = server.platforms[0].production;
+  const body = {
+    currency: 'BRL',
+    accountInfo: {
+      accountType: 'PIX', pixKeyType: 'CPF', pixKey: '52998224725', taxId: '11144477735',
+      beneficiary: { beneficiaryType: 'INDIVIDUAL', fullName: 'Beltrano Silva', birthDate: '1985-02-03', nationality: 'BR' },
+    },
+  };
+  const before = (await call(server, production, 'GET', '/platform/external-accounts')).body.totalCount;
+  const refused = await call(server, production, 'POST', '/platform/external-accounts', body);
+  expectError(refused, 400, 'INVALID_BANK_ACCOUNT', 'accountInfo.pixKey');
+  assert.match(refused.body.message, /rail pix/);
+  assert.equal((await call(server, production, 'GET', '/platform/external-accounts')).body.totalCount, before);
+  // The same key with its own holder's taxId is accepted.
+  const accepted = await call(server, production, 'POST', '/platform/external-accounts', {
+    ...body, accountInfo: { ...body.accountInfo, taxId: '52998224725' },
+  });
+  assert.equal(accepted.status, 201, accepted.text);
+  // The sandbox simulator has no such rule.
+  const sandbox = await call(server, server.platforms[0].sandbox, 'POST', '/platform/external-accounts', body);
+  assert.equal(sandbox.status, 201, sandbox.text);
 });
