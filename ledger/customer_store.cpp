@@ -5,22 +5,11 @@
 #include "ledger/assert.hpp"
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
+#include "ledger/nullable_text.hpp"
 #include "ledger/statement_cache.hpp"
 
 namespace corridor {
 namespace {
-
-struct nullable_text {
-    std::string value;
-    soci::indicator indicator = soci::i_null;
-
-    nullable_text() = default;
-    explicit nullable_text(const std::optional<std::string>& from)
-        : value(from.value_or("")), indicator(from ? soci::i_ok : soci::i_null) {}
-    std::optional<std::string> get() const {
-        return indicator == soci::i_ok ? std::optional(value) : std::nullopt;
-    }
-};
 
 struct customer_row {
     std::string id, platform_id, environment, platform_customer_id, customer_type, uma_address,

@@ -5,6 +5,7 @@
 #include "ledger/assert.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/database.hpp"
+#include "ledger/nullable_text.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 #include "ledger/time_format.hpp"
@@ -13,22 +14,10 @@ namespace corridor {
 namespace json = boost::json;
 namespace {
 
-struct optional_text {
-    std::string value;
-    soci::indicator indicator = soci::i_null;
-
-    optional_text() = default;
-    explicit optional_text(const std::optional<std::string>& from)
-        : value(from.value_or("")), indicator(from ? soci::i_ok : soci::i_null) {}
-    std::optional<std::string> get() const {
-        return indicator == soci::i_ok ? std::optional(value) : std::nullopt;
-    }
-};
-
 struct external_account_row {
     std::string id, platform_id, environment, customer_id, account_type, currency, account_info,
         identity, primary_identifier, status, verification, origin;
-    optional_text beneficiary_name, platform_account_id, verified_name;
+    nullable_text beneficiary_name, platform_account_id, verified_name;
     int default_uma_deposit = 0;
     long long screening_due_at_ms = 0;
     soci::indicator screening_indicator = soci::i_null;
@@ -180,7 +169,7 @@ result<external_account, external_account_error> create_external_account(
         }
         std::string info = json::serialize(details.account_info);
         std::string verification = details.has_beneficiary ? "PENDING" : "UNSUPPORTED";
-        optional_text beneficiary(details.beneficiary_name),
+        nullable_text beneficiary(details.beneficiary_name),
             platform_account_id(request.platform_account_id);
         int is_default = request.default_uma_deposit ? 1 : 0;
         long long due_ms = now_ms + request.screening_delay_ms;
@@ -251,7 +240,7 @@ int screen_due_external_accounts(soci::session& session, external_account_servic
         std::string outcome = current->beneficiary_verification_status == "PENDING"
                                   ? verification_outcome(*current)
                                   : current->beneficiary_verification_status;
-        optional_text verified(verified_name(outcome, current->beneficiary_name));
+        nullable_text verified(verified_name(outcome, current->beneficiary_name));
         long long updated_ms = std::max<long long>(now_ms, current->updated_at_ms);
         std::string env_name(owner.env_name());
         soci::statement update =

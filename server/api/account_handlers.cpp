@@ -14,18 +14,9 @@ namespace {
 
 constexpr std::int64_t sandbox_fund_amount_max = 100'000'000'000;
 
-std::optional<std::string> currency_filter(const request_context& context) {
-    auto code = context.query.get("currency");
-    if (code && !context.services.currencies.find(*code)) {
-        fail(error_code::invalid_currency, "currency: " + *code + " is not a supported currency",
-             json::object{{"field", "currency"}});
-    }
-    return code;
-}
-
 http_response list_customer_accounts(request_context& context) {
     account_filter filter;
-    filter.currency = currency_filter(context);
+    filter.currency = context.query.currency("currency", context.services.currencies);
     filter.customer_id = context.query.get("customerId");
     auto found = list_internal_accounts(context.session(), context.owner(), filter, context.query.page("InternalAccount"));
     return page_response(found, [&](const ledger_account& account) {
@@ -36,7 +27,7 @@ http_response list_customer_accounts(request_context& context) {
 http_response list_platform_accounts(request_context& context) {
     account_filter filter;
     filter.platform_only = true;
-    filter.currency = currency_filter(context);
+    filter.currency = context.query.currency("currency", context.services.currencies);
     auto found = list_internal_accounts(context.session(), context.owner(), filter,
                                         page_request{page_limit_max, std::nullopt, false});
     json::array data;

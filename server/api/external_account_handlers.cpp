@@ -133,19 +133,10 @@ http_response create_account(request_context& context, bool for_customer) {
     return json_response(201, render_external_account(created.value()));
 }
 
-std::optional<std::string> currency_filter(const request_context& context) {
-    auto code = context.query.get("currency");
-    if (code && !context.services.currencies.find(*code)) {
-        fail(error_code::invalid_currency, "currency: " + *code + " is not a supported currency",
-             json::object{{"field", "currency"}});
-    }
-    return code;
-}
-
 http_response list_accounts(request_context& context, bool for_customer) {
     external_account_filter filter;
     filter.platform_owned = !for_customer;
-    filter.currency = currency_filter(context);
+    filter.currency = context.query.currency("currency", context.services.currencies);
     if (for_customer) filter.customer_id = context.query.get("customerId");
     auto found = list_external_accounts(context.session(), context.owner(), filter,
                                         context.query.page("ExternalAccount"));

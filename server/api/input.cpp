@@ -195,6 +195,17 @@ std::optional<std::string> query_params::one_of(std::string_view name,
     fail_field(name, "must be one of " + join(allowed, ", "));
 }
 
+std::optional<std::string> query_params::currency(std::string_view name,
+                                                 const currency_registry& currencies) const {
+    auto code = get(name);
+    if (code && !currencies.find(*code)) {
+        fail(error_code::invalid_currency,
+             std::string(name) + ": " + *code + " is not a supported currency",
+             boost::json::object{{"field", name}});
+    }
+    return code;
+}
+
 page_request query_params::page(std::string_view id_type, bool descending_default) const {
     page_request request;
     request.descending = descending_default;

@@ -10,6 +10,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include "ledger/currencies.hpp"
 #include "ledger/page.hpp"
 #include "server/http/http_types.hpp"
 
@@ -65,6 +66,9 @@ public:
     std::optional<bool> boolean(std::string_view name) const;
     std::optional<std::string> one_of(std::string_view name,
                                       const std::vector<std::string_view>& allowed) const;
+    // A currency code the service knows; 400 INVALID_CURRENCY naming the parameter otherwise.
+    std::optional<std::string> currency(std::string_view name,
+                                        const currency_registry& currencies) const;
     // limit (1..100, default 20) and cursor; sort order when the list has one. A cursor is only
     // accepted by the list that issued it: its id must be of `id_type` ("Customer", "Quote", ...).
     page_request page(std::string_view id_type, bool descending_default = true) const;
