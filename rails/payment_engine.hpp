@@ -37,7 +37,8 @@ struct external_account_ref {
     std::string currency;
     std::string account_type;  // accountInfo.accountType
     std::string account_json;  // the accountInfo object, JSON
-    std::string status = "ACTIVE";  // PENDING, ACTIVE, UNDER_REVIEW, INACTIVE: only ACTIVE moves money
+    std::string status =
+        "ACTIVE";  // PENDING, ACTIVE, UNDER_REVIEW, INACTIVE: only ACTIVE moves money
 };
 
 class external_account_directory {
@@ -75,7 +76,7 @@ enum class rail_payment_error {
     account_invalid,
     rail_unavailable,
     amount_out_of_range,
-    user_not_ready,  // the internal account's customer may not move money (KYC)
+    user_not_ready,         // the internal account's customer may not move money (KYC)
     direction_unsupported,  // the rail cannot pull (or pay out) at all (its capabilities)
 };
 
@@ -126,10 +127,9 @@ public:
     result<external_destination, payment_failure> check(
         soci::session& session, const tenant& owner,
         const std::string& external_account_id) override;
-    void start(soci::session& session, const tenant& owner,
-               const external_destination& destination, const std::string& transaction_id,
-               const std::string& internal_account_id, std::int64_t amount,
-               const std::string& description) override;
+    void start(soci::session& session, const tenant& owner, const external_destination& destination,
+               const std::string& transaction_id, const std::string& internal_account_id,
+               std::int64_t amount, const std::string& description) override;
 
 private:
     rail_engine_services services_;

@@ -48,7 +48,7 @@ validated_details read_details(const request_context& context, const json::objec
 std::string field_named_by(const std::string& message) {
     std::size_t end = 0;
     while (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) ||
-                                     message[end] == '.' || message[end] == '_')) {
+                                    message[end] == '.' || message[end] == '_')) {
         ++end;
     }
     std::string token = message.substr(0, end);

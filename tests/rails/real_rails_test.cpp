@@ -134,9 +134,10 @@ TEST_CASE("ach pulls; the sandbox both pays out and pulls", "[rails][registry]")
     auto dir = std::filesystem::temp_directory_path() / "corridor-ach-capabilities";
     std::filesystem::create_directories(dir);
     config.settings_json = {
-        {"ach", R"({"odfi_routing":"021000021","company_id":"1234567890","outbox_dir":")" +
-                    (dir / "out").string() + R"(","inbox_dir":")" + (dir / "in").string() +
-                    R"(","funding_account_number":"123456789","funding_routing_number":"021000021"})"}};
+        {"ach",
+         R"({"odfi_routing":"021000021","company_id":"1234567890","outbox_dir":")" +
+             (dir / "out").string() + R"(","inbox_dir":")" + (dir / "in").string() +
+             R"(","funding_account_number":"123456789","funding_routing_number":"021000021"})"}};
     auto rails = load_rails(config, nullptr);
     CHECK(rails.by_name("ach")->capabilities() ==
           (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));

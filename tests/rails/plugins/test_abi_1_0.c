@@ -38,7 +38,9 @@ static int32_t create(corridor_rail_type_call* call, corridor_rail_type_host* ho
     *out = (corridor_rail_type_self*)&instance;
     return CORRIDOR_RAIL_OK;
 }
-static void destroy(corridor_rail_type_self* self) { (void)self; }
+static void destroy(corridor_rail_type_self* self) {
+    (void)self;
+}
 static int32_t validate_account(corridor_rail_type_self* self, corridor_rail_type_call* call,
                                 corridor_rail_type_span type, corridor_rail_type_span currency,
                                 corridor_rail_type_span json) {
@@ -70,7 +72,11 @@ static int32_t initiate(corridor_rail_type_self* self, corridor_rail_type_call* 
 
 static const corridor_rail_type_span types[] = {{"LEGACY_ACCOUNT", 14}};
 static const legacy_plugin_table table = {
-    {sizeof(corridor_rail_type_magic), 1, 0, sizeof(legacy_plugin_table), 0,
+    {sizeof(corridor_rail_type_magic),
+     1,
+     0,
+     sizeof(legacy_plugin_table),
+     0,
      {CORRIDOR_RAIL_BUILD_SIGNATURE, sizeof(CORRIDOR_RAIL_BUILD_SIGNATURE) - 1}},
     {"test_abi_1_0", 12},
     {"1.0.0", 5},
