@@ -212,6 +212,62 @@ const std::vector<migration>& all_migrations() {
              "INSERT INTO uma_domain_claims (uma_domain, platform_id) SELECT DISTINCT uma_domain, "
              "platform_id FROM platform_configs",
          }},
+        {4,
+         "webhooks",
+         {
+             // A delivery is claimed by moving next_attempt_at_ms past its lease and stamping a
+             // claim token; the attempt's result is written only under that token. A process that
+             // dies mid-attempt leaves the row due again when the lease runs out.
+             "ALTER TABLE outbox_events ADD COLUMN claim_token TEXT",
+             // NOTIFY (retried for days), TEST (sent once), APPROVAL (the in-flow question of an
+             // incoming payment in PENDING: sent once, its answer decides the payment).
+             "ALTER TABLE outbox_events ADD COLUMN purpose TEXT NOT NULL DEFAULT 'NOTIFY'",
+             "ALTER TABLE outbox_events ADD COLUMN first_attempt_at_ms BIGINT",
+             "ALTER TABLE outbox_events ADD COLUMN finished_at_ms BIGINT",
+             // One signing key pair per platform environment; the private key never leaves the
+             // database except to sign.
+             R"(CREATE TABLE webhook_keys (
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                private_key_pem TEXT NOT NULL,
+                public_key_pem TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                PRIMARY KEY (platform_id, environment)))",
+             R"(CREATE TABLE webhook_attempts (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                event_type TEXT NOT NULL,
+                attempt INTEGER NOT NULL,
+                url TEXT NOT NULL,
+                attempted_at_ms BIGINT NOT NULL,
+                latency_ms BIGINT NOT NULL,
+                response_status INTEGER NOT NULL,
+                outcome TEXT NOT NULL,
+                error TEXT NOT NULL,
+                response_excerpt TEXT NOT NULL,
+                next_attempt_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX webhook_attempts_by_tenant ON webhook_attempts (platform_id, "
+             "environment, id)",
+             "CREATE INDEX webhook_attempts_by_event ON webhook_attempts (event_id)",
+             R"(CREATE TABLE incoming_approvals (
+                transaction_id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                state TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                sender_uma_address TEXT NOT NULL,
+                counterparty_information TEXT NOT NULL,
+                requested_fields TEXT NOT NULL,
+                receiver_customer_info TEXT NOT NULL,
+                required_fields TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                deadline_at_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX incoming_approvals_due ON incoming_approvals (state, deadline_at_ms)",
+         }},
         {5,
          "rail operations",
          {
@@ -368,6 +424,31 @@ const std::vector<migration>& all_migrations() {
                 decided_at_ms BIGINT,
                 created_at_ms BIGINT NOT NULL))",
              "CREATE INDEX kyc_reviews_due ON kyc_reviews (environment, decision, decide_at_ms)",
+         }},
+        {10,
+         "uma invitations",
+         {
+             // The code is the invitation's name in its URL: random, unguessable, and unique across
+             // every platform (the primary key), so it can be looked up without a tenant and the
+             // owner checked afterwards. EXPIRED is not stored: a PENDING row past expires_at_ms
+             // reads as EXPIRED, and every change is a conditional update that refuses it.
+             R"(CREATE TABLE invitations (
+                code TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                inviter_customer_id TEXT NOT NULL REFERENCES customers(id),
+                inviter_uma TEXT NOT NULL,
+                first_name TEXT,
+                amount_to_send BIGINT,
+                currency TEXT,
+                status TEXT NOT NULL,
+                invitee_uma TEXT,
+                expires_at_ms BIGINT,
+                claimed_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX invitations_by_tenant ON invitations (platform_id, environment, "
+             "created_at_ms)",
          }},
     };
     return migrations;

@@ -5,18 +5,36 @@
 
 namespace corridor {
 
+std::string_view to_string(event_purpose purpose) {
+    switch (purpose) {
+        case event_purpose::notify: return "NOTIFY";
+        case event_purpose::test: return "TEST";
+        case event_purpose::approval: return "APPROVAL";
+    }
+    CORRIDOR_ASSERT(false);
+    return "";
+}
+
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
                          const tenant& owner, const std::string& type, const std::string& payload) {
+    return record_event(session, ids, time, owner, type, payload, event_purpose::notify);
+}
+
+std::string record_event(soci::session& session, id_generator& ids, const clock& time,
+                         const tenant& owner, const std::string& type, const std::string& payload,
+                         event_purpose purpose) {
     CORRIDOR_ASSERT(!type.empty());
     CORRIDOR_ASSERT(!payload.empty() && payload.front() == '{');
     std::string id = ids.next("Webhook");
     std::string env_name(owner.env_name());
+    std::string purpose_name(to_string(purpose));
     long long now_ms = time.now_ms();
-    run_prepared(session,
-                 "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
-                 "attempts, next_attempt_at_ms, created_at_ms) VALUES (:i, :p, :e, :y, :b, "
-                 "'PENDING', 0, :n, :t)",
-                 id, owner.platform_id, env_name, type, payload, now_ms, now_ms);
+    run_prepared(
+        session,
+        "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
+        "attempts, next_attempt_at_ms, created_at_ms, purpose) VALUES (:i, :p, :e, :y, :b, "
+        "'PENDING', 0, :n, :t, :u)",
+        id, owner.platform_id, env_name, type, payload, now_ms, now_ms, purpose_name);
     return id;
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // The transactional outbox: every state change writes its webhook event in the same database
 // transaction, so an event exists exactly when its change committed. Delivery reads this table.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <string>
-
-#include <soci/soci.h>
 
 #include "ledger/clock.hpp"
 #include "ledger/ids.hpp"
@@ -12,10 +12,21 @@
 
 namespace corridor {
 
+// How an event is delivered (outbox_events.purpose).
+enum class event_purpose {
+    notify,    // informational: retried with backoff for days until the endpoint answers 2xx
+    test,      // TEST: sent once, never retried
+    approval,  // INCOMING_PAYMENT in PENDING: sent once; the answer decides the payment
+};
+std::string_view to_string(event_purpose purpose);
+
 // type: INCOMING_PAYMENT, OUTGOING_PAYMENT, ACCOUNT_STATUS, ...; payload: the event's JSON body
 // fields besides the envelope (webhookId, type, timestamp), which delivery adds from the row.
-// Returns the event id (Webhook:<uuid>).
+// Returns the event id (Webhook:<uuid>), which is the webhookId of every attempt.
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
                          const tenant& owner, const std::string& type, const std::string& payload);
+std::string record_event(soci::session& session, id_generator& ids, const clock& time,
+                         const tenant& owner, const std::string& type, const std::string& payload,
+                         event_purpose purpose);
 
 }  // namespace corridor

@@ -329,13 +329,14 @@ void emit_payment_event(soci::session& session, const payment_services& services
     record_payment_event(session, services.ids, services.time, services.currencies, t);
 }
 
-// An internal account's balance moved from old_balance to new_balance.
+// An internal account's balance moved from old_balance to new_balance (the ACCOUNT_STATUS payload:
+// accountId, oldBalance, newBalance, and the owner's customerId and platformCustomerId if any).
 void emit_balance_event(soci::session& session, const payment_services& services, const tenant& owner,
                         const std::string& account_id, const std::string& customer_id,
-                        const std::string& currency, std::int64_t old_balance,
+                        const std::string& platform_customer_id, const std::string& currency, std::int64_t old_balance,
                         std::int64_t new_balance) {
     record_balance_event(session, services.ids, services.time, services.currencies, owner, account_id,
-                         customer_id, currency, old_balance, new_balance);
+                         customer_id, currency, old_balance, new_balance, platform_customer_id);
 }
 
 std::string rate_details_json(const price& p) {
@@ -538,13 +539,13 @@ result<transaction_record, payment_failure> settle(soci::session& session,
         auto source_after = account_balance(session, funding_account_id);
         CORRIDOR_ASSERT(source_after.has_value());
         emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           quote.sending_currency, *source_after + quote.priced.total_sending,
+                           outgoing->platform_customer_id, quote.sending_currency, *source_after + quote.priced.total_sending,
                            *source_after);
     }
     auto destination_after = account_balance(session, quote.destination_account_id);
     CORRIDOR_ASSERT(destination_after.has_value());
     emit_balance_event(session, services, owner, quote.destination_account_id,
-                       quote.destination_customer_id, quote.receiving_currency,
+                       quote.destination_customer_id, incoming.platform_customer_id, quote.receiving_currency,
                        *destination_after - quote.priced.total_receiving, *destination_after);
     return std::move(*outgoing);
 }
@@ -918,10 +919,14 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
     deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
     insert_transaction(session, deposit);
     emit_payment_event(session, services, deposit);
-    emit_balance_event(session, services, owner, account->id, account->owner_id, account->currency,
-                       account->balance(), account->balance() + amount);
+    // The balance read before the deposit may be stale: another process can fund the same account
+    // meanwhile (PostgreSQL, READ COMMITTED). The row as this transaction's update left it is exact,
+    // and stays so until the commit (the update holds its lock).
     auto after = find_account(session, owner, account_id);
-    CORRIDOR_ASSERT(after.has_value() && after->balance() == account->balance() + amount);
+    CORRIDOR_ASSERT(after.has_value() && after->balance() >= amount);
+    emit_balance_event(session, services, owner, account->id, account->owner_id,
+                       deposit.platform_customer_id, account->currency, after->balance() - amount,
+                       after->balance());
     return std::move(*after);
 }
 
@@ -1201,7 +1206,7 @@ void record_balance_event(soci::session& session, id_generator& ids, const clock
                           const currency_registry& currencies, const tenant& owner,
                           const std::string& account_id, const std::string& customer_id,
                           const std::string& currency, std::int64_t old_balance,
-                          std::int64_t new_balance) {
+                          std::int64_t new_balance, const std::string& platform_customer_id) {
     alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
     json::monotonic_resource arena(buffer, sizeof buffer);
     json::storage_ptr storage(&arena);
@@ -1215,6 +1220,7 @@ void record_balance_event(soci::session& session, id_generator& ids, const clock
                                      storage)}},
         storage);
     if (!customer_id.empty()) payload["customerId"] = customer_id;
+    if (!platform_customer_id.empty()) payload["platformCustomerId"] = platform_customer_id;
     record_event(session, ids, time, owner, "ACCOUNT_STATUS", json::serialize(payload));
 }
 

@@ -239,11 +239,12 @@ void store_transaction_outcome(soci::session& session, transaction_record& trans
 // The INCOMING_PAYMENT / OUTGOING_PAYMENT event of a transaction, in the caller's transaction.
 void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
                           const currency_registry& currencies, const transaction_record& transaction);
-// The ACCOUNT_STATUS event of an internal account whose balance moved from old to new.
+// The ACCOUNT_STATUS event of an internal account whose balance moved from old to new: accountId,
+// oldBalance, newBalance, and the owner's customerId and platformCustomerId when it has them.
 void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
                           const currency_registry& currencies, const tenant& owner,
                           const std::string& account_id, const std::string& customer_id,
                           const std::string& currency, std::int64_t old_balance,
-                          std::int64_t new_balance);
+                          std::int64_t new_balance, const std::string& platform_customer_id = {});
 
 }  // namespace corridor

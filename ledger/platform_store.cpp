@@ -1,4 +1,5 @@
 #include "ledger/platform_store.hpp"
+#include "ledger/webhook_keys.hpp"
 
 #include <boost/json.hpp>
 
@@ -146,6 +147,7 @@ result<std::string, platform_error> create_platform(soci::session& session,
                 soci::use(request.uma_domain), soci::use(subdomain), soci::use(currencies),
                 soci::use(now_ms), soci::use(now_ms);
             open_accounts(session, services, tenant{platform_id, env}, request.supported_currencies);
+            ensure_webhook_key(session, services.time, tenant{platform_id, env});
         }
         transaction.commit();
     } catch (const soci::soci_error& error) {

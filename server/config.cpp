@@ -32,6 +32,14 @@ std::function<void(const json::value&)> text(const std::string& key, std::string
     };
 }
 
+// A string that may be empty (an optional file: empty means unset).
+std::function<void(const json::value&)> text_or_empty(const std::string& key, std::string& out) {
+    return [key, &out](const json::value& v) {
+        if (!v.is_string()) bad(key, "a string");
+        out = std::string(v.as_string());
+    };
+}
+
 std::function<void(const json::value&)> boolean(const std::string& key, bool& out) {
     return [key, &out](const json::value& v) {
         if (!v.is_bool()) bad(key, "true or false");
@@ -111,6 +119,9 @@ public:
 
     // Each reads the key into `out` when present, checking its type (and range).
     void text(const std::string& key, std::string& out) { at(key, corridor::text(key, out)); }
+    void text_or_empty(const std::string& key, std::string& out) {
+        at(key, corridor::text_or_empty(key, out));
+    }
     void boolean(const std::string& key, bool& out) { at(key, corridor::boolean(key, out)); }
     template <class Int>
     void integer(const std::string& key, Int& out, std::int64_t min, std::int64_t max) {
@@ -184,6 +195,14 @@ void validate(const service_config& config) {
             bad("plugins.sha256." + name, "the pin of a rail listed in plugins.rails");
         }
     }
+    const auto& tls = config.tls;
+    if (tls.certificate_file.empty() != tls.private_key_file.empty()) {
+        bad(tls.certificate_file.empty() ? "tls.certificate_file" : "tls.private_key_file",
+            "set together with the other of tls.certificate_file and tls.private_key_file");
+    }
+    if (tls.min_version != "1.2" && tls.min_version != "1.3") {
+        bad("tls.min_version", "\"1.2\" or \"1.3\"");
+    }
     if (!levels.contains(config.log_level)) bad("log.level", "one of trace, debug, info, warn, error, off");
 }
 
@@ -211,6 +230,7 @@ service_config service_config::defaults(const std::string& base_dir) {
     config.currencies_file = resolve(base_dir, config.currencies_file);
     config.rates_file = resolve(base_dir, config.rates_file);
     config.funding_file = resolve(base_dir, config.funding_file);
+    config.uma_providers_file = resolve(base_dir, config.uma_providers_file);
     config.plugins_dir = resolve(base_dir, config.plugins_dir);
     config.bulk_import.dir = resolve(base_dir, config.bulk_import.dir);
     config.database = "sqlite:" + resolve(base_dir, "corridor.db");
@@ -230,7 +250,7 @@ service_config service_config::load_file(const std::string& path) {
     std::string base_dir = std::filesystem::path(path).parent_path().string();
     if (base_dir.empty()) base_dir = ".";
     service_config config = defaults(base_dir);
-    std::string currencies_file, rates_file, funding_file, plugins_dir, database;
+    std::string currencies_file, rates_file, funding_file, uma_providers_file, plugins_dir, database;
     reader keys(document.as_object());
     keys.text("listen", config.listen);
     keys.text("database", database);
@@ -240,6 +260,7 @@ service_config service_config::load_file(const std::string& path) {
     keys.text("currencies_file", currencies_file);
     keys.text("rates_file", rates_file);
     keys.text("funding_file", funding_file);
+    keys.text("uma_providers_file", uma_providers_file);
     keys.integer("rates.cache_seconds", config.rates_cache_seconds, 0, 86400);
     keys.integer("ledger.batch_commands_max", config.ledger_batch_commands_max, 1, 8192);
     keys.integer("ledger.queue_commands_max", config.ledger_queue_commands_max, 1, 10000000);
@@ -254,6 +275,14 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("bank_link.token_ttl_seconds", config.bank_link_token_ttl_seconds, 1, 7 * 86400);
     keys.boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses);
     keys.integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000);
+    auto& hooks = config.webhooks;
+    keys.integer("webhooks.connect_timeout_ms", hooks.connect_timeout_ms, 10, 120000);
+    keys.integer("webhooks.response_timeout_ms", hooks.response_timeout_ms, 10, 300000);
+    keys.integer("webhooks.retry_initial_interval_ms", hooks.retry_initial_interval_ms, 10, 3600000);
+    keys.integer("webhooks.retry_interval_max_ms", hooks.retry_interval_max_ms, 10, 86400000);
+    keys.integer("webhooks.retry_max_age_hours", hooks.retry_max_age_hours, 1, 24 * 30);
+    keys.integer("webhooks.poll_interval_ms", hooks.poll_interval_ms, 5, 60000);
+    keys.integer("webhooks.in_flight_max", hooks.in_flight_max, 1, 100000);
     keys.text("plugins.dir", plugins_dir);
     keys.text_list("plugins.rails", config.plugins_rails);
     keys.pins("plugins.sha256", config.plugins_sha256);
@@ -277,6 +306,11 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("kyc.link_ttl_seconds", config.kyc.link_ttl_seconds, 1, 30 * 86400);
     keys.integer("kyc.sandbox_review_delay_ms", config.kyc.sandbox_review_delay_ms, 0, 3600000);
     keys.integer("cache.ttl_ms", config.cache_ttl_ms, 0, 600000);
+    std::string tls_certificate_file, tls_private_key_file;
+    keys.text_or_empty("tls.certificate_file", tls_certificate_file);
+    keys.text_or_empty("tls.private_key_file", tls_private_key_file);
+    keys.text("tls.min_version", config.tls.min_version);
+    keys.integer("tls.handshake_timeout_ms", config.tls.handshake_timeout_ms, 100, 600000);
     keys.boolean("log.access", config.log_access);
     keys.text("log.level", config.log_level);
     keys.text_list("platform_defaults.supported_currencies", config.platform_default_currencies);
@@ -285,11 +319,16 @@ service_config service_config::load_file(const std::string& path) {
     if (!currencies_file.empty()) config.currencies_file = resolve(base_dir, currencies_file);
     if (!rates_file.empty()) config.rates_file = resolve(base_dir, rates_file);
     if (!funding_file.empty()) config.funding_file = resolve(base_dir, funding_file);
+    if (!uma_providers_file.empty()) {
+        config.uma_providers_file = resolve(base_dir, uma_providers_file);
+    }
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
     if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
     if (!key_encryption_key_file.empty()) {
         config.uma_key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
     }
+    config.tls.certificate_file = resolve(base_dir, tls_certificate_file);
+    config.tls.private_key_file = resolve(base_dir, tls_private_key_file);
     if (database.starts_with("sqlite:")) {
         // database_url reads "sqlite://x" as the path "x" (and "sqlite:///x" as "/x"): resolve
         // that path, or "sqlite://x" would name a file in the process's working directory.

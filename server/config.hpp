@@ -34,6 +34,25 @@ struct kyc_config {
     std::int64_t sandbox_review_delay_ms = 2000;  // the sandbox decides a submission after this
 };
 
+// TLS on the listener. Without a certificate the listener speaks plain HTTP; with one, only TLS.
+struct tls_config {
+    std::string certificate_file;     // PEM chain, leaf first; empty = plaintext
+    std::string private_key_file;     // PEM, unencrypted
+    std::string min_version = "1.2";  // "1.2" or "1.3"
+    std::int64_t handshake_timeout_ms = 10000;
+    bool enabled() const { return !certificate_file.empty(); }
+};
+
+struct webhooks_config {
+    std::int64_t connect_timeout_ms = 5000;
+    std::int64_t response_timeout_ms = 10000;  // from the request's first byte to the whole answer
+    std::int64_t retry_initial_interval_ms = 5000;     // doubles per failed attempt...
+    std::int64_t retry_interval_max_ms = 30 * 60000;   // ...up to this
+    std::int64_t retry_max_age_hours = 7 * 24;         // no attempt later than this after the event
+    std::int64_t poll_interval_ms = 50;  // how often the outbox is checked for due events
+    std::int64_t in_flight_max = 256;    // deliveries under way at once in this process
+};
+
 struct service_config {
     std::string listen = "127.0.0.1:8080";
     std::string database = "sqlite:corridor.db";
@@ -44,6 +63,7 @@ struct service_config {
     std::string rates_file = "rates.json";
     std::int64_t rates_cache_seconds = 300;   // operator edits to the rates file show within this
     std::string funding_file = "funding.json";
+    std::string uma_providers_file = "uma-providers.json";  // the UMA provider catalogue
     std::int64_t ledger_batch_commands_max = 512;  // 1 turns group commit off
     std::int64_t ledger_queue_commands_max = 65536;
     std::int64_t quotes_sweep_interval_ms = 1000;
@@ -58,6 +78,7 @@ struct service_config {
     std::int64_t bank_link_token_ttl_seconds = 4 * 3600;  // link tokens expire unused after this
     bool outbound_allow_private_addresses = false;
     std::int64_t webhooks_approval_timeout_ms = 5000;
+    webhooks_config webhooks;
     std::string plugins_dir = "plugins";
     std::vector<std::string> plugins_rails;
     std::map<std::string, std::string> plugins_sha256;    // rail name -> pinned SHA-256 (hex)
@@ -68,6 +89,7 @@ struct service_config {
     limits_config limits;
     bulk_import_config bulk_import;
     kyc_config kyc;
+    tls_config tls;
     std::int64_t cache_ttl_ms = 1000;  // how stale another process's token or config change may be
     bool log_access = true;
     std::string log_level = "info";

@@ -87,12 +87,15 @@ api::api(app_services& services) : services_(services) {
     register_quote_routes(router_);
     register_transaction_routes(router_);
     register_sandbox_routes(router_);
+    register_webhook_routes(router_);
     register_external_account_routes(router_);
     register_bank_link_routes(router_);
     register_bulk_import_routes(router_);
     register_kyc_routes(router_);
     register_uma_routes(router_);
     register_transfer_routes(router_);
+    register_invitation_routes(router_);
+    register_uma_provider_routes(router_);
     std::vector<std::string> labels;
     for (const auto& route : router_.routes()) {
         labels.push_back(std::string(to_string(route.method)) + " " + route.pattern);

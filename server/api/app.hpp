@@ -22,6 +22,7 @@
 #include "ledger/random.hpp"
 #include "ledger/rates.hpp"
 #include "ledger/token_store.hpp"
+#include "ledger/uma_providers.hpp"
 #include "rails/payment_engine.hpp"
 #include "rails/registry.hpp"
 #include "server/api/auth.hpp"
@@ -38,6 +39,8 @@ namespace corridor {
 
 constexpr std::string_view api_version = "2025-10-13";
 
+class webhook_sender;
+
 struct app_services {
     service_config config;
     const clock& time;
@@ -49,6 +52,9 @@ struct app_services {
     std::unique_ptr<metrics> stats;
     std::unique_ptr<rate_source> rates;
     funding_directory funding;
+    // Signs and sends webhooks (POST /webhooks/test); null when delivery is not running.
+    webhook_sender* webhooks = nullptr;
+    uma_provider_catalog uma_providers;  // GET /uma-providers; empty until serve loads the file
     // Wakes the bulk import runner when a job is queued (unset in tests without one).
     std::function<void()> wake_bulk_import;
     // Counterparties' UMA keys, fetched over outbound HTTP and cached. Tests may replace both.
@@ -150,12 +156,15 @@ void register_exchange_rate_routes(router& routes);
 void register_quote_routes(router& routes);
 void register_transaction_routes(router& routes);
 void register_sandbox_routes(router& routes);
+void register_webhook_routes(router& routes);
 void register_external_account_routes(router& routes);
 void register_bank_link_routes(router& routes);
 void register_bulk_import_routes(router& routes);
 void register_kyc_routes(router& routes);
 void register_uma_routes(router& routes);
 void register_transfer_routes(router& routes);
+void register_invitation_routes(router& routes);
+void register_uma_provider_routes(router& routes);
 
 // Helpers shared by the handlers.
 std::string versioned(std::string_view path);  // "/customers" -> "/2025-10-13/customers"

@@ -16,8 +16,14 @@ int http_status_of(error_code code) {
         case error_code::insufficient_balance:
         case error_code::quote_not_executable:
         case error_code::missing_idempotency_key:
+        case error_code::missing_mandatory_user_info:
+        case error_code::webhook_endpoint_not_set:
+        case error_code::webhook_delivery_error:
         case error_code::invalid_bank_account:
-        case error_code::invalid_receiver: return 400;
+        case error_code::invalid_receiver:
+        case error_code::invitation_already_claimed:
+        case error_code::invitation_cancelled:
+        case error_code::invitation_expired: return 400;
         case error_code::unauthorized: return 401;
         case error_code::forbidden:
         case error_code::user_not_ready: return 403;
@@ -29,7 +35,8 @@ int http_status_of(error_code code) {
         case error_code::transaction_not_found:
         case error_code::bulk_upload_job_not_found:
         case error_code::account_not_found:
-        case error_code::link_token_not_found: return 404;
+        case error_code::link_token_not_found:
+        case error_code::invitation_not_found: return 404;
         case error_code::method_not_allowed: return 405;
         case error_code::conflict:
         case error_code::uma_address_exists:
@@ -38,6 +45,7 @@ int http_status_of(error_code code) {
         case error_code::idempotency_key_in_use:
         case error_code::quote_not_pending:
         case error_code::quote_expired:
+        case error_code::transaction_not_pending_platform_approval:
         case error_code::external_account_exists:
         case error_code::link_token_used: return 409;
         case error_code::customer_deleted: return 410;
@@ -64,9 +72,18 @@ std::string_view name_of(error_code code) {
         case error_code::insufficient_balance: return "INSUFFICIENT_BALANCE";
         case error_code::quote_not_executable: return "QUOTE_NOT_EXECUTABLE";
         case error_code::missing_idempotency_key: return "MISSING_IDEMPOTENCY_KEY";
+        case error_code::missing_mandatory_user_info: return "MISSING_MANDATORY_USER_INFO";
+        case error_code::webhook_endpoint_not_set: return "WEBHOOK_ENDPOINT_NOT_SET";
+        case error_code::webhook_delivery_error: return "WEBHOOK_DELIVERY_ERROR";
+        case error_code::transaction_not_pending_platform_approval:
+            return "TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL";
         case error_code::account_not_found: return "ACCOUNT_NOT_FOUND";
         case error_code::invalid_bank_account: return "INVALID_BANK_ACCOUNT";
         case error_code::invalid_receiver: return "INVALID_RECEIVER";
+        case error_code::invitation_already_claimed: return "INVITATION_ALREADY_CLAIMED";
+        case error_code::invitation_cancelled: return "INVITATION_CANCELLED";
+        case error_code::invitation_expired: return "INVITATION_EXPIRED";
+        case error_code::invitation_not_found: return "INVITATION_NOT_FOUND";
         case error_code::external_account_exists: return "EXTERNAL_ACCOUNT_EXISTS";
         case error_code::link_token_used: return "LINK_TOKEN_ALREADY_USED";
         case error_code::link_token_not_found: return "LINK_TOKEN_NOT_FOUND";

@@ -22,8 +22,15 @@ enum class error_code {
     insufficient_balance,         // 400
     quote_not_executable,         // 400
     missing_idempotency_key,      // 400 (reserved for routes that require one)
+    missing_mandatory_user_info,  // 400
+    webhook_endpoint_not_set,     // 400
+    webhook_delivery_error,       // 400
     invalid_bank_account,         // 400: an account identifier breaks its own rules
     invalid_receiver,             // 400: the destination cannot receive (not ACTIVE)
+    invitation_already_claimed,   // 400
+    invitation_cancelled,         // 400
+    invitation_expired,           // 400
+    invitation_not_found,         // 404
     account_not_found,            // 404
     unauthorized,                 // 401
     forbidden,                    // 403
@@ -42,6 +49,7 @@ enum class error_code {
     uma_domain_exists,            // 409
     quote_not_pending,            // 409
     quote_expired,                // 409
+    transaction_not_pending_platform_approval,  // 409
     idempotency_key_in_use,       // 409
     external_account_exists,      // 409
     link_token_used,              // 409

@@ -1,6 +1,8 @@
-// Transactions: GET /transactions, GET /transactions/{transactionId}.
+// Transactions: GET /transactions, GET /transactions/{transactionId}, and the platform's decision on
+// an incoming payment awaiting its approval: POST /transactions/{transactionId}/approve and /reject.
 #include <boost/json.hpp>
 
+#include "ledger/approvals.hpp"
 #include "ledger/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
@@ -36,9 +38,58 @@ http_response get_transaction_handler(request_context& context) {
     return json_response(200, render_transaction(*found, context.services.currencies));
 }
 
+// The body is optional for both decisions.
+json::object optional_body(const request_context& context) {
+    if (context.request.body.empty()) return {};
+    return parse_json_body(context.request);
+}
+
+[[noreturn]] void fail_approval(const approval_failure& failure) {
+    switch (failure.code) {
+        case approval_error::transaction_not_found: fail(error_code::transaction_not_found, failure.message);
+        case approval_error::not_pending_platform_approval:
+            fail(error_code::transaction_not_pending_platform_approval, failure.message);
+        case approval_error::missing_mandatory_fields: {
+            json::array fields;
+            for (const auto& name : failure.fields) fields.push_back(json::value(name));
+            fail(error_code::missing_mandatory_user_info, failure.message,
+                 json::object{{"field", "receiverCustomerInfo"}, {"missingFields", std::move(fields)}});
+        }
+        case approval_error::invalid_request:
+        case approval_error::account_not_found:
+            fail_field(failure.fields.empty() ? "body" : failure.fields.front(), failure.message);
+    }
+    fail(error_code::internal_error, "internal error");
+}
+
+http_response approve_handler(request_context& context) {
+    auto body = optional_body(context);
+    json_fields fields(body);
+    std::string info;
+    if (const auto* given = fields.optional_object("receiverCustomerInfo")) info = json::serialize(*given);
+    auto approved = approve_incoming_payment(context.session(), context.services.payments(),
+                                             context.owner(), context.param(0), info);
+    if (!approved) fail_approval(approved.error());
+    return json_response(200, render_transaction(approved.value(), context.services.currencies));
+}
+
+http_response reject_handler(request_context& context) {
+    auto body = optional_body(context);
+    json_fields fields(body);
+    std::string reason = fields.optional_string("reason").value_or("");
+    auto rejected = reject_incoming_payment(context.session(), context.services.payments(),
+                                            context.owner(), context.param(0), reason);
+    if (!rejected) fail_approval(rejected.error());
+    return json_response(200, render_transaction(rejected.value(), context.services.currencies));
+}
+
 }  // namespace
 
 void register_transaction_routes(router& routes) {
+    routes.add({.method = http_method::post, .pattern = versioned("/transactions/{transactionId}/approve"),
+                .permission = permission_transact, .on_ledger_writer = true, .handler = approve_handler});
+    routes.add({.method = http_method::post, .pattern = versioned("/transactions/{transactionId}/reject"),
+                .permission = permission_transact, .on_ledger_writer = true, .handler = reject_handler});
     routes.add({.method = http_method::get, .pattern = versioned("/transactions"),
                 .permission = permission_view, .handler = list_transactions_handler});
     routes.add({.method = http_method::get, .pattern = versioned("/transactions/{transactionId}"),

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <iostream>
 
+#include "ledger/approvals.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
 #include "ledger/external_account_store.hpp"
@@ -22,12 +23,16 @@
 #include "ledger/platform_store.hpp"
 #include "ledger/token_store.hpp"
 #include "ledger/uma_address.hpp"
+#include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
 #include "server/bulk_import_runner.hpp"
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
+#include "server/http/outbound_client.hpp"
 #include "server/http/server.hpp"
+#include "server/http/tls_context.hpp"
+#include "server/webhooks/delivery_worker.hpp"
 #include "uma/sql_stores.hpp"
 #include "server/rails_runtime.hpp"
 
@@ -46,6 +51,8 @@ constexpr const char* usage_text = R"(usage:
   corridor platform create --name NAME --uma-domain DOMAIN [--regulated] [--json]
   corridor token create --platform ID --environment sandbox|production --name NAME
                         --permissions VIEW,TRANSACT,MANAGE [--json]
+  corridor webhook-key show   --platform ID --environment sandbox|production
+  corridor webhook-key rotate --platform ID --environment sandbox|production
   corridor plugins list [--json]          (loaded rails, versions, ABI)
 Every command takes --config FILE (default conf/corridor.json when present) and --database URL
 (sqlite:PATH or postgresql://...).
@@ -107,15 +114,17 @@ void setup_logging(const service_config& config) {
     access->flush_on(spdlog::level::info);
 }
 
-// Background upkeep on the ledger writer: expiring quotes past their time, turning screened
-// external accounts ACTIVE, deciding due sandbox KYC reviews, and pruning old idempotency keys. All
-// are conditional UPDATEs or plain DELETEs, safe to run from any number of processes.
+// Background upkeep on the ledger writer: expiring quotes past their time, failing incoming
+// payments whose platform did not decide within the approval time-out, turning screened external
+// accounts ACTIVE, deciding due sandbox KYC reviews, and pruning old idempotency keys. All are
+// conditional UPDATEs or plain DELETEs, safe to run from any number of processes.
 class upkeep_job final : public session_job {
 public:
     upkeep_job(app_services& services, bool prune) : services_(services), prune_(prune) {}
     bool run(soci::session& session) noexcept override {
         try {
             expire_due_quotes(session, services_.payments(), 500);
+            expire_due_approvals(session, services_.payments(), 500);
             screen_due_external_accounts(session, {services_.ids, services_.time}, 500);
             decide_due_kyc_reviews(session, services_.ids, services_.time, 100);
             if (prune_) {
@@ -204,8 +213,10 @@ int serve(const std::vector<std::string>& args) {
         config.threads = threads;
     }
     setup_logging(config);
+    auto tls = load_tls_context(config.tls);  // a bad certificate or key stops start-up here
     auto currencies = currency_registry::load_file(config.currencies_file);
     auto funding = funding_directory::load_file(config.funding_file);
+    auto uma_providers = uma_provider_catalog::load_file(config.uma_providers_file, currencies);
     {
         auto session = open_migrated(config);
     }
@@ -215,6 +226,7 @@ int serve(const std::vector<std::string>& args) {
     auto rates = std::make_unique<file_rate_source>(config.rates_file, wall, config.rates_cache_seconds * 1000);
     app_services services(config, wall, random, ids, std::move(currencies), std::move(rates), std::move(funding));
     // Rails load now or never: a plugin that cannot load stops start-up with its file named.
+    services.uma_providers = std::move(uma_providers);
     services.rails = load_rails(rail_load_config_of(config), &spdlog_rail_log());
     services.external_accounts = make_external_account_directory();
     services.payouts =
@@ -232,13 +244,24 @@ int serve(const std::vector<std::string>& args) {
     bulk_import_runner bulk_imports(services, url);
     services.wake_bulk_import = [&bulk_imports] { bulk_imports.wake(); };  // before any request
     services.stats->add_source([&services] { return rail_metrics(services.rails); });
-    http_server server(application, database, writer, services.config);
+    http_server server(application, database, writer, services.config, tls);
+    outbound_client outbound(outbound_options{config.webhooks.connect_timeout_ms,
+                                              config.webhooks.response_timeout_ms,
+                                              config.outbound_allow_private_addresses});
+    webhook_sender test_sender(outbound);
+    services.webhooks = &test_sender;
+    delivery_worker deliveries(services, writer, outbound);
+    services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
     rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms);
+    deliveries.start();
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
-    std::cout << "corridor listening on http://" << host << ":" << port << std::endl;
+    std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":"
+              << port << std::endl;
     server.run_until_signal();
+    deliveries.stop(config.limits.shutdown_timeout_ms / 2);
+    outbound.stop();
     bulk_imports.stop();
     rails.stop();
     upkeep.stop();
@@ -420,6 +443,32 @@ int token_create(const std::vector<std::string>& args) {
     return 0;
 }
 
+// webhook-key show|rotate: the public key of a platform environment's webhook signing key (made
+// on first need for platforms older than signing keys); rotate replaces the pair at once.
+int webhook_key(const std::string& action, const std::vector<std::string>& args) {
+    auto options = common_options();
+    options.add_options()("platform", po::value<std::string>(), "platform id")(
+        "environment", po::value<std::string>(), "sandbox or production");
+    auto values = parse(args, options);
+    for (auto required : {"platform", "environment"}) {
+        if (!values.count(required)) throw usage_error(std::string("--") + required + " is required");
+    }
+    auto env = parse_environment(values["environment"].as<std::string>());
+    if (!env) throw usage_error("--environment must be sandbox or production");
+    auto config = load_config(values);
+    auto session = open_migrated(config);
+    auto platform_id = values["platform"].as<std::string>();
+    if (!platform_exists(*session, platform_id)) throw std::runtime_error("no platform " + platform_id);
+    system_clock wall;
+    tenant owner{platform_id, *env};
+    write_transaction transaction(*session);
+    auto pair = action == "rotate" ? rotate_webhook_key(*session, wall, owner)
+                                   : ensure_webhook_key(*session, wall, owner);
+    transaction.commit();
+    std::cout << pair.public_key_pem << std::flush;
+    return 0;
+}
+
 int dispatch(const std::vector<std::string>& words) {
     if (words.empty()) throw usage_error("a command is required");
     const std::string& command = words[0];
@@ -436,6 +485,9 @@ int dispatch(const std::vector<std::string>& words) {
     if ((command == "platform" || command == "token") && !rest.empty() && rest[0] == "create") {
         std::vector<std::string> options(rest.begin() + 1, rest.end());
         return command == "platform" ? platform_create(options) : token_create(options);
+    }
+    if (command == "webhook-key" && !rest.empty() && (rest[0] == "show" || rest[0] == "rotate")) {
+        return webhook_key(rest[0], std::vector<std::string>(rest.begin() + 1, rest.end()));
     }
     throw usage_error("unknown command: " + command);
 }

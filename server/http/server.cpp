@@ -1,10 +1,12 @@
 #include "server/http/server.hpp"
 
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/http/file_body.hpp>
 #include <boost/json.hpp>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -15,6 +17,7 @@
 #include <array>
 #include <list>
 #include <thread>
+#include <type_traits>
 
 #include "ledger/assert.hpp"
 #include "ledger/random.hpp"
@@ -24,6 +27,8 @@
 #include "server/config.hpp"
 #include "server/http/access_log.hpp"
 #include "server/http/db_pool.hpp"
+#include "server/http/tls_context.hpp"
+#include "server/http/tls_context_detail.hpp"
 
 namespace corridor {
 namespace net = boost::asio;
@@ -31,6 +36,10 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
 using reuse_port = net::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>;
+// A session runs on either stream; the plaintext one is the bare socket, as before TLS existed.
+using tls_stream = net::ssl::stream<tcp::socket>;
+template <class Stream>
+constexpr bool is_tls = std::is_same_v<Stream, tls_stream>;
 
 namespace {
 
@@ -216,6 +225,7 @@ net::awaitable<void> watch_deadline(std::shared_ptr<connection_deadline> state) 
 struct session_slot {
     tcp::socket* socket = nullptr;
     bool idle = true;  // waiting for the next request, nothing of it read yet
+    bool tls = false;  // at shutdown its session is woken to send close_notify, not cut off
 };
 
 struct core {
@@ -248,21 +258,24 @@ struct http_server::impl {
     // Installed before any io thread starts, so an early SIGTERM still drains gracefully.
     net::io_context signals_context{1};
     net::signal_set signals{signals_context, SIGTERM, SIGINT};
+    std::shared_ptr<tls_context> tls;  // set: the listener speaks only TLS
 
-    impl(const api& app, db_pool& database, session_executor& writer, const service_config& config)
-        : app(app), database(database), writer(writer), config(config) {}
+    impl(const api& app, db_pool& database, session_executor& writer, const service_config& config,
+         std::shared_ptr<tls_context> tls)
+        : app(app), database(database), writer(writer), config(config), tls(std::move(tls)) {}
 
     net::awaitable<http_response> run_job(core& owner, session_executor& executor,
                                           std::function<http_response(soci::session&)> work);
     net::awaitable<void> accept_loop(core& owner);
-    net::awaitable<void> run_session(core& owner, tcp::socket socket);
+    template <class Stream>
+    net::awaitable<void> run_session(core& owner, Stream stream);
     std::shared_ptr<http_request> to_request(http::request_header<>& head, std::string body,
                                              const std::string& remote);
     // Reads the body of a route that streams it to disk; the file is removed when `cleanup` goes.
-    net::awaitable<beast::error_code> read_body_to_file(tcp::socket& socket,
-                                                        beast::flat_buffer& buffer,
-                                                        http::request_parser<http::string_body>& parser,
-                                                        std::string& path);
+    template <class Stream>
+    net::awaitable<beast::error_code> read_body_to_file(
+        Stream& stream, beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser,
+        std::string& path);
     void log_access(core& owner, const http_request* request, const http_response& response,
                     http::verb verb, std::string_view target, std::int64_t duration_us,
                     std::size_t bytes_out);
@@ -326,6 +339,7 @@ private:
 }  // namespace
 
 net::awaitable<void> linger(tcp::socket& socket, connection_deadline& timeouts);
+net::awaitable<void> send_close_notify(tls_stream& stream, connection_deadline& timeouts);
 
 net::awaitable<http_response> http_server::impl::run_job(
     core& owner, session_executor& executor, std::function<http_response(soci::session&)> work) {
@@ -406,14 +420,17 @@ void http_server::impl::flush_access(core& owner) {
     owner.access_lines.clear();
 }
 
-net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket socket) {
+template <class Stream>
+net::awaitable<void> http_server::impl::run_session(core& owner, Stream stream) {
+    tcp::socket& socket = beast::get_lowest_layer(stream);
     std::string remote;
     {
         beast::error_code ec;
         auto endpoint = socket.remote_endpoint(ec);
         if (!ec) remote = endpoint.address().to_string();
     }
-    auto slot = owner.sessions.insert(owner.sessions.end(), session_slot{&socket, true});
+    auto slot =
+        owner.sessions.insert(owner.sessions.end(), session_slot{&socket, true, is_tls<Stream>});
     sessions_open.fetch_add(1);
     app.services().stats->connection_opened();
     auto timeouts = std::make_shared<connection_deadline>(owner.context, socket);
@@ -434,6 +451,20 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         }
     } on_exit{*this, owner, slot, *timeouts};
 
+    if constexpr (is_tls<Stream>) {
+        // Bounded like a request head, so a client that connects and says nothing is let go.
+        timeouts->expires_after(std::chrono::milliseconds(config.tls.handshake_timeout_ms));
+        auto [handshake_error] = co_await stream.async_handshake(net::ssl::stream_base::server,
+                                                                 net::as_tuple(net::use_awaitable));
+        timeouts->clear();
+        if (handshake_error) {
+            // Scanners and plaintext clients end up here: worth a debug line, not a warning.
+            spdlog::debug("TLS handshake with {} failed: {}", remote, handshake_error.message());
+            co_return;
+        }
+    }
+    // Whether the peer can still take our close_notify when the session ends (TLS only).
+    [[maybe_unused]] bool peer_listening = true;
     const auto& limits = config.limits;
     beast::flat_buffer buffer;
     std::string response_head;
@@ -448,7 +479,7 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         slot->idle = buffer.size() == 0;
         timeouts->expires_after(std::chrono::milliseconds(limits.request_timeout_ms));
         auto [read_error, head_bytes] = co_await http::async_read_header(
-            socket, buffer, parser, net::as_tuple(net::use_awaitable));
+            stream, buffer, parser, net::as_tuple(net::use_awaitable));
         (void)head_bytes;
         std::string body_file;  // set when the body went to disk
         std::int64_t body_bytes_max = limits.request_body_bytes_max;
@@ -460,13 +491,13 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
             if (declared && *declared > static_cast<std::uint64_t>(body_bytes_max)) {
                 read_error = http::error::body_limit;
             } else if (to_file) {
-                read_error = co_await read_body_to_file(socket, buffer, parser, body_file);
+                read_error = co_await read_body_to_file(stream, buffer, parser, body_file);
             } else {
                 parser.body_limit(static_cast<std::uint64_t>(body_bytes_max));
                 read_error = parse_buffered_body(parser, buffer);
                 if (!read_error && !parser.is_done()) {
                     auto [body_error, body_bytes] = co_await http::async_read(
-                        socket, buffer, parser, net::as_tuple(net::use_awaitable));
+                        stream, buffer, parser, net::as_tuple(net::use_awaitable));
                     read_error = body_error;
                 }
             }
@@ -483,7 +514,21 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         if (read_error == http::error::end_of_stream || read_error == beast::error::timeout ||
             read_error == net::error::operation_aborted || read_error == net::error::connection_reset ||
             read_error == net::error::eof || read_error == net::error::bad_descriptor) {
+            if constexpr (is_tls<Stream>) {
+                // A clean end (the client's close_notify) or our own shutdown still gets ours.
+                peer_listening = read_error == http::error::end_of_stream ||
+                                 read_error == net::error::eof ||
+                                 read_error == net::error::operation_aborted;
+            }
             break;
+        }
+        if constexpr (is_tls<Stream>) {
+            // A cut connection or a broken TLS record: nothing more can be said on this stream.
+            if (read_error == net::ssl::error::stream_truncated ||
+                read_error.category() == net::error::get_ssl_category()) {
+                peer_listening = false;
+                break;
+            }
         }
         http_response response;
         std::shared_ptr<const http_request> request;
@@ -536,10 +581,16 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         std::size_t bytes_out = response.body.size();
         std::array<net::const_buffer, 2> response_bytes{net::buffer(response_head),
                                                         net::buffer(response.body)};
+        if constexpr (is_tls<Stream>) {
+            // An SSL stream writes one buffer per record: head and body together make one record
+            // (or the fewest) and one send instead of two.
+            response_head.append(response.body);
+            response_bytes = {net::buffer(response_head), net::const_buffer()};
+        }
 
         timeouts->expires_after(std::chrono::milliseconds(limits.response_write_timeout_ms));
         auto [write_error, written] =
-            co_await net::async_write(socket, response_bytes, net::as_tuple(net::use_awaitable));
+            co_await net::async_write(stream, response_bytes, net::as_tuple(net::use_awaitable));
         timeouts->clear();
         auto duration_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::steady_clock::now() - started)
@@ -549,8 +600,18 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
         std::string_view target =
             read_error ? std::string_view() : std::string_view(parser.get().target());
         log_access(owner, request.get(), response, verb, target, duration_us, bytes_out);
-        if (!write_error && close_after) co_await linger(socket, *timeouts);
+        if (!write_error && close_after) {
+            if constexpr (is_tls<Stream>) {
+                co_await send_close_notify(stream, *timeouts);
+                peer_listening = false;  // said already
+            }
+            co_await linger(socket, *timeouts);
+        }
+        if (write_error) peer_listening = false;
         if (write_error || !keep_alive) break;
+    }
+    if constexpr (is_tls<Stream>) {
+        if (peer_listening) co_await send_close_notify(stream, *timeouts);
     }
     beast::error_code ignored;
     socket.shutdown(tcp::socket::shutdown_send, ignored);
@@ -560,8 +621,9 @@ net::awaitable<void> http_server::impl::run_session(core& owner, tcp::socket soc
 // The body of a route that takes large uploads goes straight to a file under the upload folder,
 // within limits.bulk_upload_bytes_max, so an upload of any allowed size costs no more memory than
 // one read buffer. limits.request_timeout_ms bounds the whole upload, as it bounds any request.
+template <class Stream>
 net::awaitable<beast::error_code> http_server::impl::read_body_to_file(
-    tcp::socket& socket, beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser,
+    Stream& stream, beast::flat_buffer& buffer, http::request_parser<http::string_body>& parser,
     std::string& path) {
     std::filesystem::path dir = std::filesystem::path(config.bulk_import.dir) / "incoming";
     std::error_code made;
@@ -572,7 +634,7 @@ net::awaitable<beast::error_code> http_server::impl::read_body_to_file(
     if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
         static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
         auto [write_error, written] = co_await net::async_write(
-            socket, net::buffer(go_on.data(), go_on.size()), net::as_tuple(net::use_awaitable));
+            stream, net::buffer(go_on.data(), go_on.size()), net::as_tuple(net::use_awaitable));
         if (write_error) co_return write_error;
     }
     http::request_parser<http::file_body> file_parser(std::move(parser));
@@ -586,7 +648,7 @@ net::awaitable<beast::error_code> http_server::impl::read_body_to_file(
     }
     while (!file_parser.is_done()) {
         auto [read_error, bytes] = co_await http::async_read_some(
-            socket, buffer, file_parser, net::as_tuple(net::use_awaitable));
+            stream, buffer, file_parser, net::as_tuple(net::use_awaitable));
         if (read_error) co_return read_error;
     }
     file_parser.get().body().close();
@@ -614,6 +676,22 @@ net::awaitable<void> linger(tcp::socket& socket, connection_deadline& timeouts) 
     timeouts.clear();
 }
 
+// Ends a TLS session with close_notify, so the client can tell a complete response from a cut
+// connection. The client's own close_notify is not awaited (RFC 8446 section 6.1 allows that):
+// marking it as received lets SSL_shutdown finish at once, so Asio only writes ours, and a client
+// that does not read gets at most tls_close_timeout. A session whose handshake never finished, or
+// whose socket the deadline closed, fails here at once without writing.
+constexpr std::chrono::milliseconds tls_close_timeout{1000};
+
+net::awaitable<void> send_close_notify(tls_stream& stream, connection_deadline& timeouts) {
+    SSL* ssl = stream.native_handle();
+    SSL_set_shutdown(ssl, SSL_get_shutdown(ssl) | SSL_RECEIVED_SHUTDOWN);
+    timeouts.expires_after(tls_close_timeout);
+    auto [error] = co_await stream.async_shutdown(net::as_tuple(net::use_awaitable));
+    (void)error;  // nothing more to do on this connection either way
+    timeouts.clear();
+}
+
 net::awaitable<void> http_server::impl::accept_loop(core& owner) {
     while (true) {
         auto [error, socket] = co_await owner.acceptor->async_accept(net::as_tuple(net::use_awaitable));
@@ -632,21 +710,26 @@ net::awaitable<void> http_server::impl::accept_loop(core& owner) {
         }
         beast::error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
-        net::co_spawn(owner.context, run_session(owner, std::move(socket)),
-                      [](std::exception_ptr failure) {
-                          if (!failure) return;
-                          try {
-                              std::rethrow_exception(failure);
-                          } catch (const std::exception& error) {
-                              spdlog::error("session ended with an error: {}", error.what());
-                          }
-                      });
+        auto report = [](std::exception_ptr failure) {
+            if (!failure) return;
+            try {
+                std::rethrow_exception(failure);
+            } catch (const std::exception& error) {
+                spdlog::error("session ended with an error: {}", error.what());
+            }
+        };
+        if (tls) {
+            net::co_spawn(owner.context,
+                          run_session(owner, tls_stream(std::move(socket), tls->asio())), report);
+        } else {
+            net::co_spawn(owner.context, run_session(owner, std::move(socket)), report);
+        }
     }
 }
 
 http_server::http_server(const api& api, db_pool& database, session_executor& writer,
-                         const service_config& config)
-    : impl_(std::make_unique<impl>(api, database, writer, config)) {}
+                         const service_config& config, std::shared_ptr<tls_context> tls)
+    : impl_(std::make_unique<impl>(api, database, writer, config, std::move(tls))) {}
 
 http_server::~http_server() {
     for (auto& owner : impl_->cores) {
@@ -712,8 +795,15 @@ void http_server::run_until_signal() {
             beast::error_code ignored;
             ref.acceptor->close(ignored);
             // Idle keep-alive connections are closed now; busy ones close after their response.
+            // An idle TLS session is woken instead (its read fails as aborted) to send its
+            // close_notify first, within tls_close_timeout.
             for (auto& slot : ref.sessions) {
-                if (slot.idle) slot.socket->close(ignored);
+                if (!slot.idle) continue;
+                if (slot.tls) {
+                    slot.socket->cancel(ignored);
+                } else {
+                    slot.socket->close(ignored);
+                }
             }
         });
     }

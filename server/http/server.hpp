@@ -9,13 +9,15 @@ namespace corridor {
 class api;
 class db_pool;
 class session_executor;
+class tls_context;
 struct service_config;
 
 class http_server {
 public:
     // Ordinary requests run on `database`; money-moving ones on `writer` (the ledger writer).
+    // With `tls` (load_tls_context) the listener speaks only TLS; without it, only plain HTTP.
     http_server(const api& api, db_pool& database, session_executor& writer,
-                const service_config& config);
+                const service_config& config, std::shared_ptr<tls_context> tls = nullptr);
     ~http_server();
 
     // Binds the listeners and starts the io threads; returns the bound port (useful with port 0).

@@ -44,6 +44,7 @@ async function startServer() {
     ...base, listen: '127.0.0.1:0', database: `sqlite:${join(dir, 'bench.db')}`, threads: 0,
     currencies_file: join(confDir, 'currencies.json'), rates_file: join(confDir, 'rates.json'),
     funding_file: join(confDir, 'funding.json'),
+    uma_providers_file: join(confDir, 'uma-providers.json'),
     bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports'), poll_interval_ms: 50 },
     log: { ...base.log, access: false },
   };

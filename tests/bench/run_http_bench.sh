@@ -118,6 +118,7 @@ write_config() {
   "currencies_file": "$SOURCE_DIR/conf/currencies.json",
   "rates_file": "$SOURCE_DIR/conf/rates.json",
   "funding_file": "$SOURCE_DIR/conf/funding.json",
+  "uma_providers_file": "$SOURCE_DIR/conf/uma-providers.json",
   "plugins": {"dir": "$WORK/plugins", "rails": []},
   "log": {"access": $log_access, "level": "info"}
 }

@@ -28,6 +28,7 @@ async function startServer() {
     ...base, listen: '127.0.0.1:0', database: `sqlite:${join(dir, 'bench.db')}`, threads: 0,
     currencies_file: join(confDir, 'currencies.json'), rates_file: join(confDir, 'rates.json'),
     funding_file: join(confDir, 'funding.json'),
+    uma_providers_file: join(confDir, 'uma-providers.json'),
     plugins: { ...base.plugins, dir: join(buildDir, 'plugins'), rails: ['sandbox'] },
     external_accounts: { screening_delay_ms: 100 },
     quotes: { ...base.quotes, sweep_interval_ms: 50 },

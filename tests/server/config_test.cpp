@@ -12,6 +12,7 @@
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
 #include "ledger/random.hpp"
+#include "ledger/uma_providers.hpp"
 
 using namespace corridor;
 namespace fs = std::filesystem;
@@ -69,6 +70,11 @@ TEST_CASE("an empty file gives the defaults, paths next to the file", "[server][
     CHECK(config.sandbox_timeout_seconds == 30);
     CHECK_FALSE(config.outbound_allow_private_addresses);
     CHECK(config.webhooks_approval_timeout_ms == 5000);
+    CHECK(config.webhooks.connect_timeout_ms == 5000);
+    CHECK(config.webhooks.response_timeout_ms == 10000);
+    CHECK(config.webhooks.retry_initial_interval_ms == 5000);
+    CHECK(config.webhooks.retry_interval_max_ms == 1800000);
+    CHECK(config.webhooks.retry_max_age_hours == 168);
     CHECK(config.limits.request_body_bytes_max == 1048576);
     CHECK(config.cache_ttl_ms == 1000);
     CHECK(config.log_level == "info");
@@ -90,7 +96,9 @@ TEST_CASE("every key is read", "[server][config]") {
         "quotes": {"ttl_seconds": 60},
         "sandbox": {"timeout_seconds": 5},
         "outbound": {"allow_private_addresses": true},
-        "webhooks": {"approval_timeout_ms": 2500},
+        "webhooks": {"approval_timeout_ms": 2500, "connect_timeout_ms": 700, "response_timeout_ms": 900,
+                     "retry_initial_interval_ms": 50, "retry_interval_max_ms": 60000,
+                     "retry_max_age_hours": 24, "poll_interval_ms": 10, "in_flight_max": 8},
         "plugins": {"dir": "/opt/corridor/plugins", "rails": ["ach", "pix"]},
         "limits": {"request_body_bytes_max": 4096, "request_header_bytes_max": 2048,
                    "request_timeout_ms": 1000, "response_write_timeout_ms": 2000,
@@ -111,6 +119,13 @@ TEST_CASE("every key is read", "[server][config]") {
     CHECK(config.sandbox_timeout_seconds == 5);
     CHECK(config.outbound_allow_private_addresses);
     CHECK(config.webhooks_approval_timeout_ms == 2500);
+    CHECK(config.webhooks.connect_timeout_ms == 700);
+    CHECK(config.webhooks.response_timeout_ms == 900);
+    CHECK(config.webhooks.retry_initial_interval_ms == 50);
+    CHECK(config.webhooks.retry_interval_max_ms == 60000);
+    CHECK(config.webhooks.retry_max_age_hours == 24);
+    CHECK(config.webhooks.poll_interval_ms == 10);
+    CHECK(config.webhooks.in_flight_max == 8);
     CHECK(config.plugins_dir == "/opt/corridor/plugins");
     CHECK(config.plugins_rails == std::vector<std::string>{"ach", "pix"});
     CHECK(config.limits.request_body_bytes_max == 4096);
@@ -301,11 +316,63 @@ TEST_CASE("external account screening and bank-link token keys", "[server][confi
     CHECK_THAT(load_error(R"({"bank_link": {"ttl": 5}})"), Catch::Contains("bank_link.ttl"));
 }
 
+TEST_CASE("tls keys: off by default, both files or neither, paths next to the file",
+          "[server][config]") {
+    temp_folder folder;
+    const fs::path conf = folder.path() / "conf";
+    auto plain = service_config::load_file(folder.write("{}"));
+    CHECK_FALSE(plain.tls.enabled());
+    CHECK(plain.tls.min_version == "1.2");
+    CHECK(plain.tls.handshake_timeout_ms == 10000);
+
+    // Empty strings are how the shipped file says "off".
+    auto empty = service_config::load_file(
+        folder.write(R"({"tls": {"certificate_file": "", "private_key_file": ""}})"));
+    CHECK_FALSE(empty.tls.enabled());
+    CHECK(empty.tls.certificate_file.empty());
+    CHECK(empty.tls.private_key_file.empty());
+
+    auto on = service_config::load_file(folder.write(R"({"tls": {
+        "certificate_file": "tls/chain.pem", "private_key_file": "/etc/corridor/key.pem",
+        "min_version": "1.3", "handshake_timeout_ms": 2500}})"));
+    CHECK(on.tls.enabled());
+    CHECK(on.tls.certificate_file == (conf / "tls" / "chain.pem").string());
+    CHECK(on.tls.private_key_file == "/etc/corridor/key.pem");
+    CHECK(on.tls.min_version == "1.3");
+    CHECK(on.tls.handshake_timeout_ms == 2500);
+}
+
+TEST_CASE("tls keys: bad values name the key", "[server][config]") {
+    CHECK(load_error(R"({"tls": {"certificate_file": "cert.pem"}})") ==
+          "configuration key \"tls.private_key_file\" must be set together with the other of "
+          "tls.certificate_file and tls.private_key_file");
+    CHECK(load_error(R"({"tls": {"certificate_file": "", "private_key_file": "key.pem"}})") ==
+          "configuration key \"tls.certificate_file\" must be set together with the other of "
+          "tls.certificate_file and tls.private_key_file");
+    CHECK(load_error(R"({"tls": {"certificate_file": 3}})") ==
+          "configuration key \"tls.certificate_file\" must be a string");
+    CHECK(load_error(R"({"tls": {"private_key_file": null}})") ==
+          "configuration key \"tls.private_key_file\" must be a string");
+    for (const char* version : {"1.1", "1.0", "TLSv1.2", "1.4", "1.2 "}) {
+        INFO(version);
+        CHECK(load_error(std::string(R"({"tls": {"min_version": ")") + version + "\"}}") ==
+              "configuration key \"tls.min_version\" must be \"1.2\" or \"1.3\"");
+    }
+    CHECK(load_error(R"({"tls": {"min_version": 1.3}})") ==
+          "configuration key \"tls.min_version\" must be a non-empty string");
+    CHECK(load_error(R"({"tls": {"handshake_timeout_ms": 50}})") ==
+          "configuration key \"tls.handshake_timeout_ms\" must be between 100 and 600000");
+    CHECK(load_error(R"({"tls": {"ca_file": "ca.pem"}})") ==
+          "unknown configuration key \"tls.ca_file\"");
+    CHECK(load_error(R"({"tls": true})") == "configuration key \"tls\" must be an object");
+}
+
 #ifdef CORRIDOR_SOURCE_DIR
 TEST_CASE("the shipped configuration and currencies load", "[server][config]") {
     const fs::path conf = fs::path(CORRIDOR_SOURCE_DIR) / "conf";
     auto config = service_config::load_file((conf / "corridor.json").string());
     CHECK(config.listen == "127.0.0.1:8080");
+    CHECK_FALSE(config.tls.enabled());  // the shipped file serves plain HTTP
     CHECK(fs::path(config.currencies_file) == conf / "currencies.json");
     auto currencies = currency_registry::load_file(config.currencies_file);
     for (const auto& code : config.platform_default_currencies) {
@@ -316,5 +383,13 @@ TEST_CASE("the shipped configuration and currencies load", "[server][config]") {
     CHECK(currencies.find("USD")->decimals == 2);
     REQUIRE(currencies.find("BTC") != nullptr);
     CHECK(currencies.find("BTC")->decimals == 8);
+    CHECK(fs::path(config.uma_providers_file) == conf / "uma-providers.json");
+    auto providers = uma_provider_catalog::load_file(config.uma_providers_file, currencies);
+    CHECK(providers.all().size() >= 5);
 }
 #endif
+
+TEST_CASE("uma_providers_file is resolved against the file's folder", "[server][config]") {
+    auto defaults = service_config::defaults("/etc/corridor");
+    CHECK(defaults.uma_providers_file == "/etc/corridor/uma-providers.json");
+}

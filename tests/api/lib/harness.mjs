@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { request as httpsRequest } from 'node:https';
 
 export const VERSION = '2025-10-13';
 
@@ -29,7 +30,8 @@ export function runCli(server, args) {
 
 // Options: platforms (how many to create, default 2), config (overrides merged into corridor.json),
 // regulated (array of booleans per platform; when not given every platform is regulated, so its
-// customers start KYC-approved and can move money at once).
+// customers start KYC-approved and can move money at once), ca (PEM that `call` trusts when the
+// server speaks TLS: give it with tls.* config).
 export async function startCorridor(options = {}) {
   const bin = required('CORRIDOR_BIN');
   const confDir = required('CORRIDOR_CONF_DIR');
@@ -44,6 +46,7 @@ export async function startCorridor(options = {}) {
     currencies_file: join(confDir, 'currencies.json'),
     rates_file: join(confDir, 'rates.json'),
     funding_file: join(confDir, 'funding.json'),
+    uma_providers_file: join(confDir, 'uma-providers.json'),
     // The build writes rail plugins next to the binary (build/plugins) unless told otherwise.
     // options.plugins overrides keys of plugins (rails, settings) and keeps that folder.
     plugins: { ...base.plugins, dir: process.env.CORRIDOR_PLUGIN_DIR || join(dirname(bin), 'plugins'), ...(options.plugins || {}) },
@@ -52,7 +55,7 @@ export async function startCorridor(options = {}) {
   };
   const configPath = join(dir, 'corridor.json');
   writeFileSync(configPath, JSON.stringify(config, null, 2));
-  const server = { bin, dir, configPath, database, platforms: [] };
+  const server = { bin, dir, configPath, database, platforms: [], ca: options.ca };
 
   const count = options.platforms ?? 2;
   for (let i = 0; i < count; i++) {
@@ -76,7 +79,7 @@ export async function launch(server) {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${server.stderr}`)), 20000);
     child.stdout.on('data', (chunk) => {
       out += chunk;
-      const match = out.match(/listening on (http:\/\/\S+)/);
+      const match = out.match(/listening on (https?:\/\/\S+)/);
       if (match) { clearTimeout(timer); resolve(match[1]); }
     });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${server.stderr}`)); });
@@ -110,11 +113,32 @@ export async function call(server, credentials, method, path, body, headers = {}
     init.body = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
     if (!('content-type' in init.headers)) init.headers['content-type'] = 'application/json';
   }
-  const response = await fetch(url, init);
+  const response = server.ca ? await fetchTrusting(server.ca, url, init) : await fetch(url, init);
   const text = await response.text();
   let parsed;
   try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
   return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+// fetch() trusts only the system's CAs; a TLS server of the tests has its own certificate.
+function fetchTrusting(ca, url, init) {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(url, { method: init.method, headers: init.headers, ca }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          for (const one of [value].flat()) headers.append(name, one);
+        }
+        const body = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: response.statusCode, headers, text: async () => body });
+      });
+    });
+    request.on('error', reject);
+    request.end(init.body);
+  });
 }
 
 // Walks every page of a list endpoint, returning all items and the pages' totalCount values.

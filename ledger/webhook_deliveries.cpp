@@ -1,0 +1,318 @@
+#include "ledger/webhook_deliveries.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include "ledger/assert.hpp"
+#include "ledger/database.hpp"
+#include "ledger/platform_store.hpp"
+#include "ledger/statement_cache.hpp"
+#include "ledger/time_format.hpp"
+#include "ledger/webhook_keys.hpp"
+
+namespace corridor {
+namespace {
+
+long long int64_at(const soci::row& row, std::size_t index) {
+    switch (row.get_properties(index).get_data_type()) {
+        case soci::dt_integer: return row.get<int>(index);
+        case soci::dt_long_long: return row.get<long long>(index);
+        case soci::dt_unsigned_long_long:
+            return static_cast<long long>(row.get<unsigned long long>(index));
+        case soci::dt_double: return static_cast<long long>(row.get<double>(index));
+        default: return std::stoll(row.get<std::string>(index));
+    }
+}
+
+event_purpose purpose_from(const std::string& name) {
+    if (name == "TEST") return event_purpose::test;
+    if (name == "APPROVAL") return event_purpose::approval;
+    return event_purpose::notify;
+}
+
+std::string claim_token(random_source& random) {
+    std::array<std::uint8_t, 16> bytes{};
+    random.fill(bytes);
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (auto byte : bytes) {
+        out += hex[byte >> 4];
+        out += hex[byte & 15];
+    }
+    return out;
+}
+
+// Printable ASCII only: a response body can hold anything, and PostgreSQL TEXT refuses NUL bytes
+// and malformed UTF-8.
+std::string excerpt_of(std::string_view body) {
+    std::string out;
+    for (char c : body.substr(0, attempt_excerpt_bytes)) {
+        unsigned char u = static_cast<unsigned char>(c);
+        out += (u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' ? c : '?';
+    }
+    return out;
+}
+
+struct tenant_delivery_facts {
+    std::string url;  // empty: no endpoint
+    std::string private_key_pem;
+};
+
+// Reads the due row set into claims; endpoint and key looked up once per tenant.
+class claimer {
+public:
+    claimer(soci::session& session, const clock& time, random_source& random,
+            const retry_policy& policy)
+        : session_(session),
+          time_(time),
+          random_(random),
+          policy_(policy),
+          now_ms_(time.now_ms()) {}
+
+    void take(claimed_delivery claim, int attempts_before, std::vector<claimed_delivery>& out) {
+        claim.claimed_at_ms = now_ms_;
+        claim.attempt = attempts_before + 1;
+        claim.interrupted = claim.purpose != event_purpose::notify && attempts_before > 0;
+        const auto& facts = facts_of(claim.owner);
+        if (facts.url.empty() && claim.purpose == event_purpose::notify) {
+            run("UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, claim_token "
+                "= "
+                "NULL WHERE id = :i",
+                claim.id);
+            return;
+        }
+        claim.url = facts.url;
+        claim.private_key_pem = facts.private_key_pem;
+        claim.claim_token = claim_token(random_);
+        long long lease_until = now_ms_ + policy_.lease_ms, now = now_ms_;
+        // Prepared once per session: the hot statements of delivery run thousands of times a
+        // second.
+        run_prepared(session_,
+                     "UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at_ms = :l, "
+                     "claim_token = :c, first_attempt_at_ms = COALESCE(first_attempt_at_ms, :n) "
+                     "WHERE id = :i",
+                     lease_until, claim.claim_token, now, claim.id);
+        out.push_back(std::move(claim));
+    }
+
+private:
+    void run(const char* sql, const std::string& id) {
+        long long now = now_ms_;
+        session_ << sql, soci::use(now), soci::use(id);
+    }
+
+    const tenant_delivery_facts& facts_of(const tenant& owner) {
+        std::string key = owner.platform_id + "|" + std::string(owner.env_name());
+        auto found = facts_.find(key);
+        if (found != facts_.end()) return found->second;
+        tenant_delivery_facts facts;
+        auto config = load_platform_config(session_, owner);
+        if (config && config->webhook_endpoint && !config->webhook_endpoint->empty()) {
+            facts.url = *config->webhook_endpoint;
+            facts.private_key_pem = ensure_webhook_key(session_, time_, owner).private_key_pem;
+        }
+        return facts_.emplace(key, std::move(facts)).first->second;
+    }
+
+    soci::session& session_;
+    const clock& time_;
+    random_source& random_;
+    const retry_policy& policy_;
+    std::int64_t now_ms_;
+    std::map<std::string, tenant_delivery_facts> facts_;
+};
+
+constexpr const char* due_columns =
+    "SELECT id, platform_id, environment, type, payload, purpose, attempts, created_at_ms FROM "
+    "outbox_events ";
+
+}  // namespace
+
+std::int64_t retry_delay_ms(const retry_policy& policy, int attempts_done) {
+    CORRIDOR_ASSERT(attempts_done >= 1);
+    std::int64_t delay = policy.initial_interval_ms;
+    for (int i = 1; i < attempts_done && delay < policy.interval_max_ms; ++i) delay *= 2;
+    return std::min(delay, policy.interval_max_ms);
+}
+
+delivery_verdict judge_attempt(const retry_policy& policy, event_purpose purpose, int attempts_done,
+                               std::int64_t created_at_ms, std::int64_t now_ms,
+                               int response_status) {
+    if (response_status >= 200 && response_status < 300) return {"DELIVERED", "SUCCEEDED", 0};
+    if (purpose != event_purpose::notify || response_status == 409) return {"FAILED", "GAVE_UP", 0};
+    std::int64_t next_ms = now_ms + retry_delay_ms(policy, attempts_done);
+    if (next_ms - created_at_ms > policy.max_age_ms) return {"FAILED", "GAVE_UP", 0};
+    return {"PENDING", "RETRY_SCHEDULED", next_ms};
+}
+
+namespace {
+
+std::pair<claimed_delivery, int> due_from_row(const soci::row& row) {
+    claimed_delivery claim;
+    claim.id = row.get<std::string>(0);
+    claim.owner = tenant_of_row(row.get<std::string>(1), row.get<std::string>(2));
+    claim.type = row.get<std::string>(3);
+    claim.payload = row.get<std::string>(4);
+    claim.purpose = purpose_from(row.get<std::string>(5));
+    int attempts_before = static_cast<int>(int64_at(row, 6));
+    claim.created_at_ms = int64_at(row, 7);
+    return {std::move(claim), attempts_before};
+}
+
+}  // namespace
+
+std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const clock& time,
+                                                   random_source& random,
+                                                   const retry_policy& policy, int limit) {
+    CORRIDOR_ASSERT(limit > 0);
+    long long now = time.now_ms();
+    // Rows another process holds are skipped, not waited for; SQLite has one writer at a time, so
+    // the write transaction around this is already exclusive there.
+    std::string sql =
+        std::string(due_columns) +
+        "WHERE state = 'PENDING' AND next_attempt_at_ms <= :n ORDER BY "
+        "next_attempt_at_ms LIMIT :l" +
+        (backend_of(session) == database_backend::postgresql ? " FOR UPDATE SKIP LOCKED" : "");
+    // Read completely before any row is updated: moving next_attempt_at_ms while a cursor walks
+    // that index could bring a row round again.
+    std::vector<std::pair<claimed_delivery, int>> due;
+    {
+        soci::rowset<soci::row> rows = (session.prepare << sql, soci::use(now), soci::use(limit));
+        for (const auto& row : rows) due.push_back(due_from_row(row));
+    }
+    std::vector<claimed_delivery> claimed;
+    claimer claims(session, time, random, policy);
+    for (auto& [claim, attempts_before] : due)
+        claims.take(std::move(claim), attempts_before, claimed);
+    return claimed;
+}
+
+std::optional<claimed_delivery> claim_delivery(soci::session& session, const clock& time,
+                                               random_source& random, const retry_policy& policy,
+                                               const std::string& event_id) {
+    std::string sql = std::string(due_columns) + "WHERE id = :i AND state = 'PENDING'" +
+                      (backend_of(session) == database_backend::postgresql ? " FOR UPDATE" : "");
+    std::vector<std::pair<claimed_delivery, int>> due;
+    {
+        soci::rowset<soci::row> rows = (session.prepare << sql, soci::use(event_id));
+        for (const auto& row : rows) due.push_back(due_from_row(row));
+    }
+    std::vector<claimed_delivery> claimed;
+    claimer claims(session, time, random, policy);
+    for (auto& [claim, attempts_before] : due)
+        claims.take(std::move(claim), attempts_before, claimed);
+    if (claimed.empty()) return std::nullopt;
+    return std::move(claimed.front());
+}
+
+std::string webhook_body(const claimed_delivery& delivery, std::int64_t now_ms) {
+    CORRIDOR_ASSERT(!delivery.payload.empty() && delivery.payload.front() == '{');
+    // Ids, type names and timestamps never need JSON escaping.
+    std::string body = R"({"webhookId":")" + delivery.id + R"(","type":")" + delivery.type +
+                       R"(","timestamp":")" + format_timestamp_ms(now_ms) + "\"";
+    std::string_view rest(delivery.payload);
+    rest.remove_prefix(1);
+    if (rest.find_first_not_of(" \t\r\n") != std::string_view::npos && rest.front() != '}')
+        body += ",";
+    body += rest;
+    return body;
+}
+
+delivery_verdict finish_delivery(soci::session& session, id_generator& ids, const clock& time,
+                                 const retry_policy& policy, const claimed_delivery& delivery,
+                                 const attempt_report& report) {
+    std::int64_t now_ms = time.now_ms();
+    auto verdict = judge_attempt(policy, delivery.purpose, delivery.attempt, delivery.created_at_ms,
+                                 now_ms, report.response_status);
+    std::string attempt_id = ids.next("WebhookAttempt");
+    std::string env_name(delivery.owner.env_name());
+    std::string excerpt = excerpt_of(report.response_excerpt);
+    std::string error = excerpt_of(report.error);
+    long long attempted = report.attempted_at_ms, latency = report.latency_ms,
+              next = verdict.next_attempt_at_ms, now = now_ms;
+    int status = report.response_status, attempt = delivery.attempt;
+    run_prepared(
+        session,
+        "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, "
+        "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
+        "response_excerpt, next_attempt_at_ms) VALUES (:i, :p, :e, :v, :y, :a, :u, :t, :l, :s, "
+        ":o, :r, :x, :n)",
+        attempt_id, delivery.owner.platform_id, env_name, delivery.id, delivery.type, attempt,
+        delivery.url, attempted, latency, status, verdict.outcome, error, excerpt, next);
+    if (verdict.state == "PENDING") {
+        run_prepared(
+            session,
+            "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = :i "
+            "AND claim_token = :c AND state = 'PENDING'",
+            next, delivery.id, delivery.claim_token);
+    } else {
+        run_prepared(
+            session,
+            "UPDATE outbox_events SET state = :s, finished_at_ms = :f, claim_token = NULL WHERE "
+            "id = :i AND claim_token = :c AND state = 'PENDING'",
+            verdict.state, now, delivery.id, delivery.claim_token);
+    }
+    return verdict;
+}
+
+namespace {
+
+struct attempt_row {
+    std::string id, platform_id, environment, event_id, event_type, url, outcome, error, excerpt;
+    int attempt = 0, status = 0;
+    long long attempted = 0, latency = 0, next = 0;
+    void bind(soci::statement& statement) {
+        statement.exchange(soci::into(id));
+        statement.exchange(soci::into(platform_id));
+        statement.exchange(soci::into(environment));
+        statement.exchange(soci::into(event_id));
+        statement.exchange(soci::into(event_type));
+        statement.exchange(soci::into(attempt));
+        statement.exchange(soci::into(url));
+        statement.exchange(soci::into(attempted));
+        statement.exchange(soci::into(latency));
+        statement.exchange(soci::into(status));
+        statement.exchange(soci::into(outcome));
+        statement.exchange(soci::into(error));
+        statement.exchange(soci::into(excerpt));
+        statement.exchange(soci::into(next));
+    }
+    delivery_attempt to_record() const {
+        return delivery_attempt{id,        tenant_of_row(platform_id, environment),
+                                event_id,  event_type,
+                                attempt,   url,
+                                attempted, latency,
+                                status,    outcome,
+                                error,     excerpt,
+                                next};
+    }
+};
+
+}  // namespace
+
+page<delivery_attempt> list_delivery_attempts(soci::session& session, const tenant& owner,
+                                              const delivery_attempt_filter& filter,
+                                              const page_request& request) {
+    sql_filter where;
+    where.equals("platform_id", owner.platform_id);
+    where.equals("environment", std::string(owner.env_name()));
+    if (filter.event_id) where.equals("event_id", *filter.event_id);
+    if (filter.event_type) where.equals("event_type", *filter.event_type);
+    if (filter.outcome) where.equals("outcome", *filter.outcome);
+    static const std::string select =
+        "SELECT id, platform_id, environment, event_id, event_type, attempt, url, attempted_at_ms, "
+        "latency_ms, response_status, outcome, error, response_excerpt, next_attempt_at_ms FROM "
+        "webhook_attempts";
+    return list_page<delivery_attempt, attempt_row>(
+        session, "webhook_attempts", select, where, request,
+        [](const attempt_row& row) { return row.to_record(); });
+}
+
+std::int64_t pending_delivery_count(soci::session& session) {
+    long long count = 0;
+    session << "SELECT COUNT(*) FROM outbox_events WHERE state = 'PENDING'", soci::into(count);
+    return count;
+}
+
+}  // namespace corridor

@@ -1,0 +1,217 @@
+#include "ledger/webhook_keys.hpp"
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "ledger/assert.hpp"
+
+namespace corridor {
+namespace {
+
+struct pkey_free {
+    void operator()(EVP_PKEY* key) const noexcept { EVP_PKEY_free(key); }
+};
+using pkey_ptr = std::unique_ptr<EVP_PKEY, pkey_free>;
+struct bio_free {
+    void operator()(BIO* bio) const noexcept { BIO_free(bio); }
+};
+using bio_ptr = std::unique_ptr<BIO, bio_free>;
+struct md_ctx_free {
+    void operator()(EVP_MD_CTX* context) const noexcept { EVP_MD_CTX_free(context); }
+};
+using md_ctx_ptr = std::unique_ptr<EVP_MD_CTX, md_ctx_free>;
+
+std::string bio_text(BIO* bio) {
+    char* data = nullptr;
+    long size = BIO_get_mem_data(bio, &data);
+    return std::string(data, static_cast<std::size_t>(size));
+}
+
+pkey_ptr read_private_key(const std::string& pem) {
+    bio_ptr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+    pkey_ptr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+    if (!key) throw std::runtime_error("webhook signing key cannot be read");
+    return key;
+}
+
+pkey_ptr read_public_key(const std::string& pem) {
+    bio_ptr bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+    return pkey_ptr(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
+}
+
+std::string base64(const unsigned char* data, std::size_t size) {
+    std::string out(4 * ((size + 2) / 3), '\0');
+    int written =
+        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(size));
+    out.resize(static_cast<std::size_t>(written));
+    return out;
+}
+
+std::optional<std::vector<unsigned char>> base64_decode(std::string_view text) {
+    if (text.empty() || text.size() % 4 != 0) return std::nullopt;
+    std::vector<unsigned char> out(text.size() / 4 * 3);
+    int written = EVP_DecodeBlock(out.data(), reinterpret_cast<const unsigned char*>(text.data()),
+                                  static_cast<int>(text.size()));
+    if (written < 0) return std::nullopt;
+    std::size_t padding = 0;
+    if (text.back() == '=') ++padding;
+    if (text.size() >= 2 && text[text.size() - 2] == '=') ++padding;
+    out.resize(static_cast<std::size_t>(written) - padding);
+    return out;
+}
+
+struct key_row {
+    std::string private_key_pem, public_key_pem;
+    void bind(soci::statement& statement) {
+        statement.exchange(soci::into(private_key_pem));
+        statement.exchange(soci::into(public_key_pem));
+    }
+};
+
+// ECDSA signatures come in two forms, (r, s) and (r, n - s); OpenSSL returns either. Strict
+// verifiers (libraries that refuse malleable signatures) accept only the low-s form, so every
+// signature is normalised to it; the rest accept both.
+std::vector<unsigned char> low_s_der(const std::vector<unsigned char>& der) {
+    const unsigned char* cursor = der.data();
+    std::unique_ptr<ECDSA_SIG, decltype(&ECDSA_SIG_free)> signature(
+        d2i_ECDSA_SIG(nullptr, &cursor, static_cast<long>(der.size())), ECDSA_SIG_free);
+    if (!signature) throw std::runtime_error("webhook signing produced no signature");
+    static const BIGNUM* order = [] {
+        EC_GROUP* group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+        BIGNUM* copy = BN_dup(EC_GROUP_get0_order(group));
+        EC_GROUP_free(group);
+        return copy;
+    }();
+    const BIGNUM* r = nullptr;
+    const BIGNUM* s = nullptr;
+    ECDSA_SIG_get0(signature.get(), &r, &s);
+    std::unique_ptr<BIGNUM, decltype(&BN_free)> half(BN_dup(order), BN_free);
+    BN_rshift1(half.get(), half.get());
+    if (BN_cmp(s, half.get()) <= 0) return der;
+    BIGNUM* low_s = BN_new();
+    BN_sub(low_s, order, s);
+    BIGNUM* r_copy = BN_dup(r);
+    ECDSA_SIG_set0(signature.get(), r_copy, low_s);  // takes both
+    unsigned char* encoded = nullptr;
+    int size = i2d_ECDSA_SIG(signature.get(), &encoded);
+    if (size <= 0) throw std::runtime_error("webhook signature cannot be encoded");
+    std::vector<unsigned char> out(encoded, encoded + size);
+    OPENSSL_free(encoded);
+    return out;
+}
+
+}  // namespace
+
+webhook_key_pair generate_webhook_key_pair() {
+    pkey_ptr key(EVP_EC_gen("P-256"));
+    if (!key) throw std::runtime_error("cannot generate a P-256 key");
+    bio_ptr private_bio(BIO_new(BIO_s_mem()));
+    bio_ptr public_bio(BIO_new(BIO_s_mem()));
+    if (PEM_write_bio_PrivateKey(private_bio.get(), key.get(), nullptr, nullptr, 0, nullptr,
+                                 nullptr) != 1 ||
+        PEM_write_bio_PUBKEY(public_bio.get(), key.get()) != 1) {
+        throw std::runtime_error("cannot encode a P-256 key");
+    }
+    return webhook_key_pair{bio_text(private_bio.get()), bio_text(public_bio.get())};
+}
+
+std::optional<webhook_key_pair> find_webhook_key(soci::session& session, const tenant& owner) {
+    std::string env_name(owner.env_name());
+    webhook_key_pair pair;
+    soci::indicator private_ind = soci::i_null, public_ind = soci::i_null;
+    session
+        << "SELECT private_key_pem, public_key_pem FROM webhook_keys WHERE platform_id = :p AND "
+           "environment = :e",
+        soci::use(owner.platform_id), soci::use(env_name),
+        soci::into(pair.private_key_pem, private_ind), soci::into(pair.public_key_pem, public_ind);
+    if (!session.got_data() || private_ind != soci::i_ok) return std::nullopt;
+    return pair;
+}
+
+webhook_key_pair ensure_webhook_key(soci::session& session, const clock& time,
+                                    const tenant& owner) {
+    if (auto found = find_webhook_key(session, owner)) return *found;
+    auto fresh = generate_webhook_key_pair();
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    // ON CONFLICT: another process may create the same tenant's key at the same moment; the first
+    // one stays and both use it.
+    session
+        << "INSERT INTO webhook_keys (platform_id, environment, private_key_pem, public_key_pem, "
+           "created_at_ms) VALUES (:p, :e, :k, :u, :t) ON CONFLICT (platform_id, environment) DO "
+           "NOTHING",
+        soci::use(owner.platform_id), soci::use(env_name), soci::use(fresh.private_key_pem),
+        soci::use(fresh.public_key_pem), soci::use(now_ms);
+    auto stored = find_webhook_key(session, owner);
+    CORRIDOR_ASSERT(stored.has_value());
+    return *stored;
+}
+
+webhook_key_pair rotate_webhook_key(soci::session& session, const clock& time,
+                                    const tenant& owner) {
+    ensure_webhook_key(session, time, owner);
+    auto fresh = generate_webhook_key_pair();
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    session
+        << "UPDATE webhook_keys SET private_key_pem = :k, public_key_pem = :u, created_at_ms = :t "
+           "WHERE platform_id = :p AND environment = :e",
+        soci::use(fresh.private_key_pem), soci::use(fresh.public_key_pem), soci::use(now_ms),
+        soci::use(owner.platform_id), soci::use(env_name);
+    return fresh;
+}
+
+struct webhook_signer::key {
+    pkey_ptr pkey;
+};
+
+webhook_signer::webhook_signer(const std::string& private_key_pem)
+    : key_(std::make_unique<key>(key{read_private_key(private_key_pem)})) {}
+webhook_signer::~webhook_signer() = default;
+webhook_signer::webhook_signer(webhook_signer&&) noexcept = default;
+webhook_signer& webhook_signer::operator=(webhook_signer&&) noexcept = default;
+
+std::string webhook_signer::sign_base64(std::string_view body) const {
+    md_ctx_ptr context(EVP_MD_CTX_new());
+    std::size_t size = 0;
+    if (!context ||
+        EVP_DigestSignInit(context.get(), nullptr, EVP_sha256(), nullptr, key_->pkey.get()) != 1 ||
+        EVP_DigestSign(context.get(), nullptr, &size,
+                       reinterpret_cast<const unsigned char*>(body.data()), body.size()) != 1) {
+        throw std::runtime_error("webhook signing failed");
+    }
+    std::vector<unsigned char> signature(size);
+    if (EVP_DigestSign(context.get(), signature.data(), &size,
+                       reinterpret_cast<const unsigned char*>(body.data()), body.size()) != 1) {
+        throw std::runtime_error("webhook signing failed");
+    }
+    signature.resize(size);
+    auto normalised = low_s_der(signature);
+    return base64(normalised.data(), normalised.size());
+}
+
+std::string webhook_signer::signature_header(std::string_view body) const {
+    return R"({"v":"1","s":")" + sign_base64(body) + "\"}";
+}
+
+bool verify_webhook_signature(const std::string& public_key_pem, std::string_view body,
+                              std::string_view signature_base64) {
+    auto key = read_public_key(public_key_pem);
+    auto signature = base64_decode(signature_base64);
+    if (!key || !signature) return false;
+    md_ctx_ptr context(EVP_MD_CTX_new());
+    if (!context ||
+        EVP_DigestVerifyInit(context.get(), nullptr, EVP_sha256(), nullptr, key.get()) != 1) {
+        return false;
+    }
+    return EVP_DigestVerify(context.get(), signature->data(), signature->size(),
+                            reinterpret_cast<const unsigned char*>(body.data()), body.size()) == 1;
+}
+
+}  // namespace corridor

@@ -1,0 +1,53 @@
+#pragma once
+// Webhook signing keys: one ECDSA P-256 key pair per platform environment. The private key is kept
+// in the database and used only to sign; only the public key (SubjectPublicKeyInfo PEM) is shown.
+// Signatures are ECDSA over SHA-256 of the exact body bytes, DER-encoded, then standard base64.
+#include <soci/soci.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "ledger/clock.hpp"
+#include "ledger/tenant.hpp"
+
+namespace corridor {
+
+struct webhook_key_pair {
+    std::string private_key_pem;  // PKCS#8; never logged, never served
+    std::string public_key_pem;   // SubjectPublicKeyInfo
+};
+
+// A fresh P-256 key pair from OpenSSL's CSPRNG.
+webhook_key_pair generate_webhook_key_pair();
+
+// Creates the tenant's key pair unless it has one (safe against a concurrent creator in another
+// process). Returns the key pair in force.
+webhook_key_pair ensure_webhook_key(soci::session& session, const clock& time, const tenant& owner);
+// Replaces the tenant's key pair with a new one; returns it.
+webhook_key_pair rotate_webhook_key(soci::session& session, const clock& time, const tenant& owner);
+std::optional<webhook_key_pair> find_webhook_key(soci::session& session, const tenant& owner);
+
+// A parsed private key, for signing many bodies without parsing the PEM each time.
+class webhook_signer {
+public:
+    explicit webhook_signer(const std::string& private_key_pem);  // throws std::runtime_error
+    ~webhook_signer();
+    webhook_signer(webhook_signer&&) noexcept;
+    webhook_signer& operator=(webhook_signer&&) noexcept;
+    // base64(DER(ECDSA-P256(SHA-256(body))))
+    std::string sign_base64(std::string_view body) const;
+    // The header value: {"v":"1","s":"<base64>"}
+    std::string signature_header(std::string_view body) const;
+
+private:
+    struct key;
+    std::unique_ptr<key> key_;
+};
+
+// Checks a base64 DER signature against a PEM public key (tests and tools).
+bool verify_webhook_signature(const std::string& public_key_pem, std::string_view body,
+                              std::string_view signature_base64);
+
+}  // namespace corridor

@@ -1,0 +1,247 @@
+// Webhook delivery: deliveries per second to a local receiver at steady state, and the delivery lag
+// (event committed to its arrival at the receiver, and commit to first attempt from /metrics) under
+// a load of payments per second. Reference measured in the same run: a plain Node client posting
+// bodies of the same size to the same receiver over 64 kept-alive connections.
+//   node tests/bench/webhook_bench.mjs BUILD_DIR [seconds] [payments_per_second]
+import { spawn, execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import http from 'node:http';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const confDir = resolve(here, '../../conf');
+const buildDir = resolve(process.argv[2] || 'build');
+const seconds = Number(process.argv[3] || 10);
+const rate = Number(process.argv[4] || 1000);
+const bin = join(buildDir, 'corridor');
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+
+function waitForLine(child, pattern) {
+  return new Promise((ok, fail) => {
+    let out = '';
+    const onData = (chunk) => {
+      out += chunk;
+      const match = out.match(pattern);
+      if (match) { child.stdout.off('data', onData); child.stdout.on('data', () => {}); ok(match[1]); }
+    };
+    child.stdout.on('data', onData);
+    child.on('exit', (code) => fail(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+async function startReceiver() {
+  const child = spawn(process.execPath, [join(here, 'webhook_receiver.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await waitForLine(child, /receiver on (\d+)/);
+  return { child, url: `http://127.0.0.1:${port}/hooks`, stats: `http://127.0.0.1:${port}/stats` };
+}
+
+async function stats(receiver, reset = false) {
+  return (await fetch(receiver.stats + (reset ? '?reset=1' : ''))).json();
+}
+
+async function startServer() {
+  const dir = mkdtempSync(join(tmpdir(), 'corridor-bench-'));
+  const base = JSON.parse(readFileSync(join(confDir, 'corridor.json'), 'utf8'));
+  const config = {
+    ...base, listen: '127.0.0.1:0', database: `sqlite:${join(dir, 'bench.db')}`, threads: 0,
+    currencies_file: join(confDir, 'currencies.json'), rates_file: join(confDir, 'rates.json'),
+    funding_file: join(confDir, 'funding.json'),
+    outbound: { allow_private_addresses: true },
+    log: { ...base.log, access: false },
+  };
+  const configPath = join(dir, 'corridor.json');
+  writeFileSync(configPath, JSON.stringify(config));
+  const platform = JSON.parse(execFileSync(bin, ['platform', 'create', '--name', 'Bench',
+    '--uma-domain', 'bench.example', '--json', '--config', configPath], { encoding: 'utf8' }));
+  const child = spawn(bin, ['serve', '--config', configPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await waitForLine(child, /listening on (http:\/\/\S+)/);
+  const credentials = platform.sandbox;
+  const auth = 'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
+  return { dir, child, url, auth };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+function request(url, method, headers, body) {
+  return new Promise((ok, fail) => {
+    const req = http.request(url, { method, headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => ok({ status: res.statusCode, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+async function api(server, method, path, body) {
+  const response = await request(`${server.url}/2025-10-13${path}`, method,
+    { authorization: server.auth, 'content-type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body));
+  if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${response.text}`);
+  return JSON.parse(response.text);
+}
+
+async function prepare(server, count) {
+  const pairs = [];
+  for (let i = 0; i < count; i++) {
+    const customer = await api(server, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Bench ${i}` });
+    const accounts = await api(server, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`);
+    const usd = accounts.data.find((a) => a.balance.currency.code === 'USD').id;
+    const eur = accounts.data.find((a) => a.balance.currency.code === 'EUR').id;
+    await api(server, 'POST', `/sandbox/internal-accounts/${encodeURIComponent(usd)}/fund`, { amount: 100000000000 });
+    pairs.push({ usd, eur });
+  }
+  return pairs;
+}
+
+function paymentBody(pair) {
+  return JSON.stringify({ source: { sourceType: 'ACCOUNT', accountId: pair.usd },
+    destination: { destinationType: 'ACCOUNT', accountId: pair.eur },
+    lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000, immediatelyExecute: true });
+}
+
+// Payments at a fixed rate (every 10 ms a tick of rate/100), for `duration` seconds.
+async function paceLoad(server, pairs, perSecond, duration) {
+  const perTick = perSecond / 100;
+  let owed = 0, sent = 0, failed = 0, n = 0;
+  const pending = [];
+  const started = Date.now();
+  while (Date.now() - started < duration * 1000) {
+    const due = ((Date.now() - started) / 10) * perTick;
+    while (owed < due) {
+      owed += 1;
+      const pair = pairs[n++ % pairs.length];
+      pending.push(request(`${server.url}/2025-10-13/quotes`, 'POST',
+        { authorization: server.auth, 'content-type': 'application/json' }, paymentBody(pair))
+        .then((r) => { if (r.status === 201) sent++; else failed++; }, () => { failed++; }));
+    }
+    await sleep(5);
+  }
+  await Promise.all(pending);
+  return { sent, failed, perSecond: sent / ((Date.now() - started) / 1000) };
+}
+
+// `count` payments, 64 at a time, as fast as the server takes them.
+async function burst(server, pairs, count) {
+  let next = 0, sent = 0;
+  async function worker() {
+    while (next < count) {
+      const pair = pairs[next++ % pairs.length];
+      const r = await request(`${server.url}/2025-10-13/quotes`, 'POST',
+        { authorization: server.auth, 'content-type': 'application/json' }, paymentBody(pair));
+      if (r.status === 201) sent++;
+    }
+  }
+  await Promise.all(Array.from({ length: 64 }, worker));
+  return { sent };
+}
+
+async function metric(server) {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  return text;
+}
+
+function lagFromHistogram(text) {
+  const buckets = [...text.matchAll(/corridor_webhook_delivery_lag_seconds_bucket\{le="([^"]+)"\} (\d+)/g)]
+    .map((m) => [m[1] === '+Inf' ? Infinity : Number(m[1]) * 1000, Number(m[2])]);
+  return buckets;
+}
+
+function bucketQuantile(before, after, q) {
+  const counts = after.map(([le, n], i) => [le, n - before[i][1]]);
+  const total = counts.at(-1)[1];
+  const target = q * total;
+  for (const [le, n] of counts) if (n >= target) return `<= ${le} ms`;
+  return '?';
+}
+
+function percentile(values, q) {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function referenceRate(receiver, bodyBytes, total, concurrency) {
+  const body = 'x'.repeat(bodyBytes);
+  const plain = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  let next = 0;
+  const started = Date.now();
+  async function worker() {
+    while (next < total) {
+      next++;
+      await new Promise((ok, fail) => {
+        const req = http.request(receiver.url, { method: 'POST', agent: plain, headers: { 'content-type': 'application/json' } },
+          (res) => { res.resume(); res.on('end', ok); });
+        req.on('error', fail);
+        req.end(body);
+      });
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return total / ((Date.now() - started) / 1000);
+}
+
+async function drained(server, receiver, expected, timeoutMs) {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if ((await stats(receiver)).received >= expected) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+const receiver = await startReceiver();
+const server = await startServer();
+try {
+  await api(server, 'PATCH', '/config', { webhookEndpoint: receiver.url });
+  const pairs = await prepare(server, 32);
+  await sleep(500);
+  const baseline = (await stats(receiver)).received;
+
+  // 1. Lag at the requested payment rate.
+  await stats(receiver, true);
+  const histogramBefore = lagFromHistogram(await metric(server));
+  const receivedBefore = (await stats(receiver)).received;
+  const load = await paceLoad(server, pairs, rate, seconds);
+  const events = load.sent * 5;  // OUTGOING x2, INCOMING, ACCOUNT_STATUS x2 per executed payment
+  const ok = await drained(server, receiver, receivedBefore + events, 120000);
+  const lagStats = await stats(receiver, true);
+  const histogramAfter = lagFromHistogram(await metric(server));
+  const lags = lagStats.lags;
+
+  // 2. Steady-state delivery rate: a backlog drained as fast as the worker can.
+  const backlogPayments = 6000;
+  const beforeBacklog = (await stats(receiver)).received;
+  const wrkStart = Date.now();
+  const backlog = await burst(server, pairs, backlogPayments);
+  const backlogEvents = backlog.sent * 5;
+  const drainStart = Date.now();
+  let lastCount = (await stats(receiver)).received, rates = [];
+  while ((await stats(receiver)).received < beforeBacklog + backlogEvents && Date.now() - drainStart < 180000) {
+    await sleep(1000);
+    const now = (await stats(receiver)).received;
+    rates.push(now - lastCount);
+    lastCount = now;
+  }
+  const steady = rates.length > 2 ? rates.slice(1, -1) : rates;
+  const steadyRate = steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length);
+
+  // 3. Reference: the same receiver, bodies of a payment event's size, one connection per request.
+  const reference = await referenceRate(receiver, 1500, 20000, 64);
+
+  console.log(`webhook delivery to a local receiver (SQLite, durable commits, ${seconds} s at ${rate} payments/s requested)`);
+  console.log(`lag run: ${load.sent} payments (${load.perSecond.toFixed(0)}/s achieved, ${load.failed} failed), ${events} events, all delivered: ${ok}`);
+  console.log(`  lag commit -> received at the receiver (payment events, n=${lags.length}): p50 ${percentile(lags, 0.5)} ms, p99 ${percentile(lags, 0.99)} ms, max ${percentile(lags, 1)} ms`);
+  console.log(`  lag commit -> first attempt (/metrics histogram): p50 ${bucketQuantile(histogramBefore, histogramAfter, 0.5)}, p99 ${bucketQuantile(histogramBefore, histogramAfter, 0.99)}`);
+  console.log(`drain run: ${backlog.sent} payments queued ${backlogEvents} events in ${((drainStart - wrkStart) / 1000).toFixed(1)} s; ` +
+    `steady delivery rate ${steadyRate.toFixed(0)} deliveries/s (per-second samples ${rates.join(' ')})`);
+  console.log(`reference (Node client, 64 kept-alive connections): ${reference.toFixed(0)} posts/s; ratio ${(steadyRate / reference).toFixed(2)}`);
+  console.log(`baseline events before the runs: ${baseline}`);
+} finally {
+  server.child.kill('SIGTERM');
+  await new Promise((ok) => server.child.on('exit', ok));
+  receiver.child.kill('SIGTERM');
+  rmSync(server.dir, { recursive: true, force: true });
+}

@@ -1,0 +1,277 @@
+// Webhook delivery bookkeeping with an injected clock: the retry schedule and its 7-day cut-off,
+// no retry after a 409 or for TEST, claims that exclude each other and survive a crash (the lease),
+// the signed body, and the attempts list.
+#include "ledger/webhook_deliveries.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "ledger/database.hpp"
+#include "ledger/outbox.hpp"
+#include "ledger/webhook_keys.hpp"
+#include "tests/support/store_fixture.hpp"
+
+using namespace corridor;
+using corridor::testing::store_fixture;
+
+namespace {
+
+constexpr std::int64_t minute_ms = 60000;
+constexpr std::int64_t day_ms = 24 * 60 * minute_ms;
+
+struct delivery_fixture : store_fixture {
+    delivery_fixture() {
+        owner = tenant{make_platform("hooks.example"), environment::sandbox};
+        set_endpoint(owner, "https://receiver.example/hooks");
+    }
+    void set_endpoint(const tenant& who, const std::string& url) {
+        config_patch patch;
+        patch.webhook_endpoint = std::optional<std::string>(url);
+        REQUIRE(update_platform_config(session(), platforms(), who, patch).ok());
+    }
+    std::string event(event_purpose purpose = event_purpose::notify,
+                      const std::string& type = "OUTGOING_PAYMENT") {
+        return record_event(session(), ids, clock, owner, type,
+                            R"({"transaction":{"id":"Transaction:x"}})", purpose);
+    }
+    std::vector<claimed_delivery> claim(int limit = 10) {
+        return claim_due_deliveries(session(), clock, random, policy, limit);
+    }
+    delivery_verdict answer(const claimed_delivery& delivery, int status) {
+        attempt_report report;
+        report.attempted_at_ms = clock.now_ms();
+        report.response_status = status;
+        report.response_excerpt = status == 0 ? "" : "answer " + std::to_string(status);
+        if (status == 0) report.error = "connecting failed";
+        return finish_delivery(session(), ids, clock, policy, delivery, report);
+    }
+    std::string state_of(const std::string& id) {
+        std::string state;
+        session() << "SELECT state FROM outbox_events WHERE id = :i", soci::use(id),
+            soci::into(state);
+        return state;
+    }
+    tenant owner;
+    retry_policy policy;
+};
+
+}  // namespace
+
+TEST_CASE("the retry interval doubles from the initial one up to 30 minutes", "[webhooks]") {
+    retry_policy policy;
+    CHECK(retry_delay_ms(policy, 1) == 5000);
+    CHECK(retry_delay_ms(policy, 2) == 10000);
+    CHECK(retry_delay_ms(policy, 3) == 20000);
+    CHECK(retry_delay_ms(policy, 9) == 1280000);
+    CHECK(retry_delay_ms(policy, 10) == 30 * minute_ms);
+    CHECK(retry_delay_ms(policy, 400) == 30 * minute_ms);
+}
+
+TEST_CASE("an attempt's answer decides the event's fate", "[webhooks]") {
+    retry_policy policy;
+    const std::int64_t created = 1'000'000;
+    auto verdict = judge_attempt(policy, event_purpose::notify, 1, created, created, 200);
+    CHECK(verdict.state == "DELIVERED");
+    CHECK(verdict.outcome == "SUCCEEDED");
+    CHECK(judge_attempt(policy, event_purpose::notify, 1, created, created, 204).state ==
+          "DELIVERED");
+    verdict = judge_attempt(policy, event_purpose::notify, 1, created, created, 500);
+    CHECK(verdict.state == "PENDING");
+    CHECK(verdict.outcome == "RETRY_SCHEDULED");
+    CHECK(verdict.next_attempt_at_ms == created + 5000);
+    CHECK(judge_attempt(policy, event_purpose::notify, 1, created, created, 0).state == "PENDING");
+    CHECK(judge_attempt(policy, event_purpose::notify, 1, created, created, 302).state ==
+          "PENDING");
+    // 409: the receiver already has it.
+    verdict = judge_attempt(policy, event_purpose::notify, 1, created, created, 409);
+    CHECK(verdict.state == "FAILED");
+    CHECK(verdict.outcome == "GAVE_UP");
+    CHECK(judge_attempt(policy, event_purpose::test, 1, created, created, 500).state == "FAILED");
+    CHECK(judge_attempt(policy, event_purpose::test, 1, created, created, 0).state == "FAILED");
+    CHECK(judge_attempt(policy, event_purpose::approval, 1, created, created, 503).state ==
+          "FAILED");
+    // The next attempt may not fall after 7 days.
+    std::int64_t late = created + 7 * day_ms - 29 * minute_ms;
+    CHECK(judge_attempt(policy, event_purpose::notify, 300, created, late, 500).state == "FAILED");
+    std::int64_t in_time = created + 7 * day_ms - 30 * minute_ms;
+    CHECK(judge_attempt(policy, event_purpose::notify, 300, created, in_time, 500).state ==
+          "PENDING");
+}
+
+TEST_CASE("a failing endpoint is retried on schedule for 7 days with the same webhookId",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    std::string id = f.event();
+    std::int64_t created = f.clock.now_ms();
+    std::vector<std::int64_t> attempt_times;
+    for (int guard = 0; guard < 1000; ++guard) {
+        auto claimed = f.claim();
+        if (claimed.empty()) {
+            if (f.state_of(id) != "PENDING") break;
+            // Not due yet: nothing may be claimed a millisecond before its time.
+            std::int64_t due = 0;
+            f.session() << "SELECT next_attempt_at_ms FROM outbox_events WHERE id = :i",
+                soci::use(id), soci::into(due);
+            REQUIRE(due > f.clock.now_ms());
+            f.clock.set_ms(due - 1);
+            REQUIRE(f.claim().empty());
+            f.clock.set_ms(due);
+            continue;
+        }
+        REQUIRE(claimed.size() == 1);
+        CHECK(claimed[0].id == id);
+        CHECK(claimed[0].attempt == static_cast<int>(attempt_times.size()) + 1);
+        attempt_times.push_back(f.clock.now_ms());
+        f.answer(claimed[0], 503);
+    }
+    CHECK(f.state_of(id) == "FAILED");
+    REQUIRE(attempt_times.size() > 300);
+    CHECK(attempt_times.front() == created);
+    CHECK(attempt_times[1] - attempt_times[0] == 5000);
+    CHECK(attempt_times[2] - attempt_times[1] == 10000);
+    for (std::size_t i = 1; i < attempt_times.size(); ++i) {
+        CHECK(attempt_times[i] - attempt_times[i - 1] <= 30 * minute_ms);
+    }
+    CHECK(attempt_times.back() - created <= 7 * day_ms);
+    CHECK(attempt_times.back() - created > 7 * day_ms - 30 * minute_ms);
+    // Every attempt was recorded under the one webhookId, the last one as GAVE_UP.
+    delivery_attempt_filter filter;
+    filter.event_id = id;
+    auto listed = list_delivery_attempts(f.session(), f.owner, filter, {100, std::nullopt, true});
+    CHECK(listed.total_count == static_cast<std::int64_t>(attempt_times.size()));
+    CHECK(listed.items.front().outcome == "GAVE_UP");
+    CHECK(listed.items.front().attempt == static_cast<int>(attempt_times.size()));
+    CHECK(listed.items.back().outcome == "RETRY_SCHEDULED");
+    CHECK(listed.items.back().response_status == 503);
+}
+
+TEST_CASE("a 409 stops the retries and a 2xx delivers", "[store][webhooks]") {
+    delivery_fixture f;
+    std::string conflicted = f.event();
+    std::string delivered = f.event();
+    auto claimed = f.claim();
+    REQUIRE(claimed.size() == 2);
+    f.answer(claimed[0].id == conflicted ? claimed[0] : claimed[1], 409);
+    f.answer(claimed[0].id == delivered ? claimed[0] : claimed[1], 200);
+    CHECK(f.state_of(conflicted) == "FAILED");
+    CHECK(f.state_of(delivered) == "DELIVERED");
+    f.clock.advance_ms(8 * day_ms);
+    CHECK(f.claim().empty());
+}
+
+TEST_CASE("a TEST event is sent once, even when it fails", "[store][webhooks]") {
+    delivery_fixture f;
+    std::string id = f.event(event_purpose::test, "TEST");
+    auto claimed = claim_delivery(f.session(), f.clock, f.random, f.policy, id);
+    REQUIRE(claimed.has_value());
+    CHECK(claimed->attempt == 1);
+    CHECK_FALSE(claimed->interrupted);
+    CHECK(f.answer(*claimed, 500).outcome == "GAVE_UP");
+    CHECK(f.state_of(id) == "FAILED");
+    f.clock.advance_ms(day_ms);
+    CHECK(f.claim().empty());
+}
+
+TEST_CASE(
+    "claims exclude each other until the lease runs out, then a crashed attempt is claimed again",
+    "[store][webhooks]") {
+    delivery_fixture f;
+    std::string id = f.event();
+    auto first = f.claim();
+    REQUIRE(first.size() == 1);
+    CHECK_FALSE(first[0].private_key_pem.empty());
+    CHECK(first[0].url == "https://receiver.example/hooks");
+    // Another claimer (another process) sees nothing while the lease holds.
+    f.clock.advance_ms(f.policy.lease_ms - 1);
+    CHECK(f.claim().empty());
+    // The first claimer died: after the lease the event is due again, same id, next attempt.
+    f.clock.advance_ms(1);
+    auto second = f.claim();
+    REQUIRE(second.size() == 1);
+    CHECK(second[0].id == id);
+    CHECK(second[0].attempt == 2);
+    CHECK(second[0].claim_token != first[0].claim_token);
+    // The late answer of the first claim is recorded but no longer moves the event.
+    f.answer(first[0], 200);
+    CHECK(f.state_of(id) == "PENDING");
+    f.answer(second[0], 200);
+    CHECK(f.state_of(id) == "DELIVERED");
+}
+
+TEST_CASE("a TEST or approval event whose attempt was interrupted is not sent again",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    std::string id = f.event(event_purpose::test, "TEST");
+    REQUIRE(claim_delivery(f.session(), f.clock, f.random, f.policy, id).has_value());
+    f.clock.advance_ms(f.policy.lease_ms);
+    auto again = f.claim();
+    REQUIRE(again.size() == 1);
+    CHECK(again[0].interrupted);
+    CHECK(f.answer(again[0], 0).outcome == "GAVE_UP");
+    CHECK(f.state_of(id) == "FAILED");
+}
+
+TEST_CASE("events of a tenant without an endpoint are closed, not claimed", "[store][webhooks]") {
+    delivery_fixture f;
+    tenant production{f.owner.platform_id, environment::production};
+    std::string id = record_event(f.session(), f.ids, f.clock, production, "ACCOUNT_STATUS",
+                                  R"({"accountId":"a"})");
+    CHECK(f.claim().empty());
+    CHECK(f.state_of(id) == "NO_ENDPOINT");
+}
+
+TEST_CASE("the body is the envelope and the payload, signed verifiably over its exact bytes",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    std::string id = f.event();
+    auto claimed = f.claim();
+    REQUIRE(claimed.size() == 1);
+    std::string body = webhook_body(claimed[0], f.clock.now_ms());
+    CHECK(
+        body ==
+        R"({"webhookId":")" + id +
+            R"(","type":"OUTGOING_PAYMENT","timestamp":"2025-10-13T00:00:00.000Z","transaction":{"id":"Transaction:x"}})");
+    webhook_signer signer(claimed[0].private_key_pem);
+    std::string signature = signer.sign_base64(body);
+    auto key = find_webhook_key(f.session(), f.owner);
+    REQUIRE(key.has_value());
+    CHECK(verify_webhook_signature(key->public_key_pem, body, signature));
+    std::string tampered = body;
+    tampered[tampered.size() - 3] = 'y';
+    CHECK_FALSE(verify_webhook_signature(key->public_key_pem, tampered, signature));
+    std::string header = signer.signature_header(body);
+    CHECK(header.starts_with(R"({"v":"1","s":")"));
+    // After a rotation the old key's signatures no longer verify.
+    auto rotated = rotate_webhook_key(f.session(), f.clock, f.owner);
+    CHECK(rotated.public_key_pem != key->public_key_pem);
+    CHECK_FALSE(verify_webhook_signature(rotated.public_key_pem, body, signature));
+    CHECK(rotated.public_key_pem.starts_with("-----BEGIN PUBLIC KEY-----"));
+}
+
+TEST_CASE("a platform made before signing keys gets one on first need", "[store][webhooks]") {
+    delivery_fixture f;
+    f.session() << "DELETE FROM webhook_keys";
+    CHECK_FALSE(find_webhook_key(f.session(), f.owner).has_value());
+    f.event();
+    auto claimed = f.claim();
+    REQUIRE(claimed.size() == 1);
+    auto key = find_webhook_key(f.session(), f.owner);
+    REQUIRE(key.has_value());
+    CHECK(key->private_key_pem == claimed[0].private_key_pem);
+    CHECK(ensure_webhook_key(f.session(), f.clock, f.owner).public_key_pem == key->public_key_pem);
+}
+
+TEST_CASE("attempts are listed only to their own tenant", "[store][webhooks]") {
+    delivery_fixture f;
+    f.event();
+    auto claimed = f.claim();
+    REQUIRE(claimed.size() == 1);
+    f.answer(claimed[0], 0);
+    auto mine = list_delivery_attempts(f.session(), f.owner, {}, {20, std::nullopt, true});
+    REQUIRE(mine.items.size() == 1);
+    CHECK(mine.items[0].response_status == 0);
+    CHECK(mine.items[0].error == "connecting failed");
+    CHECK(mine.items[0].next_attempt_at_ms == f.clock.now_ms() + 5000);
+    tenant production{f.owner.platform_id, environment::production};
+    CHECK(list_delivery_attempts(f.session(), production, {}, {20, std::nullopt, true})
+              .items.empty());
+}

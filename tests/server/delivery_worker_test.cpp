@@ -1,0 +1,194 @@
+// The delivery loop with a scripted transport in place of the network: it claims due events, signs
+// them verifiably, records each attempt, and feeds the answer to an approval event into the
+// incoming payment's decision in the same transaction.
+#include "server/webhooks/delivery_worker.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "ledger/approvals.hpp"
+#include "ledger/customer_store.hpp"
+#include "ledger/database.hpp"
+#include "ledger/ledger_writer.hpp"
+#include "ledger/platform_store.hpp"
+#include "ledger/webhook_keys.hpp"
+#include "server/api/app.hpp"
+#include "tests/support/test_database.hpp"
+
+using namespace corridor;
+
+namespace {
+
+constexpr const char* currencies_json = R"({"currencies": [
+    {"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}]})";
+constexpr const char* rates_json = R"({"base": "USD", "rates": {"USD": "1"},
+    "pricing": {"spread_bps": 0, "variable_fee_bps": 0, "fixed_fee": {}}})";
+
+// Answers every POST at once with `status` and `body`, and keeps what was sent.
+class scripted_transport final : public outbound_transport {
+public:
+    void post(outbound_request request, std::function<void(outbound_response)> done) override {
+        outbound_response response;
+        {
+            std::lock_guard lock(mutex_);
+            sent_.push_back(request);
+            response.status = status;
+            response.body = body;
+        }
+        done(std::move(response));
+    }
+    std::vector<outbound_request> sent() {
+        std::lock_guard lock(mutex_);
+        return sent_;
+    }
+    int status = 200;
+    std::string body;
+
+private:
+    std::mutex mutex_;
+    std::vector<outbound_request> sent_;
+};
+
+struct worker_fixture {
+    worker_fixture()
+        : ids(wall, random),
+          services(config(), wall, random, ids, currency_registry::from_json(currencies_json),
+                   std::make_unique<table_rate_source>(rate_table::from_json(rates_json)),
+                   funding_directory::from_json("{}")),
+          writer(database.url(), 64, 1000) {
+        auto& session = database.session();
+        new_platform request{"Receiver",
+                             "receiver.example",
+                             false,
+                             {{"USD", 1, 1000000, {"OUTGOING", "INCOMING"}, {}}}};
+        owner =
+            tenant{create_platform(session, platform_services{ids, random, wall}, request).value(),
+                   environment::sandbox};
+        config_patch patch;
+        patch.webhook_endpoint = std::optional<std::string>("https://platform.example/hooks");
+        REQUIRE(update_platform_config(session, platform_services{ids, random, wall}, owner, patch)
+                    .ok());
+        new_customer alice{std::string("alice"), "INDIVIDUAL", "APPROVED", {}, {"USD"}};
+        auto customer = create_customer(session, customer_services{ids, random, wall}, owner,
+                                        "receiver.example", alice);
+        REQUIRE(customer.ok());
+        session << "SELECT id FROM ledger_accounts WHERE owner_id = :c",
+            soci::use(customer.value().id), soci::into(account_id);
+    }
+    ~worker_fixture() { writer.stop(); }
+
+    static service_config config() {
+        service_config c;
+        c.webhooks.poll_interval_ms = 5;
+        return c;
+    }
+
+    std::string begin_payment() {
+        incoming_payment_request request;
+        request.owner = owner;
+        request.destination_account_id = account_id;
+        request.amount = 500;
+        request.sender_uma_address = "$bob@sender.example";
+        request.requested_fields = {{"FULL_NAME", true}};
+        write_transaction transaction(database.session());
+        auto begun = begin_incoming_approval(database.session(), services.payments(), request);
+        REQUIRE(begun.ok());
+        transaction.commit();
+        return begun.value().id;
+    }
+
+    // Runs the worker until the approval leaves AWAITING_WEBHOOK (or 10 s pass).
+    incoming_approval decide(const std::string& transaction_id) {
+        delivery_worker worker(services, writer, transport);
+        worker.start();
+        std::optional<incoming_approval> approval;
+        for (int i = 0; i < 1000; ++i) {
+            approval = find_incoming_approval(database.session(), owner, transaction_id);
+            if (approval && approval->state != "AWAITING_WEBHOOK") break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        worker.stop();
+        REQUIRE(approval.has_value());
+        return *approval;
+    }
+
+    system_clock wall;
+    os_random random;
+    id_generator ids;
+    testing::test_database database;
+    app_services services;
+    ledger_writer writer;
+    scripted_transport transport;
+    tenant owner;
+    std::string account_id;
+};
+
+}  // namespace
+
+TEST_CASE("the loop sends the approval event signed, once, and a 200 approves the payment",
+          "[store][webhooks][worker]") {
+    worker_fixture f;
+    f.transport.status = 200;
+    f.transport.body = R"({"receiverCustomerInfo":{"FULL_NAME":"Alice Receiver"}})";
+    std::string id = f.begin_payment();
+    auto approval = f.decide(id);
+    CHECK(approval.state == "APPROVED");
+    auto sent = f.transport.sent();
+    REQUIRE(sent.size() == 1);
+    CHECK(sent[0].url == "https://platform.example/hooks");
+    auto body = boost::json::parse(sent[0].body).as_object();
+    CHECK(body.at("type").as_string() == "INCOMING_PAYMENT");
+    CHECK(body.at("webhookId").as_string() == approval.event_id);
+    CHECK(body.at("transaction").at("id").as_string() == id);
+    REQUIRE(sent[0].headers.size() == 1);
+    CHECK(sent[0].headers[0].first == "X-Service-Signature");
+    auto header = boost::json::parse(sent[0].headers[0].second).as_object();
+    auto key = find_webhook_key(f.database.session(), f.owner);
+    REQUIRE(key.has_value());
+    CHECK(verify_webhook_signature(key->public_key_pem, sent[0].body,
+                                   std::string(header.at("s").as_string())));
+    auto attempts =
+        list_delivery_attempts(f.database.session(), f.owner, {}, {20, std::nullopt, true});
+    REQUIRE(attempts.items.size() == 1);
+    CHECK(attempts.items[0].outcome == "SUCCEEDED");
+}
+
+TEST_CASE("the loop turns each approval answer into the payment's decision",
+          "[store][webhooks][worker]") {
+    struct expectation {
+        int status;
+        std::string body, state, transaction_status, failure_reason;
+    };
+    auto cases = GENERATE(values<expectation>({
+        {202, "", "DEFERRED", "PENDING", ""},
+        {403, R"({"reason":"no thanks"})", "REJECTED", "REJECTED", ""},
+        {422, R"({"requiredFields":["BIRTH_DATE"]})", "NEEDS_INFORMATION", "REJECTED", ""},
+        {500, "", "FAILED", "FAILED", "PAYMENT_APPROVAL_WEBHOOK_ERROR"},
+        {200, "{}", "FAILED", "FAILED", "MISSING_MANDATORY_PAYEE_DATA"},
+    }));
+    worker_fixture f;
+    f.transport.status = cases.status;
+    f.transport.body = cases.body;
+    std::string id = f.begin_payment();
+    auto approval = f.decide(id);
+    CHECK(approval.state == cases.state);
+    auto transaction = find_transaction(f.database.session(), f.owner, id);
+    REQUIRE(transaction.has_value());
+    CHECK(transaction->status == cases.transaction_status);
+    CHECK(transaction->failure_reason == cases.failure_reason);
+    // The approval event is never retried, whatever the answer; a status change sends its own
+    // event.
+    int approval_sends = 0;
+    for (const auto& request : f.transport.sent()) {
+        auto body = boost::json::parse(request.body).as_object();
+        if (body.at("webhookId").as_string() == approval.event_id) {
+            ++approval_sends;
+        } else {
+            CHECK(body.at("transaction").at("status").as_string() == cases.transaction_status);
+        }
+    }
+    CHECK(approval_sends == 1);
+}
