@@ -425,8 +425,8 @@ result<transaction_record, payment_failure> start_quote_payout(
         auto source_after = account_balance(session, funding_account_id);
         CORRIDOR_ASSERT(source_after.has_value());
         emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           quote.sending_currency, *source_after + quote.priced.total_sending,
-                           *source_after);
+                           outgoing->platform_customer_id, quote.sending_currency,
+                           *source_after + quote.priced.total_sending, *source_after);
     }
     return std::move(*outgoing);
 }
@@ -986,7 +986,8 @@ void refund_quote_payout(soci::session& session, id_generator& ids, random_sourc
         CORRIDOR_ASSERT(after.has_value());
         record_balance_event(session, ids, time, currencies, owner, refunded_account,
                              quote->source_customer_id, quote->sending_currency,
-                             *after - p.total_sending, *after);
+                             *after - p.total_sending, *after,
+                             platform_customer_id_of(session, owner, quote->source_customer_id));
     }
 }
 
