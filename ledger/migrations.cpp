@@ -450,6 +450,24 @@ const std::vector<migration>& all_migrations() {
              "CREATE INDEX invitations_by_tenant ON invitations (platform_id, environment, "
              "created_at_ms)",
          }},
+        {11,
+         "uma receiver lookups",
+         {
+             // What a sender learnt about an UMA receiver: the verified LNURLP response and the
+             // receiver's keys, kept as received JSON so a quote can make the pay request the
+             // lookup promised (callback, currencies, requested payer data, encryption key).
+             R"(CREATE TABLE uma_lookups (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                sender_customer_id TEXT NOT NULL REFERENCES customers(id),
+                receiver_uma_address TEXT NOT NULL,
+                uma_version TEXT NOT NULL,
+                lnurlp_response TEXT NOT NULL,
+                receiver_keys TEXT NOT NULL,
+                sending_currency TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL))",
+         }},
     };
     return migrations;
 }

@@ -274,6 +274,7 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("external_accounts.screening_delay_ms", config.external_accounts_screening_delay_ms, 0, 86400000);
     keys.integer("bank_link.token_ttl_seconds", config.bank_link_token_ttl_seconds, 1, 7 * 86400);
     keys.boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses);
+    keys.integer("outbound.timeout_ms", config.outbound_timeout_ms, 100, 120000);
     keys.integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000);
     auto& hooks = config.webhooks;
     keys.integer("webhooks.connect_timeout_ms", hooks.connect_timeout_ms, 10, 120000);

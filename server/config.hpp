@@ -77,6 +77,7 @@ struct service_config {
     std::int64_t external_accounts_screening_delay_ms = 1000;
     std::int64_t bank_link_token_ttl_seconds = 4 * 3600;  // link tokens expire unused after this
     bool outbound_allow_private_addresses = false;
+    std::int64_t outbound_timeout_ms = 5000;  // one outbound UMA exchange, connect to last byte
     std::int64_t webhooks_approval_timeout_ms = 5000;
     webhooks_config webhooks;
     std::string plugins_dir = "plugins";

@@ -24,6 +24,13 @@ public:
     virtual ~http_transport() = default;
     // A GET of an absolute URL; the error text says why no reply came (refused address, timeout).
     virtual result<http_reply, std::string> get(const std::string& url) = 0;
+    // A POST of a JSON body; transports that only fetch keys need not offer it.
+    virtual result<http_reply, std::string> post_json(const std::string& url,
+                                                      const std::string& body) {
+        (void)url;
+        (void)body;
+        return std::string("this transport does not POST");
+    }
 };
 
 class pubkey_fetcher {

@@ -75,6 +75,16 @@ result<receiver_lookup, uma_error> lookup_receiver(std::string_view receiver_add
         reply = services.transport.get(signed_url(receiver_address, version, sender, services));
     }
     if (!reply) return failed("the receiver's provider did not answer: " + reply.error());
+    if (reply->status == 404) {
+        return uma_error{error_kind::user_not_found,
+                         "the receiver's provider has no user " + std::string(receiver_address),
+                         {}};
+    }
+    if (reply->status == 412) {
+        return uma_error{error_kind::unsupported_uma_version,
+                         "the receiver's provider refused UMA " + version.text() + " too",
+                         {}};
+    }
     if (reply->status != 200) {
         return failed("the receiver's provider answered HTTP " + std::to_string(reply->status));
     }

@@ -33,6 +33,8 @@ kind_info info_of(error_kind kind) {
         case error_kind::counterparty_pubkey_fetch_error:
             return {"COUNTERPARTY_PUBKEY_FETCH_ERROR", 424};
         case error_kind::lnurlp_request_failed: return {"LNURLP_REQUEST_FAILED", 424};
+        case error_kind::payreq_request_failed: return {"PAYREQ_REQUEST_FAILED", 424};
+        case error_kind::invalid_payreq_response: return {"INVALID_PAYREQ_RESPONSE", 400};
         case error_kind::not_implemented: return {"NOT_IMPLEMENTED", 501};
         case error_kind::internal_error: return {"INTERNAL_ERROR", 500};
     }

@@ -30,6 +30,8 @@ enum class error_kind {
     no_compatible_uma_version,        // 424
     counterparty_pubkey_fetch_error,  // 424
     lnurlp_request_failed,            // 424
+    payreq_request_failed,            // 424
+    invalid_payreq_response,          // 400: a pay response that breaks what was asked
     not_implemented,                  // 501
     internal_error,                   // 500
 };

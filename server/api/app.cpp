@@ -93,6 +93,7 @@ api::api(app_services& services) : services_(services) {
     register_bulk_import_routes(router_);
     register_kyc_routes(router_);
     register_uma_routes(router_);
+    register_uma_lookup_routes(router_);
     register_transfer_routes(router_);
     register_invitation_routes(router_);
     register_uma_provider_routes(router_);

@@ -158,6 +158,7 @@ void register_bank_link_routes(router& routes);
 void register_bulk_import_routes(router& routes);
 void register_kyc_routes(router& routes);
 void register_uma_routes(router& routes);
+void register_uma_lookup_routes(router& routes);
 void register_transfer_routes(router& routes);
 void register_invitation_routes(router& routes);
 void register_uma_provider_routes(router& routes);

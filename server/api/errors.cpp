@@ -23,7 +23,15 @@ int http_status_of(error_code code) {
         case error_code::invalid_receiver:
         case error_code::invitation_already_claimed:
         case error_code::invitation_cancelled:
-        case error_code::invitation_expired: return 400;
+        case error_code::invitation_expired:
+        case error_code::self_payment:
+        case error_code::parse_lnurlp_response_error: return 400;
+        case error_code::lookup_request_not_found: return 404;
+        case error_code::unsupported_uma_version: return 412;
+        case error_code::lnurlp_request_failed:
+        case error_code::counterparty_pubkey_fetch_error:
+        case error_code::no_compatible_uma_version:
+        case error_code::payreq_request_failed: return 424;
         case error_code::unauthorized: return 401;
         case error_code::forbidden:
         case error_code::user_not_ready: return 403;
@@ -80,6 +88,14 @@ std::string_view name_of(error_code code) {
         case error_code::account_not_found: return "ACCOUNT_NOT_FOUND";
         case error_code::invalid_bank_account: return "INVALID_BANK_ACCOUNT";
         case error_code::invalid_receiver: return "INVALID_RECEIVER";
+        case error_code::self_payment: return "SELF_PAYMENT";
+        case error_code::parse_lnurlp_response_error: return "PARSE_LNURLP_RESPONSE_ERROR";
+        case error_code::lookup_request_not_found: return "LOOKUP_REQUEST_NOT_FOUND";
+        case error_code::unsupported_uma_version: return "UNSUPPORTED_UMA_VERSION";
+        case error_code::lnurlp_request_failed: return "LNURLP_REQUEST_FAILED";
+        case error_code::counterparty_pubkey_fetch_error: return "COUNTERPARTY_PUBKEY_FETCH_ERROR";
+        case error_code::no_compatible_uma_version: return "NO_COMPATIBLE_UMA_VERSION";
+        case error_code::payreq_request_failed: return "PAYREQ_REQUEST_FAILED";
         case error_code::invitation_already_claimed: return "INVITATION_ALREADY_CLAIMED";
         case error_code::invitation_cancelled: return "INVITATION_CANCELLED";
         case error_code::invitation_expired: return "INVITATION_EXPIRED";

@@ -27,6 +27,14 @@ enum class error_code {
     webhook_delivery_error,       // 400
     invalid_bank_account,         // 400: an account identifier breaks its own rules
     invalid_receiver,             // 400: the destination cannot receive (not ACTIVE)
+    self_payment,                 // 400: sender and receiver are the same UMA address
+    parse_lnurlp_response_error,  // 400: the receiver's provider answered an unreadable lookup
+    lookup_request_not_found,     // 404
+    unsupported_uma_version,      // 412: the receiver's provider supports no version we know
+    lnurlp_request_failed,        // 424: the receiver's provider failed the lookup
+    counterparty_pubkey_fetch_error,  // 424
+    no_compatible_uma_version,    // 424
+    payreq_request_failed,        // 424: the receiver's provider failed the pay request
     invitation_already_claimed,   // 400
     invitation_cancelled,         // 400
     invitation_expired,           // 400

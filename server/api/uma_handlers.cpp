@@ -82,7 +82,8 @@ void app_services::init_uma() {
         }
     }
     uma_transport = std::make_unique<outbound_get>(
-        outbound_get_limits{config.outbound_allow_private_addresses, 5000, 64 * 1024});
+        outbound_get_limits{config.outbound_allow_private_addresses, config.outbound_timeout_ms,
+                            64 * 1024});
     uma_keys = std::make_unique<uma::cached_pubkey_fetcher>(*uma_transport, time,
                                                             counterparty_keys_cache_ms);
 }

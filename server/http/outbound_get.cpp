@@ -54,14 +54,21 @@ std::optional<target> parse_target(const std::string& text) {
     return out;
 }
 
+// A GET without a body, or a POST of `body` as JSON.
 template <class Stream>
 net::awaitable<uma::http_reply> exchange(Stream& stream, const target& where,
-                                         std::size_t body_max) {
-    http::request<http::empty_body> request{http::verb::get, where.path, 11};
+                                         const std::string* body, std::size_t body_max) {
+    http::request<http::string_body> request{body ? http::verb::post : http::verb::get, where.path,
+                                             11};
     bool default_port = where.port == (where.tls ? "443" : "80");
     request.set(http::field::host, default_port ? where.host : where.host + ":" + where.port);
     request.set(http::field::user_agent, "corridor");
     request.set(http::field::accept, "application/json");
+    if (body) {
+        request.set(http::field::content_type, "application/json");
+        request.body() = *body;
+        request.prepare_payload();
+    }
     co_await http::async_write(stream, request, net::use_awaitable);
     beast::flat_buffer buffer;
     http::response_parser<http::string_body> parser;
@@ -79,6 +86,16 @@ bool is_private_address(const std::string& address) {
 }
 
 result<uma::http_reply, std::string> outbound_get::get(const std::string& url) {
+    return send(url, nullptr);
+}
+
+result<uma::http_reply, std::string> outbound_get::post_json(const std::string& url,
+                                                             const std::string& body) {
+    return send(url, &body);
+}
+
+result<uma::http_reply, std::string> outbound_get::send(const std::string& url,
+                                                        const std::string* body) {
     auto where = parse_target(url);
     if (!where) return std::string("not an http(s) URL");
     // Declared before the io_context: its handlers refer to them until it is destroyed.
@@ -101,7 +118,7 @@ result<uma::http_reply, std::string> outbound_get::get(const std::string& url) {
         beast::tcp_stream tcp_stream(io);
         co_await tcp_stream.async_connect(allowed, net::use_awaitable);
         if (!where->tls) {
-            reply = co_await exchange(tcp_stream, *where, limits_.body_bytes_max);
+            reply = co_await exchange(tcp_stream, *where, body, limits_.body_bytes_max);
             co_return;
         }
         net::ssl::context tls(net::ssl::context::tls_client);
@@ -111,7 +128,7 @@ result<uma::http_reply, std::string> outbound_get::get(const std::string& url) {
         secure.set_verify_callback(net::ssl::host_name_verification(where->host));
         SSL_set_tlsext_host_name(secure.native_handle(), where->host.c_str());
         co_await secure.async_handshake(net::ssl::stream_base::client, net::use_awaitable);
-        reply = co_await exchange(secure, *where, limits_.body_bytes_max);
+        reply = co_await exchange(secure, *where, body, limits_.body_bytes_max);
     };
     net::co_spawn(io, run(), [&](std::exception_ptr error) {
         if (!error) return;

@@ -1,5 +1,6 @@
 #pragma once
-// A small blocking HTTP(S) GET for UMA key lookups, run on a database thread (never an io thread).
+// A small blocking HTTP(S) client for UMA (key fetches, lookups, pay requests), run on a database
+// thread (never an io thread).
 // It refuses private, loopback and link-local addresses unless the operator allows them, follows
 // no redirects, bounds the whole exchange by a timeout and the body by a size.
 #include <cstdint>
@@ -19,8 +20,11 @@ class outbound_get final : public uma::http_transport {
 public:
     explicit outbound_get(outbound_get_limits limits) : limits_(limits) {}
     result<uma::http_reply, std::string> get(const std::string& url) override;
+    result<uma::http_reply, std::string> post_json(const std::string& url,
+                                                   const std::string& body) override;
 
 private:
+    result<uma::http_reply, std::string> send(const std::string& url, const std::string* body);
     outbound_get_limits limits_;
 };
 

@@ -5,6 +5,7 @@
 
 #include "ledger/customer_store.hpp"
 #include "ledger/uma_address.hpp"
+#include "server/uma/uma_lookup.hpp"
 #include "uma/ecies.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/pay_request.hpp"
@@ -84,31 +85,6 @@ std::int64_t clamp_msats(double value) {
     if (!(value > 0)) return 0;
     if (value >= 9.0e18) return std::numeric_limits<std::int64_t>::max() / 2;
     return static_cast<std::int64_t>(value);
-}
-
-// The payerData key of a requiredCounterpartyFields name (the UMA SDKs' keys where they exist).
-std::string payer_data_key(std::string_view field) {
-    if (field == "FULL_NAME") return "name";
-    if (field == "BIRTH_DATE") return "birthDate";
-    if (field == "NATIONALITY") return "nationality";
-    if (field == "EMAIL") return "email";
-    if (field == "PHONE_NUMBER") return "phoneNumber";
-    if (field == "COUNTRY_OF_RESIDENCE") return "countryOfResidence";
-    // Others in lowerCamelCase: POSTAL_ADDRESS -> postalAddress.
-    std::string out;
-    bool upper = false;
-    for (char c : field) {
-        if (c == '_') {
-            upper = true;
-            continue;
-        }
-        char lowered = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-        out.push_back(upper && lowered >= 'a' && lowered <= 'z'
-                          ? static_cast<char>(lowered - 'a' + 'A')
-                          : lowered);
-        upper = false;
-    }
-    return out;
 }
 
 std::string uma_kyc_status(std::string_view status) {

@@ -69,6 +69,7 @@ TEST_CASE("an empty file gives the defaults, paths next to the file", "[server][
     CHECK(config.quotes_ttl_seconds == 300);
     CHECK(config.sandbox_timeout_seconds == 30);
     CHECK_FALSE(config.outbound_allow_private_addresses);
+    CHECK(config.outbound_timeout_ms == 5000);
     CHECK(config.webhooks_approval_timeout_ms == 5000);
     CHECK(config.webhooks.connect_timeout_ms == 5000);
     CHECK(config.webhooks.response_timeout_ms == 10000);
@@ -95,7 +96,7 @@ TEST_CASE("every key is read", "[server][config]") {
         "uma": {"proxy_host": "uma.pay.example", "key_encryption_key_file": "/etc/corridor/uma.key"},
         "quotes": {"ttl_seconds": 60},
         "sandbox": {"timeout_seconds": 5},
-        "outbound": {"allow_private_addresses": true},
+        "outbound": {"allow_private_addresses": true, "timeout_ms": 750},
         "webhooks": {"approval_timeout_ms": 2500, "connect_timeout_ms": 700, "response_timeout_ms": 900,
                      "retry_initial_interval_ms": 50, "retry_interval_max_ms": 60000,
                      "retry_max_age_hours": 24, "poll_interval_ms": 10, "in_flight_max": 8},
@@ -118,6 +119,7 @@ TEST_CASE("every key is read", "[server][config]") {
     CHECK(config.quotes_ttl_seconds == 60);
     CHECK(config.sandbox_timeout_seconds == 5);
     CHECK(config.outbound_allow_private_addresses);
+    CHECK(config.outbound_timeout_ms == 750);
     CHECK(config.webhooks_approval_timeout_ms == 2500);
     CHECK(config.webhooks.connect_timeout_ms == 700);
     CHECK(config.webhooks.response_timeout_ms == 900);

@@ -1,6 +1,13 @@
 #include "server/http/outbound_get.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <string>
+#include <thread>
 
 using namespace corridor;
 
@@ -30,4 +37,74 @@ TEST_CASE("an outbound GET to a loopback address is refused unless allowed", "[o
     // Allowed, the connection itself fails (nothing listens on port 9): an error, not a hang.
     outbound_get allowing({true, 2000, 1024});
     CHECK_FALSE(allowing.get("http://127.0.0.1:9/").ok());
+}
+
+namespace {
+
+// A one-shot HTTP server on a loopback port: reads one request (head and Content-Length body),
+// keeps it, and answers 200 with a fixed body.
+struct one_shot_server {
+    int listener = -1;
+    int port = 0;
+    std::string received;
+    std::thread worker;
+
+    one_shot_server() {
+        listener = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+        socklen_t length = sizeof address;
+        ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+        port = ntohs(address.sin_port);
+        REQUIRE(::listen(listener, 1) == 0);
+        worker = std::thread([this] { serve(); });
+    }
+    ~one_shot_server() {
+        worker.join();
+        ::close(listener);
+    }
+    void serve() {
+        int connection = ::accept(listener, nullptr, nullptr);
+        if (connection < 0) return;
+        char buffer[4096];
+        while (true) {
+            auto head_end = received.find("\r\n\r\n");
+            if (head_end != std::string::npos) {
+                auto at = received.find("Content-Length: ");
+                std::size_t length =
+                    at == std::string::npos ? 0 : std::stoul(received.substr(at + 16));
+                if (received.size() >= head_end + 4 + length) break;
+            }
+            auto got = ::recv(connection, buffer, sizeof buffer, 0);
+            if (got <= 0) break;
+            received.append(buffer, static_cast<std::size_t>(got));
+        }
+        std::string reply =
+            "HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\n{\"ok\":true}";
+        ::send(connection, reply.data(), reply.size(), 0);
+        ::close(connection);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("an outbound POST sends its JSON body with the host it was given", "[outbound]") {
+    one_shot_server server;
+    outbound_get allowing({true, 2000, 1024});
+    auto reply =
+        allowing.post_json("http://127.0.0.1:" + std::to_string(server.port) + "/payreq/bob?x=1",
+                           R"({"amount":"100.EUR"})");
+    REQUIRE(reply.ok());
+    CHECK(reply->status == 200);
+    CHECK(reply->body == R"({"ok":true})");
+    // Read by the server thread, which has finished once the reply arrived.
+    server.worker.join();
+    server.worker = std::thread([] {});
+    CHECK(server.received.rfind("POST /payreq/bob?x=1 HTTP/1.1\r\n", 0) == 0);
+    CHECK(server.received.find("Host: 127.0.0.1:" + std::to_string(server.port) + "\r\n") !=
+          std::string::npos);
+    CHECK(server.received.find("Content-Type: application/json\r\n") != std::string::npos);
+    CHECK(server.received.ends_with("\r\n\r\n{\"amount\":\"100.EUR\"}"));
 }

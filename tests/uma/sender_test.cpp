@@ -113,6 +113,16 @@ TEST_CASE("a 412 falls back once to a version in common", "[uma][sender]") {
     auto none = world.lookup();
     REQUIRE_FALSE(none.ok());
     CHECK(none.error().kind == error_kind::no_compatible_uma_version);
+
+    // A provider that refuses the version it named itself is not retried again.
+    world.receiver.urls.clear();
+    world.receiver.override_reply = [](const lnurlp_request&) -> std::optional<http_reply> {
+        return http_reply{412, R"({"supportedMajorVersions":[0]})"};
+    };
+    auto twice = world.lookup();
+    REQUIRE_FALSE(twice.ok());
+    CHECK(twice.error().kind == error_kind::unsupported_uma_version);
+    CHECK(world.receiver.urls.size() == 2);
 }
 
 TEST_CASE("answers that are not genuine or not about our receiver are refused", "[uma][sender]") {
@@ -136,6 +146,10 @@ TEST_CASE("answers that are not genuine or not about our receiver are refused", 
     SECTION("not found, not UMA, not JSON") {
         world.receiver.override_reply = [](const lnurlp_request&) -> std::optional<http_reply> {
             return http_reply{404, R"({"status":"ERROR","reason":"no"})"};
+        };
+        CHECK(world.lookup().error().kind == error_kind::user_not_found);
+        world.receiver.override_reply = [](const lnurlp_request&) -> std::optional<http_reply> {
+            return http_reply{503, "busy"};
         };
         CHECK(world.lookup().error().kind == error_kind::lnurlp_request_failed);
         world.receiver.override_reply = [](const lnurlp_request&) -> std::optional<http_reply> {
