@@ -97,20 +97,21 @@ bool insert_account(soci::session& session, book_services services, const tenant
     for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     int overdraw_guard = is_internal(kind) ? 1 : 0;
     long long now_ms = services.time.now_ms();
-    return run_prepared(session,
-                        "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
-                        "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
-                        "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, "
-                        ":t, :t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO "
-                        "NOTHING",
-                        id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
-                        overdraw_guard, now_ms, now_ms) == 1;
+    return run_prepared(
+               session,
+               "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+               "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+               "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, "
+               ":t, :t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO "
+               "NOTHING",
+               id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
+               overdraw_guard, now_ms, now_ms) == 1;
 }
 
 }  // namespace
 
-void open_new_customer_accounts(soci::session& session, book_services services,
-                                const tenant& owner, const std::string& customer_id,
+void open_new_customer_accounts(soci::session& session, book_services services, const tenant& owner,
+                                const std::string& customer_id,
                                 const std::vector<std::string>& currencies) {
     for (const auto& currency : currencies) {
         // The customer's id was just generated, so none of its accounts can exist yet: no lookup
