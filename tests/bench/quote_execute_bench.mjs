@@ -25,7 +25,7 @@ async function startServer(batchMax) {
   const config = {
     ...base, listen: '127.0.0.1:0', database: `sqlite:${join(dir, 'bench.db')}`, threads: 0,
     currencies_file: join(confDir, 'currencies.json'), rates_file: join(confDir, 'rates.json'),
-    funding_file: join(confDir, 'funding.json'),
+    funding_file: join(confDir, 'funding.json'), plugins: { ...base.plugins, dir: join(buildDir, 'plugins') },
     uma_providers_file: join(confDir, 'uma-providers.json'),
     ledger: { ...base.ledger, batch_commands_max: batchMax },
     bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },

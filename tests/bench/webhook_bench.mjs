@@ -48,7 +48,7 @@ async function startServer() {
   const config = {
     ...base, listen: '127.0.0.1:0', database: `sqlite:${join(dir, 'bench.db')}`, threads: 0,
     currencies_file: join(confDir, 'currencies.json'), rates_file: join(confDir, 'rates.json'),
-    funding_file: join(confDir, 'funding.json'),
+    funding_file: join(confDir, 'funding.json'), plugins: { ...base.plugins, dir: join(buildDir, 'plugins') },
     outbound: { allow_private_addresses: true },
     log: { ...base.log, access: false },
   };
