@@ -1,7 +1,6 @@
 #include "ledger/funding_instructions.hpp"
 
 #include <boost/json.hpp>
-
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -12,11 +11,13 @@ namespace json = boost::json;
 funding_directory funding_directory::from_json(std::string_view text) {
     boost::system::error_code ec;
     json::value document = json::parse(text, ec);
-    if (ec || !document.is_object()) throw std::runtime_error("funding: expected an object by currency");
+    if (ec || !document.is_object())
+        throw std::runtime_error("funding: expected an object by currency");
     funding_directory directory;
     for (const auto& [code, value] : document.as_object()) {
         if (!value.is_object() || !value.as_object().contains("accountType")) {
-            throw std::runtime_error("funding: " + std::string(code) + " needs an object with accountType");
+            throw std::runtime_error("funding: " + std::string(code) +
+                                     " needs an object with accountType");
         }
         directory.details_[std::string(code)] = value.as_object();
     }
@@ -31,7 +32,8 @@ funding_directory funding_directory::load_file(const std::string& path) {
     return from_json(text.str());
 }
 
-json::array funding_directory::instructions(const std::string& currency, const std::string& reference,
+json::array funding_directory::instructions(const std::string& currency,
+                                            const std::string& reference,
                                             const std::string& notes) const {
     auto found = details_.find(currency);
     if (found == details_.end()) return {};
@@ -85,14 +87,17 @@ funding_instructions_result select_funding_instructions(funding_instruction_sour
         switch (answer.outcome) {
             case funding_instruction_answer::kind::served:
                 if (well_formed_instructions(answer.instructions)) {
-                    return {with_reference_and_notes(std::move(answer.instructions), request.reference,
-                                                     notes),
+                    return {with_reference_and_notes(std::move(answer.instructions),
+                                                     request.reference, notes),
                             ""};
                 }
-                return {{}, "the rail serving " + request.currency + " gave ill-formed funding instructions"};
+                return {{},
+                        "the rail serving " + request.currency +
+                            " gave ill-formed funding instructions"};
             case funding_instruction_answer::kind::failed:
-                return {{}, "the rail serving " + request.currency +
-                                " could not give funding instructions: " + answer.message};
+                return {{},
+                        "the rail serving " + request.currency +
+                            " could not give funding instructions: " + answer.message};
             case funding_instruction_answer::kind::not_served: break;
         }
     }

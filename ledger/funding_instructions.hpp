@@ -3,14 +3,13 @@
 // rail that serves the currency in the tenant's environment, and the configured bank details
 // (conf/funding.json) when no rail serves it. The ledger knows rails only through
 // funding_instruction_source, which the server implements with its rail registry.
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <boost/json/array.hpp>
-#include <boost/json/object.hpp>
 
 #include "ledger/tenant.hpp"
 
@@ -35,7 +34,7 @@ struct funding_instruction_request {
     tenant owner;
     std::string account_id;  // the internal account, or the quote, being funded
     std::string currency;
-    std::string reference;       // what the payer must quote
+    std::string reference;          // what the payer must quote
     std::int64_t amount_minor = 0;  // 0: any amount
     std::int64_t now_ms = 0;
 };

@@ -23,7 +23,8 @@ funding_instruction_answer ask(rail_instance& rail, const funding_instruction_re
     if (called.status == rail_status::unsupported) return answer;
     if (!called.ok()) {
         answer.outcome = answer_kind::failed;
-        answer.message = rail.name() + ": " + (called.message.empty() ? "no reason given" : called.message);
+        answer.message =
+            rail.name() + ": " + (called.message.empty() ? "no reason given" : called.message);
         return answer;
     }
     boost::system::error_code ec;
@@ -40,7 +41,8 @@ funding_instruction_answer ask(rail_instance& rail, const funding_instruction_re
 
 }  // namespace
 
-funding_instruction_answer rail_funding_source::instructions(const funding_instruction_request& request) {
+funding_instruction_answer rail_funding_source::instructions(
+    const funding_instruction_request& request) {
     if (request.owner.env == environment::sandbox) {
         // The sandbox rail serves every sandbox tenant; without it, the configuration does.
         rail_instance* sandbox = rails_.by_name(std::string(rail_registry::sandbox_rail_name));

@@ -109,7 +109,8 @@ json::object sandbox_bank_details(std::string_view currency) {
                 {"iban", "DE89370400440532013000"},
                 {"swiftBic", "COBADEFFXXX"}};
     if (currency == "GBP")
-        return {{"accountType", "GBP_ACCOUNT"}, {"sortCode", "040004"}, {"accountNumber", "41288302"}};
+        return {
+            {"accountType", "GBP_ACCOUNT"}, {"sortCode", "040004"}, {"accountNumber", "41288302"}};
     if (currency == "MXN") return {{"accountType", "CLABE"}, {"clabeNumber", "002010077777777771"}};
     if (currency == "BRL")
         return {{"accountType", "PIX"},
@@ -136,9 +137,10 @@ json::object sandbox_bank_details(std::string_view currency) {
                 {"bankName", "Corridor Sandbox Bank Philippines"},
                 {"accountNumber", "001234567890"}};
     if (currency == "BTC")
-        return {{"accountType", "SPARK_WALLET"},
-                {"address", "sparkrt1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc8pt5y4"},
-                {"assetType", "BTC"}};
+        return {
+            {"accountType", "SPARK_WALLET"},
+            {"address", "sparkrt1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc8pt5y4"},
+            {"assetType", "BTC"}};
     return {};
 }
 

@@ -2,7 +2,6 @@
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
-
 #include <vector>
 
 namespace corridor {
@@ -25,19 +24,23 @@ funding_directory configured() {
         R"({"USD": {"accountType": "US_ACCOUNT", "accountNumber": "4002718830", "routingNumber": "021000021"}})");
 }
 
-funding_instruction_request request_for(std::string currency, environment env = environment::production) {
-    return {tenant{"Platform:1", env}, "InternalAccount:7", std::move(currency), "REF123456", 2500, 99};
+funding_instruction_request request_for(std::string currency,
+                                        environment env = environment::production) {
+    return {
+        tenant{"Platform:1", env}, "InternalAccount:7", std::move(currency), "REF123456", 2500, 99};
 }
 
 json::object rail_entry(const char* type) {
-    return json::object{{"accountOrWalletInfo", json::object{{"accountType", type}, {"address", "w"}}},
-                        {"instructionsNotes", "from the rail"}};
+    return json::object{
+        {"accountOrWalletInfo", json::object{{"accountType", type}, {"address", "w"}}},
+        {"instructionsNotes", "from the rail"}};
 }
 
 }  // namespace
 
 TEST_CASE("without a rail source the configured details answer", "[funding]") {
-    auto found = select_funding_instructions(nullptr, configured(), request_for("USD"), "memo REF123456");
+    auto found =
+        select_funding_instructions(nullptr, configured(), request_for("USD"), "memo REF123456");
     REQUIRE(found.instructions.size() == 1);
     const auto& entry = found.instructions[0].as_object();
     CHECK(entry.at("accountOrWalletInfo").at("accountNumber") == "4002718830");
@@ -54,8 +57,8 @@ TEST_CASE("the rail serving the currency answers before the configuration", "[fu
     fake_source rails;
     rails.next.outcome = funding_instruction_answer::kind::served;
     rails.next.instructions = json::array{rail_entry("SPARK_WALLET"), rail_entry("LIGHTNING")};
-    auto found = select_funding_instructions(&rails, configured(), request_for("USD", environment::sandbox),
-                                             "Send exactly 2500");
+    auto found = select_funding_instructions(
+        &rails, configured(), request_for("USD", environment::sandbox), "Send exactly 2500");
     REQUIRE(rails.asked.size() == 1);
     CHECK(rails.asked[0].owner.env == environment::sandbox);
     CHECK(rails.asked[0].account_id == "InternalAccount:7");
@@ -98,10 +101,15 @@ TEST_CASE("a failing rail gives no instructions rather than the configured ones"
 TEST_CASE("ill-formed rail instructions are refused", "[funding]") {
     fake_source rails;
     rails.next.outcome = funding_instruction_answer::kind::served;
-    SECTION("empty") { rails.next.instructions = json::array{}; }
-    SECTION("not objects") { rails.next.instructions = json::array{1, 2}; }
+    SECTION("empty") {
+        rails.next.instructions = json::array{};
+    }
+    SECTION("not objects") {
+        rails.next.instructions = json::array{1, 2};
+    }
     SECTION("no accountType") {
-        rails.next.instructions = json::array{json::object{{"accountOrWalletInfo", json::object{{"iban", "x"}}}}};
+        rails.next.instructions =
+            json::array{json::object{{"accountOrWalletInfo", json::object{{"iban", "x"}}}}};
     }
     SECTION("info not an object") {
         rails.next.instructions = json::array{json::object{{"accountOrWalletInfo", "DE89"}}};

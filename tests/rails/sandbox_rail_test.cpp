@@ -126,7 +126,9 @@ TEST_CASE("the sandbox keeps 005 pending for its timeout, then fails it", "[rail
 TEST_CASE("the sandbox validates the primary identifier of each account type", "[rails][sandbox]") {
     auto rail = load_sandbox();
     CHECK(rail->validate_account("CLABE", "MXN", R"({"clabeNumber":"002010077777777771"})").ok());
-    CHECK(rail->validate_account("LIGHTNING", "BTC", R"({"lightningAddress":"satoshi@example.com"})").ok());
+    CHECK(
+        rail->validate_account("LIGHTNING", "BTC", R"({"lightningAddress":"satoshi@example.com"})")
+            .ok());
     auto missing = rail->validate_account("CLABE", "MXN", R"({"accountNumber":"1"})");
     CHECK(missing.status == rail_status::invalid_argument);
     CHECK(missing.message == "accountInfo.clabeNumber is required for CLABE");
@@ -142,7 +144,8 @@ TEST_CASE("the sandbox refuses bad settings at load", "[rails][sandbox]") {
                       Catch::Contains("timeout_ms must be a non-negative integer"));
 }
 
-TEST_CASE("the sandbox gives funding instructions for every currency it receives", "[rails][sandbox]") {
+TEST_CASE("the sandbox gives funding instructions for every currency it receives",
+          "[rails][sandbox]") {
     auto rail = load_sandbox();
     auto usd = rail->funding_instructions({"sandbox", "InternalAccount:x", "USD", "UMA-REF", 0, 1});
     REQUIRE(usd.ok());
@@ -150,13 +153,19 @@ TEST_CASE("the sandbox gives funding instructions for every currency it receives
     CHECK_THAT(usd.result, Catch::Contains(R"("routingNumber":"021000021")"));
     CHECK_THAT(usd.result, Catch::Contains(R"("reference":"UMA-REF")"));
     const std::pair<const char*, const char*> expected[] = {
-        {"EUR", R"("iban":"DE89370400440532013000")"}, {"GBP", R"("sortCode":"040004")"},
-        {"MXN", R"("clabeNumber":"002010077777777771")"}, {"BRL", R"("accountType":"PIX")"},
-        {"INR", R"("vpa":"corridor.sandbox@upi")"},      {"NGN", R"("accountType":"NGN_ACCOUNT")"},
-        {"CAD", R"("accountType":"CAD_ACCOUNT")"},       {"SGD", R"("swiftCode":"DBSSSGSG")"},
-        {"PHP", R"("accountType":"PHP_ACCOUNT")"},       {"BTC", R"("accountType":"SPARK_WALLET")"}};
+        {"EUR", R"("iban":"DE89370400440532013000")"},
+        {"GBP", R"("sortCode":"040004")"},
+        {"MXN", R"("clabeNumber":"002010077777777771")"},
+        {"BRL", R"("accountType":"PIX")"},
+        {"INR", R"("vpa":"corridor.sandbox@upi")"},
+        {"NGN", R"("accountType":"NGN_ACCOUNT")"},
+        {"CAD", R"("accountType":"CAD_ACCOUNT")"},
+        {"SGD", R"("swiftCode":"DBSSSGSG")"},
+        {"PHP", R"("accountType":"PHP_ACCOUNT")"},
+        {"BTC", R"("accountType":"SPARK_WALLET")"}};
     for (const auto& [currency, field] : expected) {
-        auto answer = rail->funding_instructions({"sandbox", "InternalAccount:x", currency, "R-1", 5, 1});
+        auto answer =
+            rail->funding_instructions({"sandbox", "InternalAccount:x", currency, "R-1", 5, 1});
         INFO(currency << ": " << answer.result);
         REQUIRE(answer.ok());
         CHECK_THAT(answer.result, Catch::Contains(field));
