@@ -187,10 +187,9 @@ result<customer, customer_error> create_customer(soci::session& session,
             soci::use(business_info.value, business_info.indicator),
             soci::use(beneficial_owners.value, beneficial_owners.indicator), soci::use(now_ms),
             soci::use(now_ms);
-        for (const auto& currency : request.account_currencies) {
-            ensure_account(session, book_services{services.ids, services.random, services.time},
-                           owner, account_kind::customer, id, currency);
-        }
+        open_new_customer_accounts(session,
+                                   book_services{services.ids, services.random, services.time},
+                                   owner, id, request.account_currencies);
         auto created = find_customer(session, owner, id);
         CORRIDOR_ASSERT(created.has_value());
         transaction.commit();
