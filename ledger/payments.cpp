@@ -5,8 +5,6 @@
 
 #include <array>
 #include <cstddef>
-#include <fstream>
-#include <sstream>
 
 #include "ledger/assert.hpp"
 #include "ledger/customer_store.hpp"
@@ -17,42 +15,6 @@
 
 namespace corridor {
 namespace json = boost::json;
-
-// ---------------------------------------------------------------------------------------------
-// Funding instructions
-
-funding_directory funding_directory::from_json(std::string_view text) {
-    boost::system::error_code ec;
-    json::value document = json::parse(text, ec);
-    if (ec || !document.is_object()) throw std::runtime_error("funding: expected an object by currency");
-    funding_directory directory;
-    for (const auto& [code, value] : document.as_object()) {
-        if (!value.is_object() || !value.as_object().contains("accountType")) {
-            throw std::runtime_error("funding: " + std::string(code) + " needs an object with accountType");
-        }
-        directory.details_[std::string(code)] = value.as_object();
-    }
-    return directory;
-}
-
-funding_directory funding_directory::load_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read funding file " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return from_json(text.str());
-}
-
-json::array funding_directory::instructions(const std::string& currency, const std::string& reference,
-                                            const std::string& notes) const {
-    auto found = details_.find(currency);
-    if (found == details_.end()) return {};
-    json::object info = found->second;
-    info["reference"] = reference;
-    return json::array{json::object{{"accountOrWalletInfo", std::move(info)},
-                                    {"instructionsNotes", notes},
-                                    {"isPlatformAccount", true}}};
-}
 
 namespace {
 
@@ -757,15 +719,20 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     quote.created_at_ms = quote.updated_at_ms = now_ms;
     quote.expires_at_ms = now_ms + services.quote_ttl_ms;
     if (quote.source_type == "REALTIME_FUNDING") {
-        if (!services.funding.has(quote.sending_currency)) {
-            return failure(payment_error::no_funding_instructions,
-                           "no funding instructions are configured for " + quote.sending_currency, "source.currency");
-        }
         std::string notes = "Send exactly " + std::to_string(p.total_sending) + " " + quote.sending_currency +
                             " (minor units) with reference " + quote.funding_reference +
                             " before " + format_timestamp_ms(quote.expires_at_ms);
-        quote.payment_instructions =
-            json::serialize(services.funding.instructions(quote.sending_currency, quote.funding_reference, notes));
+        // Stored with the quote: a rail may give fresh details per call (a Lightning invoice), and
+        // the quote must show the same ones on every read.
+        auto found = select_funding_instructions(
+            services.funding_rails, services.funding,
+            funding_instruction_request{owner, quote.id, quote.sending_currency, quote.funding_reference,
+                                        p.total_sending, now_ms},
+            notes);
+        if (found.instructions.empty()) {
+            return failure(payment_error::no_funding_instructions, found.problem, "source.currency");
+        }
+        quote.payment_instructions = json::serialize(found.instructions);
     } else {
         quote.payment_instructions = "[]";
     }
@@ -1168,13 +1135,16 @@ json::object render_transaction(const transaction_record& t, const currency_regi
 }
 
 json::object render_internal_account(const ledger_account& account, const currency_registry& currencies,
-                                     const funding_directory& funding) {
+                                     const funding_directory& funding,
+                                     funding_instruction_source* funding_rails, std::int64_t now_ms) {
+    auto found = select_funding_instructions(
+        funding_rails, funding,
+        funding_instruction_request{account.owner, account.id, account.currency, account.reference, 0, now_ms},
+        "Include the reference " + account.reference + " in the transfer memo");
     json::object body{
         {"id", account.id},
         {"balance", json::object{{"amount", account.balance()}, {"currency", render_currency(currencies, account.currency)}}},
-        {"fundingPaymentInstructions",
-         funding.instructions(account.currency, account.reference,
-                              "Include the reference " + account.reference + " in the transfer memo")},
+        {"fundingPaymentInstructions", std::move(found.instructions)},
         {"createdAt", format_timestamp_ms(account.created_at_ms)},
         {"updatedAt", format_timestamp_ms(account.updated_at_ms)}};
     if (!account.owner_id.empty()) body["customerId"] = account.owner_id;

@@ -34,6 +34,7 @@
 #include "server/http/tls_context.hpp"
 #include "server/webhooks/delivery_worker.hpp"
 #include "uma/sql_stores.hpp"
+#include "server/rail_funding_source.hpp"
 #include "server/rails_runtime.hpp"
 
 namespace corridor {
@@ -231,6 +232,7 @@ int serve(const std::vector<std::string>& args) {
     services.external_accounts = make_external_account_directory();
     services.payouts =
         std::make_unique<rail_payout_gateway>(services.rail_payments(), *services.external_accounts);
+    services.funding_rails = std::make_unique<rail_funding_source>(services.rails);
     for (const auto& rail : services.rails.all()) {
         spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(), rail->file(),
                      rail->abi_major(), rail->abi_minor());
