@@ -261,7 +261,12 @@ int serve(const std::vector<std::string>& args) {
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":"
               << port << std::endl;
-    server.run_until_signal();
+    int signal_number = server.wait_for_signal();
+    spdlog::info("signal {} received: draining", signal_number);
+    // Background work hands its jobs back now, while requests in flight finish: a drain that
+    // waits on slow clients must not go on importing.
+    bulk_imports.request_stop();
+    server.drain();
     deliveries.stop(config.limits.shutdown_timeout_ms / 2);
     outbound.stop();
     bulk_imports.stop();
