@@ -77,11 +77,17 @@ export async function launch(server) {
   const url = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${server.stderr}`)), 20000);
-    child.stdout.on('data', (chunk) => {
+    // After the start line stdout carries only the access log: drained, not kept.
+    const onData = (chunk) => {
       out += chunk;
       const match = out.match(/listening on (https?:\/\/\S+)/);
-      if (match) { clearTimeout(timer); resolve(match[1]); }
-    });
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve(match[1]);
+    };
+    child.stdout.on('data', onData);
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${server.stderr}`)); });
   });
   server.baseUrl = url;
