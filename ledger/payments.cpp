@@ -228,13 +228,6 @@ const std::string transaction_insert_sql =
     ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
     ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)";
 
-sql_filter tenant_filter(const tenant& owner) {
-    sql_filter filter;
-    filter.equals("platform_id", owner.platform_id);
-    filter.equals("environment", std::string(owner.env_name()));
-    return filter;
-}
-
 void insert_quote(soci::session& session, const quote_record& q) {
     std::string env_name(q.owner.env_name());
     std::string exchange = rational_text(q.priced.exchange_rate);
