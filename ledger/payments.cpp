@@ -248,7 +248,16 @@ void insert_quote(soci::session& session, const quote_record& q) {
                  q.funding_reference, q.payment_instructions, created, expires, updated);
 }
 
-void insert_transaction(soci::session& session, const transaction_record& t) {
+void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
+                         std::int64_t now_ms) {
+    long long now = now_ms;
+    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
+                 now, q.id);
+}
+
+}  // namespace
+
+void store_new_transaction(soci::session& session, const transaction_record& t) {
     std::string env_name(t.owner.env_name());
     long long sent = t.sent_amount, received = t.received_amount, fees = t.fees,
               settled = t.settled_at_ms, created = t.created_at_ms, updated = t.updated_at_ms;
@@ -260,20 +269,15 @@ void insert_transaction(soci::session& session, const transaction_record& t) {
                  t.refund, settled, created, updated);
 }
 
-void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
-                         std::int64_t now_ms) {
-    long long now = now_ms;
-    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
-                 now, q.id);
-}
-
-void update_transaction(soci::session& session, transaction_record& t) {
+void store_transaction_outcome(soci::session& session, const transaction_record& t) {
     long long settled = t.settled_at_ms, updated = t.updated_at_ms;
     run_prepared(session,
                  "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
                  "settled_at_ms = :a, updated_at_ms = :u WHERE id = :i",
                  t.status, t.failure_reason, t.refund, settled, updated, t.id);
 }
+
+namespace {
 
 // Event payloads live only until serialized: they are built in an arena on the stack instead of
 // allocating every node.
@@ -460,7 +464,7 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     outgoing->status = "COMPLETED";
     outgoing->settled_at_ms = now_ms;
     outgoing->updated_at_ms = now_ms;
-    update_transaction(session, *outgoing);
+    store_transaction_outcome(session, *outgoing);
 
     transaction_record incoming;
     incoming.id = services.ids.next("Transaction");
@@ -486,7 +490,7 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.description = quote.description;
     incoming.reference = outgoing->reference;
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
-    insert_transaction(session, incoming);
+    store_new_transaction(session, incoming);
 
     emit_payment_event(session, services, *outgoing);
     emit_payment_event(session, services, incoming);
@@ -756,7 +760,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.reference = quote.funding_reference;
     outgoing.payment_instructions = quote.payment_instructions;
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
-    insert_transaction(session, outgoing);
+    store_new_transaction(session, outgoing);
     emit_payment_event(session, services, outgoing);
     if (outgoing_out) *outgoing_out = std::move(outgoing);
     return quote;
@@ -836,7 +840,7 @@ result<transaction_record, payment_failure> receive_quote_funding(
                                                     {"settledAt", format_timestamp_ms(now_ms)},
                                                     {"amount", received}});
     outgoing->updated_at_ms = now_ms;
-    update_transaction(session, *outgoing);
+    store_transaction_outcome(session, *outgoing);
     emit_payment_event(session, services, *outgoing);
     return std::move(*outgoing);
 }
@@ -877,7 +881,7 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
     deposit.description = "Sandbox funding";
     deposit.reference = account->reference;
     deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
-    insert_transaction(session, deposit);
+    store_new_transaction(session, deposit);
     emit_payment_event(session, services, deposit);
     // The balance read before the deposit may be stale: another process can fund the same account
     // meanwhile (PostgreSQL, READ COMMITTED). The row as this transaction's update left it is exact,
@@ -971,7 +975,7 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
         outgoing->status = "EXPIRED";
         outgoing->failure_reason = "QUOTE_EXPIRED";
         outgoing->updated_at_ms = now_ms;
-        update_transaction(session, *outgoing);
+        store_transaction_outcome(session, *outgoing);
         emit_payment_event(session, services, *outgoing);
     }
     return static_cast<int>(due.size());
@@ -1142,16 +1146,6 @@ json::object render_internal_account(const ledger_account& account, const curren
         {"updatedAt", format_timestamp_ms(account.updated_at_ms)}};
     if (!account.owner_id.empty()) body["customerId"] = account.owner_id;
     return body;
-}
-
-
-// For payments driven through rails (rails/payment_engine): the same rows and events as above.
-void store_new_transaction(soci::session& session, const transaction_record& transaction) {
-    insert_transaction(session, transaction);
-}
-
-void store_transaction_outcome(soci::session& session, transaction_record& transaction) {
-    update_transaction(session, transaction);
 }
 
 void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
