@@ -283,21 +283,6 @@ namespace {
 // allocating every node.
 constexpr std::size_t event_arena_bytes = 8192;
 
-void emit_payment_event(soci::session& session, const payment_services& services,
-                        const transaction_record& t) {
-    record_payment_event(session, services.ids, services.time, services.currencies, t);
-}
-
-// An internal account's balance moved from old_balance to new_balance (the ACCOUNT_STATUS payload:
-// accountId, oldBalance, newBalance, and the owner's customerId and platformCustomerId if any).
-void emit_balance_event(soci::session& session, const payment_services& services, const tenant& owner,
-                        const std::string& account_id, const std::string& customer_id,
-                        const std::string& platform_customer_id, const std::string& currency, std::int64_t old_balance,
-                        std::int64_t new_balance) {
-    record_balance_event(session, services.ids, services.time, services.currencies, owner, account_id,
-                         customer_id, currency, old_balance, new_balance, platform_customer_id);
-}
-
 std::string rate_details_json(const price& p) {
     return json::serialize(json::object{
         {"counterpartyMultiplier", p.counterparty_multiplier.to_double()},
@@ -383,9 +368,10 @@ result<transaction_record, payment_failure> start_quote_payout(
     if (funding_is_internal) {
         auto source_after = account_balance(session, funding_account_id);
         CORRIDOR_ASSERT(source_after.has_value());
-        emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           outgoing->platform_customer_id, quote.sending_currency,
-                           *source_after + quote.priced.total_sending, *source_after);
+        record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                             funding_account_id, quote.source_customer_id, quote.sending_currency,
+                             *source_after + quote.priced.total_sending, *source_after,
+                             outgoing->platform_customer_id);
     }
     return std::move(*outgoing);
 }
@@ -492,20 +478,23 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
     store_new_transaction(session, incoming);
 
-    emit_payment_event(session, services, *outgoing);
-    emit_payment_event(session, services, incoming);
+    record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, incoming);
     if (funding_is_internal) {
         auto source_after = account_balance(session, funding_account_id);
         CORRIDOR_ASSERT(source_after.has_value());
-        emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           outgoing->platform_customer_id, quote.sending_currency, *source_after + quote.priced.total_sending,
-                           *source_after);
+        record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                             funding_account_id, quote.source_customer_id, quote.sending_currency,
+                             *source_after + quote.priced.total_sending, *source_after,
+                             outgoing->platform_customer_id);
     }
     auto destination_after = account_balance(session, quote.destination_account_id);
     CORRIDOR_ASSERT(destination_after.has_value());
-    emit_balance_event(session, services, owner, quote.destination_account_id,
-                       quote.destination_customer_id, incoming.platform_customer_id, quote.receiving_currency,
-                       *destination_after - quote.priced.total_receiving, *destination_after);
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         quote.destination_account_id, quote.destination_customer_id,
+                         quote.receiving_currency,
+                         *destination_after - quote.priced.total_receiving, *destination_after,
+                         incoming.platform_customer_id);
     return std::move(*outgoing);
 }
 
@@ -761,7 +750,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.payment_instructions = quote.payment_instructions;
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
     store_new_transaction(session, outgoing);
-    emit_payment_event(session, services, outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
     if (outgoing_out) *outgoing_out = std::move(outgoing);
     return quote;
 }
@@ -841,7 +830,7 @@ result<transaction_record, payment_failure> receive_quote_funding(
                                                     {"amount", received}});
     outgoing->updated_at_ms = now_ms;
     store_transaction_outcome(session, *outgoing);
-    emit_payment_event(session, services, *outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
     return std::move(*outgoing);
 }
 
@@ -882,15 +871,15 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
     deposit.reference = account->reference;
     deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
     store_new_transaction(session, deposit);
-    emit_payment_event(session, services, deposit);
+    record_payment_event(session, services.ids, services.time, services.currencies, deposit);
     // The balance read before the deposit may be stale: another process can fund the same account
     // meanwhile (PostgreSQL, READ COMMITTED). The row as this transaction's update left it is exact,
     // and stays so until the commit (the update holds its lock).
     auto after = find_account(session, owner, account_id);
     CORRIDOR_ASSERT(after.has_value() && after->balance() >= amount);
-    emit_balance_event(session, services, owner, account->id, account->owner_id,
-                       deposit.platform_customer_id, account->currency, after->balance() - amount,
-                       after->balance());
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         account->id, account->owner_id, account->currency,
+                         after->balance() - amount, after->balance(), deposit.platform_customer_id);
     return std::move(*after);
 }
 
@@ -976,7 +965,7 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
         outgoing->failure_reason = "QUOTE_EXPIRED";
         outgoing->updated_at_ms = now_ms;
         store_transaction_outcome(session, *outgoing);
-        emit_payment_event(session, services, *outgoing);
+        record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
     }
     return static_cast<int>(due.size());
 }
