@@ -11,7 +11,7 @@
 #include <map>
 #include <thread>
 
-#include "server/webhooks/address_policy.hpp"
+#include "server/http/address_policy.hpp"
 
 namespace corridor {
 namespace net = boost::asio;

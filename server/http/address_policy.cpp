@@ -1,4 +1,4 @@
-#include "server/webhooks/address_policy.hpp"
+#include "server/http/address_policy.hpp"
 
 #include <algorithm>
 #include <array>
