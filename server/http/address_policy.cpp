@@ -44,4 +44,9 @@ bool is_public_address(std::span<const std::uint8_t> bytes) {
     return true;
 }
 
+bool is_public_address(const boost::asio::ip::address& address) {
+    if (address.is_v4()) return is_public_address(address.to_v4().to_bytes());
+    return is_public_address(address.to_v6().to_bytes());
+}
+
 }  // namespace corridor

@@ -63,15 +63,6 @@ std::optional<target> parse_target(const std::string& url, std::string& error) {
     return out;
 }
 
-bool address_allowed(const net::ip::address& address) {
-    if (address.is_v4()) {
-        auto bytes = address.to_v4().to_bytes();
-        return is_public_address(bytes);
-    }
-    auto bytes = address.to_v6().to_bytes();
-    return is_public_address(bytes);
-}
-
 std::string timeout_or(const beast::error_code& error, std::string_view step) {
     if (error == beast::error::timeout) return std::string(step) + " timed out";
     return std::string(step) + " failed: " + error.message();
@@ -168,7 +159,7 @@ struct outbound_client::impl {
         }
         if (!options.allow_private_addresses) {
             for (const auto& entry : results) {
-                if (!address_allowed(entry.endpoint().address())) {
+                if (!is_public_address(entry.endpoint().address())) {
                     out.error =
                         "the webhook endpoint resolves to a private, loopback or link-local "
                         "address; refused";
