@@ -205,8 +205,11 @@ public:
             if (static_cast<std::uint64_t>(now_s) >=
                 invoice.fields.timestamp + invoice.fields.expiry_seconds)
                 return c.fail(CORRIDOR_RAIL_DECLINED, "the invoice has expired");
+            // The host holds whole satoshis: an invoice for a part of one is paid exactly from
+            // the satoshi that covers it.
             std::uint64_t amount_msat = static_cast<std::uint64_t>(op.amount_minor) * 1000;
-            if (invoice.fields.amount_msat && *invoice.fields.amount_msat != amount_msat)
+            if (invoice.fields.amount_msat && (*invoice.fields.amount_msat > amount_msat ||
+                                               *invoice.fields.amount_msat + 1000 <= amount_msat))
                 return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT,
                               "the amount differs from the invoice's " +
                                   std::to_string(*invoice.fields.amount_msat) + " msat");

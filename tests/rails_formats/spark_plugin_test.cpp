@@ -167,6 +167,20 @@ TEST_CASE("spark plugin: payouts to a wallet and to an invoice", "[plugins][spar
                                   "{\"invoice\":\"" + ln_invoice + "\"}", "BTC", 2001, now_ms);
     CHECK(mismatch.status == CORRIDOR_RAIL_INVALID_ARGUMENT);
     CHECK(mismatch.error.find("2000000 msat") != std::string::npos);
+    CHECK(host.initiate("op-short", CORRIDOR_RAIL_PAYOUT, "LIGHTNING",
+                        "{\"invoice\":\"" + ln_invoice + "\"}", "BTC", 1999, now_ms)
+              .status == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    // An invoice for a part of a satoshi is paid from the whole satoshi that covers it, no more.
+    std::string odd_invoice = invoice(ln_network::regtest, 2'000'001, 1773151000);
+    CHECK(host.initiate("op-odd", CORRIDOR_RAIL_PAYOUT, "LIGHTNING",
+                        "{\"invoice\":\"" + odd_invoice + "\"}", "BTC", 2000, now_ms)
+              .status == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    CHECK(host.initiate("op-odd-over", CORRIDOR_RAIL_PAYOUT, "LIGHTNING",
+                        "{\"invoice\":\"" + odd_invoice + "\"}", "BTC", 2002, now_ms)
+              .status == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    REQUIRE(host.initiate("op-odd-ok", CORRIDOR_RAIL_PAYOUT, "LIGHTNING",
+                          "{\"invoice\":\"" + odd_invoice + "\"}", "BTC", 2001, now_ms)
+                .status == CORRIDOR_RAIL_OK);
     auto expired = host.initiate(
         "op-expired", CORRIDOR_RAIL_PAYOUT, "LIGHTNING",
         "{\"invoice\":\"" + invoice(ln_network::regtest, std::nullopt, 1773140000, 60) + "\"}",
@@ -183,4 +197,5 @@ TEST_CASE("spark plugin: payouts to a wallet and to an invoice", "[plugins][spar
     CHECK(host.reports_of("op-ln").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
     CHECK(host.reports_of("op-expired").empty());
     CHECK(host.reports_of("op-amount").empty());
+    CHECK(host.reports_of("op-odd-ok").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
 }
