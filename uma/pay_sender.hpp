@@ -26,7 +26,10 @@ struct payer_details {
 
 struct invoice_order {
     std::string receiving_currency;  // one of the lookup's currencies
-    std::int64_t amount = 0;         // its smallest units, what the receiver is to get
+    // What the receiver is to get, in its smallest units; or, with amount_in_msats (UMA v1
+    // only), what the invoice is to be for, the receiver converting it less its fee.
+    std::int64_t amount = 0;
+    bool amount_in_msats = false;
 };
 
 struct requested_invoice {
@@ -46,10 +49,12 @@ result<pay_request, uma_error> build_pay_request(const receiver_lookup& lookup,
                                                  const sender_identity& sender,
                                                  const sender_services& services);
 
-// Builds, POSTs and checks. A provider that cannot be reached or answers an HTTP error is
-// PAYREQ_REQUEST_FAILED; an unreadable answer PARSE_PAYREQ_RESPONSE_ERROR; a signature that does
-// not verify INVALID_SIGNATURE; a replayed nonce INVALID_NONCE; an answer whose currency, amount
-// or invoice disagree with the order INVALID_PAYREQ_RESPONSE.
+// Builds, POSTs and checks. A v0 answer may come unsigned (UMA 0.3 signed no pay responses) and
+// names no converted amount (it converts what was asked). A provider that cannot be reached or
+// answers an HTTP error is PAYREQ_REQUEST_FAILED (extra: the provider's HTTP status and UMA code);
+// an unreadable answer PARSE_PAYREQ_RESPONSE_ERROR; a signature that does not verify
+// INVALID_SIGNATURE; a replayed nonce INVALID_NONCE; an answer whose currency, amount or invoice
+// disagree with the order INVALID_PAYREQ_RESPONSE.
 result<requested_invoice, uma_error> request_invoice(const receiver_lookup& lookup,
                                                      const payer_details& payer,
                                                      const invoice_order& order,

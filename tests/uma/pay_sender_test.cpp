@@ -62,13 +62,22 @@ struct fake_provider final : http_transport {
         if (const auto& hex = request->compliance->encrypted_travel_rule_info) {
             travel_rule_seen = ecies_decrypt(encryption, *from_hex(*hex));
         }
+        // As the SDKs answer: an amount in millisatoshis (no currency) is the invoice, converted
+        // less the fee; an amount in the receiving currency is converted plus the fee.
+        bool in_msats = request->major_version != 0 && !request->sending_currency;
+        std::int64_t delivered =
+            in_msats
+                ? std::llround(static_cast<double>(request->amount - fee_msats) / eur_multiplier)
+                : request->amount;
         pay_response response;
-        response.converted = converted_amount{request->amount, *request->receiving_currency, 2,
-                                              eur_multiplier, fee_msats};
+        response.converted =
+            converted_amount{delivered, *request->receiving_currency, 2, eur_multiplier, fee_msats};
         spark::invoice_fields invoice;
         invoice.network = spark::ln_network::regtest;
         invoice.amount_msat = static_cast<std::uint64_t>(
-            std::llround(static_cast<double>(request->amount) * eur_multiplier + fee_msats));
+            in_msats
+                ? request->amount
+                : std::llround(static_cast<double>(request->amount) * eur_multiplier + fee_msats));
         invoice.timestamp = static_cast<std::uint64_t>(time.now_ms() / 1000);
         invoice.payment_hash.fill(7);
         invoice.payment_secret.fill(9);
@@ -239,4 +248,81 @@ TEST_CASE("answers that are not genuine or not what was asked are refused", "[um
         };
         CHECK(world.pay().error().kind == error_kind::parse_payreq_response_error);
     }
+}
+
+TEST_CASE("a sender-locked pay request names millisatoshis and gets that invoice",
+          "[uma][pay_sender]") {
+    pay_world world;
+    invoice_order order{"EUR", 1'102'000, true};
+    auto paid = request_invoice(world.lookup, world.payer, order, world.me, world.services);
+    REQUIRE(paid.ok());
+    CHECK(paid->amount_msats == 1'102'000);
+    CHECK_FALSE(paid->request.sending_currency.has_value());
+    CHECK(paid->request.amount == 1'102'000);
+    CHECK(paid->response.converted->amount ==
+          std::llround((1'102'000.0 - fee_msats) / eur_multiplier));
+    // The JSON sent carries the amount as a bare number string: millisatoshis.
+    CHECK(world.provider.posted[0].find(R"("amount":"1102000")") != std::string::npos);
+
+    SECTION("an invoice for another amount is refused") {
+        world.provider.tamper = [](pay_response&, spark::invoice_fields& invoice) {
+            *invoice.amount_msat += 1;
+        };
+        CHECK(request_invoice(world.lookup, world.payer, order, world.me, world.services)
+                  .error()
+                  .kind == error_kind::invalid_payreq_response);
+    }
+    SECTION("an answer delivering more than the invoice pays for is refused") {
+        world.provider.tamper = [](pay_response& response, spark::invoice_fields&) {
+            *response.converted->amount += 5;
+        };
+        CHECK(request_invoice(world.lookup, world.payer, order, world.me, world.services)
+                  .error()
+                  .kind == error_kind::invalid_payreq_response);
+    }
+    SECTION("millisatoshis out of the receiver's range are not sent") {
+        invoice_order tiny{"EUR", 50'000, true};  // about 45 cents; the range starts at 100
+        CHECK(request_invoice(world.lookup, world.payer, tiny, world.me, world.services)
+                  .error()
+                  .kind == error_kind::amount_out_of_range);
+    }
+    SECTION("a v0 receiver cannot be asked in millisatoshis") {
+        world.lookup.version = back_compatible_version;
+        CHECK(request_invoice(world.lookup, world.payer, order, world.me, world.services)
+                  .error()
+                  .kind == error_kind::invalid_input);
+    }
+}
+
+TEST_CASE("a refusal by the receiver's provider carries its status and UMA code",
+          "[uma][pay_sender]") {
+    pay_world world;
+    world.provider.override_reply = []() -> std::optional<http_reply> {
+        return http_reply{400, R"({"status":"ERROR","reason":"no","code":"SENDER_NOT_ACCEPTED"})"};
+    };
+    auto failed = world.pay();
+    REQUIRE_FALSE(failed.ok());
+    CHECK(failed.error().kind == error_kind::payreq_request_failed);
+    CHECK(failed.error().extra.at("counterpartyStatus").as_int64() == 400);
+    CHECK(failed.error().extra.at("counterpartyCode").as_string() == "SENDER_NOT_ACCEPTED");
+    CHECK(failed.error().reason.find("SENDER_NOT_ACCEPTED") != std::string::npos);
+}
+
+TEST_CASE("a v0 receiver is asked in its currency and answers paymentInfo without an amount",
+          "[uma][pay_sender]") {
+    pay_world world;
+    world.lookup.version = back_compatible_version;
+    world.provider.tamper = [](pay_response& response, spark::invoice_fields&) {
+        response.major_version = 0;
+    };
+    auto paid = world.pay(1234);
+    INFO((paid.ok() ? std::string() : paid.error().reason));
+    REQUIRE(paid.ok());
+    CHECK(paid->response.major_version == 0);
+    CHECK(paid->response.converted->amount == 1234);
+    CHECK(paid->amount_msats == std::llround(1234 * eur_multiplier + fee_msats));
+    CHECK(world.provider.posted[0].find(R"("currency":"EUR")") != std::string::npos);
+    CHECK(world.provider.last_answer->find("paymentInfo") != std::string::npos);
+    // Unsigned, as UMA 0.3 answers were: accepted for what it invoices.
+    CHECK(world.provider.last_answer->find("signature") == std::string::npos);
 }
