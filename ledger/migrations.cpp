@@ -468,6 +468,52 @@ const std::vector<migration>& all_migrations() {
                 sending_currency TEXT NOT NULL,
                 created_at_ms BIGINT NOT NULL))",
          }},
+        {14,
+         "uma payments sent",
+         {
+             // The pay request a quote to an UMA address made, one per quote: the receiver's
+             // invoice (what the payout pays, payout_sats held for it), its conversion, and where
+             // the receiver wants the post-transaction callback.
+             R"(CREATE TABLE uma_payments (
+                quote_id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                lookup_id TEXT NOT NULL,
+                receiver_uma_address TEXT NOT NULL,
+                payee_identifier TEXT NOT NULL,
+                uma_version TEXT NOT NULL,
+                vasp_domain TEXT NOT NULL,
+                invoice TEXT NOT NULL,
+                payment_hash TEXT NOT NULL,
+                amount_msats BIGINT NOT NULL,
+                payout_sats BIGINT NOT NULL,
+                invoice_expires_at_ms BIGINT NOT NULL,
+                receiver_multiplier TEXT NOT NULL,
+                receiver_fee_msats BIGINT NOT NULL,
+                utxo_callback TEXT NOT NULL,
+                payee_data TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX uma_payments_by_hash ON uma_payments (payment_hash)",
+             // Post-transaction callbacks owed to receivers, written with the completion of their
+             // payment and sent by a background worker, at least once; next_attempt_at_ms doubles
+             // as the lease of the worker sending it.
+             R"(CREATE TABLE uma_post_transactions (
+                transaction_id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                quote_id TEXT NOT NULL,
+                url TEXT NOT NULL,
+                vasp_domain TEXT NOT NULL,
+                amount_msats BIGINT NOT NULL,
+                state TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at_ms BIGINT NOT NULL,
+                last_error TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX uma_post_transactions_due ON uma_post_transactions (state, "
+             "next_attempt_at_ms)",
+         }},
     };
     return migrations;
 }

@@ -75,13 +75,17 @@ void sql_filter::id_after(std::string_view column, std::string id, bool descendi
 }
 
 void sql_filter::clause(std::string_view sql_with_placeholder, std::string value) {
-    auto name = next_placeholder();
     std::string sql(sql_with_placeholder);
     auto at = sql.find("{}");
     CORRIDOR_ASSERT(at != std::string::npos);
-    sql.replace(at, 2, ":" + name);
+    // Each `{}` gets its own placeholder: not every backend lets one name stand twice.
+    while (at != std::string::npos) {
+        auto name = next_placeholder();
+        sql.replace(at, 2, ":" + name);
+        strings_.emplace_back(name, value);
+        at = sql.find("{}", at);
+    }
     clauses_.push_back(std::move(sql));
-    strings_.emplace_back(name, std::move(value));
 }
 
 std::string sql_filter::where_sql() const {

@@ -42,7 +42,7 @@ public:
     void at_least(std::string_view column, std::int64_t value);
     void at_most(std::string_view column, std::int64_t value);
     void id_after(std::string_view column, std::string id, bool descending);
-    // Free-form clause; `{}` in it stands for the placeholder of the bound value.
+    // Free-form clause; each `{}` in it stands for a placeholder bound to the value.
     void clause(std::string_view sql_with_placeholder, std::string value);
     void raw(std::string sql) { clauses_.push_back(std::move(sql)); }
 

@@ -12,6 +12,8 @@
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 #include "ledger/time_format.hpp"
+#include "ledger/uma_payments.hpp"
+#include "ledger/uma_post_transactions.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -337,27 +339,79 @@ payment_failure not_ready(const std::string& customer_id, const std::string& kyc
                        kyc_status + "; complete the hosted KYC flow first");
 }
 
-// The payout half of settle() for an external destination: the receiving amount is held in the
-// receiving currency's settlement account and the payment engine takes it from there. The quote is
-// PROCESSING and its OUTGOING transaction PENDING until the rail reports.
+// What a payout leaves the book with: the receiving amount for an external account, the bitcoin
+// held for the invoice of an UMA receiver.
+struct payout_leg {
+    std::string currency;
+    std::int64_t amount = 0;
+};
+
+std::string invoice_account_json(const std::string& invoice) {
+    return json::serialize(json::object{{"accountType", "LIGHTNING"}, {"invoice", invoice}});
+}
+
+// A rail that refuses an UMA receiver's invoice refuses what the receiver answered.
+payment_failure uma_payout_failure(payment_failure refused) {
+    if (refused.code == payment_error::destination_not_payable) {
+        refused.code = payment_error::invoice_not_payable;
+        refused.message = "the receiver's invoice cannot be paid: " + refused.message;
+    }
+    return refused;
+}
+
+// The payout a quote makes, checked again by the gateway before anything moves (an external
+// account or its rail may have changed since the quote; an UMA invoice is checked by the rail).
+// nullopt for a quote that credits an internal account.
+result<std::optional<std::pair<external_destination, payout_leg>>, payment_failure> payout_of(
+    soci::session& session, const payment_services& services, const quote_record& quote) {
+    bool uma = quote.destination_type == "UMA_ADDRESS";
+    if (!uma && !is_external_account_id(quote.destination_account_id)) {
+        return std::optional<std::pair<external_destination, payout_leg>>{};
+    }
+    if (services.payouts == nullptr) {
+        return failure(payment_error::external_payouts_unavailable,
+                       "payouts are not available in this process", "destination");
+    }
+    if (!uma) {
+        auto checked = services.payouts->check(session, quote.owner, quote.destination_account_id);
+        if (!checked) return checked.error();
+        return std::optional{
+            std::pair{std::move(checked.value()),
+                      payout_leg{quote.receiving_currency, quote.priced.total_receiving}}};
+    }
+    auto payment = find_uma_payment(session, quote.owner, quote.id);
+    CORRIDOR_ASSERT(payment.has_value());  // written with the quote
+    auto checked = services.payouts->check_details(session, quote.owner, "LIGHTNING", "BTC",
+                                                   invoice_account_json(payment->invoice),
+                                                   "destination.umaAddress");
+    if (!checked) return uma_payout_failure(checked.error());
+    return std::optional{
+        std::pair{std::move(checked.value()), payout_leg{"BTC", payment->payout_sats}}};
+}
+
+// The payout half of settle() for an external destination: the payout is held in its currency's
+// settlement account and the payment engine takes it from there. The quote is PROCESSING and its
+// OUTGOING transaction PENDING until the rail reports.
 result<transaction_record, payment_failure> start_quote_payout(
     soci::session& session, const payment_services& services, const quote_record& quote,
-    const external_destination& destination, const std::string& funding_account_id,
-    bool funding_is_internal, const std::string& liquidity_receiving,
+    const external_destination& destination, const payout_leg& leg,
+    const std::string& funding_account_id, bool funding_is_internal,
     const transaction_record* outgoing_in_hand) {
     book_services book{services.ids, services.random, services.time};
     const tenant& owner = quote.owner;
+    std::string liquidity =
+        ensure_account(session, book, owner, account_kind::liquidity, "", leg.currency);
     std::string settlement =
-        ensure_account(session, book, owner, account_kind::settlement, "", quote.receiving_currency);
-    auto held = post_transfer(session, book, owner,
-                              {liquidity_receiving, settlement, quote.priced.total_receiving,
-                               quote.receiving_currency, "payout", quote.transaction_id});
+        ensure_account(session, book, owner, account_kind::settlement, "", leg.currency);
+    auto held = post_transfer(
+        session, book, owner,
+        {liquidity, settlement, leg.amount, leg.currency, "payout", quote.transaction_id});
     CORRIDOR_ASSERT(held.ok());  // service accounts have no overdraft guard
     std::int64_t now_ms = services.time.now_ms();
     update_quote_status(session, quote, "PROCESSING", now_ms);
     services.payouts->start(session, owner, destination, quote.transaction_id,
-                            funding_is_internal ? funding_account_id : std::string(),
-                            quote.priced.total_receiving, quote.description);
+                            funding_is_internal ? funding_account_id : std::string(), leg.amount,
+                            quote.description);
     std::optional<transaction_record> outgoing;
     if (outgoing_in_hand) {
         outgoing = *outgoing_in_hand;
@@ -395,21 +449,10 @@ result<transaction_record, payment_failure> settle(soci::session& session,
                                                    const transaction_record* outgoing_in_hand) {
     book_services book{services.ids, services.random, services.time};
     const tenant& owner = quote.owner;
-    // A payout to an external account is checked again (the account or its rail may have changed
-    // since the quote) before anything moves.
-    std::optional<external_destination> payout;
-    if (is_external_account_id(quote.destination_account_id)) {
-        if (services.payouts == nullptr) {
-            return failure(payment_error::external_payouts_unavailable,
-                           "payouts to external accounts are not available in this process",
-                           "destination.accountId");
-        }
-        auto checked = services.payouts->check(session, owner, quote.destination_account_id);
-        if (!checked) return checked.error();
-        payout = std::move(checked.value());
-    }
-    std::string liquidity_sending = ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
-    std::string liquidity_receiving = ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
+    auto payout = payout_of(session, services, quote);
+    if (!payout) return payout.error();
+    std::string liquidity_sending =
+        ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
     auto debit = post_transfer(session, book, owner,
                                {funding_account_id, liquidity_sending, quote.priced.total_sending,
                                 quote.sending_currency, funding_code, quote.transaction_id});
@@ -428,10 +471,12 @@ result<transaction_record, payment_failure> settle(soci::session& session,
                                   quote.sending_currency, "fee", quote.transaction_id});
         CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
     }
-    if (payout) {
-        return start_quote_payout(session, services, quote, *payout, funding_account_id,
-                                  funding_is_internal, liquidity_receiving, outgoing_in_hand);
+    if (const auto& leg = payout.value()) {
+        return start_quote_payout(session, services, quote, leg->first, leg->second,
+                                  funding_account_id, funding_is_internal, outgoing_in_hand);
     }
+    std::string liquidity_receiving =
+        ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
     auto credit = post_transfer(session, book, owner,
                                 {liquidity_receiving, quote.destination_account_id, quote.priced.total_receiving,
                                  quote.receiving_currency, "receive", quote.transaction_id});
@@ -525,8 +570,10 @@ result<quote_record, payment_failure> execute_found_quote(soci::session& session
     if (!settled) return settled.error();
     // What update_quote_status wrote.
     quote_record completed = quote;
-    completed.status =
-        is_external_account_id(quote.destination_account_id) ? "PROCESSING" : "COMPLETED";
+    completed.status = is_external_account_id(quote.destination_account_id) ||
+                               quote.destination_type == "UMA_ADDRESS"
+                           ? "PROCESSING"
+                           : "COMPLETED";
     completed.updated_at_ms = settled->updated_at_ms;
     return completed;
 }
@@ -614,7 +661,29 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         sending_currency = request.source_currency;
     }
     quote.destination_type = "ACCOUNT";
-    if (is_external_account_id(request.destination_account_id)) {
+    if (request.uma) {
+        // An UMA receiver, invoiced and priced before the writer ran; the rail that pays the
+        // invoice must take it.
+        const uma_quote_terms& uma = *request.uma;
+        if (request.source_type != "ACCOUNT" || uma.sending_currency != sending_currency) {
+            return failure(payment_error::quote_not_executable,
+                           "source: a payment to an UMA address is paid from the internal "
+                           "account it was priced for",
+                           "source");
+        }
+        if (services.payouts == nullptr) {
+            return failure(payment_error::external_payouts_unavailable,
+                           "destination.umaAddress: payouts are not available in this process",
+                           "destination.umaAddress");
+        }
+        auto payable = services.payouts->check_details(session, owner, "LIGHTNING", "BTC",
+                                                       invoice_account_json(uma.payment.invoice),
+                                                       "destination.umaAddress");
+        if (!payable) return uma_payout_failure(payable.error());
+        quote.destination_type = "UMA_ADDRESS";
+        quote.destination_account_id = uma.payment.receiver_uma_address;
+        quote.receiving_currency = uma.receiving_currency;
+    } else if (is_external_account_id(request.destination_account_id)) {
         auto destination = external_destination_for(session, services, owner, request,
                                                     quote.source_customer_id);
         if (!destination) return destination.error();
@@ -639,7 +708,8 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
                        "destination.accountId");
     }
     quote.sending_currency = sending_currency;
-    if (quote.sending_currency == quote.receiving_currency) {
+    // An UMA payment crosses providers (and Lightning) whatever its two currencies.
+    if (!request.uma && quote.sending_currency == quote.receiving_currency) {
         return failure(payment_error::same_currency,
                        "sending and receiving currency are both " + quote.sending_currency +
                            "; use transfer-in or transfer-out for same-currency transfers");
@@ -652,7 +722,9 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         return failure(payment_error::currency_not_supported,
                        quote.sending_currency + " is not a supported currency of this platform", "source");
     }
-    if (!receiving || !receiving_terms) {
+    // The platform's receiving terms are about its own customers: an UMA receiver is another
+    // provider's, whose range the pay request already respected.
+    if (!request.uma && (!receiving || !receiving_terms)) {
         return failure(payment_error::currency_not_supported,
                        quote.receiving_currency + " is not a supported currency of this platform", "destination");
     }
@@ -660,24 +732,31 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         return failure(payment_error::currency_not_enabled,
                        quote.sending_currency + " is not enabled for OUTGOING transactions", "source");
     }
-    if (!enabled_for(*receiving_terms, "INCOMING")) {
+    if (!request.uma && !enabled_for(*receiving_terms, "INCOMING")) {
         return failure(payment_error::currency_not_enabled,
                        quote.receiving_currency + " is not enabled for INCOMING transactions", "destination");
     }
-    auto terms = services.rates.terms(*sending, *receiving);
-    if (!terms) {
-        return failure(payment_error::currency_not_supported,
-                       "no exchange rate for " + quote.sending_currency + " to " + quote.receiving_currency);
+    std::optional<price> priced_here;
+    if (!request.uma) {
+        auto terms = services.rates.terms(*sending, *receiving);
+        if (!terms) {
+            return failure(payment_error::currency_not_supported,
+                           "no exchange rate for " + quote.sending_currency + " to " +
+                               quote.receiving_currency);
+        }
+        auto priced =
+            price_transfer(*sending, *receiving, *terms, request.side, request.locked_amount);
+        if (!priced) {
+            return failure(payment_error::amount_out_of_range,
+                           priced.error() == pricing_error::amount_too_small
+                               ? "lockedCurrencyAmount is too small to cover fees and convert to "
+                                 "one minor unit"
+                               : "lockedCurrencyAmount is too large",
+                           "lockedCurrencyAmount");
+        }
+        priced_here = priced.value();
     }
-    auto priced = price_transfer(*sending, *receiving, *terms, request.side, request.locked_amount);
-    if (!priced) {
-        return failure(payment_error::amount_out_of_range,
-                       priced.error() == pricing_error::amount_too_small
-                           ? "lockedCurrencyAmount is too small to cover fees and convert to one minor unit"
-                           : "lockedCurrencyAmount is too large",
-                       "lockedCurrencyAmount");
-    }
-    const price& p = priced.value();
+    const price& p = request.uma ? request.uma->priced : *priced_here;
     if (p.total_sending < sending_terms->min_amount || p.total_sending > sending_terms->max_amount) {
         return failure(payment_error::amount_out_of_range,
                        "totalSendingAmount " + std::to_string(p.total_sending) + " is outside " +
@@ -685,7 +764,8 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
                            " to " + std::to_string(sending_terms->max_amount),
                        "lockedCurrencyAmount");
     }
-    if (p.total_receiving < receiving_terms->min_amount || p.total_receiving > receiving_terms->max_amount) {
+    if (!request.uma && (p.total_receiving < receiving_terms->min_amount ||
+                         p.total_receiving > receiving_terms->max_amount)) {
         return failure(payment_error::amount_out_of_range,
                        "totalReceivingAmount " + std::to_string(p.total_receiving) + " is outside " +
                            quote.receiving_currency + " limits " + std::to_string(receiving_terms->min_amount) +
@@ -704,6 +784,11 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     quote.funding_reference = "Q" + upper_reference(services.random, 15);
     quote.created_at_ms = quote.updated_at_ms = now_ms;
     quote.expires_at_ms = now_ms + services.quote_ttl_ms;
+    // An UMA quote lives no longer than the receiver's invoice.
+    if (request.uma) {
+        quote.expires_at_ms =
+            std::min(quote.expires_at_ms, request.uma->payment.invoice_expires_at_ms);
+    }
     if (quote.source_type == "REALTIME_FUNDING") {
         std::string notes = "Send exactly " + std::to_string(p.total_sending) + " " + quote.sending_currency +
                             " (minor units) with reference " + quote.funding_reference +
@@ -723,6 +808,13 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         quote.payment_instructions = "[]";
     }
     insert_quote(session, quote);
+    if (request.uma) {
+        uma_payment_record payment = request.uma->payment;
+        payment.quote_id = quote.id;
+        payment.owner = owner;
+        payment.created_at_ms = now_ms;
+        insert_uma_payment(session, payment);
+    }
 
     transaction_record outgoing;
     outgoing.id = quote.transaction_id;
@@ -736,8 +828,10 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.source_account_id = quote.source_account_id;
     outgoing.source_currency = quote.sending_currency;
     // A payout leaves the book, as a transfer-out does.
-    outgoing.destination_type =
-        is_external_account_id(quote.destination_account_id) ? "EXTERNAL_ACCOUNT" : "ACCOUNT";
+    outgoing.destination_type = quote.destination_type == "UMA_ADDRESS" ? "UMA_ADDRESS"
+                                : is_external_account_id(quote.destination_account_id)
+                                    ? "EXTERNAL_ACCOUNT"
+                                    : "ACCOUNT";
     outgoing.destination_account_id = quote.destination_account_id;
     outgoing.destination_currency = quote.receiving_currency;
     outgoing.sent_amount = p.total_sending;
@@ -891,7 +985,22 @@ void complete_quote_payout(soci::session& session, const clock& time, const tena
                            const std::string& quote_id) {
     auto quote = find_quote(session, owner, quote_id);
     CORRIDOR_ASSERT(quote.has_value());
-    update_quote_status(session, *quote, "COMPLETED", time.now_ms());
+    std::int64_t now_ms = time.now_ms();
+    update_quote_status(session, *quote, "COMPLETED", now_ms);
+    if (quote->destination_type != "UMA_ADDRESS") return;
+    // The receiver's provider asked to hear of the payment: the callback is owed from this commit.
+    auto payment = find_uma_payment(session, owner, quote_id);
+    CORRIDOR_ASSERT(payment.has_value());
+    if (payment->utxo_callback.empty()) return;
+    uma_post_transaction callback;
+    callback.transaction_id = quote->transaction_id;
+    callback.owner = owner;
+    callback.quote_id = quote_id;
+    callback.url = payment->utxo_callback;
+    callback.vasp_domain = payment->vasp_domain;
+    callback.amount_msats = payment->amount_msats;
+    callback.next_attempt_at_ms = callback.created_at_ms = callback.updated_at_ms = now_ms;
+    enqueue_uma_post_transaction(session, callback);
 }
 
 void refund_quote_payout(soci::session& session, id_generator& ids, random_source& random,
@@ -903,10 +1012,16 @@ void refund_quote_payout(soci::session& session, id_generator& ids, random_sourc
                     (quote->status == "PROCESSING" || quote->status == "COMPLETED"));
     book_services book{ids, random, time};
     const price& p = quote->priced;
-    std::string receiving_settlement = ensure_account(session, book, owner, account_kind::settlement,
-                                                      "", quote->receiving_currency);
-    std::string liquidity_receiving = ensure_account(session, book, owner, account_kind::liquidity,
-                                                     "", quote->receiving_currency);
+    payout_leg leg{quote->receiving_currency, p.total_receiving};
+    if (quote->destination_type == "UMA_ADDRESS") {
+        auto payment = find_uma_payment(session, owner, quote_id);
+        CORRIDOR_ASSERT(payment.has_value());
+        leg = payout_leg{"BTC", payment->payout_sats};
+    }
+    std::string payout_settlement =
+        ensure_account(session, book, owner, account_kind::settlement, "", leg.currency);
+    std::string payout_liquidity =
+        ensure_account(session, book, owner, account_kind::liquidity, "", leg.currency);
     std::string liquidity_sending = ensure_account(session, book, owner, account_kind::liquidity,
                                                    "", quote->sending_currency);
     bool internal_source = quote->source_type == "ACCOUNT";
@@ -917,8 +1032,8 @@ void refund_quote_payout(soci::session& session, id_generator& ids, random_sourc
     // Service accounts have no overdraft guard, so only the last posting could be refused, and only
     // by a balance overflow of an account that held this money a moment ago.
     auto back = post_transfer(session, book, owner,
-                              {receiving_settlement, liquidity_receiving, p.total_receiving,
-                               quote->receiving_currency, "refund", quote->transaction_id});
+                              {payout_settlement, payout_liquidity, leg.amount, leg.currency,
+                               "refund", quote->transaction_id});
     CORRIDOR_ASSERT(back.ok());
     if (p.fees_included > 0) {
         std::string fees =
@@ -996,8 +1111,11 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner, cons
                      *filter.sending_uma_address);
     }
     if (filter.receiving_uma_address) {
-        where.clause("destination_customer_id IN (SELECT id FROM customers WHERE uma_address = {})",
-                     *filter.receiving_uma_address);
+        // A customer of this platform, or a receiver at another provider.
+        where.clause(
+            "(destination_customer_id IN (SELECT id FROM customers WHERE uma_address = {}) "
+            "OR (destination_type = 'UMA_ADDRESS' AND destination_account_id = {}))",
+            *filter.receiving_uma_address);
     }
     return list_page<quote_record, quote_row>(session, "quotes",
                                               std::string("SELECT ") + quote_columns + " FROM quotes",
@@ -1055,7 +1173,12 @@ json::object render_quote(const quote_record& q, const currency_registry& curren
         {"createdAt", format_timestamp_ms(q.created_at_ms)},
         {"expiresAt", format_timestamp_ms(q.expires_at_ms)},
         {"source", std::move(source)},
-        {"destination", json::object{{"destinationType", q.destination_type}, {"accountId", q.destination_account_id}}},
+        {"destination", q.destination_type == "UMA_ADDRESS"
+                            ? json::object{{"destinationType", q.destination_type},
+                                           {"umaAddress", q.destination_account_id},
+                                           {"currency", q.receiving_currency}}
+                            : json::object{{"destinationType", q.destination_type},
+                                           {"accountId", q.destination_account_id}}},
         {"sendingCurrency", render_currency(currencies, q.sending_currency)},
         {"receivingCurrency", render_currency(currencies, q.receiving_currency)},
         {"totalSendingAmount", q.priced.total_sending},
@@ -1078,7 +1201,11 @@ json::object render_transaction(const transaction_record& t, const currency_regi
     json::object source({{"sourceType", t.source_type}, {"currency", t.source_currency}}, sp);
     if (!t.source_account_id.empty()) source["accountId"] = t.source_account_id;
     json::object destination({{"destinationType", t.destination_type}, {"currency", t.destination_currency}}, sp);
-    if (!t.destination_account_id.empty()) destination["accountId"] = t.destination_account_id;
+    if (t.destination_type == "UMA_ADDRESS") {
+        destination["umaAddress"] = t.destination_account_id;
+    } else if (!t.destination_account_id.empty()) {
+        destination["accountId"] = t.destination_account_id;
+    }
     json::object body({{"id", t.id},         {"status", t.status},
                        {"type", t.type},     {"source", std::move(source)},
                        {"destination", std::move(destination)},

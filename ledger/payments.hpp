@@ -28,7 +28,9 @@ struct quote_record {
     std::string status;       // PENDING, PROCESSING, COMPLETED, FAILED, EXPIRED
     std::string source_type;  // ACCOUNT or REALTIME_FUNDING
     std::string source_account_id, source_customer_id;
-    std::string destination_type;  // ACCOUNT
+    std::string destination_type;  // ACCOUNT or UMA_ADDRESS
+    // An account id, or for UMA_ADDRESS the receiver's address ("$user@domain"); the customer is
+    // empty for UMA receivers (they are another provider's).
     std::string destination_account_id, destination_customer_id;
     std::string sending_currency, receiving_currency;
     std::string locked_side;  // SENDING or RECEIVING
@@ -46,6 +48,7 @@ struct transaction_record {
     std::string status;  // CREATED, PENDING, PROCESSING, SENT, COMPLETED, REJECTED, FAILED, REFUNDED, EXPIRED
     std::string quote_id, customer_id, platform_customer_id;
     std::string source_type, source_account_id, source_currency;
+    // destination_account_id is the receiver's address when destination_type is UMA_ADDRESS.
     std::string destination_type, destination_account_id, destination_currency;
     std::int64_t sent_amount = 0, received_amount = 0, fees = 0;
     std::string exchange_rate;  // "numerator/denominator", or empty
@@ -74,10 +77,11 @@ enum class payment_error {
     quote_not_executable,
     funding_currency_mismatch,
     account_not_found,
-    user_not_ready,  // the sending customer's KYC does not allow money movement
-    destination_not_payable,  // an external destination that is not ACTIVE or no rail accepts
+    user_not_ready,                // the sending customer's KYC does not allow money movement
+    destination_not_payable,       // an external destination that is not ACTIVE or no rail accepts
     external_payouts_unavailable,  // no payment engine in this process
     rail_unavailable,              // the rail cannot take payments now (503, retry later)
+    invoice_not_payable,           // the rail refuses an UMA receiver's invoice
 };
 
 struct payment_failure {
@@ -104,6 +108,12 @@ public:
     // type accepts its details); otherwise a failure naming destination.accountId. Writes nothing.
     virtual result<external_destination, payment_failure> check(
         soci::session& session, const tenant& owner, const std::string& external_account_id) = 0;
+    // The same for a destination that is no stored account, only details (the invoice of an UMA
+    // receiver): the rail serving account_type in the tenant's environment must accept them. The
+    // destination has no account id; a failure names `field`.
+    virtual result<external_destination, payment_failure> check_details(
+        soci::session& session, const tenant& owner, const std::string& account_type,
+        const std::string& currency, const std::string& account_json, const std::string& field) = 0;
     // Starts the payout of `amount` (receiving currency, already held in that currency's settlement
     // account) to a destination check() accepted, for the OUTGOING transaction, in the caller's
     // transaction. `internal_account_id` is the internal account the quote debited (empty for a
@@ -132,13 +142,17 @@ struct payment_services {
     funding_instruction_source* funding_rails = nullptr;
 };
 
+struct uma_quote_terms;  // ledger/uma_payments.hpp
 
 struct quote_request {
     std::string source_type;        // ACCOUNT or REALTIME_FUNDING
     std::string source_account_id;  // ACCOUNT
     std::string source_customer_id; // optional: on whose behalf
     std::string source_currency;    // REALTIME_FUNDING
-    std::string destination_account_id;
+    std::string destination_account_id;  // ACCOUNT destinations
+    // UMA_ADDRESS destinations: the receiver's invoice and the price, prepared before the writer
+    // runs (the caller keeps it alive); null for accounts.
+    const uma_quote_terms* uma = nullptr;
     locked_side side = locked_side::sending;
     std::int64_t locked_amount = 0;
     std::string purpose_of_payment, description;
@@ -194,10 +208,12 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
                                            const transaction_filter& filter,
                                            const page_request& request);
 
-// The outcome of a quote's payout to an external account, as the payment engine learns it, in the
-// engine's transaction. Completing marks the quote COMPLETED. Failing marks it FAILED and puts the
-// money back where it came from, in the sending currency: the held receiving amount returns to the
-// receiving liquidity account, the fees leave the fee account, and the whole totalSendingAmount
+// The outcome of a quote's payout to an external account or an UMA receiver, as the payment engine
+// learns it, in the engine's transaction. Completing marks the quote COMPLETED (and, for an UMA
+// receiver that asked for one, writes its post-transaction callback). Failing marks it FAILED and
+// puts the money back where it came from, in the sending currency: the held payout (the receiving
+// amount, or an UMA payment's bitcoin) returns to its liquidity account, the fees leave the fee
+// account, and the whole totalSendingAmount
 // returns to the source account (or, for a quote funded from outside, to the sending currency's
 // settlement account, i.e. back to the payer); the source's ACCOUNT_STATUS event is written.
 // The caller records the transaction's own outcome.

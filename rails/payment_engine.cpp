@@ -342,6 +342,28 @@ result<external_destination, payment_failure> rail_payout_gateway::check(
     return out;
 }
 
+result<external_destination, payment_failure> rail_payout_gateway::check_details(
+    soci::session& session, const tenant& owner, const std::string& account_type,
+    const std::string& currency, const std::string& account_json, const std::string& field) {
+    (void)session;
+    external_account_ref details{"", "", currency, account_type, account_json, "ACTIVE"};
+    auto rail = rail_for(services_, owner, details, field, CORRIDOR_RAIL_PAYOUT);
+    if (!rail) {
+        auto code = rail.error().code == rail_payment_error::rail_unavailable
+                        ? payment_error::rail_unavailable
+                    : rail.error().code == rail_payment_error::account_invalid
+                        ? payment_error::destination_not_payable
+                        : payment_error::external_payouts_unavailable;
+        return payment_failure{code, rail.error().message, field};
+    }
+    external_destination out;
+    out.currency = currency;
+    out.account_type = account_type;
+    out.account_json = account_json;
+    out.rail = rail.value()->name();
+    return out;
+}
+
 void rail_payout_gateway::start(soci::session& session, const tenant& owner,
                                 const external_destination& destination,
                                 const std::string& transaction_id,
@@ -534,7 +556,12 @@ void payment_engine::fail(soci::session& session, rail_operation& op, rail_failu
     op.status = returned ? "RETURNED" : "FAILED";
     op.failure_class = std::string(to_string(failure));
     op.rail_reason_code = reason_code;
-    op.failure_reason = interface_failure_reason(op.direction, failure, reported_reason);
+    // A Lightning or Spark payout that failed without saying why failed as a Lightning payment.
+    std::string reason = reported_reason;
+    bool lightning = op.account_type == "LIGHTNING" || op.account_type == "SPARK_WALLET";
+    if (reason.empty() && lightning && op.direction == "PAYOUT" && failure != rail_failure::timeout)
+        reason = "LIGHTNING_PAYMENT_FAILED";
+    op.failure_reason = interface_failure_reason(op.direction, failure, reason);
     op.message = note;
     op.updated_at_ms = now_ms;
     update_rail_operation(session, op);

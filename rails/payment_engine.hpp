@@ -117,9 +117,10 @@ result<transaction_record, rail_payment_failure> begin_transfer_in(
 std::string interface_failure_reason(const std::string& direction, rail_failure failure,
                                      const std::string& reported);
 
-// Quotes whose destination is an external account pay out through the engine: the ledger's quote
-// execution holds the receiving amount and calls start(), which records the PAYOUT operation that
-// drive() then initiates. Failures refund the quote's source (refund_quote_payout).
+// Quotes whose destination is an external account (or an UMA receiver's invoice, a LIGHTNING
+// payout) pay out through the engine: the ledger's quote execution holds the payout and calls
+// start(), which records the PAYOUT operation that drive() then initiates. Failures refund the
+// quote's source (refund_quote_payout).
 class rail_payout_gateway final : public external_payout_gateway {
 public:
     rail_payout_gateway(rail_engine_services services, external_account_directory& accounts)
@@ -127,6 +128,12 @@ public:
     result<external_destination, payment_failure> check(
         soci::session& session, const tenant& owner,
         const std::string& external_account_id) override;
+    result<external_destination, payment_failure> check_details(soci::session& session,
+                                                                const tenant& owner,
+                                                                const std::string& account_type,
+                                                                const std::string& currency,
+                                                                const std::string& account_json,
+                                                                const std::string& field) override;
     void start(soci::session& session, const tenant& owner, const external_destination& destination,
                const std::string& transaction_id, const std::string& internal_account_id,
                std::int64_t amount, const std::string& description) override;
