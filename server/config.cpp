@@ -269,6 +269,13 @@ service_config service_config::load_file(const std::string& path) {
     keys.text("uma.proxy_host", config.uma_proxy_host);
     std::string key_encryption_key_file;
     keys.text("uma.key_encryption_key_file", key_encryption_key_file);
+    keys.integer("uma.lookup_ttl_seconds", config.uma_lookup_ttl_seconds, 10, 86400);
+    keys.integer("uma.post_transaction_poll_interval_ms",
+                 config.uma_post_transaction_poll_interval_ms, 5, 60000);
+    keys.integer("uma.post_transaction_retry_initial_interval_ms",
+                 config.uma_post_transaction_retry_initial_interval_ms, 10, 3600000);
+    keys.integer("uma.post_transaction_attempts_max", config.uma_post_transaction_attempts_max, 1,
+                 100);
     keys.integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600);
     keys.integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600);
     keys.integer("external_accounts.screening_delay_ms", config.external_accounts_screening_delay_ms, 0, 86400000);

@@ -71,6 +71,13 @@ struct service_config {
     std::string uma_proxy_host = "uma.corridor.localhost";
     // 64 hex digits sealing the UMA private keys in the database; empty = stored unsealed.
     std::string uma_key_encryption_key_file;
+    std::int64_t uma_lookup_ttl_seconds = 600;  // a receiver lookup serves quotes this long
+    // Post-transaction callbacks to the providers of UMA receivers we paid: how often the worker
+    // looks for due ones, the wait after a failed attempt (doubling per attempt, at most an hour),
+    // and how many attempts before giving up.
+    std::int64_t uma_post_transaction_poll_interval_ms = 500;
+    std::int64_t uma_post_transaction_retry_initial_interval_ms = 5000;
+    std::int64_t uma_post_transaction_attempts_max = 8;
     std::int64_t quotes_ttl_seconds = 300;
     std::int64_t sandbox_timeout_seconds = 30;
     // How long a new external account stays PENDING before the upkeep loop screens it ACTIVE.

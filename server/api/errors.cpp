@@ -26,6 +26,8 @@ int http_status_of(error_code code) {
         case error_code::invitation_expired:
         case error_code::self_payment:
         case error_code::parse_lnurlp_response_error: return 400;
+        case error_code::parse_payreq_response_error: return 400;
+        case error_code::invalid_payreq_response: return 400;
         case error_code::lookup_request_not_found: return 404;
         case error_code::unsupported_uma_version: return 412;
         case error_code::lnurlp_request_failed:
@@ -90,6 +92,8 @@ std::string_view name_of(error_code code) {
         case error_code::invalid_receiver: return "INVALID_RECEIVER";
         case error_code::self_payment: return "SELF_PAYMENT";
         case error_code::parse_lnurlp_response_error: return "PARSE_LNURLP_RESPONSE_ERROR";
+        case error_code::parse_payreq_response_error: return "PARSE_PAYREQ_RESPONSE_ERROR";
+        case error_code::invalid_payreq_response: return "INVALID_PAYREQ_RESPONSE";
         case error_code::lookup_request_not_found: return "LOOKUP_REQUEST_NOT_FOUND";
         case error_code::unsupported_uma_version: return "UNSUPPORTED_UMA_VERSION";
         case error_code::lnurlp_request_failed: return "LNURLP_REQUEST_FAILED";

@@ -29,6 +29,8 @@ enum class error_code {
     invalid_receiver,             // 400: the destination cannot receive (not ACTIVE)
     self_payment,                 // 400: sender and receiver are the same UMA address
     parse_lnurlp_response_error,  // 400: the receiver's provider answered an unreadable lookup
+    parse_payreq_response_error,  // 400: ... an unreadable pay response
+    invalid_payreq_response,      // 400: ... a pay response that breaks what was asked
     lookup_request_not_found,     // 404
     unsupported_uma_version,      // 412: the receiver's provider supports no version we know
     lnurlp_request_failed,        // 424: the receiver's provider failed the lookup

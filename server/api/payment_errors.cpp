@@ -30,6 +30,7 @@ void fail_payment(const payment_failure& failure) {
         case payment_error::destination_not_payable: code = error_code::invalid_input; break;
         case payment_error::external_payouts_unavailable: code = error_code::not_implemented; break;
         case payment_error::rail_unavailable: code = error_code::service_unavailable; break;
+        case payment_error::invoice_not_payable: code = error_code::invalid_payreq_response; break;
     }
     boost::json::object details;
     if (!failure.field.empty()) details["field"] = failure.field;

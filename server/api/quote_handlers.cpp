@@ -1,4 +1,5 @@
 // Quotes: POST /quotes, GET /quotes, GET /quotes/{quoteId}, POST /quotes/{quoteId}/execute.
+// A quote to an UMA address is prepared before the writer runs (server/uma/uma_quote.hpp).
 #include <boost/json.hpp>
 
 #include "ledger/payments.hpp"
@@ -7,6 +8,7 @@
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/payment_errors.hpp"
+#include "server/uma/uma_quote.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -19,9 +21,28 @@ const std::vector<std::string_view> purposes = {
 const std::vector<std::string_view> quote_statuses = {"PENDING", "PROCESSING", "COMPLETED", "FAILED",
                                                       "EXPIRED"};
 
-quote_request read_quote_request(const json::object& body, const app_services& services) {
-    json_fields fields(body);
+struct parsed_quote {
     quote_request request;
+    std::optional<uma_quote_input> uma;  // an UMA_ADDRESS destination
+    bool execute_now = false;
+};
+
+uma_quote_input read_uma_destination(const json::object& body, const json_fields& destination) {
+    json_fields fields(body);
+    uma_quote_input input;
+    input.uma_address = destination.required_string("umaAddress", uma_address_chars_max + 64);
+    input.currency = destination.optional_string("currency", 8);
+    input.lookup_id = fields.optional_string("lookupId", 128);
+    if (const json::object* info = fields.optional_object("senderCustomerInfo")) {
+        input.sender_customer_info = *info;
+    }
+    return input;
+}
+
+parsed_quote read_quote_request(const json::object& body, const app_services& services) {
+    json_fields fields(body);
+    parsed_quote parsed;
+    quote_request& request = parsed.request;
     const json::object* source = fields.optional_object("source");
     if (!source) fail_field("source", "is required");
     json_fields source_fields(*source, "source");
@@ -45,34 +66,56 @@ quote_request read_quote_request(const json::object& body, const app_services& s
     auto destination_type = destination_fields.optional_enum(
         "destinationType", {"ACCOUNT", "UMA_ADDRESS", "EXTERNAL_ACCOUNT_DETAILS"});
     if (!destination_type) fail_field("destination.destinationType", "is required");
-    if (*destination_type != "ACCOUNT") {
+    if (*destination_type == "UMA_ADDRESS") {
+        parsed.uma = read_uma_destination(body, destination_fields);
+    } else if (*destination_type == "ACCOUNT") {
+        request.destination_account_id = destination_fields.required_string("accountId", 128);
+    } else {
         fail(error_code::not_implemented,
-             "destination.destinationType " + *destination_type + " is not available yet; use ACCOUNT",
+             "destination.destinationType " + *destination_type +
+                 " is not available yet; use ACCOUNT (create the external account first) or "
+                 "UMA_ADDRESS",
              json::object{{"field", "destination.destinationType"}});
     }
-    request.destination_account_id = destination_fields.required_string("accountId", 128);
     auto side = fields.optional_enum("lockedCurrencySide", {"SENDING", "RECEIVING"});
     if (!side) fail_field("lockedCurrencySide", "is required (SENDING or RECEIVING)");
     request.side = *side == "SENDING" ? locked_side::sending : locked_side::receiving;
     request.locked_amount = fields.required_int("lockedCurrencyAmount", 1, amount_max);
     request.purpose_of_payment = fields.optional_enum("purposeOfPayment", purposes).value_or("");
     request.description = fields.optional_string("description", 1024).value_or("");
-    return request;
+    parsed.execute_now = fields.optional_bool("immediatelyExecute").value_or(false);
+    if (parsed.execute_now && request.source_type != "ACCOUNT") {
+        fail(error_code::quote_not_executable,
+             "immediatelyExecute needs an internal account source; REALTIME_FUNDING quotes are "
+             "paid by their instructions",
+             json::object{{"field", "immediatelyExecute"}});
+    }
+    return parsed;
+}
+
+// Before the writer: a quote to an UMA address asks the receiver's provider for its invoice here,
+// so that the network wait never holds the ledger writer. Other quotes need nothing.
+std::any prepare_quote(request_context& context) {
+    auto body = parse_json_body(context.request);
+    auto parsed = read_quote_request(body, context.services);
+    if (!parsed.uma) return {};
+    return prepare_uma_quote(context.session(), context.services, context.owner(), parsed.request,
+                             *parsed.uma);
 }
 
 http_response create_quote_handler(request_context& context) {
     auto body = parse_json_body(context.request);
-    auto request = read_quote_request(body, context.services);
-    bool execute_now = json_fields(body).optional_bool("immediatelyExecute").value_or(false);
-    if (execute_now && request.source_type != "ACCOUNT") {
-        fail(error_code::quote_not_executable,
-             "immediatelyExecute needs an internal account source; REALTIME_FUNDING quotes are paid by their instructions",
-             json::object{{"field", "immediatelyExecute"}});
+    auto parsed = read_quote_request(body, context.services);
+    quote_request& request = parsed.request;
+    if (parsed.uma) {
+        request.uma = std::any_cast<uma_quote_terms>(&context.prepared);
+        // Only a replay skips the preparation, and a replay never reaches the handler.
+        if (request.uma == nullptr) fail(error_code::service_unavailable, "retry the request");
     }
     auto config = load_platform_config(context.session(), context.owner());
     if (!config) fail(error_code::not_found, "platform configuration not found");
     auto services = context.services.payments();
-    if (execute_now) {
+    if (parsed.execute_now) {
         // Created and executed in one step: if the execution is refused, the quote is not kept
         // either (the failure rolls the request back).
         auto executed = create_and_execute_quote(context.session(), services, *config, request);
@@ -124,9 +167,13 @@ http_response execute_quote_handler(request_context& context) {
 }  // namespace
 
 void register_quote_routes(router& routes) {
-    routes.add({.method = http_method::post, .pattern = versioned("/quotes"),
-                .permission = permission_transact, .on_ledger_writer = true, .idempotent = true,
-                .handler = create_quote_handler});
+    routes.add({.method = http_method::post,
+                .pattern = versioned("/quotes"),
+                .permission = permission_transact,
+                .on_ledger_writer = true,
+                .idempotent = true,
+                .handler = create_quote_handler,
+                .prepare = prepare_quote});
     routes.add({.method = http_method::get, .pattern = versioned("/quotes"),
                 .permission = permission_view, .handler = list_quotes_handler});
     routes.add({.method = http_method::get, .pattern = versioned("/quotes/{quoteId}"),

@@ -6,8 +6,8 @@
 #include "ledger/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
+#include "server/uma/uma_identity.hpp"
 #include "server/uma/uma_lookup.hpp"
-#include "server/uma/uma_receiver.hpp"
 #include "uma/sender.hpp"
 #include "uma/sql_stores.hpp"
 
@@ -49,16 +49,6 @@ customer require_sender(request_context& context) {
     return found.items.front();
 }
 
-// Where the receiver fetches our keys: the platform's UMA domain, unless that domain answers for
-// the other environment (both share it and production wins), then the proxy subdomain.
-std::string our_vasp_domain(request_context& context, const platform_config& config) {
-    const auto& services = context.services;
-    auto serving = uma_platforms_for_host(context.session(), config.uma_domain,
-                                          services.config.uma_proxy_host);
-    if (!serving.empty() && serving.front().owner == config.owner) return config.uma_domain;
-    return config.proxy_uma_subdomain + "." + services.config.uma_proxy_host;
-}
-
 http_response lookup_uma_receiver(request_context& context) {
     auto& services = context.services;
     auto receiver = parse_uma_address(context.param(0));
@@ -90,11 +80,7 @@ http_response lookup_uma_receiver(request_context& context) {
     if (!config) fail(error_code::not_found, "platform configuration not found");
 
     auto& session = context.session();
-    uma::sql_key_store keys(session, services.time, services.random,
-                            services.uma_sealing ? &*services.uma_sealing : nullptr);
-    uma::sender_identity identity{our_vasp_domain(context, *config),
-                                  keys.keys_for(config->owner, config->uma_domain).signing.secret,
-                                  config->is_regulated};
+    uma::sender_identity identity = sender_identity_of(session, services, *config);
     uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
     // No transaction is open here: the session holds nothing while the provider is asked.
     auto found =

@@ -32,6 +32,7 @@
 #include "server/http/outbound_client.hpp"
 #include "server/http/server.hpp"
 #include "server/http/tls_context.hpp"
+#include "server/uma/uma_post_transaction_worker.hpp"
 #include "server/webhooks/delivery_worker.hpp"
 #include "uma/sql_stores.hpp"
 #include "server/rail_funding_source.hpp"
@@ -257,6 +258,7 @@ int serve(const std::vector<std::string>& args) {
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
     rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms);
+    uma_post_transaction_worker uma_callbacks(services, url);
     deliveries.start();
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":"
@@ -270,6 +272,7 @@ int serve(const std::vector<std::string>& args) {
     deliveries.stop(config.limits.shutdown_timeout_ms / 2);
     outbound.stop();
     bulk_imports.stop();
+    uma_callbacks.stop();
     rails.stop();
     upkeep.stop();
     writer.stop();

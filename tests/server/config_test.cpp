@@ -93,7 +93,10 @@ TEST_CASE("every key is read", "[server][config]") {
         "database_threads": 16,
         "public_base_url": "https://pay.example",
         "currencies_file": "/etc/corridor/currencies.json",
-        "uma": {"proxy_host": "uma.pay.example", "key_encryption_key_file": "/etc/corridor/uma.key"},
+        "uma": {"proxy_host": "uma.pay.example", "key_encryption_key_file": "/etc/corridor/uma.key",
+                "lookup_ttl_seconds": 120, "post_transaction_poll_interval_ms": 50,
+                "post_transaction_retry_initial_interval_ms": 200,
+                "post_transaction_attempts_max": 3},
         "quotes": {"ttl_seconds": 60},
         "sandbox": {"timeout_seconds": 5},
         "outbound": {"allow_private_addresses": true, "timeout_ms": 750},
@@ -116,6 +119,10 @@ TEST_CASE("every key is read", "[server][config]") {
     CHECK(config.currencies_file == "/etc/corridor/currencies.json");
     CHECK(config.uma_proxy_host == "uma.pay.example");
     CHECK(config.uma_key_encryption_key_file == "/etc/corridor/uma.key");
+    CHECK(config.uma_lookup_ttl_seconds == 120);
+    CHECK(config.uma_post_transaction_poll_interval_ms == 50);
+    CHECK(config.uma_post_transaction_retry_initial_interval_ms == 200);
+    CHECK(config.uma_post_transaction_attempts_max == 3);
     CHECK(config.quotes_ttl_seconds == 60);
     CHECK(config.sandbox_timeout_seconds == 5);
     CHECK(config.outbound_allow_private_addresses);
