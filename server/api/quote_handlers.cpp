@@ -96,11 +96,15 @@ parsed_quote read_quote_request(const json::object& body, const app_services& se
 // Before the writer: a quote to an UMA address asks the receiver's provider for its invoice here,
 // so that the network wait never holds the ledger writer. Other quotes need nothing.
 std::any prepare_quote(request_context& context) {
-    auto body = parse_json_body(context.request);
-    auto parsed = read_quote_request(body, context.services);
-    if (!parsed.uma) return {};
-    return prepare_uma_quote(context.session(), context.services, context.owner(), parsed.request,
-                             *parsed.uma);
+    std::optional<parsed_quote> parsed;
+    try {
+        parsed = read_quote_request(parse_json_body(context.request), context.services);
+    } catch (const api_error&) {
+        return {};  // the writer step finds the same problem and answers it under the key
+    }
+    if (!parsed->uma) return {};
+    return prepare_uma_quote(context.session(), context.services, context.owner(),
+                             parsed->request, *parsed->uma);
 }
 
 http_response create_quote_handler(request_context& context) {
