@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "server/api/app.hpp"
+#include "server/api/uma_node.hpp"
 #include "server/http/outbound_get.hpp"
 #include "server/uma/uma_receiver.hpp"
 
@@ -52,15 +53,21 @@ http_response uma_configuration(request_context& context) {
         answer_uma_configuration(context.session(), receiver_services(context), host_of(context)));
 }
 
+http_response pay_request(request_context& context, std::optional<std::string_view> body) {
+    auto payments = context.services.payments();
+    auto services = receiver_services(context);
+    services.payments = &payments;
+    services.node = &uma_lightning_node(context.services);
+    return render(answer_pay_request(context.session(), services, context.param(0),
+                                     context.request.target, body));
+}
+
 http_response pay_request_post(request_context& context) {
-    return render(answer_pay_request(context.session(), receiver_services(context),
-                                     context.param(0), context.request.target,
-                                     context.request.body));
+    return pay_request(context, context.request.body);
 }
 
 http_response pay_request_get(request_context& context) {
-    return render(answer_pay_request(context.session(), receiver_services(context),
-                                     context.param(0), context.request.target, std::nullopt));
+    return pay_request(context, std::nullopt);
 }
 
 http_response post_transaction(request_context& context) {
@@ -68,6 +75,17 @@ http_response post_transaction(request_context& context) {
 }
 
 }  // namespace
+
+const lightning_node& uma_lightning_node(app_services& services) {
+    // One app_services per process; the settings do not change while it runs.
+    static const lightning_node node = [&] {
+        auto found = services.config.plugins_settings.find("spark");
+        return lightning_node_from_settings(
+            found == services.config.plugins_settings.end() ? std::string() : found->second,
+            services.random);
+    }();
+    return node;
+}
 
 void app_services::init_uma() {
     if (!config.uma_key_encryption_key_file.empty()) {
@@ -86,6 +104,7 @@ void app_services::init_uma() {
                             64 * 1024});
     uma_keys = std::make_unique<uma::cached_pubkey_fetcher>(*uma_transport, time,
                                                             counterparty_keys_cache_ms);
+    uma_lightning_node(*this);  // a bad node key stops start-up
 }
 
 void register_uma_routes(router& routes) {
@@ -104,10 +123,12 @@ void register_uma_routes(router& routes) {
     routes.add({.method = http_method::post,
                 .pattern = "/uma/payreq/{customerId}",
                 .who = access::public_route,
+                .on_ledger_writer = true,
                 .handler = pay_request_post});
     routes.add({.method = http_method::get,
                 .pattern = "/uma/payreq/{customerId}",
                 .who = access::public_route,
+                .on_ledger_writer = true,
                 .handler = pay_request_get});
     routes.add({.method = http_method::post,
                 .pattern = "/uma/post-transaction",

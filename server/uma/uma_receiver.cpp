@@ -1,14 +1,18 @@
 #include "server/uma/uma_receiver.hpp"
 
 #include <algorithm>
+#include <boost/json/serialize.hpp>
 #include <limits>
 
+#include "ledger/assert.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/uma_address.hpp"
 #include "server/uma/uma_lookup.hpp"
 #include "uma/ecies.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/pay_request.hpp"
+#include "uma/pay_response.hpp"
+#include "uma/signing.hpp"
 #include "uma/post_transaction.hpp"
 #include "uma/responder.hpp"
 #include "uma/sql_stores.hpp"
@@ -255,6 +259,66 @@ std::optional<uma::uma_error> check_uma_pay_request(soci::session& session,
     return std::nullopt;
 }
 
+// The pay request as an incoming payment: the amount in the receiving currency ("N.CUR") or in
+// millisatoshis, the payer data as counterparty information, the payee data the sender asks for
+// as the receiver fields the platform is asked to supply.
+incoming_uma_request incoming_request_of(const customer& receiver,
+                                         const uma::pay_request& request) {
+    incoming_uma_request out;
+    out.receiver = receiver;
+    bool in_receiving = request.sending_currency && request.receiving_currency &&
+                        *request.sending_currency == *request.receiving_currency;
+    out.receiving_currency = request.receiving_currency.value_or("BTC");
+    if (in_receiving) {
+        out.receiving_amount = request.amount;
+    } else {
+        out.amount_msats = request.amount;
+    }
+    out.sender_uma_address = request.payer_identifier().value_or("");
+    boost::json::object payer = request.payer_data;
+    payer.erase("compliance");
+    out.counterparty_information = boost::json::serialize(payer);
+    if (request.requested_payee_data) {
+        for (const auto& option : *request.requested_payee_data) {
+            if (auto field = customer_info_field(option.key))
+                out.requested_fields.push_back({*field, option.mandatory});
+        }
+    }
+    out.description = request.comment.value_or("");
+    return out;
+}
+
+uma::pay_response pay_response_of(const uma_receiver_services& services,
+                                  const uma::pay_request& request, const customer& receiver,
+                                  const incoming_uma_payment& payment,
+                                  const uma::private_key& signing) {
+    uma::pay_response response;
+    response.major_version = request.major_version;
+    response.pr = payment.invoice;
+    response.disposable = false;
+    if (request.is_uma()) {
+        uma::payee_compliance compliance;
+        compliance.signature_nonce = uma::generate_nonce(services.random);
+        compliance.signature_timestamp_s = services.time.now_ms() / 1000;
+        compliance.signature = uma::sign_payload(
+            uma::signable_payload(compliance, request.payer_identifier().value_or(""),
+                                  receiver.uma_address),
+            signing);
+        response.compliance = std::move(compliance);
+        response.payee_data["identifier"] = receiver.uma_address;
+    }
+    if (request.receiving_currency) {
+        uma::converted_amount converted;
+        converted.amount = payment.received_amount;
+        converted.currency_code = *request.receiving_currency;
+        converted.decimals = payment.decimals;
+        converted.multiplier = payment.multiplier;
+        converted.fee_msats = payment.fee_msats;
+        response.converted = std::move(converted);
+    }
+    return response;
+}
+
 }  // namespace
 
 std::string requested_host(std::optional<std::string_view> forwarded_host,
@@ -360,9 +424,14 @@ uma_reply answer_pay_request(soci::session& session, const uma_receiver_services
             return error_reply(*error);
         }
     }
-    // Everything the receiver can check has held; making the invoice needs the payment engine.
-    return error_reply(uma::error_kind::not_implemented,
-                       "payments to UMA receivers are not executed yet");
+    CORRIDOR_ASSERT(services.payments != nullptr && services.node != nullptr);
+    auto started = start_incoming_uma_payment(session, *services.payments, *services.node,
+                                              incoming_request_of(*receiver, request.value()));
+    if (!started) return error_reply(started.error());
+    uma::sql_key_store keys(session, services.time, services.random, services.sealing);
+    auto signing = keys.keys_for(config->owner, config->uma_domain).signing.secret;
+    return uma_reply{200, uma::to_json(pay_response_of(services, request.value(), *receiver,
+                                                       started.value(), signing))};
 }
 
 uma_reply answer_post_transaction(std::string_view body) {

@@ -15,7 +15,9 @@
 #include "ledger/currencies.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/random.hpp"
+#include "ledger/payments.hpp"
 #include "ledger/rates.hpp"
+#include "server/uma/uma_receipt.hpp"
 #include "uma/key_sealing.hpp"
 #include "uma/pubkey_fetcher.hpp"
 
@@ -35,6 +37,9 @@ struct uma_receiver_services {
     std::string proxy_host;                     // uma.proxy_host
     std::string public_base_url;                // where pay-request callbacks are reached
     const uma::sealing_key* sealing = nullptr;  // UMA private keys at rest
+    // For the pay-request callback, which creates the incoming payment (on the ledger writer).
+    const payment_services* payments = nullptr;
+    const lightning_node* node = nullptr;
 };
 
 // The platform environments that serve `host`, production first. A proxy subdomain names one
@@ -51,8 +56,9 @@ uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_se
                                    std::string_view host);
 // The pay-request callback (POST JSON body, or the LNURL GET query when body is empty): the
 // receiver, the currency, the amount range, and for UMA the payer's signature and nonce, its
-// mandatory payer data and the travel-rule data's decryption are checked; then 501 until payments
-// to UMA receivers are executed.
+// mandatory payer data and the travel-rule data's decryption are checked; then the INCOMING
+// payment is created PENDING the platform's approval (the answer does not wait for it) and the
+// signed pay response carries its BOLT #11 invoice (uma_receipt.hpp).
 uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,
                              std::string_view customer_id, std::string_view target,
                              std::optional<std::string_view> body);
