@@ -43,16 +43,12 @@ std::string string_or_empty(const json::object& object, std::string_view key) {
     return std::string(value->as_string());
 }
 
-// The customer's internal account in the currency, or empty.
-std::string receiving_account(soci::session& session, const customer& receiver,
-                              const std::string& currency) {
-    account_filter filter;
-    filter.currency = currency;
-    filter.customer_id = receiver.id;
-    page_request request;
-    request.limit = 1;
-    auto found = list_internal_accounts(session, receiver.owner, filter, request);
-    return found.items.empty() ? std::string() : found.items.front().id;
+// The customer's internal account in the currency, opened if the customer has none yet (the
+// caller checked that the platform receives the currency).
+std::string receiving_account(soci::session& session, const payment_services& services,
+                              const customer& receiver, const std::string& currency) {
+    return ensure_account(session, {services.ids, services.random, services.time}, receiver.owner,
+                          account_kind::customer, receiver.id, currency);
 }
 
 struct conversion {
@@ -182,11 +178,7 @@ result<incoming_uma_payment, uma::uma_error> start_incoming_uma_payment(
         return error_of(uma::error_kind::invalid_currency,
                         "unknown currency " + request.receiving_currency);
     }
-    std::string account_id = receiving_account(session, request.receiver, receiving->code);
-    if (account_id.empty()) {
-        return error_of(uma::error_kind::invalid_currency,
-                        "the receiver has no " + receiving->code + " account");
-    }
+    std::string account_id = receiving_account(session, services, request.receiver, receiving->code);
     auto converted = convert(services, *receiving, request);
     if (!converted) return converted.error();
 

@@ -263,12 +263,23 @@ std::optional<uma::uma_error> check_uma_pay_request(soci::session& session,
 // millisatoshis, the payer data as counterparty information, the payee data the sender asks for
 // as the receiver fields the platform is asked to supply.
 incoming_uma_request incoming_request_of(const customer& receiver,
-                                         const uma::pay_request& request) {
+                                         const uma::pay_request& request,
+                                         const uma::receiver_terms& terms) {
     incoming_uma_request out;
     out.receiver = receiver;
     bool in_receiving = request.sending_currency && request.receiving_currency &&
                         *request.sending_currency == *request.receiving_currency;
-    out.receiving_currency = request.receiving_currency.value_or("BTC");
+    // Without `convert` (plain LNURL) the payment is received in BTC when the platform receives
+    // it, else in the first currency it receives.
+    if (request.receiving_currency) {
+        out.receiving_currency = *request.receiving_currency;
+    } else {
+        auto btc = std::find_if(terms.currencies.begin(), terms.currencies.end(),
+                                [](const auto& item) { return item.code == "BTC"; });
+        out.receiving_currency = btc != terms.currencies.end() ? std::string("BTC")
+                                 : terms.currencies.empty()    ? std::string("BTC")
+                                                               : terms.currencies.front().code;
+    }
     if (in_receiving) {
         out.receiving_amount = request.amount;
     } else {
@@ -426,7 +437,7 @@ uma_reply answer_pay_request(soci::session& session, const uma_receiver_services
     }
     CORRIDOR_ASSERT(services.payments != nullptr && services.node != nullptr);
     auto started = start_incoming_uma_payment(session, *services.payments, *services.node,
-                                              incoming_request_of(*receiver, request.value()));
+                                              incoming_request_of(*receiver, request.value(), terms));
     if (!started) return error_reply(started.error());
     uma::sql_key_store keys(session, services.time, services.random, services.sealing);
     auto signing = keys.keys_for(config->owner, config->uma_domain).signing.secret;

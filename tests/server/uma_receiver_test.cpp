@@ -3,7 +3,15 @@
 #include <boost/json/serialize.hpp>
 #include <catch2/catch.hpp>
 
+#include "ledger/approvals.hpp"
 #include "ledger/rates.hpp"
+#include "ledger/uma_receipts.hpp"
+#include "plugins/spark/bolt11.hpp"
+#include "uma/hex.hpp"
+#include "uma/pay_response.hpp"
+#include "uma/signing.hpp"
+#include "uma/sql_stores.hpp"
+#include "uma/verify.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/ecies.hpp"
 #include "uma/lnurlp.hpp"
@@ -21,9 +29,14 @@ class fixed_rates final : public rate_source {
 public:
     std::optional<corridor_terms> terms(const currency& sending,
                                         const currency& receiving) const override {
-        if (sending.code != "USD" || receiving.code != "BTC") return std::nullopt;
         corridor_terms out;
-        out.mid_rate = *rational::parse_decimal("0.00001");
+        if (sending.code == "USD" && receiving.code == "BTC") {
+            out.mid_rate = *rational::parse_decimal("0.00001");
+        } else if (sending.code == "BTC" && receiving.code == "USD") {
+            out.mid_rate = *rational::parse_decimal("100000");
+        } else {
+            return std::nullopt;
+        }
         return out;
     }
 };
@@ -50,7 +63,17 @@ struct receiver_world : testing::store_fixture {
     fake_keys keys;
     uma_receiver_services services{
         clock, random, currencies, rates, keys, proxy_host, "https://corridor.example"};
+    funding_directory funding = funding_directory::from_json("{}");
+    payment_services payments{ids, random, clock, currencies, rates, funding};
+    lightning_node node = lightning_node_from_settings(
+        R"({"network":"regtest","node_private_key_hex":")" + std::string(64, '1') + R"("})",
+        random);
     std::string platform_id = make_platform("vasp.example:8443");
+
+    receiver_world() {
+        services.payments = &payments;
+        services.node = &node;
+    }
 
     platform_config config(environment env) {
         return *load_platform_config(session(), tenant{platform_id, env});
@@ -252,7 +275,7 @@ std::string pay_request_json(const payer& who, const corridor::clock& time, rand
 
 }  // namespace
 
-TEST_CASE("the pay-request callback checks what the receiver can, then answers 501",
+TEST_CASE("the pay-request callback checks what the receiver can, then answers an invoice",
           "[uma][receiver][store]") {
     receiver_world world;
     tenant production{world.platform_id, environment::production};
@@ -278,8 +301,51 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers 5
     };
 
     auto accepted = post(pay_request_json({sender, "1"}, world.clock, world.random));
-    CHECK(accepted.status == 501);
-    CHECK(code(accepted) == "NOT_IMPLEMENTED");
+    INFO(boost::json::serialize(accepted.body));
+    REQUIRE(accepted.status == 200);
+    auto response = uma::parse_pay_response(boost::json::serialize(accepted.body));
+    REQUIRE(response.ok());
+    {
+        // Signed with the platform's signing key over payer|payee|nonce|timestamp.
+        auto ours = uma::signing_key(
+            uma::parse_pubkey_response(boost::json::serialize(
+                                           answer_pubkeys(world.session(), world.services,
+                                                          "vasp.example:8443")
+                                               .body))
+                .value());
+        uma::sql_nonce_store nonces(world.session(), world.clock, uma::default_nonce_window_s);
+        CHECK_FALSE(uma::verify_pay_response(response.value(), "$alice@sender.example",
+                                             "$bob@vasp.example:8443", ours.value(), "test",
+                                             nonces));
+        CHECK(uma::verify_pay_response(response.value(), "$eve@sender.example",
+                                       "$bob@vasp.example:8443", ours.value(), "test2", nonces));
+    }
+    // 1000 cents at 100000 USD per BTC: 1000000 sats, no fees configured.
+    REQUIRE(response->converted.has_value());
+    CHECK(response->converted->amount == 1000);
+    CHECK(response->converted->currency_code == "USD");
+    CHECK(response->converted->fee_msats == 0);
+    CHECK(response->converted->multiplier == Approx(10000.0));
+    auto invoice = spark::decode_invoice(response->pr);
+    REQUIRE(invoice.ok());
+    CHECK(invoice.value().fields.amount_msat == 10000000ull);
+    CHECK(invoice.value().fields.network == spark::ln_network::regtest);
+    CHECK(invoice.value().payee == spark::node_public_key(world.node.private_key).value());
+    std::string hash = uma::to_hex(invoice.value().fields.payment_hash);
+    auto stored = find_uma_invoice(world.session(), production, hash);
+    REQUIRE(stored.has_value());
+    CHECK(stored->state == "OPEN");
+    CHECK(stored->amount_msats == 10000000);
+    auto transaction = find_transaction(world.session(), production, stored->transaction_id);
+    REQUIRE(transaction.has_value());
+    CHECK(transaction->type == "INCOMING");
+    CHECK(transaction->status == "PENDING");
+    CHECK(transaction->received_amount == 1000);
+    CHECK(transaction->customer_id == id);
+    auto approval = find_incoming_approval(world.session(), production, transaction->id);
+    REQUIRE(approval.has_value());
+    CHECK(approval->state == "AWAITING_WEBHOOK");
+    CHECK(approval->sender_uma_address == "$alice@sender.example");
 
     SECTION("a replay is refused") {
         auto again = post(pay_request_json({sender, "1"}, world.clock, world.random));
@@ -305,7 +371,7 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers 5
             answer_pubkeys(world.session(), world.services, "vasp.example:8443").body));
         payer good{sender, "4"};
         good.travel_rule_to = uma::encryption_key(ours.value()).value();
-        CHECK(post(pay_request_json(good, world.clock, world.random)).status == 501);
+        CHECK(post(pay_request_json(good, world.clock, world.random)).status == 200);
         payer bad{sender, "5"};
         bad.travel_rule_to = uma::public_key_of(uma::generate_private_key(world.random));
         auto refused = post(pay_request_json(bad, world.clock, world.random));
@@ -335,12 +401,15 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers 5
         auto get = [&](const std::string& target) {
             return answer_pay_request(world.session(), world.services, id, target, std::nullopt);
         };
-        CHECK(get("/uma/payreq/x?amount=20000").status == 501);
+        auto plain = get("/uma/payreq/x?amount=20000");
+        CHECK(plain.status == 200);
+        CHECK(plain.body.contains("pr"));
+        CHECK_FALSE(plain.body.contains("payeeData"));
         CHECK(code(get("/uma/payreq/x?amount=5000")) == "AMOUNT_OUT_OF_RANGE");
         CHECK(code(get("/uma/payreq/x")) == "PARSE_PAYREQ_REQUEST_ERROR");
         CHECK(code(get("/uma/payreq/x?amount=20000&payerdata=%7Bnot")) ==
               "PARSE_PAYREQ_REQUEST_ERROR");
-        CHECK(get("/uma/payreq/x?amount=20000&payerdata=%7B%22name%22%3A%22A%22%7D").status == 501);
+        CHECK(get("/uma/payreq/x?amount=20000&payerdata=%7B%22name%22%3A%22A%22%7D").status == 200);
     }
     CHECK(answer_post_transaction("{").status == 400);
 }
