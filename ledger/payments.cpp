@@ -393,6 +393,44 @@ payment_failure not_ready(const std::string& customer_id, const std::string& kyc
                        kyc_status + "; complete the hosted KYC flow first");
 }
 
+// The payout half of settle() for an external destination: the receiving amount is held in the
+// receiving currency's settlement account and the payment engine takes it from there. The quote is
+// PROCESSING and its OUTGOING transaction PENDING until the rail reports.
+result<transaction_record, payment_failure> start_quote_payout(
+    soci::session& session, const payment_services& services, const quote_record& quote,
+    const external_destination& destination, const std::string& funding_account_id,
+    bool funding_is_internal, const std::string& liquidity_receiving,
+    const transaction_record* outgoing_in_hand) {
+    book_services book{services.ids, services.random, services.time};
+    const tenant& owner = quote.owner;
+    std::string settlement =
+        ensure_account(session, book, owner, account_kind::settlement, "", quote.receiving_currency);
+    auto held = post_transfer(session, book, owner,
+                              {liquidity_receiving, settlement, quote.priced.total_receiving,
+                               quote.receiving_currency, "payout", quote.transaction_id});
+    CORRIDOR_ASSERT(held.ok());  // service accounts have no overdraft guard
+    std::int64_t now_ms = services.time.now_ms();
+    update_quote_status(session, quote, "PROCESSING", now_ms);
+    services.payouts->start(session, owner, destination, quote.transaction_id,
+                            funding_is_internal ? funding_account_id : std::string(),
+                            quote.priced.total_receiving, quote.description);
+    std::optional<transaction_record> outgoing;
+    if (outgoing_in_hand) {
+        outgoing = *outgoing_in_hand;
+    } else {
+        outgoing = find_transaction(session, owner, quote.transaction_id);
+    }
+    CORRIDOR_ASSERT(outgoing.has_value());
+    if (funding_is_internal) {
+        auto source_after = account_balance(session, funding_account_id);
+        CORRIDOR_ASSERT(source_after.has_value());
+        emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
+                           outgoing->platform_customer_id, quote.sending_currency,
+                           *source_after + quote.priced.total_sending, *source_after);
+    }
+    return std::move(*outgoing);
+}
+
 // Moves a priced quote's money: `funding_account` pays total_sending into the sending liquidity
 // account (the one step that can be refused: insufficient funds), fees move to the fee account, and
 // the receiving liquidity account pays the destination. Then marks quote and transaction COMPLETED,
@@ -412,6 +450,19 @@ result<transaction_record, payment_failure> settle(soci::session& session,
                                                    const transaction_record* outgoing_in_hand) {
     book_services book{services.ids, services.random, services.time};
     const tenant& owner = quote.owner;
+    // A payout to an external account is checked again (the account or its rail may have changed
+    // since the quote) before anything moves.
+    std::optional<external_destination> payout;
+    if (is_external_account_id(quote.destination_account_id)) {
+        if (services.payouts == nullptr) {
+            return failure(payment_error::external_payouts_unavailable,
+                           "payouts to external accounts are not available in this process",
+                           "destination.accountId");
+        }
+        auto checked = services.payouts->check(session, owner, quote.destination_account_id);
+        if (!checked) return checked.error();
+        payout = std::move(checked.value());
+    }
     std::string liquidity_sending = ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
     std::string liquidity_receiving = ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
     auto debit = post_transfer(session, book, owner,
@@ -431,6 +482,10 @@ result<transaction_record, payment_failure> settle(soci::session& session,
                                  {liquidity_sending, fees, quote.priced.fees_included,
                                   quote.sending_currency, "fee", quote.transaction_id});
         CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
+    }
+    if (payout) {
+        return start_quote_payout(session, services, quote, *payout, funding_account_id,
+                                  funding_is_internal, liquidity_receiving, outgoing_in_hand);
     }
     auto credit = post_transfer(session, book, owner,
                                 {liquidity_receiving, quote.destination_account_id, quote.priced.total_receiving,
@@ -522,7 +577,8 @@ result<quote_record, payment_failure> execute_found_quote(soci::session& session
     if (!settled) return settled.error();
     // What update_quote_status wrote.
     quote_record completed = quote;
-    completed.status = "COMPLETED";
+    completed.status =
+        is_external_account_id(quote.destination_account_id) ? "PROCESSING" : "COMPLETED";
     completed.updated_at_ms = settled->updated_at_ms;
     return completed;
 }
@@ -533,6 +589,29 @@ result<quote_record, payment_failure> execute_found_quote(soci::session& session
 // Quotes
 
 namespace {
+
+// The external account a quote pays out to, checked by the payment engine's gateway. A customer's
+// money goes only to that customer's own external accounts or the platform's, as with transfer-out.
+result<external_destination, payment_failure> external_destination_for(
+    soci::session& session, const payment_services& services, const tenant& owner,
+    const quote_request& request, const std::string& source_customer_id) {
+    if (services.payouts == nullptr) {
+        return failure(payment_error::external_payouts_unavailable,
+                       "destination.accountId: payouts to external accounts are not available in "
+                       "this process",
+                       "destination.accountId");
+    }
+    auto destination = services.payouts->check(session, owner, request.destination_account_id);
+    if (!destination) return destination.error();
+    if (!destination->customer_id.empty() && !source_customer_id.empty() &&
+        destination->customer_id != source_customer_id) {
+        return failure(payment_error::customer_account_mismatch,
+                       "destination.accountId: external account " + destination->account_id +
+                           " belongs to another customer",
+                       "destination.accountId");
+    }
+    return destination;
+}
 
 // Creates a quote and its OUTGOING transaction; hands the transaction to the caller when asked.
 result<quote_record, payment_failure> create_quote_records(soci::session& session,
@@ -586,22 +665,32 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         quote.source_customer_id = request.source_customer_id;
         sending_currency = request.source_currency;
     }
-    auto destination = find_account(session, owner, request.destination_account_id);
-    if (!destination || (destination->kind != account_kind::customer && destination->kind != account_kind::platform)) {
-        return failure(payment_error::destination_account_not_found,
-                       "destination.accountId: no account " + request.destination_account_id,
-                       "destination.accountId");
+    quote.destination_type = "ACCOUNT";
+    if (is_external_account_id(request.destination_account_id)) {
+        auto destination = external_destination_for(session, services, owner, request,
+                                                    quote.source_customer_id);
+        if (!destination) return destination.error();
+        quote.destination_account_id = destination->account_id;
+        quote.destination_customer_id = destination->customer_id;
+        quote.receiving_currency = destination->currency;
+    } else {
+        auto destination = find_account(session, owner, request.destination_account_id);
+        if (!destination || (destination->kind != account_kind::customer &&
+                             destination->kind != account_kind::platform)) {
+            return failure(payment_error::destination_account_not_found,
+                           "destination.accountId: no account " + request.destination_account_id,
+                           "destination.accountId");
+        }
+        quote.destination_account_id = destination->id;
+        quote.destination_customer_id = destination->owner_id;
+        quote.receiving_currency = destination->currency;
     }
-    if (facts_of_owner(session, owner, destination->owner_id).deleted()) {
+    if (facts_of_owner(session, owner, quote.destination_customer_id).deleted()) {
         return failure(payment_error::customer_deleted,
                        "destination.accountId: the account's customer is deleted",
                        "destination.accountId");
     }
-    quote.destination_type = "ACCOUNT";
-    quote.destination_account_id = destination->id;
-    quote.destination_customer_id = destination->owner_id;
     quote.sending_currency = sending_currency;
-    quote.receiving_currency = destination->currency;
     if (quote.sending_currency == quote.receiving_currency) {
         return failure(payment_error::same_currency,
                        "sending and receiving currency are both " + quote.sending_currency +
@@ -693,7 +782,9 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.source_type = quote.source_type;
     outgoing.source_account_id = quote.source_account_id;
     outgoing.source_currency = quote.sending_currency;
-    outgoing.destination_type = "ACCOUNT";
+    // A payout leaves the book, as a transfer-out does.
+    outgoing.destination_type =
+        is_external_account_id(quote.destination_account_id) ? "EXTERNAL_ACCOUNT" : "ACCOUNT";
     outgoing.destination_account_id = quote.destination_account_id;
     outgoing.destination_currency = quote.receiving_currency;
     outgoing.sent_amount = p.total_sending;
@@ -837,6 +928,67 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
                        deposit.platform_customer_id, account->currency, after->balance() - amount,
                        after->balance());
     return std::move(*after);
+}
+
+bool is_external_account_id(const std::string& id) {
+    return id.starts_with("ExternalAccount:");
+}
+
+void complete_quote_payout(soci::session& session, const clock& time, const tenant& owner,
+                           const std::string& quote_id) {
+    auto quote = find_quote(session, owner, quote_id);
+    CORRIDOR_ASSERT(quote.has_value());
+    update_quote_status(session, *quote, "COMPLETED", time.now_ms());
+}
+
+void refund_quote_payout(soci::session& session, id_generator& ids, random_source& random,
+                         const clock& time, const currency_registry& currencies,
+                         const tenant& owner, const std::string& quote_id) {
+    auto quote = find_quote(session, owner, quote_id);
+    // PROCESSING, or COMPLETED when the payout comes back after it settled (an ACH return).
+    CORRIDOR_ASSERT(quote.has_value() &&
+                    (quote->status == "PROCESSING" || quote->status == "COMPLETED"));
+    book_services book{ids, random, time};
+    const price& p = quote->priced;
+    std::string receiving_settlement = ensure_account(session, book, owner, account_kind::settlement,
+                                                      "", quote->receiving_currency);
+    std::string liquidity_receiving = ensure_account(session, book, owner, account_kind::liquidity,
+                                                     "", quote->receiving_currency);
+    std::string liquidity_sending = ensure_account(session, book, owner, account_kind::liquidity,
+                                                   "", quote->sending_currency);
+    bool internal_source = quote->source_type == "ACCOUNT";
+    std::string refunded_account =
+        internal_source ? quote->source_account_id
+                        : ensure_account(session, book, owner, account_kind::settlement, "",
+                                         quote->sending_currency);
+    // Service accounts have no overdraft guard, so only the last posting could be refused, and only
+    // by a balance overflow of an account that held this money a moment ago.
+    auto back = post_transfer(session, book, owner,
+                              {receiving_settlement, liquidity_receiving, p.total_receiving,
+                               quote->receiving_currency, "refund", quote->transaction_id});
+    CORRIDOR_ASSERT(back.ok());
+    if (p.fees_included > 0) {
+        std::string fees =
+            ensure_account(session, book, owner, account_kind::fees, "", quote->sending_currency);
+        auto fee_back = post_transfer(session, book, owner,
+                                      {fees, liquidity_sending, p.fees_included,
+                                       quote->sending_currency, "refund", quote->transaction_id});
+        CORRIDOR_ASSERT(fee_back.ok());
+    }
+    auto refunded = post_transfer(session, book, owner,
+                                  {liquidity_sending, refunded_account, p.total_sending,
+                                   quote->sending_currency, "refund", quote->transaction_id});
+    CORRIDOR_ASSERT(refunded.ok());
+    std::int64_t now_ms = time.now_ms();
+    update_quote_status(session, *quote, "FAILED", now_ms);
+    if (internal_source) {
+        auto after = account_balance(session, refunded_account);
+        CORRIDOR_ASSERT(after.has_value());
+        record_balance_event(session, ids, time, currencies, owner, refunded_account,
+                             quote->source_customer_id, quote->sending_currency,
+                             *after - p.total_sending, *after,
+                             platform_customer_id_of(session, owner, quote->source_customer_id));
+    }
 }
 
 int expire_due_quotes(soci::session& session, const payment_services& services, int limit) {

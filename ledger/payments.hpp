@@ -70,16 +70,6 @@ struct transaction_record {
     std::string payment_instructions;  // the quote's, as JSON array text (read, never stored here)
 };
 
-struct payment_services {
-    id_generator& ids;
-    random_source& random;
-    const clock& time;
-    const currency_registry& currencies;
-    const rate_source& rates;
-    const funding_directory& funding;
-    std::int64_t quote_ttl_ms = 300000;
-};
-
 enum class payment_error {
     source_account_not_found,
     destination_account_not_found,
@@ -99,6 +89,9 @@ enum class payment_error {
     funding_currency_mismatch,
     account_not_found,
     user_not_ready,  // the sending customer's KYC does not allow money movement
+    destination_not_payable,  // an external destination that is not ACTIVE or no rail accepts
+    external_payouts_unavailable,  // no payment engine in this process
+    rail_unavailable,              // the rail cannot take payments now (503, retry later)
 };
 
 struct payment_failure {
@@ -106,6 +99,51 @@ struct payment_failure {
     std::string message;  // for the client: what was wrong, naming the field
     std::string field;
 };
+
+// What a quote needs to know of an external account it pays out to, as the gateway checked it.
+struct external_destination {
+    std::string account_id;   // ExternalAccount:<uuid>
+    std::string customer_id;  // empty for the platform's own accounts
+    std::string currency;
+    std::string account_type, account_json;  // accountInfo.accountType and the accountInfo JSON
+    std::string rail;                        // the rail that accepted the details
+};
+
+// Payouts of quotes whose destination is an external account, through a rail. The payment engine
+// (rails/) implements it; the ledger holds the money and records the quote, the gateway moves it.
+class external_payout_gateway {
+public:
+    virtual ~external_payout_gateway() = default;
+    // The destination if it can be paid now (it exists, is ACTIVE, and a rail serving its account
+    // type accepts its details); otherwise a failure naming destination.accountId. Writes nothing.
+    virtual result<external_destination, payment_failure> check(
+        soci::session& session, const tenant& owner, const std::string& external_account_id) = 0;
+    // Starts the payout of `amount` (receiving currency, already held in that currency's settlement
+    // account) to a destination check() accepted, for the OUTGOING transaction, in the caller's
+    // transaction. `internal_account_id` is the internal account the quote debited (empty for a
+    // quote funded from outside).
+    virtual void start(soci::session& session, const tenant& owner,
+                       const external_destination& destination, const std::string& transaction_id,
+                       const std::string& internal_account_id, std::int64_t amount,
+                       const std::string& description) = 0;
+};
+
+// True for ids of external accounts ("ExternalAccount:..."), which a quote's destination.accountId
+// may name instead of an internal account.
+bool is_external_account_id(const std::string& id);
+
+struct payment_services {
+    id_generator& ids;
+    random_source& random;
+    const clock& time;
+    const currency_registry& currencies;
+    const rate_source& rates;
+    const funding_directory& funding;
+    std::int64_t quote_ttl_ms = 300000;
+    // Quotes to external accounts need it; without one they are refused (501).
+    external_payout_gateway* payouts = nullptr;
+};
+
 
 struct quote_request {
     std::string source_type;        // ACCOUNT or REALTIME_FUNDING
@@ -167,6 +205,19 @@ struct transaction_filter {
 page<transaction_record> list_transactions(soci::session& session, const tenant& owner,
                                            const transaction_filter& filter,
                                            const page_request& request);
+
+// The outcome of a quote's payout to an external account, as the payment engine learns it, in the
+// engine's transaction. Completing marks the quote COMPLETED. Failing marks it FAILED and puts the
+// money back where it came from, in the sending currency: the held receiving amount returns to the
+// receiving liquidity account, the fees leave the fee account, and the whole totalSendingAmount
+// returns to the source account (or, for a quote funded from outside, to the sending currency's
+// settlement account, i.e. back to the payer); the source's ACCOUNT_STATUS event is written.
+// The caller records the transaction's own outcome.
+void complete_quote_payout(soci::session& session, const clock& time, const tenant& owner,
+                           const std::string& quote_id);
+void refund_quote_payout(soci::session& session, id_generator& ids, random_source& random,
+                         const clock& time, const currency_registry& currencies,
+                         const tenant& owner, const std::string& quote_id);
 
 // The interface's JSON shapes; also the payloads of webhook events.
 // `storage` lets a caller build a short-lived rendering in its own arena (the outbox events).

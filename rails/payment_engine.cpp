@@ -6,6 +6,7 @@
 
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
+#include "ledger/kyc.hpp"
 #include "ledger/time_format.hpp"
 
 namespace corridor {
@@ -75,6 +76,14 @@ result<ledger_account, rail_payment_failure> internal_account_for(
                           "external account " + external.id + " belongs to another customer",
                           field);
     }
+    // KYC gating: the customer whose money moves, in either direction, must be approved.
+    if (!customer_may_move_money(session, owner, account->owner_id)) {
+        return failure_of(rail_payment_error::user_not_ready,
+                          "customer " + account->owner_id +
+                              " cannot move money until its KYC status is APPROVED; complete the "
+                              "hosted KYC flow first",
+                          field);
+    }
     return std::move(*account);
 }
 
@@ -82,12 +91,28 @@ result<ledger_account, rail_payment_failure> internal_account_for(
 result<rail_instance*, rail_payment_failure> rail_for(const rail_engine_services& services,
                                                       const tenant& owner,
                                                       const external_account_ref& external,
-                                                      const std::string& field) {
+                                                      const std::string& field,
+                                                      corridor_rail_direction direction) {
     std::string env(owner.env_name());
     rail_instance* rail = services.rails.for_account_type(env, external.account_type);
     if (rail == nullptr) {
         return failure_of(rail_payment_error::no_rail,
                           field + ": no payment rail serves account type " + external.account_type,
+                          field);
+    }
+    // Refused before the rail is asked anything: it declared it cannot move money this way.
+    if (!rail->can(direction)) {
+        if (direction == CORRIDOR_RAIL_PULL) {
+            return failure_of(rail_payment_error::direction_unsupported,
+                              field + ": money cannot be pulled from " + external.account_type +
+                                  " accounts (rail " + rail->name() +
+                                  " has no pull); the payer sends it to the internal account's "
+                                  "fundingPaymentInstructions instead",
+                              field);
+        }
+        return failure_of(rail_payment_error::direction_unsupported,
+                          field + ": rail " + rail->name() + " cannot pay out to " +
+                              external.account_type + " accounts",
                           field);
     }
     auto verdict =
@@ -180,7 +205,8 @@ result<transaction_record, rail_payment_failure> begin_transfer_out(
     auto account = internal_account_for(session, request.owner, request.source_account_id,
                                         "source.accountId", request.destination);
     if (!account) return account.error();
-    auto rail = rail_for(services, request.owner, request.destination, "destination.accountId");
+    auto rail = rail_for(services, request.owner, request.destination, "destination.accountId",
+                         CORRIDOR_RAIL_PAYOUT);
     if (!rail) return rail.error();
 
     std::int64_t now_ms = services.time.now_ms();
@@ -240,7 +266,8 @@ result<transaction_record, rail_payment_failure> begin_transfer_in(
         return failure_of(rail_payment_error::amount_out_of_range,
                           "amount would overflow the destination account's balance", "amount");
     }
-    auto rail = rail_for(services, request.owner, request.source, "source.accountId");
+    auto rail =
+        rail_for(services, request.owner, request.source, "source.accountId", CORRIDOR_RAIL_PULL);
     if (!rail) return rail.error();
 
     std::int64_t now_ms = services.time.now_ms();
@@ -268,6 +295,51 @@ result<transaction_record, rail_payment_failure> begin_transfer_in(
                                                  request.amount, request.description, now_ms));
     record_payment_event(session, services.ids, services.time, services.currencies, t);
     return t;
+}
+
+result<external_destination, payment_failure> rail_payout_gateway::check(
+    soci::session& session, const tenant& owner, const std::string& external_account_id) {
+    const std::string field = "destination.accountId";
+    auto found = accounts_.find(session, owner, external_account_id);
+    if (!found) {
+        return payment_failure{payment_error::destination_account_not_found,
+                               field + ": no external account " + external_account_id, field};
+    }
+    if (found->status != "ACTIVE") {
+        return payment_failure{payment_error::destination_not_payable,
+                               field + ": external account " + found->id + " is " + found->status +
+                                   "; only ACTIVE accounts can receive payouts",
+                               field};
+    }
+    auto rail = rail_for(services_, owner, *found, field, CORRIDOR_RAIL_PAYOUT);
+    if (!rail) {
+        auto code = rail.error().code == rail_payment_error::rail_unavailable
+                        ? payment_error::rail_unavailable
+                        : payment_error::destination_not_payable;
+        return payment_failure{code, rail.error().message, field};
+    }
+    external_destination out;
+    out.account_id = found->id;
+    out.customer_id = found->customer_id;
+    out.currency = found->currency;
+    out.account_type = found->account_type;
+    out.account_json = found->account_json;
+    out.rail = rail.value()->name();
+    return out;
+}
+
+void rail_payout_gateway::start(soci::session& session, const tenant& owner,
+                                const external_destination& destination,
+                                const std::string& transaction_id,
+                                const std::string& internal_account_id, std::int64_t amount,
+                                const std::string& description) {
+    CORRIDOR_ASSERT(amount > 0);
+    external_account_ref external{destination.account_id,   destination.customer_id,
+                                  destination.currency,     destination.account_type,
+                                  destination.account_json, "ACTIVE"};
+    insert_rail_operation(session, new_operation(services_, owner, destination.rail, "PAYOUT",
+                                                 transaction_id, internal_account_id, external,
+                                                 amount, description, services_.time.now_ms()));
 }
 
 int payment_engine::drive(soci::session& session) {
@@ -407,6 +479,7 @@ void payment_engine::settle(soci::session& session, rail_operation& op, const ra
     t->status = "COMPLETED";
     t->settled_at_ms = t->updated_at_ms = now_ms;
     store_transaction_outcome(session, *t);
+    if (!t->quote_id.empty()) complete_quote_payout(session, services_.time, op.owner, t->quote_id);
     record_payment_event(session, services_.ids, services_.time, services_.currencies, *t);
 }
 
@@ -418,7 +491,14 @@ void payment_engine::fail(soci::session& session, rail_operation& op, rail_failu
     auto t = find_transaction(session, op.owner, op.transaction_id);
     CORRIDOR_ASSERT(t.has_value());
     std::string note = message;
-    if (op.direction == "PAYOUT") {
+    if (op.direction == "PAYOUT" && !t->quote_id.empty()) {
+        // A quote's payout: the quote is unwound and its source refunded in the sending currency.
+        refund_quote_payout(session, services_.ids, services_.random, services_.time,
+                            services_.currencies, op.owner, t->quote_id);
+        t->refund = json::serialize(json::object{{"reference", op.id},
+                                                 {"initiatedAt", format_timestamp_ms(now_ms)},
+                                                 {"settledAt", format_timestamp_ms(now_ms)}});
+    } else if (op.direction == "PAYOUT") {
         // The held money goes back to the internal account it came from.
         std::string settlement = ensure_account(session, book_of(services_), op.owner,
                                                 account_kind::settlement, "", op.currency);
@@ -451,7 +531,8 @@ void payment_engine::fail(soci::session& session, rail_operation& op, rail_failu
     op.message = note;
     op.updated_at_ms = now_ms;
     update_rail_operation(session, op);
-    t->status = was_settled && op.direction == "PAYOUT" ? "REFUNDED" : "FAILED";
+    // A payout returned after it settled fails too (ABI 1.1): its money is back with the payer.
+    t->status = "FAILED";
     t->failure_reason = op.failure_reason;
     t->updated_at_ms = now_ms;
     store_transaction_outcome(session, *t);

@@ -37,7 +37,8 @@ struct external_account_ref {
     std::string currency;
     std::string account_type;  // accountInfo.accountType
     std::string account_json;  // the accountInfo object, JSON
-    std::string status = "ACTIVE";  // PENDING, ACTIVE, UNDER_REVIEW, INACTIVE: only ACTIVE moves money
+    std::string status =
+        "ACTIVE";  // PENDING, ACTIVE, UNDER_REVIEW, INACTIVE: only ACTIVE moves money
 };
 
 class external_account_directory {
@@ -75,6 +76,8 @@ enum class rail_payment_error {
     account_invalid,
     rail_unavailable,
     amount_out_of_range,
+    user_not_ready,         // the internal account's customer may not move money (KYC)
+    direction_unsupported,  // the rail cannot pull (or pay out) at all (its capabilities)
 };
 
 struct rail_payment_failure {
@@ -113,6 +116,25 @@ result<transaction_record, rail_payment_failure> begin_transfer_in(
 // interface allows for the transaction's direction, otherwise the engine's default.
 std::string interface_failure_reason(const std::string& direction, rail_failure failure,
                                      const std::string& reported);
+
+// Quotes whose destination is an external account pay out through the engine: the ledger's quote
+// execution holds the receiving amount and calls start(), which records the PAYOUT operation that
+// drive() then initiates. Failures refund the quote's source (refund_quote_payout).
+class rail_payout_gateway final : public external_payout_gateway {
+public:
+    rail_payout_gateway(rail_engine_services services, external_account_directory& accounts)
+        : services_(services), accounts_(accounts) {}
+    result<external_destination, payment_failure> check(
+        soci::session& session, const tenant& owner,
+        const std::string& external_account_id) override;
+    void start(soci::session& session, const tenant& owner, const external_destination& destination,
+               const std::string& transaction_id, const std::string& internal_account_id,
+               std::int64_t amount, const std::string& description) override;
+
+private:
+    rail_engine_services services_;
+    external_account_directory& accounts_;
+};
 
 class payment_engine {
 public:

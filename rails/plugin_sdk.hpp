@@ -8,6 +8,8 @@
 //       static constexpr std::string_view version = "1.0.0";
 //       static constexpr std::array<std::string_view, 1> account_types{"US_ACCOUNT"};
 //       static constexpr uint32_t tick_interval_ms = 0;   // or N to get tick() every N ms
+//       // Optional (ABI 1.1): what the rail can do; both when left out.
+//       static constexpr uint32_t capabilities = CORRIDOR_RAIL_CAN_PAYOUT;
 //       my_rail(const corridor::rail_sdk::host& host, std::string_view config_json);
 //       corridor::rail_sdk::status validate_account(call&, std::string_view type,
 //                                                   std::string_view currency,
@@ -202,6 +204,16 @@ inline instance* as_instance(corridor_rail_type_self* self) noexcept {
     return reinterpret_cast<instance*>(self);
 }
 
+// The rail's capability flags (ABI 1.1): its `capabilities` constant, or payout and pull.
+template <class Rail>
+constexpr uint32_t capabilities_of() {
+    if constexpr (requires { Rail::capabilities; }) {
+        return Rail::capabilities;
+    } else {
+        return CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL;
+    }
+}
+
 template <class Rail>
 struct plugin_table {
     static inline const corridor_rail_host_api* api = nullptr;
@@ -281,6 +293,8 @@ struct plugin_table {
             &funding_instructions,
             &initiate,
             &tick,
+            capabilities_of<Rail>(),
+            0,
         };
         return &value;
     }

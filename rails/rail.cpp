@@ -178,6 +178,13 @@ bool rail_instance::serves(const std::string& account_type) const {
     return false;
 }
 
+std::uint32_t rail_instance::capabilities() const {
+    // Read the 1.1 field only when the plugin's table is large enough to hold it.
+    if (table_->magic.table_size < CORRIDOR_RAIL_PLUGIN_SIZE_V1_1)
+        return CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL;
+    return table_->capabilities;
+}
+
 template <class Hook>
 rail_call_result rail_instance::call(rail_hook which, Hook&& hook) {
     std::lock_guard lock(mutex_);

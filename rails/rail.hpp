@@ -111,6 +111,13 @@ public:
     const std::vector<std::string>& account_types() const { return account_types_; }
     std::uint32_t tick_interval_ms() const { return table_->tick_interval_ms; }
     bool serves(const std::string& account_type) const;
+    // corridor_rail_capability flags; a plugin built for ABI 1.0 declares none and reads as able
+    // to pay out and pull (its initiate refuses what it cannot do).
+    std::uint32_t capabilities() const;
+    bool can(corridor_rail_direction direction) const {
+        return (capabilities() & (direction == CORRIDOR_RAIL_PULL ? CORRIDOR_RAIL_CAN_PULL
+                                                                  : CORRIDOR_RAIL_CAN_PAYOUT)) != 0;
+    }
     const rail_call_stats& stats(rail_hook hook) const {
         return stats_[static_cast<std::size_t>(hook)];
     }

@@ -18,6 +18,13 @@
  *   smaller than the ABI 1.0 size. Tables only ever grow at the end: a newer slot is used only when
  *   the other side's struct_size covers it. Removing or reordering anything is a new major version.
  *
+ *   History (each addition is tagged in place with the minor version that made it):
+ *     1.0  the first contract.
+ *     1.1  corridor_rail_plugin.capabilities (what the rail can do: pay out, pull). A 1.0 plugin
+ *          has no such field; the host reads it as able to do both and lets initiate refuse.
+ *          A RETURNED report is accepted for an operation the rail already reported SETTLED (an
+ *          ACH return arrives days after settlement): see corridor_rail_outcome.
+ *
  * OWNERSHIP (every type below repeats the rule that applies to it)
  *   - A corridor_rail_type_span passed INTO a hook or callback is borrowed: valid only until that
  *     call returns. Copy what you keep.
@@ -58,7 +65,7 @@ extern "C" {
 #endif
 
 #define CORRIDOR_RAIL_ABI_MAJOR 1
-#define CORRIDOR_RAIL_ABI_MINOR 0
+#define CORRIDOR_RAIL_ABI_MINOR 1
 
 #define CORRIDOR_RAIL_STRINGIFY_(x) #x
 #define CORRIDOR_RAIL_STRINGIFY(x) CORRIDOR_RAIL_STRINGIFY_(x)
@@ -96,6 +103,19 @@ typedef enum corridor_rail_outcome {
     CORRIDOR_RAIL_OUTCOME_FAILED = 3,   /* final: the money did not move */
     CORRIDOR_RAIL_OUTCOME_RETURNED = 4  /* final: it moved, then came back (e.g. an ACH return) */
 } corridor_rail_outcome;
+/* Transitions the host accepts: PENDING any number of times (a new rail_reference updates it), then
+ * one of SETTLED, FAILED, RETURNED; and (1.1) RETURNED once after SETTLED. A RETURNED payout is
+ * reversed exactly once: the internal account that paid is credited back (a quote's source, in its
+ * sending currency), the transaction turns FAILED with the failure_reason of the report (when the
+ * interface allows it for the direction, else the host's default from failure), and its event is
+ * recorded. A RETURNED pull takes the credited money back if the account still holds it. Every
+ * other report for a closed operation is ignored. */
+
+/* What a rail can do (ABI 1.1): flags of corridor_rail_plugin.capabilities. */
+typedef enum corridor_rail_capability {
+    CORRIDOR_RAIL_CAN_PAYOUT = 1, /* credit external accounts: transfer-out, quote payouts */
+    CORRIDOR_RAIL_CAN_PULL = 2    /* debit external accounts: transfer-in */
+} corridor_rail_capability;
 
 /* Rail-neutral failure class. The rail's own code (R01, AM04, ...) travels as rail_reason_code. */
 typedef enum corridor_rail_failure {
@@ -237,6 +257,12 @@ typedef struct corridor_rail_plugin {
                         const corridor_rail_type_operation* operation);
     /* Periodic work; may call host->report. May be NULL when tick_interval_ms is 0. */
     int32_t (*tick)(corridor_rail_type_self* self, corridor_rail_type_call* call, int64_t now_ms);
+
+    /* 1.1: corridor_rail_capability flags. The host refuses up front what the rail cannot do (a
+     * transfer-in from an account whose rail cannot pull is pointed to payment instructions) and
+     * never calls initiate for it. Unknown bits are ignored. */
+    uint32_t capabilities;
+    uint32_t reserved_1_1; /* zero */
     /* Append new hooks here, tagged with the minor version that added them. */
 } corridor_rail_plugin;
 
@@ -257,6 +283,9 @@ typedef int32_t (*corridor_rail_entry_fn)(const corridor_rail_host_api* host,
     (offsetof(corridor_rail_plugin, tick) + sizeof(void*))
 #define CORRIDOR_RAIL_HOST_API_SIZE_V1_0 \
     (offsetof(corridor_rail_host_api, log) + sizeof(void*))
+/* Size of the ABI 1.1 plugin table: a table at least this large carries capabilities. */
+#define CORRIDOR_RAIL_PLUGIN_SIZE_V1_1 \
+    (offsetof(corridor_rail_plugin, reserved_1_1) + sizeof(uint32_t))
 
 #ifdef __cplusplus
 }

@@ -136,6 +136,8 @@ public:
     static constexpr std::string_view version = "1.0.0";
     static constexpr std::array<std::string_view, 1> account_types{"US_ACCOUNT"};
     static constexpr uint32_t tick_interval_ms = 1000;
+    // Credits go out in origination files; debits (pulls) too.
+    static constexpr uint32_t capabilities = CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL;
 
     ach_rail(const sdk::host& host, std::string_view config_json)
         : host_(host), settings_(read_settings(config_json)) {

@@ -61,6 +61,8 @@ public:
     static constexpr std::string_view version = "1.0.0";
     static constexpr std::array<std::string_view, 1> account_types{"PIX"};
     static constexpr uint32_t tick_interval_ms = 1000;
+    // PIX has no pull: payers send to our key (the funding instructions).
+    static constexpr uint32_t capabilities = CORRIDOR_RAIL_CAN_PAYOUT;
 
     pix_rail(const sdk::host& host, std::string_view config_json) : host_(host) {
         auto config = corridor::plugin_json::parse_object(config_json, "the pix rail's config");

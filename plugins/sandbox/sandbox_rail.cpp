@@ -104,6 +104,8 @@ public:
         "IBAN",        "EUR_ACCOUNT", "UPI",         "INR_ACCOUNT",  "NGN_ACCOUNT", "CAD_ACCOUNT",
         "GBP_ACCOUNT", "PHP_ACCOUNT", "SGD_ACCOUNT", "SPARK_WALLET", "LIGHTNING"};
     static constexpr uint32_t tick_interval_ms = 250;
+    // The simulator plays both directions for every account type.
+    static constexpr uint32_t capabilities = CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL;
 
     sandbox_rail(const sdk::host& host, std::string_view config_json) : host_(host) {
         json::value config = json::parse(config_json);

@@ -75,6 +75,8 @@ public:
     static constexpr std::string_view version = "1.0.0";
     static constexpr std::array<std::string_view, 2> account_types{"SPARK_WALLET", "LIGHTNING"};
     static constexpr uint32_t tick_interval_ms = 1000;
+    // A wallet cannot be debited by us: payers pay our address or invoice.
+    static constexpr uint32_t capabilities = CORRIDOR_RAIL_CAN_PAYOUT;
 
     spark_rail(const sdk::host& host, std::string_view config_json) : host_(host) {
         auto config = corridor::plugin_json::parse_object(config_json, "the spark rail's config");

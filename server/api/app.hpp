@@ -65,6 +65,8 @@ struct app_services {
     rail_registry rails;  // loaded at serve start; empty elsewhere
     // External accounts as the payment engine needs them; null until a store provides them.
     std::unique_ptr<external_account_directory> external_accounts;
+    // Quote payouts to external accounts through the payment engine; null until serve wires it.
+    std::unique_ptr<external_payout_gateway> payouts;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -83,8 +85,10 @@ struct app_services {
     void init_uma();
 
     payment_services payments() {
-        return payment_services{ids, random, time, currencies, *rates, funding,
-                                config.quotes_ttl_seconds * 1000};
+        return payment_services{ids,     random,
+                                time,    currencies,
+                                *rates,  funding,
+                                config.quotes_ttl_seconds * 1000, payouts.get()};
     }
     rail_engine_services rail_payments() {
         rail_engine_settings settings;

@@ -2,6 +2,7 @@
 // GET of one account under either path, and the receiver lookup GET
 // /receiver/external-account/{id}.
 #include <boost/json.hpp>
+#include <cctype>
 
 #include "ledger/account_details.hpp"
 #include "ledger/customer_store.hpp"
@@ -40,6 +41,47 @@ validated_details read_details(const request_context& context, const json::objec
         fail(code, error.field + ": " + error.message, json::object{{"field", error.field}});
     }
     return std::move(details.value());
+}
+
+// The field a rail's message names: its leading path ("pixKey must be ...", "accountInfo.taxId:
+// ..."), under accountInfo; accountInfo itself when the message starts otherwise.
+std::string field_named_by(const std::string& message) {
+    std::size_t end = 0;
+    while (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) ||
+                                    message[end] == '.' || message[end] == '_')) {
+        ++end;
+    }
+    std::string token = message.substr(0, end);
+    while (!token.empty() && token.back() == '.') token.pop_back();
+    if (token.empty() || !std::islower(static_cast<unsigned char>(token[0]))) return "accountInfo";
+    return token.starts_with("accountInfo") ? token : "accountInfo." + token;
+}
+
+// After the host's structural checks, the rail that will move money for this account type checks
+// the details by its own rules (ACH routing, PIX key against taxId, ...). Without a rail for the
+// type the structural checks stand alone; a rail that cannot answer now does not block creation
+// (payouts and pulls ask it again).
+void check_with_rail(request_context& context, const validated_details& details,
+                     const std::string& currency) {
+    std::string env(context.owner().env_name());
+    rail_instance* rail = context.services.rails.for_account_type(env, details.account_type);
+    // The sandbox simulator has no rules of its own beyond the host's (it reads identifiers only
+    // for its failure patterns), so sandbox accounts are checked by the host alone.
+    if (rail == nullptr || rail->name() == rail_registry::sandbox_rail_name) return;
+    auto verdict = rail->validate_account(details.account_type, currency,
+                                          json::serialize(details.account_info));
+    if (verdict.status == rail_status::invalid_argument) {
+        std::string field = field_named_by(verdict.message);
+        fail(error_code::invalid_bank_account,
+             field + ": refused by rail " + rail->name() + ": " + verdict.message,
+             json::object{{"field", field}});
+    }
+    if (verdict.status == rail_status::unsupported) {
+        fail(error_code::invalid_input,
+             "accountInfo.accountType: rail " + rail->name() + " does not serve " +
+                 details.account_type + " in " + currency + ": " + verdict.message,
+             json::object{{"field", "accountInfo.accountType"}});
+    }
 }
 
 [[noreturn]] void fail_create(external_account_error error, const std::string& customer_id) {
@@ -83,6 +125,7 @@ http_response create_account(request_context& context, bool for_customer) {
         fail_field("platformAccountId", "must not be empty");
     }
     request.details = read_details(context, body, currency);
+    check_with_rail(context, request.details, currency);
     request.screening_delay_ms = context.services.config.external_accounts_screening_delay_ms;
     auto created = create_external_account(
         context.session(), {context.services.ids, context.services.time}, context.owner(), request);

@@ -27,6 +27,9 @@ void fail_payment(const payment_failure& failure) {
         case payment_error::quote_expired: code = error_code::quote_expired; break;
         case payment_error::quote_not_executable: code = error_code::quote_not_executable; break;
         case payment_error::user_not_ready: code = error_code::user_not_ready; break;
+        case payment_error::destination_not_payable: code = error_code::invalid_input; break;
+        case payment_error::external_payouts_unavailable: code = error_code::not_implemented; break;
+        case payment_error::rail_unavailable: code = error_code::service_unavailable; break;
     }
     boost::json::object details;
     if (!failure.field.empty()) details["field"] = failure.field;

@@ -45,12 +45,14 @@ transfer_body read_transfer_body(const json::object& body) {
         case rail_payment_error::customer_mismatch:
         case rail_payment_error::external_account_not_active:
         case rail_payment_error::account_invalid:
+        case rail_payment_error::direction_unsupported:
         case rail_payment_error::no_rail: code = error_code::invalid_input; break;
         case rail_payment_error::insufficient_balance:
             code = error_code::insufficient_balance;
             break;
         case rail_payment_error::amount_out_of_range: code = error_code::amount_out_of_range; break;
         case rail_payment_error::rail_unavailable: code = error_code::service_unavailable; break;
+        case rail_payment_error::user_not_ready: code = error_code::user_not_ready; break;
     }
     json::object details;
     if (!failure.field.empty()) details["field"] = failure.field;

@@ -231,6 +231,8 @@ int serve(const std::vector<std::string>& args) {
     services.uma_providers = std::move(uma_providers);
     services.rails = load_rails(rail_load_config_of(config), &spdlog_rail_log());
     services.external_accounts = make_external_account_directory();
+    services.payouts =
+        std::make_unique<rail_payout_gateway>(services.rail_payments(), *services.external_accounts);
     for (const auto& rail : services.rails.all()) {
         spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(), rail->file(),
                      rail->abi_major(), rail->abi_minor());
@@ -278,6 +280,13 @@ int plugins_list(const std::vector<std::string>& args) {
     auto values = parse(args, options);
     auto config = load_config(values);
     auto registry = load_rails(rail_load_config_of(config), nullptr);
+    // ABI 1.1 capabilities as words: what operators check before routing pulls.
+    auto capabilities = [](const rail_instance& rail) {
+        json::array out;
+        if (rail.can(CORRIDOR_RAIL_PAYOUT)) out.emplace_back("PAYOUT");
+        if (rail.can(CORRIDOR_RAIL_PULL)) out.emplace_back("PULL");
+        return out;
+    };
     if (values.count("json")) {
         json::array out;
         for (const auto& rail : registry.all()) {
@@ -287,7 +296,8 @@ int plugins_list(const std::vector<std::string>& args) {
                                        {"version", rail->version()},
                                        {"abi", fmt::format("{}.{}", rail->abi_major(), rail->abi_minor())},
                                        {"file", rail->file()},
-                                       {"accountTypes", types}});
+                                       {"accountTypes", types},
+                                       {"capabilities", capabilities(*rail)}});
         }
         std::cout << json::serialize(json::object{{"hostAbi", fmt::format("{}.{}", CORRIDOR_RAIL_ABI_MAJOR,
                                                                               CORRIDOR_RAIL_ABI_MINOR)},
@@ -301,8 +311,11 @@ int plugins_list(const std::vector<std::string>& args) {
     for (const auto& rail : registry.all()) {
         std::string types;
         for (const auto& type : rail->account_types()) types += (types.empty() ? "" : ",") + type;
-        std::cout << fmt::format("{:<12} {:<10} ABI {}.{}  {}\n  account types: {}\n", rail->name(),
-                                 rail->version(), rail->abi_major(), rail->abi_minor(), rail->file(), types);
+        std::string can;
+        for (const auto& word : capabilities(*rail)) can += (can.empty() ? "" : ",") + std::string(word.as_string());
+        std::cout << fmt::format("{:<12} {:<10} ABI {}.{}  {}\n  account types: {}\n  can: {}\n",
+                                 rail->name(), rail->version(), rail->abi_major(), rail->abi_minor(),
+                                 rail->file(), types, can);
     }
     std::cout << std::flush;
     return 0;

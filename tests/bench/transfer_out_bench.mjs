@@ -36,7 +36,7 @@ async function startServer() {
   const configPath = join(dir, 'corridor.json');
   writeFileSync(configPath, JSON.stringify(config));
   const platform = JSON.parse(execFileSync(bin, ['platform', 'create', '--name', 'Bench',
-    '--uma-domain', 'bench.example', '--json', '--config', configPath], { encoding: 'utf8' }));
+    '--uma-domain', 'bench.example', '--regulated', '--json', '--config', configPath], { encoding: 'utf8' }));
   const child = spawn(bin, ['serve', '--config', configPath], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((ok, fail) => {
     let out = '';

@@ -215,8 +215,43 @@ TEST_CASE("rail_abi.h does not change without a version bump", "[rails][abi]") {
     std::string hash = sha256_file_hex(std::string(CORRIDOR_SOURCE_DIR) + "/rails/rail_abi.h");
     INFO("rail_abi.h SHA-256 is now " << hash);
     CHECK(CORRIDOR_RAIL_ABI_MAJOR == 1);
-    CHECK(CORRIDOR_RAIL_ABI_MINOR == 0);
-    CHECK(hash == "cb47979516aec5d8224dd42c7cec3c47d4cea7659e43e389666df832f4712844");
+    CHECK(CORRIDOR_RAIL_ABI_MINOR == 1);
+    CHECK(hash == "51281f1266d32c554a3af9362581149a14f4131c27e49e20f46338cad03f1044");
+}
+
+TEST_CASE("a plugin built for ABI 1.0 still loads and reads as able to pay out and pull",
+          "[rails][loader][abi]") {
+    auto rail = load_rail_file(test_plugin("test_abi_1_0"), "test_abi_1_0", "", "{}", nullptr);
+    CHECK(rail->abi_major() == 1);
+    CHECK(rail->abi_minor() == 0);
+    CHECK(rail->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));
+    CHECK(rail->can(CORRIDOR_RAIL_PULL));
+    CHECK(rail->validate_account("LEGACY_ACCOUNT", "USD", "{}").ok());
+    rail_operation_input op;
+    op.operation_id = "RailOperation:legacy";
+    op.amount_minor = 5;
+    auto started = rail->initiate(op);
+    REQUIRE(started.ok());
+    REQUIRE(started.reports.size() == 1);
+    CHECK(started.reports[0].outcome == rail_outcome::settled);
+    CHECK(started.reports[0].operation_id == "RailOperation:legacy");
+}
+
+TEST_CASE("an ABI 1.1 plugin's capabilities are read from its table", "[rails][loader][abi]") {
+    auto both = load_rail_file(test_plugin("test_good"), "test_good", "", "{}", nullptr);
+    CHECK(both->abi_minor() == 1);
+    CHECK(both->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));
+    auto payout_only =
+        load_rail_file(test_plugin("test_payout_only"), "test_payout_only", "", "{}", nullptr);
+    CHECK(payout_only->capabilities() == CORRIDOR_RAIL_CAN_PAYOUT);
+    CHECK(payout_only->can(CORRIDOR_RAIL_PAYOUT));
+    CHECK_FALSE(payout_only->can(CORRIDOR_RAIL_PULL));
+}
+
+TEST_CASE("the shipped rails declare what they can do", "[rails][loader][abi]") {
+    auto sandbox = load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
+                                  R"({"timeout_ms":1000})", nullptr);
+    CHECK(sandbox->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));
 }
 
 }  // namespace corridor

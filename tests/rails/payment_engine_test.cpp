@@ -323,23 +323,62 @@ TEST_CASE("a transfer-in credits the account only when the pull settles",
     CHECK(audit_book(f.session()).empty());
 }
 
-TEST_CASE("a payout returned after it settled is refunded", "[store][rails][engine]") {
+TEST_CASE("a payout returned after it settled is reversed exactly once", "[store][rails][engine]") {
     engine_fixture f;
     payment_engine engine(f.services());
     auto t = f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "123456789"));
     f.drive(engine);
     REQUIRE(f.reread(t).status == "COMPLETED");
+    REQUIRE(f.balance() == 10000 - 2500);
+    auto events_before = f.count("SELECT COUNT(*) FROM outbox_events");
     rail_report returned;
     returned.outcome = rail_outcome::returned;
     returned.operation_id = f.operation_of(t).id;
     returned.failure = rail_failure::account_invalid;
     returned.rail_reason_code = "R02";
-    write_transaction transaction(f.session());
-    CHECK(engine.apply_report(f.session(), returned));
-    transaction.commit();
-    CHECK(f.reread(t).status == "REFUNDED");
+    returned.failure_reason = "COUNTERPARTY_POST_TX_FAILED";
+    {
+        write_transaction transaction(f.session());
+        CHECK(engine.apply_report(f.session(), returned));
+        transaction.commit();
+    }
+    CHECK(f.reread(t).status == "FAILED");
+    CHECK(f.reread(t).failure_reason == "COUNTERPARTY_POST_TX_FAILED");
+    CHECK_FALSE(f.reread(t).refund.empty());
+    CHECK(f.operation_of(t).status == "RETURNED");
     CHECK(f.operation_of(t).rail_reason_code == "R02");
     CHECK(f.balance() == 10000);
+    // The transaction's event and the account's balance event.
+    CHECK(f.count("SELECT COUNT(*) FROM outbox_events") == events_before + 2);
+    // A repeated return changes nothing.
+    {
+        write_transaction transaction(f.session());
+        CHECK_FALSE(engine.apply_report(f.session(), returned));
+        transaction.commit();
+    }
+    CHECK(f.balance() == 10000);
+    CHECK(f.count("SELECT COUNT(*) FROM outbox_events") == events_before + 2);
+    CHECK(audit_book(f.session()).empty());
+}
+
+TEST_CASE("a rail that cannot pull refuses transfer-in up front", "[store][rails][engine]") {
+    engine_fixture f;
+    rail_registry only;
+    only.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_payout_only.so", "", "",
+                            "{}", nullptr));
+    rail_engine_services services{f.ids, f.random, f.clock, f.currencies, only, {}};
+    auto source = f.external("TEST_ACCOUNT", "accountNumber", "42");
+    write_transaction transaction(f.session());
+    auto pulled =
+        begin_transfer_in(f.session(), services, {f.owner, source, f.account_id, 100, ""});
+    REQUIRE_FALSE(pulled.ok());
+    CHECK(pulled.error().code == rail_payment_error::direction_unsupported);
+    CHECK(pulled.error().field == "source.accountId");
+    CHECK_THAT(pulled.error().message, Catch::Contains("fundingPaymentInstructions"));
+    CHECK(only.by_name("test_payout_only")->stats(rail_hook::validate_account).calls == 0);
+    // The same rail pays out.
+    auto paid = begin_transfer_out(f.session(), services, {f.owner, f.account_id, source, 100, ""});
+    CHECK(paid.ok());
 }
 
 TEST_CASE("operations survive a restart and are leased to one process at a time",

@@ -2,6 +2,7 @@
 // engine: the registry routes each account type to its rail outside the sandbox, and a PIX payout
 // for a production tenant settles through pix.so.
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
@@ -110,6 +111,39 @@ TEST_CASE("a production PIX payout settles through pix.so", "[store][rails][engi
     REQUIRE_FALSE(refused.ok());
     CHECK(refused.error().code == rail_payment_error::account_invalid);
     CHECK_THAT(refused.error().message, Catch::Contains("is not valid for rail pix"));
+
+    // PIX has no pull (ABI 1.1 capabilities): a transfer-in is refused up front, pointing the
+    // payer to the funding instructions, and nothing reaches the rail.
+    CHECK(rails.by_name("pix")->capabilities() == CORRIDOR_RAIL_CAN_PAYOUT);
+    CHECK(rails.by_name("spark")->capabilities() == CORRIDOR_RAIL_CAN_PAYOUT);
+    destination.account_json =
+        R"({"accountType":"PIX","pixKey":"fulano@example.com.br","pixKeyType":"EMAIL","taxId":"52998224725"})";
+    auto initiations = rails.by_name("pix")->stats(rail_hook::initiate).calls.load();
+    auto pull = begin_transfer_in(f.session(), services, {owner, destination, account_id, 100, ""});
+    REQUIRE_FALSE(pull.ok());
+    CHECK(pull.error().code == rail_payment_error::direction_unsupported);
+    CHECK(pull.error().field == "source.accountId");
+    CHECK_THAT(pull.error().message, Catch::Contains("fundingPaymentInstructions"));
+    CHECK(rails.by_name("pix")->stats(rail_hook::initiate).calls.load() == initiations);
+}
+
+TEST_CASE("ach pulls; the sandbox both pays out and pulls", "[rails][registry]") {
+    rail_load_config config;
+    config.plugins_dir = CORRIDOR_PLUGIN_DIR;
+    config.rails = {"sandbox", "ach"};
+    auto dir = std::filesystem::temp_directory_path() / "corridor-ach-capabilities";
+    std::filesystem::create_directories(dir);
+    config.settings_json = {
+        {"ach",
+         R"({"odfi_routing":"021000021","company_id":"1234567890","outbox_dir":")" +
+             (dir / "out").string() + R"(","inbox_dir":")" + (dir / "in").string() +
+             R"(","funding_account_number":"123456789","funding_routing_number":"021000021"})"}};
+    auto rails = load_rails(config, nullptr);
+    CHECK(rails.by_name("ach")->capabilities() ==
+          (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));
+    CHECK(rails.by_name("sandbox")->capabilities() ==
+          (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace corridor

@@ -48,7 +48,8 @@ export async function startCorridor(options = {}) {
     funding_file: join(confDir, 'funding.json'),
     uma_providers_file: join(confDir, 'uma-providers.json'),
     // The build writes rail plugins next to the binary (build/plugins) unless told otherwise.
-    plugins: { ...base.plugins, dir: process.env.CORRIDOR_PLUGIN_DIR || join(dirname(bin), 'plugins') },
+    // options.plugins overrides keys of plugins (rails, settings) and keeps that folder.
+    plugins: { ...base.plugins, dir: process.env.CORRIDOR_PLUGIN_DIR || join(dirname(bin), 'plugins'), ...(options.plugins || {}) },
     bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },
     ...(options.config || {}),
   };

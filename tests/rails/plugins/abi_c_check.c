@@ -1,4 +1,4 @@
-/* Compiles rail_abi.h as C (it must stay pure C) and pins the ABI 1.0 layout on LP64. */
+/* Compiles rail_abi.h as C (it must stay pure C) and pins the ABI 1.0 and 1.1 layouts on LP64. */
 #include "rails/rail_abi.h"
 
 #include <assert.h>
@@ -11,6 +11,10 @@ static_assert(offsetof(corridor_rail_plugin, name) == 32, "plugin table starts a
 static_assert(offsetof(corridor_rail_plugin, create) == 80, "ABI 1.0 plugin table layout");
 static_assert(CORRIDOR_RAIL_PLUGIN_SIZE_V1_0 == 128, "ABI 1.0 plugin table size");
 static_assert(CORRIDOR_RAIL_HOST_API_SIZE_V1_0 == 64, "ABI 1.0 host table size");
+static_assert(offsetof(corridor_rail_plugin, capabilities) == CORRIDOR_RAIL_PLUGIN_SIZE_V1_0,
+              "ABI 1.1 fields follow the 1.0 table");
+static_assert(CORRIDOR_RAIL_PLUGIN_SIZE_V1_1 == 136, "ABI 1.1 plugin table size");
+static_assert(sizeof(corridor_rail_plugin) == CORRIDOR_RAIL_PLUGIN_SIZE_V1_1, "ABI 1.1 table");
 static_assert(sizeof(corridor_rail_type_operation) == 120, "ABI 1.0 operation layout");
 static_assert(sizeof(corridor_rail_type_report) == 96, "ABI 1.0 report layout");
 #endif

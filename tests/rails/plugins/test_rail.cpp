@@ -4,6 +4,7 @@
 //     amount 13 is UNAVAILABLE and 14 DECLINED
 //   1 throws: every hook throws a std::exception (the host must see INTERNAL and keep running)
 //   2 silent: accepts operations and never reports (the host's deadline must close them)
+// TEST_RAIL_CAPABILITIES, when defined, is the rail's ABI 1.1 capabilities (both when not).
 #include <map>
 #include <string>
 
@@ -26,6 +27,9 @@ public:
     static constexpr std::string_view version = "0.0.1";
     static constexpr std::array<std::string_view, 2> account_types{"TEST_ACCOUNT", "OTHER_ACCOUNT"};
     static constexpr uint32_t tick_interval_ms = 1000;
+#ifdef TEST_RAIL_CAPABILITIES
+    static constexpr uint32_t capabilities = TEST_RAIL_CAPABILITIES;
+#endif
 
     test_rail(const sdk::host& host, std::string_view config_json) : host_(host) {
         if (config_json.find("\"refuse\"") != std::string_view::npos) {
