@@ -28,9 +28,14 @@ struct invoice_row {
         statement.exchange(soci::into(paid));
     }
     uma_invoice_record to_record() const {
-        return uma_invoice_record{hash,  transaction_id, tenant_of_row(platform_id, environment),
-                                  invoice, amount,       state,
-                                  created, paid};
+        return uma_invoice_record{hash,
+                                  transaction_id,
+                                  tenant_of_row(platform_id, environment),
+                                  invoice,
+                                  amount,
+                                  state,
+                                  created,
+                                  paid};
     }
 };
 
@@ -73,10 +78,9 @@ bool settle(soci::session& session, const payment_services& services,
     const std::string& currency = transaction.destination_currency;
     std::string settlement =
         ensure_account(session, book, invoice.owner, account_kind::settlement, "", currency);
-    auto posted =
-        post_transfer(session, book, invoice.owner,
-                      {settlement, transaction.destination_account_id, transaction.received_amount,
-                       currency, "receive", transaction.id});
+    auto posted = post_transfer(session, book, invoice.owner,
+                                {settlement, transaction.destination_account_id,
+                                 transaction.received_amount, currency, "receive", transaction.id});
     // The settlement account may go negative and the amount was checked positive when created;
     // only an overflowing balance can refuse the credit.
     CORRIDOR_ASSERT(static_cast<bool>(posted));
@@ -87,9 +91,8 @@ bool settle(soci::session& session, const payment_services& services,
     record_payment_event(session, services.ids, services.time, services.currencies, transaction);
     auto balance = account_balance(session, transaction.destination_account_id);
     CORRIDOR_ASSERT(balance.has_value());
-    record_balance_event(session, services.ids, services.time, services.currencies,
-                         invoice.owner, transaction.destination_account_id,
-                         transaction.customer_id, currency,
+    record_balance_event(session, services.ids, services.time, services.currencies, invoice.owner,
+                         transaction.destination_account_id, transaction.customer_id, currency,
                          *balance - transaction.received_amount, *balance,
                          transaction.platform_customer_id);
     return true;
@@ -130,12 +133,12 @@ result<transaction_record, receipt_failure> receive_uma_invoice_payment(
     auto transaction = find_transaction(session, owner, invoice->transaction_id);
     CORRIDOR_ASSERT(transaction.has_value());
     if (invoice->state != "OPEN" || transaction->status != "PENDING") {
-        return receipt_failure{receipt_error::not_payable,
-                               "the invoice of " + transaction->id + " is not payable (" +
-                                   (invoice->state != "OPEN" ? "already paid"
-                                                             : "the payment is " +
-                                                                   transaction->status) +
-                                   ")"};
+        return receipt_failure{
+            receipt_error::not_payable,
+            "the invoice of " + transaction->id + " is not payable (" +
+                (invoice->state != "OPEN" ? "already paid"
+                                          : "the payment is " + transaction->status) +
+                ")"};
     }
     long long now = services.time.now_ms();
     soci::statement pay =
@@ -162,9 +165,10 @@ int settle_approved_uma_receipts(soci::session& session, const payment_services&
         row.bind(statement);
         statement.exchange(soci::use(limit));
         statement.alloc();
-        statement.prepare(std::string(invoice_columns) +
-                          "WHERE state = 'PAID' AND transaction_id IN (SELECT transaction_id FROM "
-                          "incoming_approvals WHERE state = 'APPROVED') ORDER BY paid_at_ms LIMIT :l");
+        statement.prepare(
+            std::string(invoice_columns) +
+            "WHERE state = 'PAID' AND transaction_id IN (SELECT transaction_id FROM "
+            "incoming_approvals WHERE state = 'APPROVED') ORDER BY paid_at_ms LIMIT :l");
         statement.define_and_bind();
         statement.execute(false);
         while (statement.fetch()) paid.push_back(row.to_record());

@@ -32,9 +32,8 @@ struct uma_invoice_record {
 void record_uma_invoice(soci::session& session, const uma_invoice_record& invoice);
 std::optional<uma_invoice_record> find_uma_invoice(soci::session& session, const tenant& owner,
                                                    const std::string& payment_hash);
-std::optional<uma_invoice_record> find_uma_invoice_of_transaction(soci::session& session,
-                                                                  const tenant& owner,
-                                                                  const std::string& transaction_id);
+std::optional<uma_invoice_record> find_uma_invoice_of_transaction(
+    soci::session& session, const tenant& owner, const std::string& transaction_id);
 
 enum class receipt_error {
     invoice_not_found,  // no such payment hash for this tenant

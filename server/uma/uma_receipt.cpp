@@ -29,7 +29,8 @@ spark::bytes32 key_from_hex(const std::string& hex) {
     spark::bytes32 key{};
     std::copy(bytes->begin(), bytes->end(), key.begin());
     if (!spark::node_public_key(key)) {
-        throw std::runtime_error("plugins.settings.spark: the node key is not a valid secp256k1 key");
+        throw std::runtime_error(
+            "plugins.settings.spark: the node key is not a valid secp256k1 key");
     }
     return key;
 }
@@ -38,7 +39,8 @@ std::string string_or_empty(const json::object& object, std::string_view key) {
     auto* value = object.if_contains(key);
     if (value == nullptr) return {};
     if (!value->is_string()) {
-        throw std::runtime_error("plugins.settings.spark." + std::string(key) + " must be a string");
+        throw std::runtime_error("plugins.settings.spark." + std::string(key) +
+                                 " must be a string");
     }
     return std::string(value->as_string());
 }
@@ -68,8 +70,8 @@ result<conversion, uma::uma_error> convert(const payment_services& services,
     if (receiving.code == "BTC") {
         out.received = request.receiving_amount ? *request.receiving_amount
                                                 : *request.amount_msats / msats_per_sat;
-        out.amount_msats = request.receiving_amount ? out.received * msats_per_sat
-                                                    : *request.amount_msats;
+        out.amount_msats =
+            request.receiving_amount ? out.received * msats_per_sat : *request.amount_msats;
         out.net_msats = out.amount_msats;
         if (out.received <= 0)
             return error_of(uma::error_kind::amount_out_of_range, "amount is below one satoshi");
@@ -81,11 +83,11 @@ result<conversion, uma::uma_error> convert(const payment_services& services,
                         "no exchange rate from BTC to " + receiving.code);
     }
     bool receiving_locked = request.receiving_amount.has_value();
-    std::int64_t locked = receiving_locked ? *request.receiving_amount
-                                           : *request.amount_msats / msats_per_sat;
-    auto priced = price_transfer(*btc, receiving, *terms,
-                                 receiving_locked ? locked_side::receiving : locked_side::sending,
-                                 locked);
+    std::int64_t locked =
+        receiving_locked ? *request.receiving_amount : *request.amount_msats / msats_per_sat;
+    auto priced =
+        price_transfer(*btc, receiving, *terms,
+                       receiving_locked ? locked_side::receiving : locked_side::sending, locked);
     if (!priced || priced->total_receiving <= 0) {
         return error_of(uma::error_kind::amount_out_of_range,
                         "the amount is too small or too large to convert to " + receiving.code);
@@ -142,20 +144,28 @@ lightning_node lightning_node_from_settings(const std::string& spark_settings_js
     }
     const auto& config = parsed.as_object();
     std::string network = string_or_empty(config, "network");
-    if (network == "mainnet") node.network = spark::ln_network::mainnet;
-    else if (network == "testnet") node.network = spark::ln_network::testnet;
-    else if (network == "signet") node.network = spark::ln_network::signet;
-    else if (network == "regtest") node.network = spark::ln_network::regtest;
-    else throw std::runtime_error("plugins.settings.spark.network is mainnet, testnet, signet or regtest");
+    if (network == "mainnet")
+        node.network = spark::ln_network::mainnet;
+    else if (network == "testnet")
+        node.network = spark::ln_network::testnet;
+    else if (network == "signet")
+        node.network = spark::ln_network::signet;
+    else if (network == "regtest")
+        node.network = spark::ln_network::regtest;
+    else
+        throw std::runtime_error(
+            "plugins.settings.spark.network is mainnet, testnet, signet or regtest");
     std::string hex = string_or_empty(config, "node_private_key_hex");
     if (hex.empty()) {
         std::string file = string_or_empty(config, "node_private_key_file");
         if (file.empty()) {
             throw std::runtime_error(
-                "plugins.settings.spark: node_private_key_hex or node_private_key_file is required");
+                "plugins.settings.spark: node_private_key_hex or node_private_key_file is "
+                "required");
         }
         std::ifstream in(file);
-        if (!in) throw std::runtime_error("plugins.settings.spark.node_private_key_file cannot be read");
+        if (!in)
+            throw std::runtime_error("plugins.settings.spark.node_private_key_file cannot be read");
         in >> hex;
     }
     node.private_key = key_from_hex(hex);
@@ -178,7 +188,8 @@ result<incoming_uma_payment, uma::uma_error> start_incoming_uma_payment(
         return error_of(uma::error_kind::invalid_currency,
                         "unknown currency " + request.receiving_currency);
     }
-    std::string account_id = receiving_account(session, services, request.receiver, receiving->code);
+    std::string account_id =
+        receiving_account(session, services, request.receiver, receiving->code);
     auto converted = convert(services, *receiving, request);
     if (!converted) return converted.error();
 
@@ -216,8 +227,8 @@ result<incoming_uma_payment, uma::uma_error> start_incoming_uma_payment(
     out.fee_msats = converted->fee_msats;
     out.received_amount = converted->received;
     out.decimals = receiving->decimals;
-    out.multiplier = static_cast<double>(converted->net_msats) /
-                     static_cast<double>(converted->received);
+    out.multiplier =
+        static_cast<double>(converted->net_msats) / static_cast<double>(converted->received);
     return out;
 }
 

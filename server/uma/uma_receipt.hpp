@@ -3,8 +3,8 @@
 // (BTC, in satoshis, is the sending side; the receiver's currency the receiving side), the INCOMING
 // transaction created through the approval protocol (ledger/approvals.hpp), and the BOLT #11
 // invoice for it, signed with the service's Lightning node key, whose payment hash is kept with the
-// transaction (ledger/uma_receipts.hpp settles it when paid and approved). Shared by the pay-request
-// callback and POST /sandbox/uma/receive. Runs in the ledger writer's transaction.
+// transaction (ledger/uma_receipts.hpp settles it when paid and approved). Shared by the
+// pay-request callback and POST /sandbox/uma/receive. Runs in the ledger writer's transaction.
 #include <soci/soci.h>
 
 #include <cstdint>
@@ -50,11 +50,11 @@ struct incoming_uma_request {
 struct incoming_uma_payment {
     transaction_record transaction;
     std::string invoice, payment_hash;
-    std::int64_t amount_msats = 0;      // the invoice amount
-    std::int64_t fee_msats = 0;         // of which fees
-    std::int64_t received_amount = 0;   // receiving smallest units, fees excluded
+    std::int64_t amount_msats = 0;     // the invoice amount
+    std::int64_t fee_msats = 0;        // of which fees
+    std::int64_t received_amount = 0;  // receiving smallest units, fees excluded
     int decimals = 0;
-    double multiplier = 0;              // millisatoshis per receiving smallest unit, fees excluded
+    double multiplier = 0;  // millisatoshis per receiving smallest unit, fees excluded
 };
 
 result<incoming_uma_payment, uma::uma_error> start_incoming_uma_payment(

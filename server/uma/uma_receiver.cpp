@@ -12,9 +12,9 @@
 #include "uma/lnurlp.hpp"
 #include "uma/pay_request.hpp"
 #include "uma/pay_response.hpp"
-#include "uma/signing.hpp"
 #include "uma/post_transaction.hpp"
 #include "uma/responder.hpp"
+#include "uma/signing.hpp"
 #include "uma/sql_stores.hpp"
 #include "uma/verify.hpp"
 
@@ -262,8 +262,7 @@ std::optional<uma::uma_error> check_uma_pay_request(soci::session& session,
 // The pay request as an incoming payment: the amount in the receiving currency ("N.CUR") or in
 // millisatoshis, the payer data as counterparty information, the payee data the sender asks for
 // as the receiver fields the platform is asked to supply.
-incoming_uma_request incoming_request_of(const customer& receiver,
-                                         const uma::pay_request& request,
+incoming_uma_request incoming_request_of(const customer& receiver, const uma::pay_request& request,
                                          const uma::receiver_terms& terms) {
     incoming_uma_request out;
     out.receiver = receiver;
@@ -436,8 +435,9 @@ uma_reply answer_pay_request(soci::session& session, const uma_receiver_services
         }
     }
     CORRIDOR_ASSERT(services.payments != nullptr && services.node != nullptr);
-    auto started = start_incoming_uma_payment(session, *services.payments, *services.node,
-                                              incoming_request_of(*receiver, request.value(), terms));
+    auto started =
+        start_incoming_uma_payment(session, *services.payments, *services.node,
+                                   incoming_request_of(*receiver, request.value(), terms));
     if (!started) return error_reply(started.error());
     uma::sql_key_store keys(session, services.time, services.random, services.sealing);
     auto signing = keys.keys_for(config->owner, config->uma_domain).signing.secret;

@@ -13,9 +13,9 @@
 
 #include "ledger/clock.hpp"
 #include "ledger/currencies.hpp"
+#include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/random.hpp"
-#include "ledger/payments.hpp"
 #include "ledger/rates.hpp"
 #include "server/uma/uma_receipt.hpp"
 #include "uma/key_sealing.hpp"

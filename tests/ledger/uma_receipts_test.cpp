@@ -51,8 +51,9 @@ struct receipt_fixture : store_fixture {
         return {begun.value().id, hash};
     }
     void answer(const std::string& transaction_id, int status) {
-        REQUIRE(apply_approval_answer(session(), services(), owner, transaction_id, status, "", 5000)
-                    .ok());
+        REQUIRE(
+            apply_approval_answer(session(), services(), owner, transaction_id, status, "", 5000)
+                .ok());
     }
     std::string status_of(const std::string& transaction_id) {
         return find_transaction(session(), owner, transaction_id)->status;

@@ -7,16 +7,16 @@
 #include "ledger/rates.hpp"
 #include "ledger/uma_receipts.hpp"
 #include "plugins/spark/bolt11.hpp"
+#include "tests/support/store_fixture.hpp"
+#include "uma/ecies.hpp"
 #include "uma/hex.hpp"
+#include "uma/lnurlp.hpp"
+#include "uma/pay_request.hpp"
 #include "uma/pay_response.hpp"
+#include "uma/pubkey_response.hpp"
 #include "uma/signing.hpp"
 #include "uma/sql_stores.hpp"
 #include "uma/verify.hpp"
-#include "tests/support/store_fixture.hpp"
-#include "uma/ecies.hpp"
-#include "uma/lnurlp.hpp"
-#include "uma/pay_request.hpp"
-#include "uma/pubkey_response.hpp"
 
 using namespace corridor;
 
@@ -308,10 +308,9 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers a
     {
         // Signed with the platform's signing key over payer|payee|nonce|timestamp.
         auto ours = uma::signing_key(
-            uma::parse_pubkey_response(boost::json::serialize(
-                                           answer_pubkeys(world.session(), world.services,
-                                                          "vasp.example:8443")
-                                               .body))
+            uma::parse_pubkey_response(
+                boost::json::serialize(
+                    answer_pubkeys(world.session(), world.services, "vasp.example:8443").body))
                 .value());
         uma::sql_nonce_store nonces(world.session(), world.clock, uma::default_nonce_window_s);
         CHECK_FALSE(uma::verify_pay_response(response.value(), "$alice@sender.example",
