@@ -250,10 +250,12 @@ struct payer {
     std::optional<std::string> name = "Alice";
     std::optional<uma::public_key> travel_rule_to;
     std::string amount = "1000.USD";
+    int major_version = 1;
 };
 
 std::string pay_request_json(const payer& who, const corridor::clock& time, random_source& random) {
     uma::pay_request request;
+    request.major_version = who.major_version;
     auto parsed_amount = uma::parse_pay_request(R"({"amount":")" + who.amount + R"("})").value();
     request.amount = parsed_amount.amount;
     request.sending_currency = parsed_amount.sending_currency;
@@ -346,6 +348,20 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers a
     CHECK(approval->state == "AWAITING_WEBHOOK");
     CHECK(approval->sender_uma_address == "$alice@sender.example");
 
+    SECTION("a v0 pay request gets the v0 shape") {
+        payer old{sender, "9"};
+        old.amount = "1000.USD";
+        old.major_version = 0;
+        auto answered = post(pay_request_json(old, world.clock, world.random));
+        INFO(boost::json::serialize(answered.body));
+        REQUIRE(answered.status == 200);
+        CHECK(answered.body.contains("paymentInfo"));
+        CHECK(answered.body.contains("compliance"));
+        CHECK_FALSE(answered.body.contains("converted"));
+        CHECK(answered.body.at("paymentInfo").at("currencyCode").as_string() == "USD");
+        CHECK(answered.body.at("paymentInfo").at("exchangeFeesMillisatoshi").as_int64() == 0);
+        CHECK(answered.body.at("compliance").as_object().contains("utxos"));
+    }
     SECTION("a replay is refused") {
         auto again = post(pay_request_json({sender, "1"}, world.clock, world.random));
         CHECK(code(again) == "INVALID_NONCE");
