@@ -180,3 +180,21 @@ test('bad bodies are 400 naming the problem; unknown receivers 404; production t
   const listed = await call(server, sandbox, 'GET', `/transactions?customerId=${customer.id}&type=INCOMING`);
   assert.equal(listed.body.totalCount, 0);
 });
+
+test('an Idempotency-Key replays the first answer and makes one payment', async () => {
+  const { customer } = await customerWithVerdict({ status: 200 });
+  const body = {
+    senderUmaAddress: '$pending.long.usd@sandbox.uma.money', customerId: customer.id,
+    receivingCurrencyCode: 'USD', receivingCurrencyAmount: 400,
+  };
+  const key = { 'idempotency-key': `uma-receive-${customer.id}` };
+  const first = await call(server, sandbox, 'POST', '/sandbox/uma/receive', body, key);
+  assert.equal(first.status, 200, first.text);
+  const again = await call(server, sandbox, 'POST', '/sandbox/uma/receive', body, key);
+  assert.equal(again.status, 200, again.text);
+  assert.equal(again.body.id, first.body.id);
+  const other = await call(server, sandbox, 'POST', '/sandbox/uma/receive', { ...body, receivingCurrencyAmount: 401 }, key);
+  assert.equal(other.status, 422, other.text);
+  const listed = await call(server, sandbox, 'GET', `/transactions?customerId=${customer.id}&type=INCOMING`);
+  assert.equal(listed.body.totalCount, 1);
+});
