@@ -84,6 +84,45 @@ std::string_view to_string(account_kind kind) {
     return "CUSTOMER";
 }
 
+namespace {
+
+// Inserts the account unless one with the same owner and currency exists; true when inserted.
+bool insert_account(soci::session& session, book_services services, const tenant& owner,
+                    account_kind kind, const std::string& owner_id, const std::string& currency) {
+    std::string env_name(owner.env_name());
+    std::string kind_name(to_string(kind));
+    std::string id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
+    // A short upper-case reference a person can type into a bank transfer's memo.
+    std::string reference = "CR" + random_base32(services.random, 14);
+    for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    int overdraw_guard = is_internal(kind) ? 1 : 0;
+    long long now_ms = services.time.now_ms();
+    return run_prepared(
+               session,
+               "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+               "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+               "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, "
+               ":t, :t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO "
+               "NOTHING",
+               id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
+               overdraw_guard, now_ms, now_ms) == 1;
+}
+
+}  // namespace
+
+void open_new_customer_accounts(soci::session& session, book_services services, const tenant& owner,
+                                const std::string& customer_id,
+                                const std::vector<std::string>& currencies) {
+    for (const auto& currency : currencies) {
+        // The customer's id was just generated, so none of its accounts can exist yet: no lookup
+        // first (each one a round trip per currency, and on a large table the costliest statement
+        // of a bulk import), and a conflict would be a broken invariant rather than a race.
+        bool inserted =
+            insert_account(session, services, owner, account_kind::customer, customer_id, currency);
+        CORRIDOR_ASSERT(inserted);
+    }
+}
+
 std::string ensure_account(soci::session& session, book_services services, const tenant& owner,
                            account_kind kind, const std::string& owner_id,
                            const std::string& currency) {
@@ -102,21 +141,9 @@ std::string ensure_account(soci::session& session, book_services services, const
         return std::nullopt;
     };
     if (auto existing = find_id()) return *existing;
-    std::string id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
-    // A short upper-case reference a person can type into a bank transfer's memo.
-    std::string reference = "CR" + random_base32(services.random, 14);
-    for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    int overdraw_guard = is_internal(kind) ? 1 : 0;
-    long long now_ms = services.time.now_ms();
     // Another process may open the same account at the same moment: the unique index decides, and
     // the loser reads the winner's row.
-    run_prepared(session,
-                 "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
-                 "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
-                 "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, "
-                 ":t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO NOTHING",
-                 id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
-                 overdraw_guard, now_ms, now_ms);
+    insert_account(session, services, owner, kind, owner_id, currency);
     auto stored = find_id();
     CORRIDOR_ASSERT(stored.has_value());
     return *stored;
@@ -135,9 +162,7 @@ std::optional<ledger_account> find_account(soci::session& session, const tenant&
 page<ledger_account> list_internal_accounts(soci::session& session, const tenant& owner,
                                             const account_filter& filter,
                                             const page_request& request) {
-    sql_filter where;
-    where.equals("platform_id", owner.platform_id);
-    where.equals("environment", std::string(owner.env_name()));
+    sql_filter where = tenant_filter(owner);
     if (filter.platform_only) {
         where.equals("kind", std::string("PLATFORM"));
     } else {

@@ -52,6 +52,12 @@ std::string ensure_account(soci::session& session, book_services services, const
                            account_kind kind, const std::string& owner_id,
                            const std::string& currency);
 
+// Opens the internal accounts of a customer created in the same transaction, one per currency
+// (listed once each). Unlike ensure_account it reads nothing back: the ids are not needed there.
+void open_new_customer_accounts(soci::session& session, book_services services, const tenant& owner,
+                                const std::string& customer_id,
+                                const std::vector<std::string>& currencies);
+
 std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
                                            const std::string& id);
 

@@ -58,13 +58,6 @@ constexpr const char* customer_select =
     "kyc_status, full_name, birth_date, nationality, address, business_info, beneficial_owners, "
     "is_deleted, created_at_ms, updated_at_ms FROM customers";
 
-sql_filter tenant_filter(const tenant& owner) {
-    sql_filter filter;
-    filter.equals("platform_id", owner.platform_id);
-    filter.equals("environment", std::string(owner.env_name()));
-    return filter;
-}
-
 bool uma_address_taken(soci::session& session, const tenant& owner, const std::string& address,
                        const std::string& except_id) {
     int count = 0;
@@ -187,10 +180,9 @@ result<customer, customer_error> create_customer(soci::session& session,
             soci::use(business_info.value, business_info.indicator),
             soci::use(beneficial_owners.value, beneficial_owners.indicator), soci::use(now_ms),
             soci::use(now_ms);
-        for (const auto& currency : request.account_currencies) {
-            ensure_account(session, book_services{services.ids, services.random, services.time},
-                           owner, account_kind::customer, id, currency);
-        }
+        open_new_customer_accounts(session,
+                                   book_services{services.ids, services.random, services.time},
+                                   owner, id, request.account_currencies);
         auto created = find_customer(session, owner, id);
         CORRIDOR_ASSERT(created.has_value());
         transaction.commit();

@@ -5,8 +5,6 @@
 
 #include <array>
 #include <cstddef>
-#include <fstream>
-#include <sstream>
 
 #include "ledger/assert.hpp"
 #include "ledger/customer_store.hpp"
@@ -17,42 +15,6 @@
 
 namespace corridor {
 namespace json = boost::json;
-
-// ---------------------------------------------------------------------------------------------
-// Funding instructions
-
-funding_directory funding_directory::from_json(std::string_view text) {
-    boost::system::error_code ec;
-    json::value document = json::parse(text, ec);
-    if (ec || !document.is_object()) throw std::runtime_error("funding: expected an object by currency");
-    funding_directory directory;
-    for (const auto& [code, value] : document.as_object()) {
-        if (!value.is_object() || !value.as_object().contains("accountType")) {
-            throw std::runtime_error("funding: " + std::string(code) + " needs an object with accountType");
-        }
-        directory.details_[std::string(code)] = value.as_object();
-    }
-    return directory;
-}
-
-funding_directory funding_directory::load_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read funding file " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return from_json(text.str());
-}
-
-json::array funding_directory::instructions(const std::string& currency, const std::string& reference,
-                                            const std::string& notes) const {
-    auto found = details_.find(currency);
-    if (found == details_.end()) return {};
-    json::object info = found->second;
-    info["reference"] = reference;
-    return json::array{json::object{{"accountOrWalletInfo", std::move(info)},
-                                    {"instructionsNotes", notes},
-                                    {"isPlatformAccount", true}}};
-}
 
 namespace {
 
@@ -266,13 +228,6 @@ const std::string transaction_insert_sql =
     ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
     ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)";
 
-sql_filter tenant_filter(const tenant& owner) {
-    sql_filter filter;
-    filter.equals("platform_id", owner.platform_id);
-    filter.equals("environment", std::string(owner.env_name()));
-    return filter;
-}
-
 void insert_quote(soci::session& session, const quote_record& q) {
     std::string env_name(q.owner.env_name());
     std::string exchange = rational_text(q.priced.exchange_rate);
@@ -293,7 +248,16 @@ void insert_quote(soci::session& session, const quote_record& q) {
                  q.funding_reference, q.payment_instructions, created, expires, updated);
 }
 
-void insert_transaction(soci::session& session, const transaction_record& t) {
+void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
+                         std::int64_t now_ms) {
+    long long now = now_ms;
+    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
+                 now, q.id);
+}
+
+}  // namespace
+
+void store_new_transaction(soci::session& session, const transaction_record& t) {
     std::string env_name(t.owner.env_name());
     long long sent = t.sent_amount, received = t.received_amount, fees = t.fees,
               settled = t.settled_at_ms, created = t.created_at_ms, updated = t.updated_at_ms;
@@ -305,14 +269,7 @@ void insert_transaction(soci::session& session, const transaction_record& t) {
                  t.refund, settled, created, updated);
 }
 
-void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
-                         std::int64_t now_ms) {
-    long long now = now_ms;
-    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
-                 now, q.id);
-}
-
-void update_transaction(soci::session& session, transaction_record& t) {
+void store_transaction_outcome(soci::session& session, const transaction_record& t) {
     long long settled = t.settled_at_ms, updated = t.updated_at_ms;
     run_prepared(session,
                  "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
@@ -320,24 +277,11 @@ void update_transaction(soci::session& session, transaction_record& t) {
                  t.status, t.failure_reason, t.refund, settled, updated, t.id);
 }
 
+namespace {
+
 // Event payloads live only until serialized: they are built in an arena on the stack instead of
 // allocating every node.
 constexpr std::size_t event_arena_bytes = 8192;
-
-void emit_payment_event(soci::session& session, const payment_services& services,
-                        const transaction_record& t) {
-    record_payment_event(session, services.ids, services.time, services.currencies, t);
-}
-
-// An internal account's balance moved from old_balance to new_balance (the ACCOUNT_STATUS payload:
-// accountId, oldBalance, newBalance, and the owner's customerId and platformCustomerId if any).
-void emit_balance_event(soci::session& session, const payment_services& services, const tenant& owner,
-                        const std::string& account_id, const std::string& customer_id,
-                        const std::string& platform_customer_id, const std::string& currency, std::int64_t old_balance,
-                        std::int64_t new_balance) {
-    record_balance_event(session, services.ids, services.time, services.currencies, owner, account_id,
-                         customer_id, currency, old_balance, new_balance, platform_customer_id);
-}
 
 std::string rate_details_json(const price& p) {
     return json::serialize(json::object{
@@ -424,9 +368,10 @@ result<transaction_record, payment_failure> start_quote_payout(
     if (funding_is_internal) {
         auto source_after = account_balance(session, funding_account_id);
         CORRIDOR_ASSERT(source_after.has_value());
-        emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           outgoing->platform_customer_id, quote.sending_currency,
-                           *source_after + quote.priced.total_sending, *source_after);
+        record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                             funding_account_id, quote.source_customer_id, quote.sending_currency,
+                             *source_after + quote.priced.total_sending, *source_after,
+                             outgoing->platform_customer_id);
     }
     return std::move(*outgoing);
 }
@@ -505,7 +450,7 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     outgoing->status = "COMPLETED";
     outgoing->settled_at_ms = now_ms;
     outgoing->updated_at_ms = now_ms;
-    update_transaction(session, *outgoing);
+    store_transaction_outcome(session, *outgoing);
 
     transaction_record incoming;
     incoming.id = services.ids.next("Transaction");
@@ -531,22 +476,25 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.description = quote.description;
     incoming.reference = outgoing->reference;
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
-    insert_transaction(session, incoming);
+    store_new_transaction(session, incoming);
 
-    emit_payment_event(session, services, *outgoing);
-    emit_payment_event(session, services, incoming);
+    record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, incoming);
     if (funding_is_internal) {
         auto source_after = account_balance(session, funding_account_id);
         CORRIDOR_ASSERT(source_after.has_value());
-        emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           outgoing->platform_customer_id, quote.sending_currency, *source_after + quote.priced.total_sending,
-                           *source_after);
+        record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                             funding_account_id, quote.source_customer_id, quote.sending_currency,
+                             *source_after + quote.priced.total_sending, *source_after,
+                             outgoing->platform_customer_id);
     }
     auto destination_after = account_balance(session, quote.destination_account_id);
     CORRIDOR_ASSERT(destination_after.has_value());
-    emit_balance_event(session, services, owner, quote.destination_account_id,
-                       quote.destination_customer_id, incoming.platform_customer_id, quote.receiving_currency,
-                       *destination_after - quote.priced.total_receiving, *destination_after);
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         quote.destination_account_id, quote.destination_customer_id,
+                         quote.receiving_currency,
+                         *destination_after - quote.priced.total_receiving, *destination_after,
+                         incoming.platform_customer_id);
     return std::move(*outgoing);
 }
 
@@ -757,15 +705,20 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     quote.created_at_ms = quote.updated_at_ms = now_ms;
     quote.expires_at_ms = now_ms + services.quote_ttl_ms;
     if (quote.source_type == "REALTIME_FUNDING") {
-        if (!services.funding.has(quote.sending_currency)) {
-            return failure(payment_error::no_funding_instructions,
-                           "no funding instructions are configured for " + quote.sending_currency, "source.currency");
-        }
         std::string notes = "Send exactly " + std::to_string(p.total_sending) + " " + quote.sending_currency +
                             " (minor units) with reference " + quote.funding_reference +
                             " before " + format_timestamp_ms(quote.expires_at_ms);
-        quote.payment_instructions =
-            json::serialize(services.funding.instructions(quote.sending_currency, quote.funding_reference, notes));
+        // Stored with the quote: a rail may give fresh details per call (a Lightning invoice), and
+        // the quote must show the same ones on every read.
+        auto found = select_funding_instructions(
+            services.funding_rails, services.funding,
+            funding_instruction_request{owner, quote.id, quote.sending_currency, quote.funding_reference,
+                                        p.total_sending, now_ms},
+            notes);
+        if (found.instructions.empty()) {
+            return failure(payment_error::no_funding_instructions, found.problem, "source.currency");
+        }
+        quote.payment_instructions = json::serialize(found.instructions);
     } else {
         quote.payment_instructions = "[]";
     }
@@ -796,8 +749,8 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.reference = quote.funding_reference;
     outgoing.payment_instructions = quote.payment_instructions;
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
-    insert_transaction(session, outgoing);
-    emit_payment_event(session, services, outgoing);
+    store_new_transaction(session, outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
     if (outgoing_out) *outgoing_out = std::move(outgoing);
     return quote;
 }
@@ -876,8 +829,8 @@ result<transaction_record, payment_failure> receive_quote_funding(
                                                     {"settledAt", format_timestamp_ms(now_ms)},
                                                     {"amount", received}});
     outgoing->updated_at_ms = now_ms;
-    update_transaction(session, *outgoing);
-    emit_payment_event(session, services, *outgoing);
+    store_transaction_outcome(session, *outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
     return std::move(*outgoing);
 }
 
@@ -917,16 +870,16 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
     deposit.description = "Sandbox funding";
     deposit.reference = account->reference;
     deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
-    insert_transaction(session, deposit);
-    emit_payment_event(session, services, deposit);
+    store_new_transaction(session, deposit);
+    record_payment_event(session, services.ids, services.time, services.currencies, deposit);
     // The balance read before the deposit may be stale: another process can fund the same account
     // meanwhile (PostgreSQL, READ COMMITTED). The row as this transaction's update left it is exact,
     // and stays so until the commit (the update holds its lock).
     auto after = find_account(session, owner, account_id);
     CORRIDOR_ASSERT(after.has_value() && after->balance() >= amount);
-    emit_balance_event(session, services, owner, account->id, account->owner_id,
-                       deposit.platform_customer_id, account->currency, after->balance() - amount,
-                       after->balance());
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         account->id, account->owner_id, account->currency,
+                         after->balance() - amount, after->balance(), deposit.platform_customer_id);
     return std::move(*after);
 }
 
@@ -1011,8 +964,8 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
         outgoing->status = "EXPIRED";
         outgoing->failure_reason = "QUOTE_EXPIRED";
         outgoing->updated_at_ms = now_ms;
-        update_transaction(session, *outgoing);
-        emit_payment_event(session, services, *outgoing);
+        store_transaction_outcome(session, *outgoing);
+        record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
     }
     return static_cast<int>(due.size());
 }
@@ -1168,27 +1121,20 @@ json::object render_transaction(const transaction_record& t, const currency_regi
 }
 
 json::object render_internal_account(const ledger_account& account, const currency_registry& currencies,
-                                     const funding_directory& funding) {
+                                     const funding_directory& funding,
+                                     funding_instruction_source* funding_rails, std::int64_t now_ms) {
+    auto found = select_funding_instructions(
+        funding_rails, funding,
+        funding_instruction_request{account.owner, account.id, account.currency, account.reference, 0, now_ms},
+        "Include the reference " + account.reference + " in the transfer memo");
     json::object body{
         {"id", account.id},
         {"balance", json::object{{"amount", account.balance()}, {"currency", render_currency(currencies, account.currency)}}},
-        {"fundingPaymentInstructions",
-         funding.instructions(account.currency, account.reference,
-                              "Include the reference " + account.reference + " in the transfer memo")},
+        {"fundingPaymentInstructions", std::move(found.instructions)},
         {"createdAt", format_timestamp_ms(account.created_at_ms)},
         {"updatedAt", format_timestamp_ms(account.updated_at_ms)}};
     if (!account.owner_id.empty()) body["customerId"] = account.owner_id;
     return body;
-}
-
-
-// For payments driven through rails (rails/payment_engine): the same rows and events as above.
-void store_new_transaction(soci::session& session, const transaction_record& transaction) {
-    insert_transaction(session, transaction);
-}
-
-void store_transaction_outcome(soci::session& session, transaction_record& transaction) {
-    update_transaction(session, transaction);
 }
 
 void record_payment_event(soci::session& session, id_generator& ids, const clock& time,

@@ -13,6 +13,7 @@
 
 #include "ledger/book.hpp"
 #include "ledger/currencies.hpp"
+#include "ledger/funding_instructions.hpp"
 #include "ledger/page.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/pricing.hpp"
@@ -20,21 +21,6 @@
 #include "ledger/result.hpp"
 
 namespace corridor {
-
-// Bank details, per currency, that incoming funds are sent to (conf/funding.json until rails
-// supply them): the accountOrWalletInfo of payment instructions, without the reference.
-class funding_directory {
-public:
-    static funding_directory from_json(std::string_view text);  // throws std::runtime_error
-    static funding_directory load_file(const std::string& path);
-    // [{accountOrWalletInfo: {..., reference}, instructionsNotes, isPlatformAccount}] or empty.
-    boost::json::array instructions(const std::string& currency, const std::string& reference,
-                                    const std::string& notes) const;
-    bool has(const std::string& currency) const { return details_.contains(currency); }
-
-private:
-    std::map<std::string, boost::json::object> details_;
-};
 
 struct quote_record {
     std::string id;
@@ -142,6 +128,8 @@ struct payment_services {
     std::int64_t quote_ttl_ms = 300000;
     // Quotes to external accounts need it; without one they are refused (501).
     external_payout_gateway* payouts = nullptr;
+    // The rails' funding instructions; null: only the configured ones (funding).
+    funding_instruction_source* funding_rails = nullptr;
 };
 
 
@@ -227,15 +215,18 @@ boost::json::object render_quote(const quote_record& quote, const currency_regis
 boost::json::object render_transaction(const transaction_record& transaction,
                                        const currency_registry& currencies,
                                        boost::json::storage_ptr storage = {});
+// fundingPaymentInstructions come from the rails (funding_rails, may be null) or the directory.
 boost::json::object render_internal_account(const ledger_account& account,
                                             const currency_registry& currencies,
-                                            const funding_directory& funding);
+                                            const funding_directory& funding,
+                                            funding_instruction_source* funding_rails,
+                                            std::int64_t now_ms);
 
-// For payments driven through rails (rails/payment_engine.hpp), which keep their own operation
-// state but record their transactions and events exactly as the rest of the book does.
+// The one way transactions and their events are written, by the payments here and by those driven
+// through rails (rails/payment_engine.hpp), which keep their own operation state.
 void store_new_transaction(soci::session& session, const transaction_record& transaction);
 // Writes status, failure_reason, refund, settled_at and updated_at.
-void store_transaction_outcome(soci::session& session, transaction_record& transaction);
+void store_transaction_outcome(soci::session& session, const transaction_record& transaction);
 // The INCOMING_PAYMENT / OUTGOING_PAYMENT event of a transaction, in the caller's transaction.
 void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
                           const currency_registry& currencies, const transaction_record& transaction);

@@ -58,12 +58,16 @@ void bulk_import_runner::wake() {
     wake_.notify_all();
 }
 
-void bulk_import_runner::stop() {
+void bulk_import_runner::request_stop() {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
     }
     wake_.notify_all();
+}
+
+void bulk_import_runner::stop() {
+    request_stop();
     if (thread_.joinable()) thread_.join();
 }
 

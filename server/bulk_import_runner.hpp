@@ -19,7 +19,10 @@ public:
     bulk_import_runner(app_services& services, database_url url);
     ~bulk_import_runner();
     void wake();
-    // Finishes the batch in progress, hands its job back for another worker, and joins the thread.
+    // Asks the worker to finish the batch in progress and hand its job back for another worker;
+    // returns at once.
+    void request_stop();
+    // request_stop, then joins the thread.
     void stop();
 
     // One claim-and-import pass on `session`; true when a job was worked on.

@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 
+#include "plugins/common/plugin_json.hpp"
 #include "rails/plugin_sdk.hpp"
 
 namespace sdk = corridor::rail_sdk;
@@ -95,6 +96,55 @@ std::string_view outgoing_reason(family f, corridor_rail_failure failure) {
     return "";
 }
 
+// The sandbox's receiving accounts, one per currency, in each country's format (the well-known
+// test IBAN, CLABE and ABA routing number); the same details as the service's default
+// conf/funding.json, so instructions read the same whichever of the two gives them. Empty for a
+// currency the sandbox does not receive.
+json::object sandbox_bank_details(std::string_view currency) {
+    if (currency == "USD")
+        return {{"accountType", "US_ACCOUNT"},   {"paymentRails", json::array{"ACH"}},
+                {"accountNumber", "4002718830"}, {"routingNumber", "021000021"},
+                {"accountCategory", "CHECKING"}, {"bankName", "Corridor Sandbox Bank"}};
+    if (currency == "EUR")
+        return {{"accountType", "IBAN"},
+                {"iban", "DE89370400440532013000"},
+                {"swiftBic", "COBADEFFXXX"}};
+    if (currency == "GBP")
+        return {
+            {"accountType", "GBP_ACCOUNT"}, {"sortCode", "040004"}, {"accountNumber", "41288302"}};
+    if (currency == "MXN") return {{"accountType", "CLABE"}, {"clabeNumber", "002010077777777771"}};
+    if (currency == "BRL")
+        return {{"accountType", "PIX"},
+                {"pixKey", "4d2b8c1e-6f1a-4c55-9d3e-2f3c6a7b8e90"},
+                {"pixKeyType", "RANDOM"},
+                {"taxId", "11222333000181"}};
+    if (currency == "INR") return {{"accountType", "UPI"}, {"vpa", "corridor.sandbox@upi"}};
+    if (currency == "NGN")
+        return {{"accountType", "NGN_ACCOUNT"},
+                {"accountNumber", "0123456789"},
+                {"bankName", "Corridor Sandbox Bank Nigeria"}};
+    if (currency == "CAD")
+        return {{"accountType", "CAD_ACCOUNT"},
+                {"bankCode", "001"},
+                {"branchCode", "00011"},
+                {"accountNumber", "1234567"}};
+    if (currency == "SGD")
+        return {{"accountType", "SGD_ACCOUNT"},
+                {"bankName", "Corridor Sandbox Bank Singapore"},
+                {"swiftCode", "DBSSSGSG"},
+                {"accountNumber", "0721234567"}};
+    if (currency == "PHP")
+        return {{"accountType", "PHP_ACCOUNT"},
+                {"bankName", "Corridor Sandbox Bank Philippines"},
+                {"accountNumber", "001234567890"}};
+    if (currency == "BTC")
+        return {
+            {"accountType", "SPARK_WALLET"},
+            {"address", "sparkrt1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc8pt5y4"},
+            {"assetType", "BTC"}};
+    return {};
+}
+
 class sandbox_rail final : public sdk::rail {
 public:
     static constexpr std::string_view name = "sandbox";
@@ -129,26 +179,15 @@ public:
     }
 
     sdk::status funding_instructions(sdk::call& c, const sdk::funding_request& r) override {
-        json::object info;
-        if (r.currency == "USD") {
-            info = {{"accountType", "US_ACCOUNT"},     {"paymentRails", json::array{"ACH"}},
-                    {"accountNumber", "000123456789"}, {"routingNumber", "021000021"},
-                    {"accountCategory", "CHECKING"},   {"bankName", "Corridor Sandbox Bank"},
-                    {"reference", r.reference}};
-        } else if (r.currency == "BTC") {
-            info = {{"accountType", "SPARK_WALLET"},
-                    {"address",
-                     "sparkrt1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc8pt5y4"},
-                    {"assetType", "BTC"}};
-        } else {
+        json::object info = sandbox_bank_details(r.currency);
+        if (info.empty()) {
             return c.fail(
                 CORRIDOR_RAIL_UNSUPPORTED,
                 "the sandbox gives no funding instructions for " + std::string(r.currency));
         }
-        json::array out{json::object{{"accountOrWalletInfo", info},
-                                     {"instructionsNotes", "Sandbox: no real money moves"},
-                                     {"isPlatformAccount", true}}};
-        c.set_result(json::serialize(out));
+        info["reference"] = r.reference;
+        c.set_result(corridor::plugin_json::funding_instructions(
+            std::move(info), "Sandbox: no real money moves", true));
         return CORRIDOR_RAIL_OK;
     }
 

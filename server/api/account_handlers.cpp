@@ -14,13 +14,19 @@ namespace {
 
 constexpr std::int64_t sandbox_fund_amount_max = 100'000'000'000;
 
+json::object render_account(request_context& context, const ledger_account& account) {
+    auto& services = context.services;
+    return render_internal_account(account, services.currencies, services.funding,
+                                   services.funding_rails.get(), services.time.now_ms());
+}
+
 http_response list_customer_accounts(request_context& context) {
     account_filter filter;
     filter.currency = context.query.currency("currency", context.services.currencies);
     filter.customer_id = context.query.get("customerId");
     auto found = list_internal_accounts(context.session(), context.owner(), filter, context.query.page("InternalAccount"));
     return page_response(found, [&](const ledger_account& account) {
-        return render_internal_account(account, context.services.currencies, context.services.funding);
+        return render_account(context, account);
     });
 }
 
@@ -32,7 +38,7 @@ http_response list_platform_accounts(request_context& context) {
                                         page_request{page_limit_max, std::nullopt, false});
     json::array data;
     for (const auto& account : found.items) {
-        data.push_back(render_internal_account(account, context.services.currencies, context.services.funding));
+        data.push_back(render_account(context, account));
     }
     return json_response(200, json::object{{"data", std::move(data)}});
 }
@@ -44,8 +50,7 @@ http_response fund_account(request_context& context) {
     auto funded = fund_internal_account(context.session(), context.services.payments(), context.owner(),
                                         context.param(0), amount);
     if (!funded) fail_payment(funded.error());
-    return json_response(200, render_internal_account(funded.value(), context.services.currencies,
-                                                      context.services.funding));
+    return json_response(200, render_account(context, funded.value()));
 }
 
 }  // namespace

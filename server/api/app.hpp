@@ -67,6 +67,8 @@ struct app_services {
     std::unique_ptr<external_account_directory> external_accounts;
     // Quote payouts to external accounts through the payment engine; null until serve wires it.
     std::unique_ptr<external_payout_gateway> payouts;
+    // Funding instructions from the rails; null until serve wires it (then only `funding` answers).
+    std::unique_ptr<funding_instruction_source> funding_rails;
 
     app_services(service_config config, const clock& time, random_source& random, id_generator& ids,
                  currency_registry currencies, std::unique_ptr<rate_source> rates,
@@ -88,7 +90,8 @@ struct app_services {
         return payment_services{ids,     random,
                                 time,    currencies,
                                 *rates,  funding,
-                                config.quotes_ttl_seconds * 1000, payouts.get()};
+                                config.quotes_ttl_seconds * 1000, payouts.get(),
+                                funding_rails.get()};
     }
     rail_engine_services rail_payments() {
         rail_engine_settings settings;

@@ -35,6 +35,7 @@
 #include "server/http/tls_context.hpp"
 #include "server/webhooks/delivery_worker.hpp"
 #include "uma/sql_stores.hpp"
+#include "server/rail_funding_source.hpp"
 #include "server/rails_runtime.hpp"
 
 namespace corridor {
@@ -233,6 +234,7 @@ int serve(const std::vector<std::string>& args) {
     services.external_accounts = make_external_account_directory();
     services.payouts =
         std::make_unique<rail_payout_gateway>(services.rail_payments(), *services.external_accounts);
+    services.funding_rails = std::make_unique<rail_funding_source>(services.rails);
     for (const auto& rail : services.rails.all()) {
         spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(), rail->file(),
                      rail->abi_major(), rail->abi_minor());
@@ -261,7 +263,12 @@ int serve(const std::vector<std::string>& args) {
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":"
               << port << std::endl;
-    server.run_until_signal();
+    int signal_number = server.wait_for_signal();
+    spdlog::info("signal {} received: draining", signal_number);
+    // Background work hands its jobs back now, while requests in flight finish: a drain that
+    // waits on slow clients must not go on importing.
+    bulk_imports.request_stop();
+    server.drain();
     deliveries.stop(config.limits.shutdown_timeout_ms / 2);
     outbound.stop();
     bulk_imports.stop();

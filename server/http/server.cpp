@@ -781,13 +781,16 @@ std::uint16_t http_server::start() {
     return port;
 }
 
-void http_server::run_until_signal() {
+int http_server::wait_for_signal() {
     auto& self = *impl_;
     int received = 0;
     self.signals.async_wait([&](const beast::error_code&, int number) { received = number; });
     self.signals_context.run();
-    spdlog::info("signal {} received: draining", received);
+    return received;
+}
 
+void http_server::drain() {
+    auto& self = *impl_;
     self.draining.store(true);
     for (auto& owner : self.cores) {
         core& ref = *owner;

@@ -23,9 +23,11 @@ public:
     // Binds the listeners and starts the io threads; returns the bound port (useful with port 0).
     // Throws std::runtime_error when the address cannot be bound.
     std::uint16_t start();
-    // Blocks until SIGTERM or SIGINT, then stops accepting, lets in-flight requests finish within
-    // limits.shutdown_timeout_ms, and returns.
-    void run_until_signal();
+    // Blocks until SIGTERM or SIGINT; returns the signal's number.
+    int wait_for_signal();
+    // Stops accepting, lets in-flight requests finish within limits.shutdown_timeout_ms, and
+    // stops the io threads.
+    void drain();
 
 private:
     struct impl;

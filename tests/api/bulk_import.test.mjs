@@ -224,7 +224,7 @@ test('a finished job records one BULK_UPLOAD event carrying the job', async () =
 });
 
 test('a job resumes after its process is killed mid-way, creating every customer exactly once', async () => {
-  const rows = 1000;
+  const rows = 5000;  // enough that the job cannot finish between two polls, even on a starved machine
   const crash = await startCorridor({
     platforms: 1,
     config: { bulk_import: { batch_rows: 10, poll_interval_ms: 20, lease_ms: 500 } },
@@ -263,7 +263,7 @@ test('a job resumes after its process is killed mid-way, creating every customer
 });
 
 test('a process stopped with SIGTERM mid-job hands the job back at once; the next one finishes it', async () => {
-  const rows = 1000;
+  const rows = 5000;  // as above
   // A lease far longer than the test: only the hand-back at shutdown lets the restart continue.
   const stopping = await startCorridor({
     platforms: 1,

@@ -56,6 +56,20 @@ int customer_rows(soci::session& session) {
     return count;
 }
 
+// "kind owner currency debits credits" of every customer account, in currency order.
+std::vector<std::string> account_rows(soci::session& session) {
+    std::vector<std::string> rows;
+    soci::rowset<soci::row> found =
+        (session.prepare << "SELECT kind, owner_id, currency, debits_posted, credits_posted FROM "
+                            "ledger_accounts WHERE kind = 'CUSTOMER' ORDER BY currency");
+    for (const auto& row : found) {
+        rows.push_back(row.get<std::string>(0) + " " + row.get<std::string>(1) + " " +
+                       row.get<std::string>(2) + " " + std::to_string(row.get<long long>(3)) + " " +
+                       std::to_string(row.get<long long>(4)));
+    }
+    return rows;
+}
+
 std::vector<std::string> ids_of(const page<customer>& found) {
     std::vector<std::string> ids;
     for (const auto& item : found.items) ids.push_back(item.id);
@@ -137,6 +151,22 @@ TEST_CASE("create_customer with generated address and platform customer id", "[s
     REQUIRE(found);
     CHECK(found->uma_address == created.uma_address);
     CHECK(found->full_name == created.full_name);
+}
+
+TEST_CASE("create_customer opens one empty account per currency, a rejected one none",
+          "[store][customers]") {
+    customer_world world;
+    new_customer request = individual("crm-1", "$ada@acme.example");
+    request.account_currencies = {"USD", "EUR"};
+    customer created = world.create(request);
+    CHECK(account_rows(world.session()) ==
+          std::vector<std::string>{"CUSTOMER " + created.id + " EUR 0 0",
+                                   "CUSTOMER " + created.id + " USD 0 0"});
+
+    request.platform_customer_id = "crm-2";  // the address is taken
+    auto again = create_customer(world.session(), world.customers(), world.owner, domain, request);
+    REQUIRE_FALSE(again);
+    CHECK(account_rows(world.session()).size() == 2);
 }
 
 TEST_CASE("create_customer with given address and platform customer id", "[store][customers]") {

@@ -1,6 +1,7 @@
 // The sandbox rail plugin (plugins/sandbox), loaded through the real loader: the interface's
 // failure patterns with the reason codes each real rail would give.
 #include <catch2/catch.hpp>
+#include <utility>
 
 #include "rails/loader.hpp"
 
@@ -125,7 +126,9 @@ TEST_CASE("the sandbox keeps 005 pending for its timeout, then fails it", "[rail
 TEST_CASE("the sandbox validates the primary identifier of each account type", "[rails][sandbox]") {
     auto rail = load_sandbox();
     CHECK(rail->validate_account("CLABE", "MXN", R"({"clabeNumber":"002010077777777771"})").ok());
-    CHECK(rail->validate_account("LIGHTNING", "BTC", R"({"lightningAddress":"satoshi@example.com"})").ok());
+    CHECK(
+        rail->validate_account("LIGHTNING", "BTC", R"({"lightningAddress":"satoshi@example.com"})")
+            .ok());
     auto missing = rail->validate_account("CLABE", "MXN", R"({"accountNumber":"1"})");
     CHECK(missing.status == rail_status::invalid_argument);
     CHECK(missing.message == "accountInfo.clabeNumber is required for CLABE");
@@ -141,12 +144,34 @@ TEST_CASE("the sandbox refuses bad settings at load", "[rails][sandbox]") {
                       Catch::Contains("timeout_ms must be a non-negative integer"));
 }
 
-TEST_CASE("the sandbox gives funding instructions for USD and BTC", "[rails][sandbox]") {
+TEST_CASE("the sandbox gives funding instructions for every currency it receives",
+          "[rails][sandbox]") {
     auto rail = load_sandbox();
     auto usd = rail->funding_instructions({"sandbox", "InternalAccount:x", "USD", "UMA-REF", 0, 1});
     REQUIRE(usd.ok());
     CHECK_THAT(usd.result, Catch::Contains(R"("accountType":"US_ACCOUNT")"));
+    CHECK_THAT(usd.result, Catch::Contains(R"("routingNumber":"021000021")"));
     CHECK_THAT(usd.result, Catch::Contains(R"("reference":"UMA-REF")"));
+    const std::pair<const char*, const char*> expected[] = {
+        {"EUR", R"("iban":"DE89370400440532013000")"},
+        {"GBP", R"("sortCode":"040004")"},
+        {"MXN", R"("clabeNumber":"002010077777777771")"},
+        {"BRL", R"("accountType":"PIX")"},
+        {"INR", R"("vpa":"corridor.sandbox@upi")"},
+        {"NGN", R"("accountType":"NGN_ACCOUNT")"},
+        {"CAD", R"("accountType":"CAD_ACCOUNT")"},
+        {"SGD", R"("swiftCode":"DBSSSGSG")"},
+        {"PHP", R"("accountType":"PHP_ACCOUNT")"},
+        {"BTC", R"("accountType":"SPARK_WALLET")"}};
+    for (const auto& [currency, field] : expected) {
+        auto answer =
+            rail->funding_instructions({"sandbox", "InternalAccount:x", currency, "R-1", 5, 1});
+        INFO(currency << ": " << answer.result);
+        REQUIRE(answer.ok());
+        CHECK_THAT(answer.result, Catch::Contains(field));
+        CHECK_THAT(answer.result, Catch::Contains(R"("reference":"R-1")"));
+        CHECK_THAT(answer.result, Catch::Contains(R"("isPlatformAccount":true)"));
+    }
     CHECK(rail->funding_instructions({"sandbox", "InternalAccount:x", "JPY", "R", 0, 1}).status ==
           rail_status::unsupported);
 }
