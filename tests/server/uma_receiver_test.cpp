@@ -212,6 +212,16 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
         CHECK(configuration.status == 200);
         CHECK(configuration.body.at("name") == "Acme");
     }
+    SECTION("an unsupported UMA version is 412 naming the versions we support") {
+        auto target = world.signed_target(sender, "$bob", "7");
+        target.replace(target.find("umaVersion=1.0"), 14, "umaVersion=2.0");
+        auto calls = world.keys.calls;
+        auto refused = answer_lnurlp(world.session(), world.services, proxy, target);
+        CHECK(refused.status == 412);
+        CHECK(refused.body.at("code") == "UNSUPPORTED_UMA_VERSION");
+        CHECK(boost::json::serialize(refused.body.at("supportedMajorVersions")) == "[1,0]");
+        CHECK(world.keys.calls == calls);
+    }
     SECTION("a plain LUD-16 lookup needs no signature") {
         auto calls = world.keys.calls;
         auto plain =
@@ -273,6 +283,12 @@ std::string pay_request_json(const payer& who, const corridor::clock& time, rand
     request.compliance = compliance;
     request.compliance->signature = uma::sign_payload(*uma::signable_payload(request), who.key);
     return boost::json::serialize(uma::to_json(request));
+}
+
+long long invoice_count(soci::session& session) {
+    long long count = 0;
+    session << "SELECT COUNT(*) FROM uma_invoices", soci::into(count);
+    return count;
 }
 
 }  // namespace
@@ -366,11 +382,49 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers a
         auto again = post(pay_request_json({sender, "1"}, world.clock, world.random));
         CHECK(code(again) == "INVALID_NONCE");
     }
+    SECTION("a timestamp outside the window, past or future, is refused and writes nothing") {
+        constexpr std::int64_t beyond_ms = (uma::default_nonce_window_s + 60) * 1000;
+        auto invoices = invoice_count(world.session());
+        auto old = pay_request_json({sender, "10"}, world.clock, world.random);
+        world.clock.advance_ms(beyond_ms);
+        auto stale = post(old);
+        CHECK(stale.status == 400);
+        CHECK(code(stale) == "INVALID_NONCE");
+        auto early = pay_request_json({sender, "11"}, world.clock, world.random);
+        world.clock.advance_ms(-2 * beyond_ms);
+        CHECK(code(post(early)) == "INVALID_NONCE");
+        CHECK(invoice_count(world.session()) == invoices);
+    }
+    SECTION("the first step verifies and spends the nonce; the second writes and asks no one") {
+        auto body = pay_request_json({sender, "12"}, world.clock, world.random);
+        auto invoices = invoice_count(world.session());
+        auto checked = check_pay_request(world.session(), world.services, id, "/uma/payreq/x",
+                                         std::string_view(body));
+        REQUIRE(checked.ok());
+        CHECK(checked->signing.has_value());
+        CHECK(checked->incoming.receiving_amount == 1000);
+        CHECK(checked->incoming.sender_uma_address == "$alice@sender.example");
+        CHECK(invoice_count(world.session()) == invoices);
+        // A second copy is a replay already: the nonce was recorded by the first step.
+        auto copy = check_pay_request(world.session(), world.services, id, "/uma/payreq/x",
+                                      std::string_view(body));
+        REQUIRE_FALSE(copy.ok());
+        CHECK(copy.error().body.at("code") == "INVALID_NONCE");
+        auto fetched = world.keys.calls;
+        auto answered =
+            answer_checked_pay_request(world.session(), world.services, checked.value());
+        CHECK(answered.status == 200);
+        CHECK(answered.body.contains("pr"));
+        CHECK(world.keys.calls == fetched);
+        CHECK(invoice_count(world.session()) == invoices + 1);
+    }
     SECTION("another key's signature is refused") {
         auto other = uma::generate_private_key(world.random);
         auto refused = post(pay_request_json({other, "2"}, world.clock, world.random));
         CHECK(refused.status == 401);
         CHECK(code(refused) == "INVALID_SIGNATURE");
+        // The forgery spent no nonce: the sender's own request with it goes through.
+        CHECK(post(pay_request_json({sender, "2"}, world.clock, world.random)).status == 200);
     }
     SECTION("mandatory payer data must be there") {
         payer nameless{sender, "3"};
@@ -392,6 +446,9 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers a
         auto refused = post(pay_request_json(bad, world.clock, world.random));
         CHECK(refused.status == 400);
         CHECK(code(refused) == "INVALID_INPUT");
+        payer retried{sender, "5"};
+        retried.travel_rule_to = good.travel_rule_to;
+        CHECK(post(pay_request_json(retried, world.clock, world.random)).status == 200);
     }
     SECTION("amounts outside the offered range are refused") {
         payer big{sender, "6"};
