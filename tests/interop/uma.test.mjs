@@ -231,6 +231,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCorridor, stopCorridor, call } from '../api/lib/harness.mjs';
+import { startReceiver, stopReceiver } from '../api/lib/receiver.mjs';
 
 // A sending VASP played by the SDK: it serves its own keys at /.well-known/lnurlpubkey, where
 // Corridor fetches them to check the lookup's signature.
@@ -264,11 +265,15 @@ test('a running corridor answers an SDK UMA lookup that the SDK verifies', async
   t.after(() => rmSync(keyDir, { recursive: true, force: true }));
   const sender = keyPair();
   const senderVasp = await startSender(sender);
-  t.after(async () => { senderVasp.server.close(); await stopCorridor(corridor); });
+  // The platform approves incoming payments, so the unpaid one below stays PENDING (without an
+  // endpoint its approval would fail as soon as the webhook is tried).
+  const webhooks = await startReceiver(() => ({ status: 200 }));
+  t.after(async () => { senderVasp.server.close(); await stopCorridor(corridor); await stopReceiver(webhooks); });
 
   const platform = corridor.platforms[0];
   const domain = new URL(corridor.baseUrl).host;  // 127.0.0.1:<port>
-  const patched = await call(corridor, platform.production, 'PATCH', '/config', { umaDomain: domain });
+  const patched = await call(corridor, platform.production, 'PATCH', '/config',
+    { umaDomain: domain, webhookEndpoint: webhooks.url });
   assert.equal(patched.status, 200, patched.text);
   const created = await call(corridor, platform.production, 'POST', '/customers',
     { customerType: 'INDIVIDUAL', umaAddress: `$bob@${domain}`, fullName: 'Bob Smith' });
