@@ -162,9 +162,7 @@ std::optional<ledger_account> find_account(soci::session& session, const tenant&
 page<ledger_account> list_internal_accounts(soci::session& session, const tenant& owner,
                                             const account_filter& filter,
                                             const page_request& request) {
-    sql_filter where;
-    where.equals("platform_id", owner.platform_id);
-    where.equals("environment", std::string(owner.env_name()));
+    sql_filter where = tenant_filter(owner);
     if (filter.platform_only) {
         where.equals("kind", std::string("PLATFORM"));
     } else {

@@ -58,13 +58,6 @@ constexpr const char* customer_select =
     "kyc_status, full_name, birth_date, nationality, address, business_info, beneficial_owners, "
     "is_deleted, created_at_ms, updated_at_ms FROM customers";
 
-sql_filter tenant_filter(const tenant& owner) {
-    sql_filter filter;
-    filter.equals("platform_id", owner.platform_id);
-    filter.equals("environment", std::string(owner.env_name()));
-    return filter;
-}
-
 bool uma_address_taken(soci::session& session, const tenant& owner, const std::string& address,
                        const std::string& except_id) {
     int count = 0;

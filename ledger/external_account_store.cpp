@@ -201,9 +201,7 @@ result<external_account, external_account_error> create_external_account(
 page<external_account> list_external_accounts(soci::session& session, const tenant& owner,
                                               const external_account_filter& filter,
                                               const page_request& request) {
-    sql_filter where;
-    where.equals("platform_id", owner.platform_id);
-    where.equals("environment", std::string(owner.env_name()));
+    sql_filter where = tenant_filter(owner);
     if (filter.platform_owned) {
         where.equals("customer_id", std::string());
     } else {

@@ -149,42 +149,46 @@ int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const cloc
                            int limit) {
     CORRIDOR_ASSERT(limit > 0);
     long long now_ms = time.now_ms();
-    std::vector<std::string> review_ids(static_cast<std::size_t>(limit));
+    struct due_review {
+        std::string id, platform_id, environment, customer_id, subject_name;
+    };
+    std::vector<due_review> due;
+    due.reserve(static_cast<std::size_t>(limit));
     {
-        soci::rowset<soci::row> due =
-            (session.prepare << "SELECT id FROM kyc_reviews WHERE environment = 'sandbox' AND "
-                                "decision IS NULL AND decide_at_ms <= :n ORDER BY decide_at_ms "
-                                "LIMIT " +
+        // A review's row never changes apart from its decision, which the claim below checks, so
+        // what it needs is read here with the ids rather than once more per review.
+        soci::rowset<soci::row> rows =
+            (session.prepare << "SELECT id, platform_id, environment, customer_id, subject_name "
+                                "FROM kyc_reviews WHERE environment = 'sandbox' AND decision IS "
+                                "NULL AND decide_at_ms <= :n ORDER BY decide_at_ms LIMIT " +
                                     std::to_string(limit),
              soci::use(now_ms));
-        review_ids.clear();
-        for (const auto& row : due) review_ids.push_back(row.get<std::string>(0));
+        for (const auto& row : rows) {
+            due.push_back({row.get<std::string>(0), row.get<std::string>(1),
+                           row.get<std::string>(2), row.get<std::string>(3),
+                           row.get<std::string>(4)});
+        }
     }
     int decided = 0;
-    for (const auto& review_id : review_ids) {
+    for (const auto& review : due) {
         write_transaction transaction(session);
-        std::string platform_id, environment_name, customer_id, subject_name;
-        session << "SELECT platform_id, environment, customer_id, subject_name FROM kyc_reviews "
-                   "WHERE id = :i",
-            soci::use(review_id), soci::into(platform_id), soci::into(environment_name),
-            soci::into(customer_id), soci::into(subject_name);
-        std::string decision = sandbox_kyc_decision(subject_name);
+        std::string decision = sandbox_kyc_decision(review.subject_name);
         // Claimed by the update: a review another process decided first is left alone.
         auto claimed =
             run_prepared(session,
                          "UPDATE kyc_reviews SET decision = :d, decided_at_ms = :n WHERE "
                          "id = :i AND decision IS NULL",
-                         decision, now_ms, review_id);
+                         decision, now_ms, review.id);
         if (claimed != 1) continue;
-        tenant owner = tenant_of_row(platform_id, environment_name);
+        tenant owner = tenant_of_row(review.platform_id, review.environment);
         run_prepared(session,
                      "UPDATE customers SET kyc_status = :k, updated_at_ms = :t WHERE id = :i AND "
                      "platform_id = :p AND environment = :e",
-                     decision, now_ms, customer_id, platform_id, environment_name);
+                     decision, now_ms, review.customer_id, review.platform_id, review.environment);
         std::string platform_customer_id;
         session << "SELECT platform_customer_id FROM customers WHERE id = :i",
-            soci::use(customer_id), soci::into(platform_customer_id);
-        boost::json::object payload{{"customerId", customer_id},
+            soci::use(review.customer_id), soci::into(platform_customer_id);
+        boost::json::object payload{{"customerId", review.customer_id},
                                     {"platformCustomerId", platform_customer_id},
                                     {"kycStatus", decision}};
         record_event(session, ids, time, owner, "KYC_STATUS", boost::json::serialize(payload));

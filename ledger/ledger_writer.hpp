@@ -29,12 +29,12 @@ public:
     // Applies what is queued, then stops the thread.
     void stop();
 
-    // Batch sizes seen, for metrics: bucket i counts batches of size <= batch_size_buckets[i].
     // A command that failed on transient contention is rolled back to its savepoint and run again,
     // at most this many times in all.
     static constexpr int command_attempts_max = 3;
     std::uint64_t commands_retried() const { return commands_retried_.load(); }
 
+    // Batch sizes seen, for metrics: bucket i counts batches of size <= batch_size_buckets[i].
     static constexpr std::array<std::size_t, 10> batch_size_buckets = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
     std::uint64_t batches_at_most(std::size_t bucket) const { return batch_histogram_[bucket].load(); }
     std::uint64_t batches_total() const { return batches_total_.load(); }

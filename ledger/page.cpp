@@ -35,6 +35,13 @@ std::optional<std::string> decode_cursor(std::string_view cursor) {
     return id;
 }
 
+sql_filter tenant_filter(const tenant& owner) {
+    sql_filter filter;
+    filter.equals("platform_id", owner.platform_id);
+    filter.equals("environment", std::string(owner.env_name()));
+    return filter;
+}
+
 std::string sql_filter::next_placeholder() { return "f" + std::to_string(count_++); }
 
 void sql_filter::equals(std::string_view column, std::string value) {

@@ -10,6 +10,8 @@
 
 #include <soci/soci.h>
 
+#include "ledger/tenant.hpp"
+
 namespace corridor {
 
 constexpr int page_limit_default = 20;
@@ -54,6 +56,10 @@ private:
     std::deque<std::pair<std::string, long long>> integers_;
     int count_ = 0;
 };
+
+// A filter to the rows of one tenant (platform_id and environment), which every store query starts
+// from.
+sql_filter tenant_filter(const tenant& owner);
 
 // COUNT(*) of `table` under the filter.
 std::int64_t count_rows(soci::session& session, std::string_view table, sql_filter filter);

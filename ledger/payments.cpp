@@ -228,13 +228,6 @@ const std::string transaction_insert_sql =
     ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
     ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)";
 
-sql_filter tenant_filter(const tenant& owner) {
-    sql_filter filter;
-    filter.equals("platform_id", owner.platform_id);
-    filter.equals("environment", std::string(owner.env_name()));
-    return filter;
-}
-
 void insert_quote(soci::session& session, const quote_record& q) {
     std::string env_name(q.owner.env_name());
     std::string exchange = rational_text(q.priced.exchange_rate);
@@ -255,7 +248,16 @@ void insert_quote(soci::session& session, const quote_record& q) {
                  q.funding_reference, q.payment_instructions, created, expires, updated);
 }
 
-void insert_transaction(soci::session& session, const transaction_record& t) {
+void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
+                         std::int64_t now_ms) {
+    long long now = now_ms;
+    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
+                 now, q.id);
+}
+
+}  // namespace
+
+void store_new_transaction(soci::session& session, const transaction_record& t) {
     std::string env_name(t.owner.env_name());
     long long sent = t.sent_amount, received = t.received_amount, fees = t.fees,
               settled = t.settled_at_ms, created = t.created_at_ms, updated = t.updated_at_ms;
@@ -267,14 +269,7 @@ void insert_transaction(soci::session& session, const transaction_record& t) {
                  t.refund, settled, created, updated);
 }
 
-void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
-                         std::int64_t now_ms) {
-    long long now = now_ms;
-    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
-                 now, q.id);
-}
-
-void update_transaction(soci::session& session, transaction_record& t) {
+void store_transaction_outcome(soci::session& session, const transaction_record& t) {
     long long settled = t.settled_at_ms, updated = t.updated_at_ms;
     run_prepared(session,
                  "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
@@ -282,24 +277,11 @@ void update_transaction(soci::session& session, transaction_record& t) {
                  t.status, t.failure_reason, t.refund, settled, updated, t.id);
 }
 
+namespace {
+
 // Event payloads live only until serialized: they are built in an arena on the stack instead of
 // allocating every node.
 constexpr std::size_t event_arena_bytes = 8192;
-
-void emit_payment_event(soci::session& session, const payment_services& services,
-                        const transaction_record& t) {
-    record_payment_event(session, services.ids, services.time, services.currencies, t);
-}
-
-// An internal account's balance moved from old_balance to new_balance (the ACCOUNT_STATUS payload:
-// accountId, oldBalance, newBalance, and the owner's customerId and platformCustomerId if any).
-void emit_balance_event(soci::session& session, const payment_services& services, const tenant& owner,
-                        const std::string& account_id, const std::string& customer_id,
-                        const std::string& platform_customer_id, const std::string& currency, std::int64_t old_balance,
-                        std::int64_t new_balance) {
-    record_balance_event(session, services.ids, services.time, services.currencies, owner, account_id,
-                         customer_id, currency, old_balance, new_balance, platform_customer_id);
-}
 
 std::string rate_details_json(const price& p) {
     return json::serialize(json::object{
@@ -386,9 +368,10 @@ result<transaction_record, payment_failure> start_quote_payout(
     if (funding_is_internal) {
         auto source_after = account_balance(session, funding_account_id);
         CORRIDOR_ASSERT(source_after.has_value());
-        emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           outgoing->platform_customer_id, quote.sending_currency,
-                           *source_after + quote.priced.total_sending, *source_after);
+        record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                             funding_account_id, quote.source_customer_id, quote.sending_currency,
+                             *source_after + quote.priced.total_sending, *source_after,
+                             outgoing->platform_customer_id);
     }
     return std::move(*outgoing);
 }
@@ -467,7 +450,7 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     outgoing->status = "COMPLETED";
     outgoing->settled_at_ms = now_ms;
     outgoing->updated_at_ms = now_ms;
-    update_transaction(session, *outgoing);
+    store_transaction_outcome(session, *outgoing);
 
     transaction_record incoming;
     incoming.id = services.ids.next("Transaction");
@@ -493,22 +476,25 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.description = quote.description;
     incoming.reference = outgoing->reference;
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
-    insert_transaction(session, incoming);
+    store_new_transaction(session, incoming);
 
-    emit_payment_event(session, services, *outgoing);
-    emit_payment_event(session, services, incoming);
+    record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, incoming);
     if (funding_is_internal) {
         auto source_after = account_balance(session, funding_account_id);
         CORRIDOR_ASSERT(source_after.has_value());
-        emit_balance_event(session, services, owner, funding_account_id, quote.source_customer_id,
-                           outgoing->platform_customer_id, quote.sending_currency, *source_after + quote.priced.total_sending,
-                           *source_after);
+        record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                             funding_account_id, quote.source_customer_id, quote.sending_currency,
+                             *source_after + quote.priced.total_sending, *source_after,
+                             outgoing->platform_customer_id);
     }
     auto destination_after = account_balance(session, quote.destination_account_id);
     CORRIDOR_ASSERT(destination_after.has_value());
-    emit_balance_event(session, services, owner, quote.destination_account_id,
-                       quote.destination_customer_id, incoming.platform_customer_id, quote.receiving_currency,
-                       *destination_after - quote.priced.total_receiving, *destination_after);
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         quote.destination_account_id, quote.destination_customer_id,
+                         quote.receiving_currency,
+                         *destination_after - quote.priced.total_receiving, *destination_after,
+                         incoming.platform_customer_id);
     return std::move(*outgoing);
 }
 
@@ -763,8 +749,8 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.reference = quote.funding_reference;
     outgoing.payment_instructions = quote.payment_instructions;
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
-    insert_transaction(session, outgoing);
-    emit_payment_event(session, services, outgoing);
+    store_new_transaction(session, outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
     if (outgoing_out) *outgoing_out = std::move(outgoing);
     return quote;
 }
@@ -843,8 +829,8 @@ result<transaction_record, payment_failure> receive_quote_funding(
                                                     {"settledAt", format_timestamp_ms(now_ms)},
                                                     {"amount", received}});
     outgoing->updated_at_ms = now_ms;
-    update_transaction(session, *outgoing);
-    emit_payment_event(session, services, *outgoing);
+    store_transaction_outcome(session, *outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
     return std::move(*outgoing);
 }
 
@@ -884,16 +870,16 @@ result<ledger_account, payment_failure> fund_internal_account(soci::session& ses
     deposit.description = "Sandbox funding";
     deposit.reference = account->reference;
     deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
-    insert_transaction(session, deposit);
-    emit_payment_event(session, services, deposit);
+    store_new_transaction(session, deposit);
+    record_payment_event(session, services.ids, services.time, services.currencies, deposit);
     // The balance read before the deposit may be stale: another process can fund the same account
     // meanwhile (PostgreSQL, READ COMMITTED). The row as this transaction's update left it is exact,
     // and stays so until the commit (the update holds its lock).
     auto after = find_account(session, owner, account_id);
     CORRIDOR_ASSERT(after.has_value() && after->balance() >= amount);
-    emit_balance_event(session, services, owner, account->id, account->owner_id,
-                       deposit.platform_customer_id, account->currency, after->balance() - amount,
-                       after->balance());
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         account->id, account->owner_id, account->currency,
+                         after->balance() - amount, after->balance(), deposit.platform_customer_id);
     return std::move(*after);
 }
 
@@ -978,8 +964,8 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
         outgoing->status = "EXPIRED";
         outgoing->failure_reason = "QUOTE_EXPIRED";
         outgoing->updated_at_ms = now_ms;
-        update_transaction(session, *outgoing);
-        emit_payment_event(session, services, *outgoing);
+        store_transaction_outcome(session, *outgoing);
+        record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
     }
     return static_cast<int>(due.size());
 }
@@ -1149,16 +1135,6 @@ json::object render_internal_account(const ledger_account& account, const curren
         {"updatedAt", format_timestamp_ms(account.updated_at_ms)}};
     if (!account.owner_id.empty()) body["customerId"] = account.owner_id;
     return body;
-}
-
-
-// For payments driven through rails (rails/payment_engine): the same rows and events as above.
-void store_new_transaction(soci::session& session, const transaction_record& transaction) {
-    insert_transaction(session, transaction);
-}
-
-void store_transaction_outcome(soci::session& session, transaction_record& transaction) {
-    update_transaction(session, transaction);
 }
 
 void record_payment_event(soci::session& session, id_generator& ids, const clock& time,

@@ -222,11 +222,11 @@ boost::json::object render_internal_account(const ledger_account& account,
                                             funding_instruction_source* funding_rails,
                                             std::int64_t now_ms);
 
-// For payments driven through rails (rails/payment_engine.hpp), which keep their own operation
-// state but record their transactions and events exactly as the rest of the book does.
+// The one way transactions and their events are written, by the payments here and by those driven
+// through rails (rails/payment_engine.hpp), which keep their own operation state.
 void store_new_transaction(soci::session& session, const transaction_record& transaction);
 // Writes status, failure_reason, refund, settled_at and updated_at.
-void store_transaction_outcome(soci::session& session, transaction_record& transaction);
+void store_transaction_outcome(soci::session& session, const transaction_record& transaction);
 // The INCOMING_PAYMENT / OUTGOING_PAYMENT event of a transaction, in the caller's transaction.
 void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
                           const currency_registry& currencies, const transaction_record& transaction);

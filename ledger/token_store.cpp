@@ -43,10 +43,8 @@ constexpr const char* token_select =
     "SELECT id, platform_id, environment, name, permissions, client_id, secret_hash, "
     "created_at_ms, updated_at_ms FROM tokens";
 
-sql_filter tenant_filter(const tenant& owner) {
-    sql_filter filter;
-    filter.equals("platform_id", owner.platform_id);
-    filter.equals("environment", std::string(owner.env_name()));
+sql_filter live_tokens_filter(const tenant& owner) {
+    sql_filter filter = tenant_filter(owner);
     filter.equals("is_deleted", std::int64_t{0});
     return filter;
 }
@@ -106,7 +104,7 @@ created_token create_token(soci::session& session, id_generator& ids, random_sou
 
 page<api_token> list_tokens(soci::session& session, const tenant& owner,
                             const token_filter& filter, const page_request& request) {
-    sql_filter where = tenant_filter(owner);
+    sql_filter where = live_tokens_filter(owner);
     if (filter.name) where.equals("name", *filter.name);
     if (filter.created_after_ms) where.at_least("created_at_ms", *filter.created_after_ms);
     if (filter.created_before_ms) where.at_most("created_at_ms", *filter.created_before_ms);
@@ -118,7 +116,7 @@ page<api_token> list_tokens(soci::session& session, const tenant& owner,
 
 std::optional<api_token> find_token(soci::session& session, const tenant& owner,
                                     const std::string& id) {
-    sql_filter where = tenant_filter(owner);
+    sql_filter where = live_tokens_filter(owner);
     where.equals("id", id);
     token_row row;
     std::optional<api_token> found;

@@ -50,21 +50,20 @@ void wal_checkpointer::watch(soci::session& writer_session) {
 
 // Runs on the writer's thread after each commit, with the WAL's length in frames.
 int wal_checkpointer::on_wal_commit(void* connection, const char* schema, int frames) {
-    wal_checkpointer* checkpointer = this;
-    if (frames >= checkpointer->frames_hard_max_) {
+    if (frames >= frames_hard_max_) {
         sqlite_api::sqlite3_wal_checkpoint_v2(static_cast<sqlite_api::sqlite3*>(connection), schema,
                                               SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-        std::lock_guard lock(checkpointer->mutex_);
-        ++checkpointer->writer_checkpoints_;
+        std::lock_guard lock(mutex_);
+        ++writer_checkpoints_;
         return SQLITE_OK;
     }
-    if (frames >= checkpointer->frames_soft_max_) {
+    if (frames >= frames_soft_max_) {
         {
-            std::lock_guard lock(checkpointer->mutex_);
-            if (checkpointer->due_) return SQLITE_OK;
-            checkpointer->due_ = true;
+            std::lock_guard lock(mutex_);
+            if (due_) return SQLITE_OK;
+            due_ = true;
         }
-        checkpointer->wanted_.notify_one();
+        wanted_.notify_one();
     }
     return SQLITE_OK;
 }

@@ -294,9 +294,7 @@ struct attempt_row {
 page<delivery_attempt> list_delivery_attempts(soci::session& session, const tenant& owner,
                                               const delivery_attempt_filter& filter,
                                               const page_request& request) {
-    sql_filter where;
-    where.equals("platform_id", owner.platform_id);
-    where.equals("environment", std::string(owner.env_name()));
+    sql_filter where = tenant_filter(owner);
     if (filter.event_id) where.equals("event_id", *filter.event_id);
     if (filter.event_type) where.equals("event_type", *filter.event_type);
     if (filter.outcome) where.equals("outcome", *filter.outcome);

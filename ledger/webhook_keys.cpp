@@ -66,14 +66,6 @@ std::optional<std::vector<unsigned char>> base64_decode(std::string_view text) {
     return out;
 }
 
-struct key_row {
-    std::string private_key_pem, public_key_pem;
-    void bind(soci::statement& statement) {
-        statement.exchange(soci::into(private_key_pem));
-        statement.exchange(soci::into(public_key_pem));
-    }
-};
-
 // ECDSA signatures come in two forms, (r, s) and (r, n - s); OpenSSL returns either. Strict
 // verifiers (libraries that refuse malleable signatures) accept only the low-s form, so every
 // signature is normalised to it; the rest accept both.

@@ -82,8 +82,19 @@ std::vector<rail_operation> select(soci::session& session, const std::string& ta
     return out;
 }
 
-std::string locking(soci::session& session) {
-    return backend_of(session) == database_backend::postgresql ? " FOR UPDATE SKIP LOCKED" : "";
+// The row-locking suffix of a SELECT on PostgreSQL; SQLite's single writer needs none.
+std::string locking(soci::session& session, const char* clause) {
+    return backend_of(session) == database_backend::postgresql ? clause : "";
+}
+
+// Claims up to `limit` rows matching `where_and_order` (parameter :n is now_ms), skipping rows
+// another process holds.
+std::vector<rail_operation> claim(soci::session& session, const std::string& where_and_order,
+                                  std::int64_t now_ms, int limit) {
+    long long now = now_ms;
+    return select(session,
+                  where_and_order + " LIMIT :l" + locking(session, " FOR UPDATE SKIP LOCKED"), now,
+                  limit);
 }
 
 }  // namespace
@@ -122,8 +133,7 @@ std::optional<rail_operation> find_rail_operation(soci::session& session, const 
     std::string key = id;
     // Locked (PostgreSQL) so that a report and another process closing the row at its deadline
     // are applied one after the other, the second seeing what the first wrote.
-    std::string lock = backend_of(session) == database_backend::postgresql ? " FOR UPDATE" : "";
-    auto found = select(session, "WHERE id = :i" + lock, key);
+    auto found = select(session, "WHERE id = :i" + locking(session, " FOR UPDATE"), key);
     if (found.empty()) return std::nullopt;
     return found.front();
 }
@@ -140,23 +150,16 @@ std::optional<rail_operation> find_rail_operation_by_transaction(
 
 std::vector<rail_operation> claim_due_initiations(soci::session& session, std::int64_t now_ms,
                                                   int limit) {
-    long long now = now_ms;
-    int count = limit;
-    return select(session,
-                  "WHERE status = 'INITIATING' AND lease_until_ms <= :n ORDER BY created_at_ms, id "
-                  "LIMIT :l" +
-                      locking(session),
-                  now, count);
+    return claim(session,
+                 "WHERE status = 'INITIATING' AND lease_until_ms <= :n ORDER BY created_at_ms, id",
+                 now_ms, limit);
 }
 
 std::vector<rail_operation> claim_overdue(soci::session& session, std::int64_t now_ms, int limit) {
-    long long now = now_ms;
-    int count = limit;
-    return select(session,
-                  "WHERE status IN ('INITIATING', 'PENDING') AND deadline_at_ms <= :n "
-                  "ORDER BY deadline_at_ms, id LIMIT :l" +
-                      locking(session),
-                  now, count);
+    return claim(session,
+                 "WHERE status IN ('INITIATING', 'PENDING') AND deadline_at_ms <= :n "
+                 "ORDER BY deadline_at_ms, id",
+                 now_ms, limit);
 }
 
 }  // namespace corridor

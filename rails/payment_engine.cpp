@@ -34,6 +34,13 @@ book_services book_of(const rail_engine_services& services) {
     return book_services{services.ids, services.random, services.time};
 }
 
+// The tenant's settlement account in `currency`: where held payouts and pulled money pass through.
+std::string settlement_account(soci::session& session, const rail_engine_services& services,
+                               const tenant& owner, const std::string& currency) {
+    return ensure_account(session, book_of(services), owner, account_kind::settlement, "",
+                          currency);
+}
+
 std::string platform_customer_id(soci::session& session, const std::string& customer_id) {
     if (customer_id.empty()) return "";
     std::string out;
@@ -172,6 +179,13 @@ void balance_moved(soci::session& session, const rail_engine_services& services,
                          account->balance() - delta, account->balance());
 }
 
+// A payout's refund as the transaction shows it: made at once, by the engine itself.
+std::string refund_json(const std::string& operation_id, std::int64_t now_ms) {
+    return json::serialize(json::object{{"reference", operation_id},
+                                        {"initiatedAt", format_timestamp_ms(now_ms)},
+                                        {"settledAt", format_timestamp_ms(now_ms)}});
+}
+
 rail_failure failure_of_status(rail_status status) {
     switch (status) {
         case rail_status::invalid_argument: return rail_failure::account_invalid;
@@ -211,8 +225,8 @@ result<transaction_record, rail_payment_failure> begin_transfer_out(
 
     std::int64_t now_ms = services.time.now_ms();
     std::string transaction_id = services.ids.next("Transaction");
-    std::string settlement = ensure_account(session, book_of(services), request.owner,
-                                            account_kind::settlement, "", account->currency);
+    std::string settlement =
+        settlement_account(session, services, request.owner, account->currency);
     // The one step that can be refused comes first, so a refusal writes nothing.
     auto held = post_transfer(
         session, book_of(services), request.owner,
@@ -457,8 +471,7 @@ void payment_engine::settle(soci::session& session, rail_operation& op, const ra
     std::int64_t now_ms = services_.time.now_ms();
     if (op.direction == "PULL") {
         // The pulled money has arrived: credit the internal account from the settlement account.
-        std::string settlement = ensure_account(session, book_of(services_), op.owner,
-                                                account_kind::settlement, "", op.currency);
+        std::string settlement = settlement_account(session, services_, op.owner, op.currency);
         auto posted = post_transfer(session, book_of(services_), op.owner,
                                     {settlement, op.internal_account_id, op.amount, op.currency,
                                      "pull", op.transaction_id});
@@ -495,26 +508,20 @@ void payment_engine::fail(soci::session& session, rail_operation& op, rail_failu
         // A quote's payout: the quote is unwound and its source refunded in the sending currency.
         refund_quote_payout(session, services_.ids, services_.random, services_.time,
                             services_.currencies, op.owner, t->quote_id);
-        t->refund = json::serialize(json::object{{"reference", op.id},
-                                                 {"initiatedAt", format_timestamp_ms(now_ms)},
-                                                 {"settledAt", format_timestamp_ms(now_ms)}});
+        t->refund = refund_json(op.id, now_ms);
     } else if (op.direction == "PAYOUT") {
         // The held money goes back to the internal account it came from.
-        std::string settlement = ensure_account(session, book_of(services_), op.owner,
-                                                account_kind::settlement, "", op.currency);
+        std::string settlement = settlement_account(session, services_, op.owner, op.currency);
         auto refunded = post_transfer(session, book_of(services_), op.owner,
                                       {settlement, op.internal_account_id, op.amount, op.currency,
                                        "refund", op.transaction_id});
         CORRIDOR_ASSERT(refunded.ok());  // the settlement account has no overdraft guard
         balance_moved(session, services_, op.owner, op.internal_account_id, op.amount);
-        t->refund = json::serialize(json::object{{"reference", op.id},
-                                                 {"initiatedAt", format_timestamp_ms(now_ms)},
-                                                 {"settledAt", format_timestamp_ms(now_ms)}});
+        t->refund = refund_json(op.id, now_ms);
     } else if (was_settled) {
         // A pull that came back after it settled: take the credited money back if it is still
         // there.
-        std::string settlement = ensure_account(session, book_of(services_), op.owner,
-                                                account_kind::settlement, "", op.currency);
+        std::string settlement = settlement_account(session, services_, op.owner, op.currency);
         auto reversed = post_transfer(session, book_of(services_), op.owner,
                                       {op.internal_account_id, settlement, op.amount, op.currency,
                                        "return", op.transaction_id});

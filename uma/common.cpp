@@ -2,8 +2,13 @@
 
 namespace corridor::uma {
 
-bool is_kyc_status(std::string_view text) {
-    return text == "UNKNOWN" || text == "NOT_VERIFIED" || text == "PENDING" || text == "VERIFIED";
+std::string read_kyc_status(const json_fields& fields) {
+    std::string status = fields.required_string("kycStatus");
+    if (status != "UNKNOWN" && status != "NOT_VERIFIED" && status != "PENDING" &&
+        status != "VERIFIED") {
+        throw field_error(fields.name("kycStatus") + " is not a KycStatus");
+    }
+    return status;
 }
 
 std::vector<backing_signature> read_backing_signatures(const json_fields& fields) {

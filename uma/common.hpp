@@ -23,8 +23,8 @@ struct counterparty_option {
     bool operator==(const counterparty_option&) const = default;
 };
 
-// KycStatus values of the SDKs.
-bool is_kyc_status(std::string_view text);
+// The kycStatus member, one of the SDKs' KycStatus values; field_error naming it otherwise.
+std::string read_kyc_status(const json_fields& fields);
 
 std::vector<backing_signature> read_backing_signatures(const json_fields& fields);
 boost::json::array to_json(const std::vector<backing_signature>& signatures);

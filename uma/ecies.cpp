@@ -2,11 +2,11 @@
 
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
-#include <secp256k1.h>
 
 #include <memory>
 
 #include "ledger/assert.hpp"
+#include "uma/secp256k1_context.hpp"
 
 namespace corridor::uma {
 namespace {
@@ -16,24 +16,19 @@ constexpr std::size_t nonce_bytes = 16;
 constexpr std::size_t tag_bytes = 16;
 using aes_key = std::array<std::uint8_t, 32>;
 
-const secp256k1_context* ecdh_context() {
-    static secp256k1_context* instance = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
-    return instance;
-}
-
 // scalar * point, uncompressed; nullopt when the point is invalid.
 std::optional<public_key> multiply(std::span<const std::uint8_t> point_data,
                                    const private_key& scalar) {
     secp256k1_pubkey point;
-    if (secp256k1_ec_pubkey_parse(ecdh_context(), &point, point_data.data(), point_data.size()) !=
+    if (secp256k1_ec_pubkey_parse(secp_context(), &point, point_data.data(), point_data.size()) !=
         1) {
         return std::nullopt;
     }
-    if (secp256k1_ec_pubkey_tweak_mul(ecdh_context(), &point, scalar.data()) != 1)
+    if (secp256k1_ec_pubkey_tweak_mul(secp_context(), &point, scalar.data()) != 1)
         return std::nullopt;
     public_key out;
     std::size_t size = out.size();
-    secp256k1_ec_pubkey_serialize(ecdh_context(), out.data(), &size, &point,
+    secp256k1_ec_pubkey_serialize(secp_context(), out.data(), &size, &point,
                                   SECP256K1_EC_UNCOMPRESSED);
     return out;
 }

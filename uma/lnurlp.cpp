@@ -101,9 +101,7 @@ uma_currency read_currency(const boost::json::value& value) {
 lnurlp_compliance read_lnurlp_compliance(const boost::json::object& object) {
     json_fields fields(object, "compliance.");
     lnurlp_compliance out;
-    out.kyc_status = fields.required_string("kycStatus");
-    if (!is_kyc_status(out.kyc_status))
-        throw field_error("compliance.kycStatus is not a KycStatus");
+    out.kyc_status = read_kyc_status(fields);
     out.signature = fields.required_string("signature");
     out.signature_nonce = fields.required_string("signatureNonce");
     out.signature_timestamp_s = fields.required_int("signatureTimestamp");

@@ -39,10 +39,7 @@ payer_compliance read_payer_compliance(const boost::json::object& object) {
     payer_compliance out;
     out.utxos = fields.optional_strings("utxos");
     out.node_pub_key = fields.optional_string("nodePubKey");
-    out.kyc_status = fields.required_string("kycStatus");
-    if (!is_kyc_status(out.kyc_status)) {
-        throw field_error("payerData.compliance.kycStatus is not a KycStatus");
-    }
+    out.kyc_status = read_kyc_status(fields);
     out.encrypted_travel_rule_info = fields.optional_string("encryptedTravelRuleInfo");
     out.travel_rule_format = fields.optional_string("travelRuleFormat");
     out.signature = fields.required_string("signature");

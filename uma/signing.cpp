@@ -1,31 +1,16 @@
 #include "uma/signing.hpp"
 
 #include <openssl/sha.h>
-#include <secp256k1.h>
 
 #include "ledger/assert.hpp"
+#include "uma/secp256k1_context.hpp"
 
 namespace corridor::uma {
 namespace {
 
-// One context for the process: libsecp256k1 contexts are safe to share for signing and
-// verifying once created. Randomised against side channels with the OS CSPRNG.
-const secp256k1_context* context() {
-    static secp256k1_context* instance = [] {
-        secp256k1_context* created = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
-        CORRIDOR_ASSERT(created != nullptr);
-        std::array<std::uint8_t, 32> seed{};
-        os_random random;
-        random.fill(seed);
-        CORRIDOR_ASSERT(secp256k1_context_randomize(created, seed.data()) == 1);
-        return created;
-    }();
-    return instance;
-}
-
 secp256k1_pubkey to_library_key(const private_key& key) {
     secp256k1_pubkey point;
-    CORRIDOR_ASSERT(secp256k1_ec_pubkey_create(context(), &point, key.data()) == 1);
+    CORRIDOR_ASSERT(secp256k1_ec_pubkey_create(secp_context(), &point, key.data()) == 1);
     return point;
 }
 
@@ -35,7 +20,7 @@ std::optional<private_key> private_key_from_bytes(std::span<const std::uint8_t> 
     if (data.size() != 32) return std::nullopt;
     private_key key;
     std::copy(data.begin(), data.end(), key.begin());
-    if (secp256k1_ec_seckey_verify(context(), key.data()) != 1) return std::nullopt;
+    if (secp256k1_ec_seckey_verify(secp_context(), key.data()) != 1) return std::nullopt;
     return key;
 }
 
@@ -43,7 +28,7 @@ private_key generate_private_key(random_source& random) {
     private_key key;
     do {
         random.fill(key);
-    } while (secp256k1_ec_seckey_verify(context(), key.data()) != 1);
+    } while (secp256k1_ec_seckey_verify(secp_context(), key.data()) != 1);
     return key;
 }
 
@@ -51,28 +36,31 @@ public_key public_key_of(const private_key& key) {
     secp256k1_pubkey point = to_library_key(key);
     public_key out;
     std::size_t size = out.size();
-    secp256k1_ec_pubkey_serialize(context(), out.data(), &size, &point, SECP256K1_EC_UNCOMPRESSED);
+    secp256k1_ec_pubkey_serialize(secp_context(), out.data(), &size, &point,
+                                  SECP256K1_EC_UNCOMPRESSED);
     CORRIDOR_ASSERT(size == out.size());
     return out;
 }
 
 std::optional<public_key> parse_public_key(std::span<const std::uint8_t> data) {
     secp256k1_pubkey point;
-    if (secp256k1_ec_pubkey_parse(context(), &point, data.data(), data.size()) != 1) {
+    if (secp256k1_ec_pubkey_parse(secp_context(), &point, data.data(), data.size()) != 1) {
         return std::nullopt;
     }
     public_key out;
     std::size_t size = out.size();
-    secp256k1_ec_pubkey_serialize(context(), out.data(), &size, &point, SECP256K1_EC_UNCOMPRESSED);
+    secp256k1_ec_pubkey_serialize(secp_context(), out.data(), &size, &point,
+                                  SECP256K1_EC_UNCOMPRESSED);
     return out;
 }
 
 std::array<std::uint8_t, 33> compress(const public_key& key) {
     secp256k1_pubkey point;
-    CORRIDOR_ASSERT(secp256k1_ec_pubkey_parse(context(), &point, key.data(), key.size()) == 1);
+    CORRIDOR_ASSERT(secp256k1_ec_pubkey_parse(secp_context(), &point, key.data(), key.size()) == 1);
     std::array<std::uint8_t, 33> out;
     std::size_t size = out.size();
-    secp256k1_ec_pubkey_serialize(context(), out.data(), &size, &point, SECP256K1_EC_COMPRESSED);
+    secp256k1_ec_pubkey_serialize(secp_context(), out.data(), &size, &point,
+                                  SECP256K1_EC_COMPRESSED);
     return out;
 }
 
@@ -86,12 +74,12 @@ std::string sign_payload(std::string_view payload, const private_key& key) {
     auto digest = sha256(payload);
     secp256k1_ecdsa_signature signature;
     // A null nonce function means RFC 6979, and libsecp256k1 always produces low-S.
-    CORRIDOR_ASSERT(secp256k1_ecdsa_sign(context(), &signature, digest.data(), key.data(), nullptr,
-                                         nullptr) == 1);
+    CORRIDOR_ASSERT(secp256k1_ecdsa_sign(secp_context(), &signature, digest.data(), key.data(),
+                                         nullptr, nullptr) == 1);
     std::array<std::uint8_t, 72> der;
     std::size_t size = der.size();
-    CORRIDOR_ASSERT(
-        secp256k1_ecdsa_signature_serialize_der(context(), der.data(), &size, &signature) == 1);
+    CORRIDOR_ASSERT(secp256k1_ecdsa_signature_serialize_der(secp_context(), der.data(), &size,
+                                                            &signature) == 1);
     return to_hex(std::span(der.data(), size));
 }
 
@@ -100,14 +88,16 @@ bool verify_payload(std::string_view payload, std::string_view signature_hex,
     auto der = from_hex(signature_hex);
     if (!der || der->empty()) return false;
     secp256k1_ecdsa_signature signature;
-    if (secp256k1_ecdsa_signature_parse_der(context(), &signature, der->data(), der->size()) != 1) {
+    if (secp256k1_ecdsa_signature_parse_der(secp_context(), &signature, der->data(), der->size()) !=
+        1) {
         return false;
     }
-    secp256k1_ecdsa_signature_normalize(context(), &signature, &signature);
+    secp256k1_ecdsa_signature_normalize(secp_context(), &signature, &signature);
     secp256k1_pubkey point;
-    if (secp256k1_ec_pubkey_parse(context(), &point, key.data(), key.size()) != 1) return false;
+    if (secp256k1_ec_pubkey_parse(secp_context(), &point, key.data(), key.size()) != 1)
+        return false;
     auto digest = sha256(payload);
-    return secp256k1_ecdsa_verify(context(), &signature, digest.data(), &point) == 1;
+    return secp256k1_ecdsa_verify(secp_context(), &signature, digest.data(), &point) == 1;
 }
 
 }  // namespace corridor::uma

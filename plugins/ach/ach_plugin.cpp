@@ -172,11 +172,8 @@ public:
             {"accountCategory", account_category_name(settings_.funding.category)},
             {"referenceCode", request.reference}};
         if (!settings_.funding_bank_name.empty()) info["bankName"] = settings_.funding_bank_name;
-        boost::json::array out{boost::json::object{
-            {"accountOrWalletInfo", info},
-            {"instructionsNotes", "Send an ACH or wire transfer quoting the reference code."},
-            {"isPlatformAccount", false}}};
-        c.set_result(boost::json::serialize(out));
+        c.set_result(corridor::plugin_json::funding_instructions(
+            std::move(info), "Send an ACH or wire transfer quoting the reference code.", false));
         return CORRIDOR_RAIL_OK;
     }
 

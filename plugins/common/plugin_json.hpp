@@ -60,4 +60,15 @@ inline std::string beneficiary_name(const boost::json::object& account) {
     return {};
 }
 
+// What a funding_instructions hook hands back: an array holding one instruction, the account or
+// wallet to pay and a note on how.
+inline std::string funding_instructions(boost::json::object account_or_wallet_info,
+                                        std::string_view notes, bool is_platform_account) {
+    boost::json::array out{
+        boost::json::object{{"accountOrWalletInfo", std::move(account_or_wallet_info)},
+                            {"instructionsNotes", notes},
+                            {"isPlatformAccount", is_platform_account}}};
+    return boost::json::serialize(out);
+}
+
 }  // namespace corridor::plugin_json

@@ -105,11 +105,8 @@ public:
                                  {"pixKeyType", service_.key_type},
                                  {"taxId", service_.tax_id},
                                  {"brCode", payload.value()}};
-        boost::json::array out{boost::json::object{
-            {"accountOrWalletInfo", info},
-            {"instructionsNotes", "Pay the BR Code (Pix copia e cola) or send to the PIX key."},
-            {"isPlatformAccount", false}}};
-        c.set_result(boost::json::serialize(out));
+        c.set_result(corridor::plugin_json::funding_instructions(
+            std::move(info), "Pay the BR Code (Pix copia e cola) or send to the PIX key.", false));
         return CORRIDOR_RAIL_OK;
     }
 

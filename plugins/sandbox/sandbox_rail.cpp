@@ -11,6 +11,7 @@
 #include <map>
 #include <string>
 
+#include "plugins/common/plugin_json.hpp"
 #include "rails/plugin_sdk.hpp"
 
 namespace sdk = corridor::rail_sdk;
@@ -185,10 +186,8 @@ public:
                 "the sandbox gives no funding instructions for " + std::string(r.currency));
         }
         info["reference"] = r.reference;
-        json::array out{json::object{{"accountOrWalletInfo", std::move(info)},
-                                     {"instructionsNotes", "Sandbox: no real money moves"},
-                                     {"isPlatformAccount", true}}};
-        c.set_result(json::serialize(out));
+        c.set_result(corridor::plugin_json::funding_instructions(
+            std::move(info), "Sandbox: no real money moves", true));
         return CORRIDOR_RAIL_OK;
     }
 

@@ -167,11 +167,8 @@ public:
                                  {"address", encode_spark_address(network_.spark, node_public_)},
                                  {"assetType", "BTC"},
                                  {"invoice", invoice.value()}};
-        boost::json::array out{boost::json::object{
-            {"accountOrWalletInfo", info},
-            {"instructionsNotes", "Pay the Lightning invoice before it expires."},
-            {"isPlatformAccount", false}}};
-        c.set_result(boost::json::serialize(out));
+        c.set_result(corridor::plugin_json::funding_instructions(
+            std::move(info), "Pay the Lightning invoice before it expires.", false));
         return CORRIDOR_RAIL_OK;
     }
 

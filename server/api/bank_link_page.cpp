@@ -21,22 +21,6 @@ button{width:100%;font:inherit;font-weight:600;padding:.9rem;border:0;border-rad
 code{display:block;word-break:break-all;background:#fff;border:1px solid #d5dbe2;border-radius:.5rem;padding:.6rem;font-size:.85rem}
 )";
 
-std::string html_page(std::string_view title, const std::string& content) {
-    std::string out =
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-        "<meta name=\"referrer\" content=\"no-referrer\"><title>";
-    out += html_escape(title);
-    out += "</title><style>";
-    out += style;
-    out += "</style></head><body><main><h1>";
-    out += html_escape(title);
-    out += "</h1>";
-    out += content;
-    out += "</main></body></html>\n";
-    return out;
-}
-
 std::string last_digits(std::string_view number) {
     return "\u2022\u2022\u2022\u2022 " +
            std::string(number.substr(number.size() >= 4 ? number.size() - 4 : 0));
@@ -71,7 +55,7 @@ std::string render_bank_picker_page(bool sandbox) {
         content += "</fieldset>";
     }
     content += "<button type=\"submit\">Continue</button></form>";
-    return html_page("Link a bank account", content);
+    return html_page("Link a bank account", style, content);
 }
 
 std::string render_public_token_page(std::string_view bank_name, std::string_view account_name,
@@ -86,7 +70,7 @@ std::string render_public_token_page(std::string_view bank_name, std::string_vie
     content +=
         "<input type=\"hidden\" name=\"accountId\" value=\"" + html_escape(account_id) + "\">";
     content += "<p><button type=\"submit\">Link this account</button></p></form>";
-    return html_page("Confirm the account", content);
+    return html_page("Confirm the account", style, content);
 }
 
 std::string render_linked_page(std::string_view account_id) {
@@ -94,11 +78,11 @@ std::string render_linked_page(std::string_view account_id) {
         "<p>The account is linked and is being checked; it will be ready in a moment.</p>";
     content += "<p class=\"small\">Reference</p><code>" + html_escape(account_id) + "</code>";
     content += "<p>You can close this page.</p>";
-    return html_page("Account linked", content);
+    return html_page("Account linked", style, content);
 }
 
 std::string render_problem_page(std::string_view title, std::string_view message) {
-    return html_page(title, "<p>" + html_escape(message) + "</p>");
+    return html_page(title, style, "<p>" + html_escape(message) + "</p>");
 }
 
 }  // namespace corridor

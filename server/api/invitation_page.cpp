@@ -24,22 +24,6 @@ input{width:100%;font-size:1rem;padding:.7rem .75rem;border:1px solid #b8bec7;bo
 button{width:100%;margin-top:1rem;font:inherit;font-weight:600;padding:.9rem;border:0;border-radius:.75rem;background:#1f5eff;color:#fff}
 )";
 
-std::string html_page(std::string_view title, const std::string& content) {
-    std::string out =
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-        "<meta name=\"referrer\" content=\"no-referrer\"><title>";
-    out += html_escape(title);
-    out += "</title><style>";
-    out += style;
-    out += "</style></head><body><main><h1>";
-    out += html_escape(title);
-    out += "</h1>";
-    out += content;
-    out += "</main></body></html>\n";
-    return out;
-}
-
 std::string amount_text(const invitation& item, const currency_registry& currencies) {
     const currency* unit = currencies.find(*item.currency);
     int decimals = unit ? unit->decimals : 0;
@@ -96,7 +80,7 @@ std::string render_invitation_page(const invitation& item, const currency_regist
         "\"><p class=\"note\">The address your UMA provider gave you, like $you@example.com. "
         "It is sent to the person who invited you.</p>"
         "<button type=\"submit\">Accept the invitation</button></form>";
-    return html_page(title, content);
+    return html_page(title, style, content);
 }
 
 std::string render_invitation_claimed_page(const invitation& item, bool just_claimed) {
@@ -110,14 +94,14 @@ std::string render_invitation_claimed_page(const invitation& item, bool just_cla
                 "arrives at that address.</p>";
         }
         content += "<p>You can close this page.</p>";
-        return html_page("Invitation accepted", content);
+        return html_page("Invitation accepted", style, content);
     }
-    return html_page("Invitation already accepted",
+    return html_page("Invitation already accepted", style,
                      "<p>This invitation has already been accepted.</p>");
 }
 
 std::string render_invitation_message(std::string_view title, std::string_view message) {
-    return html_page(title, "<p>" + html_escape(message) + "</p>");
+    return html_page(title, style, "<p>" + html_escape(message) + "</p>");
 }
 
 }  // namespace corridor

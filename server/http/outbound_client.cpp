@@ -11,7 +11,7 @@
 #include <map>
 #include <thread>
 
-#include "server/webhooks/address_policy.hpp"
+#include "server/http/address_policy.hpp"
 
 namespace corridor {
 namespace net = boost::asio;
@@ -61,15 +61,6 @@ std::optional<target> parse_target(const std::string& url, std::string& error) {
     if (out.path.empty()) out.path = "/";
     if (parsed->has_query()) out.path += "?" + std::string(parsed->encoded_query());
     return out;
-}
-
-bool address_allowed(const net::ip::address& address) {
-    if (address.is_v4()) {
-        auto bytes = address.to_v4().to_bytes();
-        return is_public_address(bytes);
-    }
-    auto bytes = address.to_v6().to_bytes();
-    return is_public_address(bytes);
 }
 
 std::string timeout_or(const beast::error_code& error, std::string_view step) {
@@ -168,7 +159,7 @@ struct outbound_client::impl {
         }
         if (!options.allow_private_addresses) {
             for (const auto& entry : results) {
-                if (!address_allowed(entry.endpoint().address())) {
+                if (!is_public_address(entry.endpoint().address())) {
                     out.error =
                         "the webhook endpoint resolves to a private, loopback or link-local "
                         "address; refused";

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <optional>
 
+#include "server/http/address_policy.hpp"
+
 namespace corridor {
 namespace {
 
@@ -16,23 +18,6 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
-
-bool private_v4(const net::ip::address_v4& address) {
-    auto bytes = address.to_bytes();
-    return bytes[0] == 0 || bytes[0] == 10 || bytes[0] == 127 ||
-           (bytes[0] == 100 && (bytes[1] & 0xc0) == 64) || (bytes[0] == 169 && bytes[1] == 254) ||
-           (bytes[0] == 172 && (bytes[1] & 0xf0) == 16) || (bytes[0] == 192 && bytes[1] == 168) ||
-           bytes[0] >= 224;
-}
-
-bool private_ip(const net::ip::address& address) {
-    if (address.is_v4()) return private_v4(address.to_v4());
-    auto v6 = address.to_v6();
-    if (v6.is_v4_mapped()) return private_v4(net::ip::make_address_v4(net::ip::v4_mapped, v6));
-    auto bytes = v6.to_bytes();
-    return v6.is_loopback() || v6.is_unspecified() || v6.is_link_local() || v6.is_multicast() ||
-           (bytes[0] & 0xfe) == 0xfc;
-}
 
 struct target {
     bool tls = false;
@@ -79,12 +64,6 @@ net::awaitable<uma::http_reply> exchange(Stream& stream, const target& where,
 
 }  // namespace
 
-bool is_private_address(const std::string& address) {
-    boost::system::error_code error;
-    auto parsed = net::ip::make_address(address, error);
-    return error || private_ip(parsed);
-}
-
 result<uma::http_reply, std::string> outbound_get::get(const std::string& url) {
     return send(url, nullptr);
 }
@@ -107,7 +86,7 @@ result<uma::http_reply, std::string> outbound_get::send(const std::string& url,
         auto found = co_await resolver.async_resolve(where->host, where->port, net::use_awaitable);
         std::vector<tcp::endpoint> allowed;
         for (const auto& entry : found) {
-            if (limits_.allow_private_addresses || !private_ip(entry.endpoint().address())) {
+            if (limits_.allow_private_addresses || is_public_address(entry.endpoint().address())) {
                 allowed.push_back(entry.endpoint());
             }
         }

@@ -28,7 +28,4 @@ private:
     outbound_get_limits limits_;
 };
 
-// Whether an IP address (text) is one that outbound requests refuse by default.
-bool is_private_address(const std::string& address);
-
 }  // namespace corridor

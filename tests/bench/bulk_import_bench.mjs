@@ -8,21 +8,20 @@
 // the two backends are compared on the same machine load. CPU seconds are those of the corridor
 // process and, on PostgreSQL, of the server processes serving its database, over the import.
 //   [CORRIDOR_BENCH_POSTGRES_URL=postgresql://...] node tests/bench/bulk_import_bench.mjs BUILD_DIR [small_rows] [large_rows]
-import { spawn, execFileSync } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync, statSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const confDir = resolve(here, '../../conf');
+import { umaDomainOf } from '../api/lib/harness.mjs';
+import { api, cpuTicks, startBenchServer, stopBenchServer } from './lib/bench.mjs';
+
 const buildDir = resolve(process.argv[2] || 'build');
 const sizes = [Number(process.argv[3] || 10000), Number(process.argv[4] || 100000)];
-const bin = join(buildDir, 'corridor');
-const domain = 'bench.example';
+const domain = umaDomainOf(0);  // the benchmark's one platform
 const postgresUrl = process.env.CORRIDOR_BENCH_POSTGRES_URL;
 const backends = postgresUrl ? ['sqlite', 'postgresql'] : ['sqlite'];
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -45,17 +44,6 @@ function peakRssKiB(pid) {
   return Number(status.match(/VmHWM:\s+(\d+) kB/)[1]);
 }
 
-// User plus system CPU ticks of a process (fields 14 and 15 of /proc/PID/stat, after the name).
-function cpuTicks(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;  // the process ended meanwhile
-  }
-}
-
 // CPU ticks of the PostgreSQL backends connected to `database` (their titles name it).
 function postgresTicks(database) {
   let total = 0;
@@ -63,13 +51,13 @@ function postgresTicks(database) {
     if (!/^\d+$/.test(entry)) continue;
     let title;
     try { title = readFileSync(`/proc/${entry}/cmdline`, 'utf8'); } catch { continue; }
-    if (title.startsWith('postgres: ') && title.split(' ').includes(database)) total += cpuTicks(entry);
+    if (title.startsWith('postgres: ') && title.split(' ').includes(database)) total += cpuTicks(`/proc/${entry}/stat`);
   }
   return total;
 }
 
-function freshDatabase(dir, backend) {
-  if (backend === 'sqlite') return { url: `sqlite:${join(dir, 'bench.db')}` };
+function freshDatabase(backend) {
+  if (backend === 'sqlite') return {};  // the server's own folder
   const name = `corridor_bench_${randomBytes(6).toString('hex')}`;
   execFileSync('psql', [postgresUrl, '-q', '-c', `CREATE DATABASE ${name}`]);
   return { url: postgresUrl.replace(/\/[^/]*$/, `/${name}`), name };
@@ -81,34 +69,12 @@ function dropDatabase(database) {
 }
 
 async function startServer(backend) {
-  const dir = mkdtempSync(join(tmpdir(), 'corridor-bulk-bench-'));
-  const database = freshDatabase(dir, backend);
-  const base = JSON.parse(readFileSync(join(confDir, 'corridor.json'), 'utf8'));
-  const config = {
-    ...base, listen: '127.0.0.1:0', database: database.url, threads: 0,
-    currencies_file: join(confDir, 'currencies.json'), rates_file: join(confDir, 'rates.json'),
-    funding_file: join(confDir, 'funding.json'),
-    uma_providers_file: join(confDir, 'uma-providers.json'),
-    plugins: { ...base.plugins, dir: join(buildDir, 'plugins') },
-    bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports'), poll_interval_ms: 50 },
-    log: { ...base.log, access: false },
-  };
-  const configPath = join(dir, 'corridor.json');
-  writeFileSync(configPath, JSON.stringify(config));
-  const platform = JSON.parse(execFileSync(bin, ['platform', 'create', '--name', 'Bench', '--uma-domain', domain,
-    '--regulated', '--json', '--config', configPath], { encoding: 'utf8' }));
-  const child = spawn(bin, ['serve', '--config', configPath], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise((ok, fail) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = out.match(/listening on (http:\/\/\S+)/);
-      if (match) ok(match[1]);
-    });
-    child.on('exit', (code) => fail(new Error(`server exited ${code}`)));
+  const database = freshDatabase(backend);
+  const server = await startBenchServer(buildDir, {
+    database: database.url, config: { bulk_import: { poll_interval_ms: 50 }, log: { access: false } },
   });
-  const { clientId, clientSecret } = platform.sandbox;
-  return { dir, database, child, url, auth: 'Basic ' + Buffer.from(`${clientId}:${clientSecret}`).toString('base64') };
+  server.database = database;
+  return server;
 }
 
 // Streams the file as the multipart body: the client holds no more of it than the server does.
@@ -118,7 +84,7 @@ function upload(server, path) {
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const length = head.length + statSync(path).size + tail.length;
   return new Promise((ok, fail) => {
-    const target = new URL(`${server.url}/2025-10-13/customers/bulk/csv`);
+    const target = new URL(`${server.api}/customers/bulk/csv`);
     const req = request({
       host: target.hostname, port: target.port, path: target.pathname, method: 'POST',
       headers: { authorization: server.auth, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': length },
@@ -135,41 +101,36 @@ function upload(server, path) {
   });
 }
 
-async function job(server, id) {
-  const response = await fetch(`${server.url}/2025-10-13/customers/bulk/jobs/${encodeURIComponent(id)}`, { headers: { authorization: server.auth } });
-  return response.json();
-}
+const job = (server, id) => api(server, 'GET', `/customers/bulk/jobs/${encodeURIComponent(id)}`);
 
 async function measure(backend, rows, path) {
   const bytes = statSync(path).size;
   const server = await startServer(backend);
   const dbTicks = () => (server.database.name ? postgresTicks(server.database.name) : 0);
   try {
-    const idleKiB = peakRssKiB(server.child.pid);
+    const idleKiB = peakRssKiB(server.process.pid);
     const started = performance.now();
     const accepted = await upload(server, path);
     const uploadedMs = performance.now() - started;
-    const serverTicksBefore = cpuTicks(server.child.pid);
+    const serverTicksBefore = cpuTicks(`/proc/${server.process.pid}/stat`);
     const dbTicksBefore = dbTicks();
     let status;
     let sampledKiB = 0;
     for (;;) {
       status = await job(server, accepted.jobId);
-      sampledKiB = Math.max(sampledKiB, peakRssKiB(server.child.pid));
+      sampledKiB = Math.max(sampledKiB, peakRssKiB(server.process.pid));
       if (status.status === 'COMPLETED' || status.status === 'FAILED') break;
       await new Promise((ok) => setTimeout(ok, 200));
     }
     const importMs = performance.now() - started - uploadedMs;
-    const serverCpuS = (cpuTicks(server.child.pid) - serverTicksBefore) / ticksPerSecond;
+    const serverCpuS = (cpuTicks(`/proc/${server.process.pid}/stat`) - serverTicksBefore) / ticksPerSecond;
     const dbCpuS = (dbTicks() - dbTicksBefore) / ticksPerSecond;
     if (status.status !== 'COMPLETED' || status.progress.successful !== rows) {
       throw new Error(`import of ${rows} rows ended ${JSON.stringify(status.progress)} ${status.status}`);
     }
-    return { backend, rows, bytes, uploadedMs, importMs, serverCpuS, dbCpuS, idleKiB, peakKiB: peakRssKiB(server.child.pid) };
+    return { backend, rows, bytes, uploadedMs, importMs, serverCpuS, dbCpuS, idleKiB, peakKiB: peakRssKiB(server.process.pid) };
   } finally {
-    server.child.kill('SIGTERM');
-    await once(server.child, 'exit');
-    rmSync(server.dir, { recursive: true, force: true });
+    await stopBenchServer(server);
     dropDatabase(server.database);
   }
 }

@@ -3,20 +3,15 @@
 // a load of payments per second. Reference measured in the same run: a plain Node client posting
 // bodies of the same size to the same receiver over 64 kept-alive connections.
 //   node tests/bench/webhook_bench.mjs BUILD_DIR [seconds] [payments_per_second]
-import { spawn, execFile, execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import http from 'node:http';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const confDir = resolve(here, '../../conf');
+import { api, benchDir, fundedCustomers, metrics, startBenchServer, stopBenchServer } from './lib/bench.mjs';
+
 const buildDir = resolve(process.argv[2] || 'build');
 const seconds = Number(process.argv[3] || 10);
 const rate = Number(process.argv[4] || 1000);
-const bin = join(buildDir, 'corridor');
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 function waitForLine(child, pattern) {
@@ -33,34 +28,13 @@ function waitForLine(child, pattern) {
 }
 
 async function startReceiver() {
-  const child = spawn(process.execPath, [join(here, 'webhook_receiver.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(benchDir, 'webhook_receiver.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await waitForLine(child, /receiver on (\d+)/);
   return { child, url: `http://127.0.0.1:${port}/hooks`, stats: `http://127.0.0.1:${port}/stats` };
 }
 
 async function stats(receiver, reset = false) {
   return (await fetch(receiver.stats + (reset ? '?reset=1' : ''))).json();
-}
-
-async function startServer() {
-  const dir = mkdtempSync(join(tmpdir(), 'corridor-bench-'));
-  const base = JSON.parse(readFileSync(join(confDir, 'corridor.json'), 'utf8'));
-  const config = {
-    ...base, listen: '127.0.0.1:0', database: `sqlite:${join(dir, 'bench.db')}`, threads: 0,
-    currencies_file: join(confDir, 'currencies.json'), rates_file: join(confDir, 'rates.json'),
-    funding_file: join(confDir, 'funding.json'), plugins: { ...base.plugins, dir: join(buildDir, 'plugins') },
-    outbound: { allow_private_addresses: true },
-    log: { ...base.log, access: false },
-  };
-  const configPath = join(dir, 'corridor.json');
-  writeFileSync(configPath, JSON.stringify(config));
-  const platform = JSON.parse(execFileSync(bin, ['platform', 'create', '--name', 'Bench',
-    '--uma-domain', 'bench.example', '--json', '--config', configPath], { encoding: 'utf8' }));
-  const child = spawn(bin, ['serve', '--config', configPath], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await waitForLine(child, /listening on (http:\/\/\S+)/);
-  const credentials = platform.sandbox;
-  const auth = 'Basic ' + Buffer.from(`${credentials.clientId}:${credentials.clientSecret}`).toString('base64');
-  return { dir, child, url, auth };
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -76,24 +50,9 @@ function request(url, method, headers, body) {
   });
 }
 
-async function api(server, method, path, body) {
-  const response = await request(`${server.url}/2025-10-13${path}`, method,
-    { authorization: server.auth, 'content-type': 'application/json' }, body === undefined ? undefined : JSON.stringify(body));
-  if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${response.text}`);
-  return JSON.parse(response.text);
-}
-
 async function prepare(server, count) {
-  const pairs = [];
-  for (let i = 0; i < count; i++) {
-    const customer = await api(server, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Bench ${i}` });
-    const accounts = await api(server, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`);
-    const usd = accounts.data.find((a) => a.balance.currency.code === 'USD').id;
-    const eur = accounts.data.find((a) => a.balance.currency.code === 'EUR').id;
-    await api(server, 'POST', `/sandbox/internal-accounts/${encodeURIComponent(usd)}/fund`, { amount: 100000000000 });
-    pairs.push({ usd, eur });
-  }
-  return pairs;
+  const customers = await fundedCustomers(server, count, ['USD', 'EUR'], 100000000000);
+  return customers.map(({ accounts: [usd, eur] }) => ({ usd, eur }));
 }
 
 function paymentBody(pair) {
@@ -113,7 +72,7 @@ async function paceLoad(server, pairs, perSecond, duration) {
     while (owed < due) {
       owed += 1;
       const pair = pairs[n++ % pairs.length];
-      pending.push(request(`${server.url}/2025-10-13/quotes`, 'POST',
+      pending.push(request(`${server.api}/quotes`, 'POST',
         { authorization: server.auth, 'content-type': 'application/json' }, paymentBody(pair))
         .then((r) => { if (r.status === 201) sent++; else failed++; }, () => { failed++; }));
     }
@@ -129,18 +88,13 @@ async function burst(server, pairs, count) {
   async function worker() {
     while (next < count) {
       const pair = pairs[next++ % pairs.length];
-      const r = await request(`${server.url}/2025-10-13/quotes`, 'POST',
+      const r = await request(`${server.api}/quotes`, 'POST',
         { authorization: server.auth, 'content-type': 'application/json' }, paymentBody(pair));
       if (r.status === 201) sent++;
     }
   }
   await Promise.all(Array.from({ length: 64 }, worker));
   return { sent };
-}
-
-async function metric(server) {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  return text;
 }
 
 function lagFromHistogram(text) {
@@ -193,7 +147,9 @@ async function drained(server, receiver, expected, timeoutMs) {
 }
 
 const receiver = await startReceiver();
-const server = await startServer();
+const server = await startBenchServer(buildDir, {
+  config: { outbound: { allow_private_addresses: true }, log: { access: false } },
+});
 try {
   await api(server, 'PATCH', '/config', { webhookEndpoint: receiver.url });
   const pairs = await prepare(server, 32);
@@ -202,13 +158,13 @@ try {
 
   // 1. Lag at the requested payment rate.
   await stats(receiver, true);
-  const histogramBefore = lagFromHistogram(await metric(server));
+  const histogramBefore = lagFromHistogram(await metrics(server));
   const receivedBefore = (await stats(receiver)).received;
   const load = await paceLoad(server, pairs, rate, seconds);
   const events = load.sent * 5;  // OUTGOING x2, INCOMING, ACCOUNT_STATUS x2 per executed payment
   const ok = await drained(server, receiver, receivedBefore + events, 120000);
   const lagStats = await stats(receiver, true);
-  const histogramAfter = lagFromHistogram(await metric(server));
+  const histogramAfter = lagFromHistogram(await metrics(server));
   const lags = lagStats.lags;
 
   // 2. Steady-state delivery rate: a backlog drained as fast as the worker can.
@@ -228,7 +184,7 @@ try {
   const steady = rates.length > 2 ? rates.slice(1, -1) : rates;
   const steadyRate = steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length);
 
-  // 3. Reference: the same receiver, bodies of a payment event's size, one connection per request.
+  // 3. Reference: the same receiver, bodies of a payment event's size, 64 kept-alive connections.
   const reference = await referenceRate(receiver, 1500, 20000, 64);
 
   console.log(`webhook delivery to a local receiver (SQLite, durable commits, ${seconds} s at ${rate} payments/s requested)`);
@@ -240,8 +196,6 @@ try {
   console.log(`reference (Node client, 64 kept-alive connections): ${reference.toFixed(0)} posts/s; ratio ${(steadyRate / reference).toFixed(2)}`);
   console.log(`baseline events before the runs: ${baseline}`);
 } finally {
-  server.child.kill('SIGTERM');
-  await new Promise((ok) => server.child.on('exit', ok));
+  await stopBenchServer(server);
   receiver.child.kill('SIGTERM');
-  rmSync(server.dir, { recursive: true, force: true });
 }

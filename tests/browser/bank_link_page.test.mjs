@@ -2,10 +2,8 @@
 // it, sees the account linked, and the external account turns ACTIVE after screening.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
-import { startCorridor, stopCorridor, call } from '../api/lib/harness.mjs';
-import { launchBrowser, screenshot, freePort, artifactDir } from './lib/browser.mjs';
+import { stopCorridor, call } from '../api/lib/harness.mjs';
+import { launchBrowser, screenshot, startPagesServer, assertScreenshots } from './lib/browser.mjs';
 
 const suite = 'bank_link_page';
 let server;
@@ -13,17 +11,10 @@ let credentials;
 let browser;
 
 before(async () => {
-  const port = await freePort();
-  server = await startCorridor({
-    platforms: 1,
-    config: {
-      listen: `127.0.0.1:${port}`,
-      public_base_url: `http://127.0.0.1:${port}`,
-      external_accounts: { screening_delay_ms: 200 },
-      quotes: { sweep_interval_ms: 100 },
-    },
+  server = await startPagesServer({
+    config: { external_accounts: { screening_delay_ms: 200 }, quotes: { sweep_interval_ms: 100 } },
   });
-  credentials = server.platforms[0].sandbox;
+  credentials = server.credentials;
   browser = await launchBrowser();
 });
 
@@ -78,8 +69,6 @@ test('a person picks a bank account on a phone and the account turns ACTIVE', as
   const again = await page.goto(link.body.linkUrl);
   assert.ok(again.status() >= 400, `reopened link answered ${again.status()}`);
   await screenshot(page, suite, '5-link-used');
-  for (const name of ['1-banks', '2-picked', '3-confirm', '4-linked', '5-link-used']) {
-    assert.ok(statSync(join(artifactDir(suite), `${name}.png`)).size > 0, `screenshot ${name}`);
-  }
+  assertScreenshots(suite, ['1-banks', '2-picked', '3-confirm', '4-linked', '5-link-used']);
   await page.close();
 });

@@ -3,10 +3,8 @@
 // reads the invitation CLAIMED with that address.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
-import { startCorridor, stopCorridor, call } from '../api/lib/harness.mjs';
-import { launchBrowser, screenshot, freePort, artifactDir } from './lib/browser.mjs';
+import { stopCorridor, call } from '../api/lib/harness.mjs';
+import { launchBrowser, screenshot, startPagesServer, assertScreenshots } from './lib/browser.mjs';
 
 const suite = 'invitation_claim_page';
 let server;
@@ -14,12 +12,8 @@ let credentials;
 let browser;
 
 before(async () => {
-  const port = await freePort();
-  server = await startCorridor({
-    platforms: 1,
-    config: { listen: `127.0.0.1:${port}`, public_base_url: `http://127.0.0.1:${port}` },
-  });
-  credentials = server.platforms[0].sandbox;
+  server = await startPagesServer();
+  credentials = server.credentials;
   browser = await launchBrowser();
 });
 
@@ -78,8 +72,6 @@ test('a person opens an invitation on a phone, sees the inviter and the amount, 
   // Nothing was fetched from anywhere but Corridor.
   const origin = new URL(created.body.url).origin;
   assert.deepEqual(requests.filter((url) => !url.startsWith(origin)), []);
-  for (const name of ['1-opened', '2-refused', '3-accepted', '4-reopened']) {
-    assert.ok(statSync(join(artifactDir(suite), `${name}.png`)).size > 1000, name);
-  }
+  assertScreenshots(suite, ['1-opened', '2-refused', '3-accepted', '4-reopened']);
   await page.close();
 });

@@ -3,10 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
-import { startCorridor, stopCorridor, call } from '../api/lib/harness.mjs';
-import { launchBrowser, screenshot, freePort, artifactDir } from './lib/browser.mjs';
+import { stopCorridor, call } from '../api/lib/harness.mjs';
+import { launchBrowser, screenshot, startPagesServer, assertScreenshots } from './lib/browser.mjs';
 
 const suite = 'kyc_page';
 let server;
@@ -16,17 +14,8 @@ let platformSite;  // the platform's own page that the customer is sent back to
 let platformUrl;
 
 before(async () => {
-  const port = await freePort();
-  server = await startCorridor({
-    platforms: 1,
-    regulated: [false],
-    config: {
-      listen: `127.0.0.1:${port}`,
-      public_base_url: `http://127.0.0.1:${port}`,
-      kyc: { sandbox_review_delay_ms: 200 },
-    },
-  });
-  credentials = server.platforms[0].sandbox;
+  server = await startPagesServer({ regulated: [false], config: { kyc: { sandbox_review_delay_ms: 200 } } });
+  credentials = server.credentials;
   platformSite = createServer((request, response) => {
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end(`<!doctype html><title>Back at the platform</title><h1>Welcome back</h1><p id="query">${new URL(request.url, 'http://x').search}</p>`);
@@ -110,8 +99,6 @@ test('a person fills the KYC page on a phone, lands on the redirect, and is appr
   assert.equal(again.status(), 410);
   assert.equal(await page.locator('h1').textContent(), 'Link already used');
   await screenshot(page, suite, '4-link-used');
-  for (const name of ['1-opened', '2-filled', '3-redirected', '4-link-used']) {
-    assert.ok(statSync(join(artifactDir(suite), `${name}.png`)).size > 0, `screenshot ${name}`);
-  }
+  assertScreenshots(suite, ['1-opened', '2-filled', '3-redirected', '4-link-used']);
   await page.close();
 });

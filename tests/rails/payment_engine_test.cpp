@@ -7,6 +7,7 @@
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
 #include "rails/loader.hpp"
+#include "tests/rails/funded_account.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor {
@@ -27,20 +28,7 @@ struct engine_fixture : store_fixture {
                                  "{}", nullptr));
         platform_id = make_platform("engine.example");
         owner = tenant{platform_id, environment::sandbox};
-        account_filter platform_only;
-        platform_only.platform_only = true;
-        auto accounts =
-            list_internal_accounts(session(), owner, platform_only, {100, std::nullopt, false});
-        for (const auto& account : accounts.items) {
-            if (account.currency == "USD") account_id = account.id;
-        }
-        REQUIRE_FALSE(account_id.empty());
-        book_services book{ids, random, clock};
-        std::string settlement =
-            ensure_account(session(), book, owner, account_kind::settlement, "", "USD");
-        REQUIRE(post_transfer(session(), book, owner,
-                              {settlement, account_id, 10000, "USD", "fund", "Transaction:seed"})
-                    .ok());
+        account_id = testing::funded_platform_account(*this, owner, "USD", 10000);
     }
 
     rail_engine_services services() {

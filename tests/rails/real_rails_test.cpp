@@ -8,6 +8,7 @@
 #include "ledger/database.hpp"
 #include "rails/loader.hpp"
 #include "rails/payment_engine.hpp"
+#include "tests/rails/funded_account.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor {
@@ -52,21 +53,7 @@ TEST_CASE("a production PIX payout settles through pix.so", "[store][rails][engi
     auto platform = create_platform(f.session(), f.platforms(), request);
     REQUIRE(platform.ok());
     tenant owner{platform.value(), environment::production};
-    account_filter platform_only;
-    platform_only.platform_only = true;
-    std::string account_id;
-    for (const auto& account :
-         list_internal_accounts(f.session(), owner, platform_only, {100, std::nullopt, false})
-             .items) {
-        if (account.currency == "BRL") account_id = account.id;
-    }
-    REQUIRE_FALSE(account_id.empty());
-    book_services book{f.ids, f.random, f.clock};
-    std::string settlement =
-        ensure_account(f.session(), book, owner, account_kind::settlement, "", "BRL");
-    REQUIRE(post_transfer(f.session(), book, owner,
-                          {settlement, account_id, 5000, "BRL", "fund", "Transaction:seed"})
-                .ok());
+    std::string account_id = testing::funded_platform_account(f, owner, "BRL", 5000);
 
     rail_engine_services services{f.ids, f.random, f.clock, currencies, rails, {}};
     payment_engine engine(services);

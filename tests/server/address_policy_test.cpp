@@ -1,7 +1,7 @@
 // Outbound requests reach only publicly routable unicast addresses unless the operator allows
 // private ones: every private, loopback, link-local, shared, reserved and multicast range is
 // refused, including IPv6 forms that carry such an IPv4 address.
-#include "server/webhooks/address_policy.hpp"
+#include "server/http/address_policy.hpp"
 
 #include <array>
 #include <catch2/catch.hpp>

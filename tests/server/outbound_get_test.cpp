@@ -9,21 +9,36 @@
 #include <string>
 #include <thread>
 
+#include "server/http/address_policy.hpp"
+
 using namespace corridor;
+
+namespace {
+
+// What the UMA client (and the webhook client) would decide for a resolved address.
+bool refused(const char* text) {
+    return !is_public_address(boost::asio::ip::make_address(text));
+}
+
+}  // namespace
 
 TEST_CASE("outbound requests treat private, loopback and link-local addresses as private",
           "[outbound]") {
     for (const char* address :
          {"127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254",
           "100.64.0.1", "0.0.0.0", "::1", "::", "fe80::1", "fc00::1", "fd12::1", "::ffff:127.0.0.1",
-          "::ffff:10.0.0.1", "224.0.0.1", "not an address"}) {
+          "::ffff:10.0.0.1", "224.0.0.1",
+          // Refused by the webhook client but reachable by the UMA client while each had its own
+          // rule: NAT64 and IPv4-compatible forms of private addresses, documentation ranges.
+          "64:ff9b::10.0.0.1", "64:ff9b::169.254.169.254", "::10.0.0.1", "192.0.2.1",
+          "198.51.100.7", "203.0.113.9", "198.18.0.1", "2001:db8::1"}) {
         INFO(address);
-        CHECK(is_private_address(address));
+        CHECK(refused(address));
     }
     for (const char* address : {"8.8.8.8", "172.32.0.1", "192.169.0.1", "100.128.0.1",
-                                "2001:4860:4860::8888", "::ffff:8.8.8.8"}) {
+                                "2001:4860:4860::8888", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8"}) {
         INFO(address);
-        CHECK_FALSE(is_private_address(address));
+        CHECK_FALSE(refused(address));
     }
 }
 

@@ -9,6 +9,9 @@ import { request as httpsRequest } from 'node:https';
 
 export const VERSION = '2025-10-13';
 
+// The UMA domain of the i-th platform startCorridor creates.
+export const umaDomainOf = (i) => `platform${i}.example.test`;
+
 function required(name) {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set; run the API tests through ctest`);
@@ -31,12 +34,13 @@ export function runCli(server, args) {
 // Options: platforms (how many to create, default 2), config (overrides merged into corridor.json),
 // regulated (array of booleans per platform; when not given every platform is regulated, so its
 // customers start KYC-approved and can move money at once), ca (PEM that `call` trusts when the
-// server speaks TLS: give it with tls.* config).
+// server speaks TLS: give it with tls.* config). Benchmarks, which run outside ctest, also pass bin,
+// confDir and database (a URL) instead of the environment's.
 export async function startCorridor(options = {}) {
-  const bin = required('CORRIDOR_BIN');
-  const confDir = required('CORRIDOR_CONF_DIR');
+  const bin = options.bin || required('CORRIDOR_BIN');
+  const confDir = options.confDir || required('CORRIDOR_CONF_DIR');
   const dir = mkdtempSync(join(tmpdir(), 'corridor-api-'));
-  const database = freshDatabase(dir);
+  const database = options.database || freshDatabase(dir);
   const base = JSON.parse(readFileSync(join(confDir, 'corridor.json'), 'utf8'));
   const config = {
     ...base,
@@ -59,7 +63,7 @@ export async function startCorridor(options = {}) {
 
   const count = options.platforms ?? 2;
   for (let i = 0; i < count; i++) {
-    const args = ['platform', 'create', '--name', `Platform ${i}`, '--uma-domain', `platform${i}.example.test`, '--json'];
+    const args = ['platform', 'create', '--name', `Platform ${i}`, '--uma-domain', umaDomainOf(i), '--json'];
     if (options.regulated ? options.regulated[i] : true) args.push('--regulated');
     server.platforms.push(JSON.parse(runCli(server, args)));
   }
@@ -77,11 +81,17 @@ export async function launch(server) {
   const url = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${server.stderr}`)), 20000);
-    child.stdout.on('data', (chunk) => {
+    // After the start line stdout carries only the access log: drained, not kept.
+    const onData = (chunk) => {
       out += chunk;
       const match = out.match(/listening on (https?:\/\/\S+)/);
-      if (match) { clearTimeout(timer); resolve(match[1]); }
-    });
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      resolve(match[1]);
+    };
+    child.stdout.on('data', onData);
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${server.stderr}`)); });
   });
   server.baseUrl = url;

@@ -1,10 +1,13 @@
 // Headless Chromium (Debian's chromium) driven by playwright-core, for the hosted pages. Each test
 // gets a fresh profile; screenshots go under the build folder as test artifacts.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+
+import { startCorridor } from '../../api/lib/harness.mjs';
 
 export const CHROMIUM = process.env.CORRIDOR_CHROMIUM || '/usr/bin/chromium';
 
@@ -56,4 +59,26 @@ export function freePort() {
       probe.close(() => resolve(port));
     });
   });
+}
+
+// A server whose hosted pages are reached at its own address: the port is chosen first so that
+// public_base_url can name it. Options as the harness's startCorridor (one platform by default);
+// the sandbox credentials of the first platform are on server.credentials.
+export async function startPagesServer(options = {}) {
+  const port = await freePort();
+  const server = await startCorridor({
+    platforms: 1,
+    ...options,
+    config: { listen: `127.0.0.1:${port}`, public_base_url: `http://127.0.0.1:${port}`, ...(options.config || {}) },
+  });
+  server.credentials = server.platforms[0].sandbox;
+  return server;
+}
+
+// Every named screenshot of the suite was written and holds a rendered page (a blank or failed
+// capture is a few hundred bytes at most).
+export function assertScreenshots(suite, names) {
+  for (const name of names) {
+    assert.ok(statSync(join(artifactDir(suite), `${name}.png`)).size > 1000, `screenshot ${name}`);
+  }
 }

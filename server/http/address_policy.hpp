@@ -4,6 +4,7 @@
 // use to reach the service's own network is refused: private, loopback, link-local (cloud metadata
 // at 169.254.169.254), carrier-grade NAT, unique-local, multicast, reserved and unspecified ranges,
 // and IPv6 forms that embed such an IPv4 address.
+#include <boost/asio/ip/address.hpp>
 #include <cstdint>
 #include <span>
 
@@ -11,5 +12,8 @@ namespace corridor {
 
 // bytes: 4 (IPv4) or 16 (IPv6), network order.
 bool is_public_address(std::span<const std::uint8_t> bytes);
+
+// The same rule for a resolved address; both outbound clients judge every endpoint with it.
+bool is_public_address(const boost::asio::ip::address& address);
 
 }  // namespace corridor

@@ -1,4 +1,4 @@
-#include "server/webhooks/address_policy.hpp"
+#include "server/http/address_policy.hpp"
 
 #include <algorithm>
 #include <array>
@@ -42,6 +42,11 @@ bool is_public_address(std::span<const std::uint8_t> bytes) {
     if (p[0] == 0x20 && p[1] == 0x01 && p[2] == 0x0d && p[3] == 0xb8)
         return false;  // documentation
     return true;
+}
+
+bool is_public_address(const boost::asio::ip::address& address) {
+    if (address.is_v4()) return is_public_address(address.to_v4().to_bytes());
+    return is_public_address(address.to_v6().to_bytes());
 }
 
 }  // namespace corridor

@@ -1,0 +1,105 @@
+// What every benchmark shares: the server it measures (started by the API test harness from a
+// build directory, one io thread per core, access log on as operators run it), calls that throw on
+// failure, funded customer accounts, wrk runs, and the server's CPU time per thread role.
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+import { basic, call, startCorridor, stopCorridor } from '../../api/lib/harness.mjs';
+
+export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const confDir = resolve(benchDir, '../../conf');
+
+// A regulated platform (its customers may move money at once) on a fresh database: SQLite in the
+// server's folder unless `database` names another.
+export async function startBenchServer(buildDir, { config = {}, database } = {}) {
+  const server = await startCorridor({
+    bin: join(buildDir, 'corridor'), confDir, database, platforms: 1,  // rails load from buildDir/plugins
+    config: { threads: 0, ...config },
+  });
+  server.credentials = server.platforms[0].sandbox;
+  server.auth = basic(server.credentials);
+  return server;
+}
+
+export const stopBenchServer = (server) => stopCorridor(server);
+
+export async function api(server, method, path, body) {
+  const response = await call(server, server.credentials, method, path, body);
+  if (response.status >= 300) throw new Error(`${method} ${path} -> ${response.status} ${response.text}`);
+  return response.body;
+}
+
+export async function metrics(server) {
+  return (await fetch(`${server.baseUrl}/metrics`)).text();
+}
+
+// `count` customers, each with its internal accounts in `currencies` and the first one funded.
+export async function fundedCustomers(server, count, currencies, amount) {
+  const customers = [];
+  for (let i = 0; i < count; i++) {
+    const customer = await api(server, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: `Bench ${i}` });
+    const accounts = await api(server, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customer.id)}`);
+    const ids = currencies.map((code) => accounts.data.find((a) => a.balance.currency.code === code).id);
+    await api(server, 'POST', `/sandbox/internal-accounts/${encodeURIComponent(ids[0])}/fund`, { amount });
+    customers.push({ customer: customer.id, accounts: ids });
+  }
+  return customers;
+}
+
+// wrk at `connections` for `seconds` with tests/bench/payments.lua in `mode` over `pairs`
+// ([source, destination] ids). Returns requests, non-2xx, successes per second, p50 and p99 in ms.
+// Asynchronous on purpose: the caller's event loop keeps draining the server's access log.
+export async function runWrk(server, { mode, pairs, seconds, connections = 64 }) {
+  const { stdout: output } = await promisify(execFile)('wrk', ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency',
+    '-s', join(benchDir, 'payments.lua'), server.baseUrl], {
+    encoding: 'utf8',
+    env: { ...process.env, BENCH_AUTH: server.auth, BENCH_MODE: mode, BENCH_PAIRS: pairs.map((p) => p.join('>')).join(',') },
+  });
+  const number = (re) => { const m = output.match(re); return m ? m[1] : null; };
+  const toMs = (text) => {
+    if (!text) throw new Error(`wrk completed no request:\n${output}`);
+    const m = text.match(/([\d.]+)(us|ms|s)/);
+    return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
+  };
+  const requests = Number(number(/(\d+) requests in/));
+  const non2xx = Number(number(/Non-2xx or 3xx responses: (\d+)/) || 0);
+  return {
+    requests, non2xx, socketErrors: number(/Socket errors: (.*)/),
+    perSecond: (requests - non2xx) / seconds,
+    p50: toMs(number(/^\s+50%\s+(\S+)/m)), p99: toMs(number(/^\s+99%\s+(\S+)/m)),
+  };
+}
+
+// User plus system CPU ticks (USER_HZ) in a /proc stat file (fields 14 and 15, after the name); 0
+// when the process or thread has ended meanwhile.
+export function cpuTicks(statPath) {
+  let stat;
+  try { stat = readFileSync(statPath, 'utf8'); } catch { return 0; }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+// CPU time of a process's threads by role (io-N, db-N, ledger-writer, wal-checkpoint), in ms, from
+// /proc: with the machine shared by the load generator, CPU per operation is the steadier figure.
+export function threadCpuMs(pid) {
+  const tick = 10;  // USER_HZ is 100 on Linux
+  const roles = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let name;
+    try { name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(); } catch { continue; }
+    const role = name.replace(/-\d+$/, '');
+    roles[role] = (roles[role] || 0) + cpuTicks(`/proc/${pid}/task/${tid}/stat`) * tick;
+  }
+  return roles;
+}
+
+// "total us (role us, ...)" per operation between two threadCpuMs readings.
+export function cpuPerOperation(before, after, operations) {
+  const parts = Object.keys(after).map((role) => [role, (after[role] - (before[role] || 0)) * 1000 / operations])
+    .filter(([, us]) => us >= 1).sort((a, b) => b[1] - a[1]);
+  const total = parts.reduce((sum, [, us]) => sum + us, 0);
+  return `${total.toFixed(0)} us (` + parts.map(([role, us]) => `${role} ${us.toFixed(0)}`).join(', ') + ')';
+}
