@@ -289,6 +289,9 @@ std::optional<http_response> api::run_prepare(soci::session& session,
                       key->size() <= idempotency_key_chars_max &&
                       find_idempotent_response(session, context.owner(), std::string(*key));
         if (!replay) prepared = route.prepare(context);
+        // A step may answer the request itself, in a body shape other than the service's errors
+        // (the UMA callbacks answer in the UMA error shape).
+        if (auto* answer = std::any_cast<http_response>(&prepared)) return std::move(*answer);
         go_on = true;
         return http_response{};
     });

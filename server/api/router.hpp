@@ -19,7 +19,8 @@ using fast_handler_fn = std::optional<http_response> (*)(request_context&);
 // Runs before a writer route's handler, on a pool session and outside any transaction, for what
 // must not hold up the ledger writer: reading, verifying signatures with keys fetched from other
 // servers, asking another provider for an invoice. Its result reaches the handler as
-// request_context::prepared; an api_error answers the request without running the handler.
+// request_context::prepared; an api_error, or an http_response returned as the result, answers the
+// request without running the handler.
 using prepare_fn = std::any (*)(request_context&);
 
 enum class access { public_route, authenticated };
