@@ -111,10 +111,14 @@ result<uma::http_reply, std::string> outbound_get::send(const std::string& url,
     };
     net::co_spawn(io, run(), [&](std::exception_ptr error) {
         if (!error) return;
+        // The error's own words ("Connection refused"), never an exception's text: that names
+        // source files and travels to clients in error messages.
         try {
             std::rethrow_exception(error);
-        } catch (const std::exception& caught) {
-            failure = caught.what();
+        } catch (const boost::system::system_error& caught) {
+            failure = caught.code().message();
+        } catch (const std::exception&) {
+            failure = "the exchange failed";
         }
     });
     io.run_for(std::chrono::milliseconds(limits_.timeout_ms));
