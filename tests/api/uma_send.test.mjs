@@ -6,6 +6,7 @@
 // 127.0.0.1:<port>; the spark rail is the only rail loaded, so it pays sandbox invoices too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { accountsOf, assertError, eventually, expectedPrice, fund, idempotencyKey, sleep } from './lib/money.mjs';
@@ -433,4 +434,60 @@ test('without a rail that pays Lightning invoices, UMA quotes are refused before
   const reply = await call(bare, credentials, 'POST', '/quotes', umaQuote(usd, found.body, 1_000));
   assertError(reply, 501, 'NOT_IMPLEMENTED');
   assert.equal(provider.payRequests.length, 0);
+});
+
+test('a platform pays a customer of another platform on this corridor, both sides ours', async (t) => {
+  // The receiving side names its callback under public_base_url, so the server needs its port
+  // before it starts.
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = probe.address().port;
+  await new Promise((resolve) => probe.close(resolve));
+  const both = await startCorridor({
+    platforms: 2,
+    plugins: { rails: ['spark'], settings: { spark: sparkSettings } },
+    config: {
+      listen: `127.0.0.1:${port}`,
+      public_base_url: `http://127.0.0.1:${port}`,
+      outbound: { allow_private_addresses: true, timeout_ms: 3000 },
+      rails: { call_timeout_ms: 10000, settlement_timeout_ms: 259200000, drive_interval_ms: 20 },
+    },
+  });
+  t.after(() => stopCorridor(both));
+  const [payer, payee] = both.platforms.map((item) => item.sandbox);
+  for (const [credentials, host] of [[payer, `127.0.0.1:${port}`], [payee, `localhost:${port}`]]) {
+    const patched = await call(both, credentials, 'PATCH', '/config', { umaDomain: host });
+    assert.equal(patched.status, 200, patched.text);
+  }
+  const alice = await call(both, payer, 'POST', '/customers', { customerType: 'INDIVIDUAL', umaAddress: `$alice@127.0.0.1:${port}`, fullName: 'Alice' });
+  const bob = await call(both, payee, 'POST', '/customers', { customerType: 'INDIVIDUAL', umaAddress: `$bob@localhost:${port}`, fullName: 'Bob' });
+  assert.equal(alice.status, 201, alice.text);
+  assert.equal(bob.status, 201, bob.text);
+  const usd = (await accountsOf(both, payer, alice.body.id)).USD;
+  await fund(both, payer, usd.id, 50_000);
+  const found = await call(both, payer, 'GET', `/receiver/uma/${encodeURIComponent(bob.body.umaAddress)}?customerId=${encodeURIComponent(alice.body.id)}`);
+  assert.equal(found.status, 200, found.text);
+  for (const [side, amount] of [['SENDING', 5_000], ['RECEIVING', 4_000]]) {
+    const quote = await call(both, payer, 'POST', '/quotes', {
+      source: { sourceType: 'ACCOUNT', accountId: usd.id },
+      destination: { destinationType: 'UMA_ADDRESS', umaAddress: bob.body.umaAddress, currency: 'EUR' },
+      lookupId: found.body.lookupId,
+      lockedCurrencySide: side,
+      lockedCurrencyAmount: amount,
+      immediatelyExecute: true,
+    });
+    assert.equal(quote.status, 201, quote.text);
+    if (side === 'SENDING') assert.equal(quote.body.totalSendingAmount, amount);
+    else assert.equal(quote.body.totalReceivingAmount, amount);
+    const sent = await eventually(async () => {
+      const transaction = await call(both, payer, 'GET', `/transactions/${quote.body.transactionId}`);
+      return transaction.body.status === 'PENDING' ? undefined : transaction.body;
+    });
+    assert.equal(sent.status, 'COMPLETED', JSON.stringify(sent));
+    // The receiving platform took the pay request: an incoming payment for what we quoted.
+    const incoming = await call(both, payee, 'GET', `/transactions?type=INCOMING&customerId=${encodeURIComponent(bob.body.id)}&limit=1`);
+    assert.equal(incoming.status, 200, incoming.text);
+    assert.equal(incoming.body.data[0].receivedAmount.amount, quote.body.totalReceivingAmount);
+    assert.equal(incoming.body.data[0].receivedAmount.currency.code, 'EUR');
+  }
 });
