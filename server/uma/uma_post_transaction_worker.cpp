@@ -84,8 +84,9 @@ int send_due_uma_post_transactions(soci::session& session, app_services& service
         } else if (callback.attempts >= services.config.uma_post_transaction_attempts_max) {
             callback.state = "GAVE_UP";
             callback.last_error = problem->substr(0, 512);
-            spdlog::warn("post-transaction callback of {} to {} given up after {} attempts: {}",
-                         callback.transaction_id, callback.url, callback.attempts, *problem);
+            // The URL may name the receiver: the transaction id is enough to find it.
+            spdlog::warn("post-transaction callback of {} given up after {} attempts: {}",
+                         callback.transaction_id, callback.attempts, *problem);
         } else {
             callback.last_error = problem->substr(0, 512);
             callback.next_attempt_at_ms = now_ms + retry_delay_ms(services, callback.attempts);
