@@ -98,6 +98,13 @@ service_config load_config(const po::variables_map& values) {
     return config;
 }
 
+// The folder relative paths of the configuration are resolved against (as load_config reads it).
+std::string config_dir_of(const po::variables_map& values) {
+    if (values.count("config"))
+        return std::filesystem::path(values["config"].as<std::string>()).parent_path().string();
+    return std::filesystem::exists("conf/corridor.json") ? "conf" : ".";
+}
+
 session_ptr open_migrated(const service_config& config) {
     auto url = database_url::parse(config.database);
     auto session = open_session(*url);
@@ -214,6 +221,10 @@ int serve(const std::vector<std::string>& args) {
         config.threads = threads;
     }
     setup_logging(config);
+    // The spark rail and the host's own invoices must sign with one node key: settle its settings
+    // before either reads them.
+    if (auto created = prepare_spark_settings(config, config_dir_of(values)); !created.empty())
+        spdlog::info("made a new Lightning node key in {}", created);
     auto tls = load_tls_context(config.tls);  // a bad certificate or key stops start-up here
     auto currencies = currency_registry::load_file(config.currencies_file);
     auto funding = funding_directory::load_file(config.funding_file);
@@ -256,7 +267,11 @@ int serve(const std::vector<std::string>& args) {
     services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
-    rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms);
+    // Money rails report arriving (a paid invoice of our node) is recorded and routed here. Code
+    // that issues invoices of its own registers a sink for their match keys before this point.
+    incoming_payment_router incoming;
+    rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms,
+                      incoming_routing{&incoming, [&services] { return services.payments(); }});
     deliveries.start();
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":"
@@ -284,6 +299,7 @@ int plugins_list(const std::vector<std::string>& args) {
     options.add_options()("json", "print JSON");
     auto values = parse(args, options);
     auto config = load_config(values);
+    prepare_spark_settings(config, config_dir_of(values));  // as serve does
     auto registry = load_rails(rail_load_config_of(config), nullptr);
     // ABI 1.1 capabilities as words: what operators check before routing pulls.
     auto capabilities = [](const rail_instance& rail) {
