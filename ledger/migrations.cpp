@@ -468,6 +468,23 @@ const std::vector<migration>& all_migrations() {
                 sending_currency TEXT NOT NULL,
                 created_at_ms BIGINT NOT NULL))",
          }},
+        {13,
+         "uma receipts",
+         {
+             // The BOLT #11 invoice of each incoming UMA payment: paying it (payment_hash) is
+             // what settles the INCOMING transaction once the platform approved it.
+             R"(CREATE TABLE uma_invoices (
+                payment_hash TEXT PRIMARY KEY,
+                transaction_id TEXT NOT NULL UNIQUE,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                invoice TEXT NOT NULL,
+                amount_msats BIGINT NOT NULL,
+                state TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                paid_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX uma_invoices_by_state ON uma_invoices (state, paid_at_ms)",
+         }},
         {15,
          "money arriving through rails",
          {

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "ledger/approvals.hpp"
+#include "ledger/uma_receipts.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
 #include "ledger/external_account_store.hpp"
@@ -133,6 +134,7 @@ public:
         try {
             expire_due_quotes(session, services_.payments(), 500);
             expire_due_approvals(session, services_.payments(), 500);
+            settle_approved_uma_receipts(session, services_.payments(), 500);
             screen_due_external_accounts(session, {services_.ids, services_.time}, 500);
             decide_due_kyc_reviews(session, services_.ids, services_.time, 100);
             if (prune_) {
