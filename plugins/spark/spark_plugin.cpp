@@ -290,11 +290,19 @@ public:
         if (static_cast<std::uint64_t>(now_s) >=
             invoice.fields.timestamp + invoice.fields.expiry_seconds)
             return c.fail(CORRIDOR_RAIL_DECLINED, "the invoice has expired");
+        // An invoice with an amount is paid exactly that many millisatoshis, by a payout of the
+        // whole satoshis that cover it (an UMA invoice need not be a whole number of satoshis);
+        // one without is paid the payout's amount.
         std::uint64_t amount_msat = static_cast<std::uint64_t>(op.amount_minor) * 1000;
-        if (invoice.fields.amount_msat && *invoice.fields.amount_msat != amount_msat)
-            return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT,
-                          "the amount differs from the invoice's " +
-                              std::to_string(*invoice.fields.amount_msat) + " msat");
+        if (invoice.fields.amount_msat) {
+            std::uint64_t asked = *invoice.fields.amount_msat;
+            if ((asked + 999) / 1000 != static_cast<std::uint64_t>(op.amount_minor))
+                return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              "the amount differs from the invoice's " + std::to_string(asked) +
+                                  " msat (a payout of " + std::to_string((asked + 999) / 1000) +
+                                  " sat)");
+            amount_msat = asked;
+        }
         std::string hash = hex_encode(invoice.fields.payment_hash);
         char pattern = sandbox ? failure_pattern(*invoice_text) : 0;
         if (sandbox && pattern == 0 && network_folder_)

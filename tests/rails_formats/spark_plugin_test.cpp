@@ -425,3 +425,34 @@ TEST_CASE("spark plugin: sandbox failure patterns on the destination", "[plugins
                 .status == CORRIDOR_RAIL_OK);
     CHECK(host.reports_of("op-prod").back().outcome == CORRIDOR_RAIL_OUTCOME_PENDING);
 }
+
+TEST_CASE("spark plugin: an invoice of millisatoshis is paid by the satoshis that cover it",
+          "[plugins][spark][network]") {
+    network_dir network;
+    plugin_host payee(CORRIDOR_SPARK_PLUGIN), payer(CORRIDOR_SPARK_PLUGIN);
+    // The key that signs the invoices of invoice() above.
+    REQUIRE(payee.create(network.config("11" + test_key_hex.substr(2))).status == CORRIDOR_RAIL_OK);
+    REQUIRE(payer.create(network.config(test_key_hex)).status == CORRIDOR_RAIL_OK);
+    std::string text = invoice(ln_network::regtest, 2'632'500, 1773151000);
+    auto short_payout = payer.initiate("op-short", CORRIDOR_RAIL_PAYOUT, "LIGHTNING",
+                                       lightning(text), "BTC", 2632, now_ms);
+    CHECK(short_payout.status == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    CHECK(short_payout.error ==
+          "the amount differs from the invoice's 2632500 msat (a payout of 2633 sat)");
+    CHECK(payer
+              .initiate("op-long", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(text), "BTC", 2634,
+                        now_ms)
+              .status == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    REQUIRE(
+        payer
+            .initiate("op", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(text), "BTC", 2633, now_ms)
+            .status == CORRIDOR_RAIL_OK);
+    CHECK(payer.reports_of("op").at(0).outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+    REQUIRE(payee.tick(now_ms + 1000).status == CORRIDOR_RAIL_OK);
+    REQUIRE(payee.incoming.size() == 1);
+    CHECK(payee.incoming[0].amount_milli_minor == 2'632'500);
+    CHECK(payee.incoming[0].amount_minor == 2632);
+    CHECK(payee.incoming[0].reference.empty());  // not a funding invoice: by match key only
+    CHECK(payee.incoming[0].match_key ==
+          "0001020304050607080900010203040506070809000102030405060708090102");
+}
