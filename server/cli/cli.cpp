@@ -23,6 +23,7 @@
 #include "ledger/rates.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/token_store.hpp"
+#include "ledger/uma_incoming_sink.hpp"
 #include "ledger/uma_address.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
@@ -270,8 +271,11 @@ int serve(const std::vector<std::string>& args) {
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
     // Money rails report arriving (a paid invoice of our node) is recorded and routed here. Code
-    // that issues invoices of its own registers a sink for their match keys before this point.
+    // that issues invoices of its own registers a sink for their match keys before this point:
+    // the UMA receiving side's invoices are signed with the same node key as the spark rail's.
     incoming_payment_router incoming;
+    uma_incoming_sink uma_receipts;
+    incoming.add_sink("uma", uma_receipts);
     rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms,
                       incoming_routing{&incoming, [&services] { return services.payments(); }});
     deliveries.start();
