@@ -2,15 +2,20 @@
 // folder), each with its own node key: instance B's funding invoices (an internal account's, a
 // REALTIME_FUNDING quote's) are paid by instance A's transfer-out to a LIGHTNING external account,
 // and B credits them exactly once, with its INCOMING_PAYMENT and ACCOUNT_STATUS events; paying an
-// invoice twice fails on A with a refund; a restarted B credits nothing again.
+// invoice twice fails on A with a refund; a restarted B credits nothing again. The invoice B's UMA
+// pay-request callback signs (same node key as its rail) is paid the same way and settles B's UMA
+// payment once B's platform approved it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCorridor, stopCorridor, launch, call } from './lib/harness.mjs';
 import { newCustomer, accountsOf, platformAccounts, fund, eventually, idempotencyKey, sleep } from './lib/money.mjs';
 import { outboxEvents, queryRows } from './lib/database.mjs';
+import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 
 let network;  // the shared sandbox network folder
 let keys;     // where each instance keeps its node key
@@ -18,6 +23,8 @@ let a;        // the paying instance
 let b;        // the receiving instance
 let aSandbox;
 let bSandbox;
+let approvals;  // B's platform webhook endpoint: approves every incoming payment
+let sender;     // a sending UMA provider stub that publishes its keys
 
 function settings(name) {
   return {
@@ -34,6 +41,7 @@ async function instance(name) {
     platforms: 1,
     plugins: { rails: ['sandbox', 'spark'], settings: settings(name) },
     config: {
+      outbound: { allow_private_addresses: true },
       external_accounts: { screening_delay_ms: 100 },
       rails: { call_timeout_ms: 1000, settlement_timeout_ms: 60000, drive_interval_ms: 20 },
     },
@@ -47,10 +55,19 @@ before(async () => {
   b = await instance('b');
   aSandbox = a.platforms[0].sandbox;
   bSandbox = b.platforms[0].sandbox;
+  approvals = await startReceiver(() => ({ status: 200 }));
+  const patched = await call(b, bSandbox, 'PATCH', '/config', { webhookEndpoint: approvals.url });
+  assert.equal(patched.status, 200, patched.text);
+  sender = await startSender();
 });
 after(async () => {
   if (a) await stopCorridor(a);
-  if (b) await stopCorridor(b, { keepFiles: false });
+  if (b) await stopCorridor(b);
+  if (approvals) await stopReceiver(approvals);
+  if (sender) {
+    sender.server.closeAllConnections?.();
+    sender.server.close();
+  }
   rmSync(network, { recursive: true, force: true });
   rmSync(keys, { recursive: true, force: true });
 });
@@ -197,4 +214,72 @@ test('A pays the invoice of B\'s REALTIME_FUNDING quote and the quote completes'
   assert.equal(transaction.body.status, 'COMPLETED', transaction.text);
   const recorded = queryRows(b, `SELECT status, routed_to FROM rail_incoming_payments WHERE routed_to = '${quote.id}'`);
   assert.deepEqual(recorded, [{ status: 'CREDITED', routed_to: quote.id }]);
+});
+
+// A sending UMA provider at its own loopback port, publishing one secp256k1 key for both roles.
+async function startSender() {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'secp256k1' });
+  const jwk = publicKey.export({ format: 'jwk' });
+  const coordinate = (text) => Buffer.from(text, 'base64url').toString('hex').padStart(64, '0');
+  const pubHex = `04${coordinate(jwk.x)}${coordinate(jwk.y)}`;
+  const stub = { privateKey };
+  stub.server = createServer((request, response) => {
+    if (request.url !== '/.well-known/lnurlpubkey') {
+      response.writeHead(404);
+      response.end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ signingPubKey: pubHex, encryptionPubKey: pubHex }));
+  });
+  await new Promise((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
+  stub.domain = `127.0.0.1:${stub.server.address().port}`;
+  return stub;
+}
+
+// A signed UMA v1 pay request of `cents` USD from $alice at the stub's domain.
+function payRequest(cents) {
+  const identifier = `$alice@${sender.domain}`;
+  const nonce = randomBytes(8).readBigUInt64BE().toString();
+  const timestamp = Math.floor(Date.now() / 1000);
+  const signature = sign('sha256', Buffer.from(`${identifier}|${nonce}|${timestamp}`),
+    { key: sender.privateKey, dsaEncoding: 'der' }).toString('hex');
+  return JSON.stringify({
+    amount: `${cents}.USD`, convert: 'USD',
+    payerData: {
+      identifier, name: 'Alice Sender',
+      compliance: { kycStatus: 'VERIFIED', signature, signatureNonce: nonce, signatureTimestamp: timestamp },
+    },
+  });
+}
+
+test('A pays the invoice of B\'s UMA pay request and B\'s UMA payment completes', async () => {
+  const receiver = await newCustomer(b, bSandbox);
+  const answered = await fetch(`${b.baseUrl}/uma/payreq/${encodeURIComponent(receiver.id)}`,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: payRequest(250) });
+  const payReq = await answered.json();
+  assert.equal(answered.status, 200, JSON.stringify(payReq));
+  assert.match(payReq.pr, /^lnbcrt/);
+  const pending = await call(b, bSandbox, 'GET', `/transactions?customerId=${receiver.id}&type=INCOMING`);
+  assert.equal(pending.body.data.length, 1, pending.text);
+  const umaTransaction = pending.body.data[0];
+  assert.equal(umaTransaction.status, 'PENDING');
+
+  // The invoice's amount is in millisatoshis: A pays it with the satoshis that cover it.
+  const msat = Number(queryRows(b, `SELECT amount_msats FROM uma_invoices WHERE transaction_id = '${umaTransaction.id}'`)[0].amount_msats);
+  assert.ok(msat > 0);
+  const sats = Math.ceil(msat / 1000);
+  const { customer, btc } = await fundedPayer(sats + 1000);
+  const destination = await lightningAccount(customer.id, payReq.pr);
+  const sent = await transferOut(btc.id, destination.id, sats);
+  assert.equal(sent.status, 'COMPLETED', JSON.stringify(sent));
+
+  const done = await eventually(async () => {
+    const found = await call(b, bSandbox, 'GET', `/transactions/${umaTransaction.id}`);
+    return found.body?.status === 'COMPLETED' ? found.body : null;
+  });
+  assert.equal(done.receivedAmount.amount, 250);
+  assert.equal(await balance(b, bSandbox, receiver.id, 'USD'), 250);
+  const recorded = queryRows(b, `SELECT status, routed_to, transaction_id, amount_milli_minor FROM rail_incoming_payments WHERE transaction_id = '${umaTransaction.id}'`);
+  assert.deepEqual(recorded.map((r) => [r.status, r.routed_to, Number(r.amount_milli_minor)]), [['CREDITED', 'sink:uma', msat]]);
 });
