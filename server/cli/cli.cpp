@@ -312,6 +312,7 @@ int plugins_list(const std::vector<std::string>& args) {
         json::array out;
         if (rail.can(CORRIDOR_RAIL_PAYOUT)) out.emplace_back("PAYOUT");
         if (rail.can(CORRIDOR_RAIL_PULL)) out.emplace_back("PULL");
+        if (rail.serves_sandbox()) out.emplace_back("SANDBOX");  // ABI 1.2: runs its own sandbox
         return out;
     };
     if (values.count("json")) {

@@ -12,7 +12,7 @@ import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCorridor, stopCorridor, launch, call } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, launch, call, runCli } from './lib/harness.mjs';
 import { newCustomer, accountsOf, platformAccounts, fund, eventually, idempotencyKey, sleep } from './lib/money.mjs';
 import { outboxEvents, queryRows } from './lib/database.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
@@ -114,6 +114,15 @@ async function transferOut(sourceId, destinationId, amount) {
 async function balance(server, credentials, customerId, currency) {
   return (await accountsOf(server, credentials, customerId))[currency].balance.amount;
 }
+
+test('the spark rail says it runs the sandbox itself', () => {
+  const listed = JSON.parse(runCli(b, ['plugins', 'list', '--json']));
+  const spark = listed.rails.find((rail) => rail.name === 'spark');
+  assert.ok(spark, JSON.stringify(listed));
+  assert.equal(spark.abi, '1.2');
+  assert.deepEqual(spark.capabilities, ['PAYOUT', 'SANDBOX']);
+  assert.deepEqual(listed.rails.find((rail) => rail.name === 'sandbox').capabilities, ['PAYOUT', 'PULL']);
+});
 
 test('A pays the invoice of B\'s internal account and B credits it exactly once', async () => {
   const receiver = await newCustomer(b, bSandbox);
