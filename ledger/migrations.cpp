@@ -531,6 +531,37 @@ const std::vector<migration>& all_migrations() {
              "CREATE INDEX uma_post_transactions_due ON uma_post_transactions (state, "
              "next_attempt_at_ms)",
          }},
+        {15,
+         "money arriving through rails",
+         {
+             // What rails report arriving without the host starting it (rail ABI 1.2): a paid
+             // invoice, a transfer quoting a funding reference. One row per (rail, rail_reference),
+             // however often it is reported, so it is routed once. platform_id is '' until it is
+             // routed to a tenant (an unmatched arrival belongs to nobody); routed_to names the
+             // account, quote or registered receiver that took it.
+             R"(CREATE TABLE rail_incoming_payments (
+                rail TEXT NOT NULL,
+                rail_reference TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                match_key TEXT NOT NULL,
+                reference TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount_minor BIGINT NOT NULL,
+                amount_milli_minor BIGINT NOT NULL,
+                received_at_ms BIGINT NOT NULL,
+                rail_message TEXT NOT NULL,
+                status TEXT NOT NULL,
+                platform_id TEXT NOT NULL,
+                routed_to TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                routed_at_ms BIGINT NOT NULL,
+                PRIMARY KEY (rail, rail_reference)))",
+             "CREATE INDEX rail_incoming_by_status ON rail_incoming_payments (status, "
+             "created_at_ms)",
+             "CREATE INDEX rail_incoming_by_match_key ON rail_incoming_payments (match_key)",
+         }},
     };
     return migrations;
 }

@@ -412,6 +412,8 @@ int payment_engine::initiate_due(soci::session& session, std::int64_t now_ms) {
         input.now_ms = now_ms;
         input.reference = op.description;
         auto started = rail->initiate(input);
+        // Arrivals are facts whatever the initiation's own outcome.
+        changed += hand_over_incoming(session, *rail, started.incoming);
         if (started.status == rail_status::unavailable) {
             op.message = started.message;  // tried again when the lease runs out
             update_rail_operation(session, op);
@@ -440,8 +442,9 @@ int payment_engine::tick_rails(soci::session& session, std::int64_t now_ms) {
             continue;
         last = now_ms;
         auto ticked = rail->tick(now_ms);
-        // Reports are applied even when the tick's status is not OK: they are facts.
+        // Reports and arrivals are applied even when the tick's status is not OK: they are facts.
         changed += apply_reports(session, ticked.reports);
+        changed += hand_over_incoming(session, *rail, ticked.incoming);
     }
     return changed;
 }
@@ -460,6 +463,12 @@ int payment_engine::apply_reports(soci::session& session, const std::vector<rail
     int changed = 0;
     for (const auto& report : reports) changed += apply_report(session, report) ? 1 : 0;
     return changed;
+}
+
+int payment_engine::hand_over_incoming(soci::session& session, const rail_instance& rail,
+                                       const std::vector<rail_incoming>& arrivals) {
+    if (arrivals.empty() || services_.incoming == nullptr) return 0;
+    return services_.incoming->receive(session, rail.name(), arrivals);
 }
 
 bool payment_engine::apply_report(soci::session& session, const rail_report& report) {

@@ -24,6 +24,7 @@
 #include "ledger/random.hpp"
 #include "ledger/result.hpp"
 #include "ledger/tenant.hpp"
+#include "rails/incoming.hpp"
 #include "rails/operation_store.hpp"
 #include "rails/registry.hpp"
 
@@ -64,6 +65,8 @@ struct rail_engine_services {
     const currency_registry& currencies;
     rail_registry& rails;
     rail_engine_settings settings;
+    // Receives the arrivals rails report (ABI 1.2); without one they are dropped.
+    incoming_payment_handler* incoming = nullptr;
 };
 
 enum class rail_payment_error {
@@ -160,6 +163,8 @@ private:
     int tick_rails(soci::session& session, std::int64_t now_ms);
     int close_overdue(soci::session& session, std::int64_t now_ms);
     int apply_reports(soci::session& session, const std::vector<rail_report>& reports);
+    int hand_over_incoming(soci::session& session, const rail_instance& rail,
+                           const std::vector<rail_incoming>& arrivals);
 
     void settle(soci::session& session, rail_operation& operation, const rail_report& report);
     void fail(soci::session& session, rail_operation& operation, rail_failure failure,

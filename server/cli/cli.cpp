@@ -23,6 +23,7 @@
 #include "ledger/rates.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/token_store.hpp"
+#include "ledger/uma_incoming_sink.hpp"
 #include "ledger/uma_address.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
@@ -98,6 +99,13 @@ service_config load_config(const po::variables_map& values) {
         config.database = url;
     }
     return config;
+}
+
+// The folder relative paths of the configuration are resolved against (as load_config reads it).
+std::string config_dir_of(const po::variables_map& values) {
+    if (values.count("config"))
+        return std::filesystem::path(values["config"].as<std::string>()).parent_path().string();
+    return std::filesystem::exists("conf/corridor.json") ? "conf" : ".";
 }
 
 session_ptr open_migrated(const service_config& config) {
@@ -217,6 +225,10 @@ int serve(const std::vector<std::string>& args) {
         config.threads = threads;
     }
     setup_logging(config);
+    // The spark rail and the host's own invoices must sign with one node key: settle its settings
+    // before either reads them.
+    if (auto created = prepare_spark_settings(config, config_dir_of(values)); !created.empty())
+        spdlog::info("made a new Lightning node key in {}", created);
     auto tls = load_tls_context(config.tls);  // a bad certificate or key stops start-up here
     auto currencies = currency_registry::load_file(config.currencies_file);
     auto funding = funding_directory::load_file(config.funding_file);
@@ -259,7 +271,14 @@ int serve(const std::vector<std::string>& args) {
     services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
-    rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms);
+    // Money rails report arriving (a paid invoice of our node) is recorded and routed here. Code
+    // that issues invoices of its own registers a sink for their match keys before this point:
+    // the UMA receiving side's invoices are signed with the same node key as the spark rail's.
+    incoming_payment_router incoming;
+    uma_incoming_sink uma_receipts;
+    incoming.add_sink("uma", uma_receipts);
+    rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms,
+                      incoming_routing{&incoming, [&services] { return services.payments(); }});
     uma_post_transaction_worker uma_callbacks(services, url);
     deliveries.start();
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
@@ -289,12 +308,14 @@ int plugins_list(const std::vector<std::string>& args) {
     options.add_options()("json", "print JSON");
     auto values = parse(args, options);
     auto config = load_config(values);
+    prepare_spark_settings(config, config_dir_of(values));  // as serve does
     auto registry = load_rails(rail_load_config_of(config), nullptr);
     // ABI 1.1 capabilities as words: what operators check before routing pulls.
     auto capabilities = [](const rail_instance& rail) {
         json::array out;
         if (rail.can(CORRIDOR_RAIL_PAYOUT)) out.emplace_back("PAYOUT");
         if (rail.can(CORRIDOR_RAIL_PULL)) out.emplace_back("PULL");
+        if (rail.serves_sandbox()) out.emplace_back("SANDBOX");  // ABI 1.2: runs its own sandbox
         return out;
     };
     if (values.count("json")) {
