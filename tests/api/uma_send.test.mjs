@@ -7,6 +7,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { accountsOf, assertError, eventually, expectedPrice, fund, idempotencyKey, sleep } from './lib/money.mjs';
@@ -438,25 +441,32 @@ test('without a rail that pays Lightning invoices, UMA quotes are refused before
 
 test('a platform pays a customer of another platform on this corridor, both sides ours', async (t) => {
   // The receiving side names its callback under public_base_url, so the server needs its port
-  // before it starts.
+  // before it starts. Its invoices are signed with the spark rail's node key, and the rail pays
+  // sandbox invoices over the sandbox Lightning network (a folder), where it also finds the
+  // payments of invoices its own key signed: the receiver's payment settles too.
   const probe = createServer();
   await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const port = probe.address().port;
   await new Promise((resolve) => probe.close(resolve));
+  const network = mkdtempSync(join(tmpdir(), 'corridor-lightning-'));
+  t.after(() => rmSync(network, { recursive: true, force: true }));
+  const approvals = await startReceiver(() => ({ status: 200 }));
+  t.after(() => stopReceiver(approvals));
   const both = await startCorridor({
     platforms: 2,
-    plugins: { rails: ['spark'], settings: { spark: sparkSettings } },
+    plugins: { rails: ['spark'], settings: { spark: { ...sparkSettings, sandbox_network_dir: network } } },
     config: {
       listen: `127.0.0.1:${port}`,
       public_base_url: `http://127.0.0.1:${port}`,
       outbound: { allow_private_addresses: true, timeout_ms: 3000 },
+      webhooks: { poll_interval_ms: 20, connect_timeout_ms: 1000, response_timeout_ms: 2000 },
       rails: { call_timeout_ms: 10000, settlement_timeout_ms: 259200000, drive_interval_ms: 20 },
     },
   });
   t.after(() => stopCorridor(both));
   const [payer, payee] = both.platforms.map((item) => item.sandbox);
-  for (const [credentials, host] of [[payer, `127.0.0.1:${port}`], [payee, `localhost:${port}`]]) {
-    const patched = await call(both, credentials, 'PATCH', '/config', { umaDomain: host });
+  for (const [credentials, host, hooks] of [[payer, `127.0.0.1:${port}`, {}], [payee, `localhost:${port}`, { webhookEndpoint: approvals.url }]]) {
+    const patched = await call(both, credentials, 'PATCH', '/config', { umaDomain: host, ...hooks });
     assert.equal(patched.status, 200, patched.text);
   }
   const alice = await call(both, payer, 'POST', '/customers', { customerType: 'INDIVIDUAL', umaAddress: `$alice@127.0.0.1:${port}`, fullName: 'Alice' });
@@ -464,9 +474,11 @@ test('a platform pays a customer of another platform on this corridor, both side
   assert.equal(alice.status, 201, alice.text);
   assert.equal(bob.status, 201, bob.text);
   const usd = (await accountsOf(both, payer, alice.body.id)).USD;
+  const eur = (await accountsOf(both, payee, bob.body.id)).EUR;
   await fund(both, payer, usd.id, 50_000);
   const found = await call(both, payer, 'GET', `/receiver/uma/${encodeURIComponent(bob.body.umaAddress)}?customerId=${encodeURIComponent(alice.body.id)}`);
   assert.equal(found.status, 200, found.text);
+  let received = 0;
   for (const [side, amount] of [['SENDING', 5_000], ['RECEIVING', 4_000]]) {
     const quote = await call(both, payer, 'POST', '/quotes', {
       source: { sourceType: 'ACCOUNT', accountId: usd.id },
@@ -484,10 +496,17 @@ test('a platform pays a customer of another platform on this corridor, both side
       return transaction.body.status === 'PENDING' ? undefined : transaction.body;
     });
     assert.equal(sent.status, 'COMPLETED', JSON.stringify(sent));
-    // The receiving platform took the pay request: an incoming payment for what we quoted.
-    const incoming = await call(both, payee, 'GET', `/transactions?type=INCOMING&customerId=${encodeURIComponent(bob.body.id)}&limit=1`);
-    assert.equal(incoming.status, 200, incoming.text);
-    assert.equal(incoming.body.data[0].receivedAmount.amount, quote.body.totalReceivingAmount);
-    assert.equal(incoming.body.data[0].receivedAmount.currency.code, 'EUR');
+    // The receiving platform's payment, for what we quoted, settles once its invoice is paid.
+    const incoming = await eventually(async () => {
+      const listed = await call(both, payee, 'GET', `/transactions?type=INCOMING&customerId=${encodeURIComponent(bob.body.id)}&limit=1`);
+      const [latest] = listed.body.data;
+      return latest?.status === 'COMPLETED' ? latest : undefined;
+    });
+    assert.equal(incoming.receivedAmount.amount, quote.body.totalReceivingAmount);
+    assert.equal(incoming.receivedAmount.currency.code, 'EUR');
+    received += quote.body.totalReceivingAmount;
+    const balance = (await accountsOf(both, payee, bob.body.id)).EUR.balance.amount;
+    assert.equal(balance, received);
   }
+  assert.equal(eur.balance.amount, 0);
 });
