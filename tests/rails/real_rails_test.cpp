@@ -122,8 +122,9 @@ TEST_CASE("ach pulls; the sandbox both pays out and pulls", "[rails][registry]")
     std::filesystem::create_directories(dir);
     config.settings_json = {
         {"ach",
-         R"({"odfi_routing":"021000021","company_id":"1234567890","outbox_dir":")" +
-             (dir / "out").string() + R"(","inbox_dir":")" + (dir / "in").string() +
+         R"({"odfi_routing":"021000021","company_id":"1234567890","data_dir":")" + dir.string() +
+             R"(","outbox_dir":")" + (dir / "out").string() + R"(","inbox_dir":")" +
+             (dir / "in").string() +
              R"(","funding_account_number":"123456789","funding_routing_number":"021000021"})"}};
     auto rails = load_rails(config, nullptr);
     CHECK(rails.by_name("ach")->capabilities() ==

@@ -2,19 +2,26 @@
 // payment engine on a real ledger writer until a transfer completes.
 #include "server/rails_runtime.hpp"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <filesystem>
+#include <functional>
+#include <future>
 #include <thread>
 
 #include "ledger/book.hpp"
 #include "ledger/ledger_writer.hpp"
+#include "tests/rails/funded_account.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor {
 
-TEST_CASE("the sandbox rail's timeout comes from sandbox.timeout_seconds unless set",
+TEST_CASE("each rail gets its folder under rails.data_dir, the sandbox its timeout, unless set",
           "[server][rails]") {
-    service_config config = service_config::defaults(".");
+    service_config config = service_config::defaults("/etc/corridor");
+    CHECK(config.rails_data_dir == "/etc/corridor/rail-data");
     config.plugins_dir = "/opt/plugins";
     config.plugins_rails = {"sandbox", "ach"};
     config.sandbox_timeout_seconds = 7;
@@ -24,10 +31,34 @@ TEST_CASE("the sandbox rail's timeout comes from sandbox.timeout_seconds unless 
     CHECK(loaded.plugins_dir == "/opt/plugins");
     CHECK(loaded.rails == config.plugins_rails);
     CHECK(loaded.sha256_pins == config.plugins_sha256);
-    CHECK(loaded.settings_json.at("ach") == R"({"origin":"1"})");
-    CHECK(loaded.settings_json.at("sandbox") == R"({"timeout_ms":7000})");
-    config.plugins_settings["sandbox"] = R"({"timeout_ms":5})";
-    CHECK(rail_load_config_of(config).settings_json.at("sandbox") == R"({"timeout_ms":5})");
+    CHECK(loaded.settings_json.at("ach") ==
+          R"({"origin":"1","data_dir":"/etc/corridor/rail-data/ach"})");
+    CHECK(loaded.settings_json.at("sandbox") ==
+          R"({"data_dir":"/etc/corridor/rail-data/sandbox","timeout_ms":7000})");
+    config.plugins_settings["sandbox"] = R"({"timeout_ms":5,"data_dir":"/srv/sbx"})";
+    CHECK(rail_load_config_of(config).settings_json.at("sandbox") ==
+          R"({"timeout_ms":5,"data_dir":"/srv/sbx"})");
+}
+
+TEST_CASE("a rails data folder is one node: the same id at every start, one process at a time",
+          "[server][rails]") {
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / ("corridor-node-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    seeded_random random(7);
+    std::string id;
+    {
+        rail_node_lock node(dir.string(), random);
+        id = node.id();
+        CHECK(id.size() == 32);
+        CHECK_THROWS_WITH(rail_node_lock(dir.string(), random),
+                          Catch::Contains("another running corridor process uses this folder"));
+    }
+    rail_node_lock again(dir.string(), random);
+    CHECK(again.id() == id);
+    rail_node_lock elsewhere((dir / "other").string(), random);
+    CHECK(elsewhere.id() != id);
+    fs::remove_all(dir);
 }
 
 TEST_CASE("the rail driver completes a transfer-out through the ledger writer",
@@ -81,6 +112,88 @@ TEST_CASE("the rail driver completes a transfer-out through the ledger writer",
     writer.stop();
     CHECK(status == "COMPLETED");
     CHECK(*account_balance(f.session(), account_id) == 300);
+}
+
+TEST_CASE("a slow rail holds up no ledger command: one sent while its hook runs commits first",
+          "[server][rails][store]") {
+    namespace fs = std::filesystem;
+    testing::store_fixture f;
+    auto currencies = currency_registry::from_json(
+        R"({"currencies": [{"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}]})");
+    fs::path started = fs::temp_directory_path() /
+                       ("corridor-slow-rail-" + std::to_string(::getpid()) + ".started");
+    fs::remove(started);
+    rail_registry rails;
+    rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_slow.so", "", "",
+                             R"({"started_file":")" + started.string() + R"("})", nullptr));
+    tenant owner{f.make_platform("slow.example"), environment::sandbox};
+    std::string account_id = testing::funded_platform_account(f, owner, "USD", 500);
+    rail_engine_services services{f.ids, f.random, f.clock, currencies, rails, {}};
+    std::string transaction_id;
+    {
+        write_transaction transaction(f.session());
+        auto begun = begin_transfer_out(
+            f.session(), services,
+            {owner,
+             account_id,
+             {"ExternalAccount:slow", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"42"})"},
+             200,
+             ""});
+        REQUIRE(begun.ok());
+        transaction_id = begun->id;
+        transaction.commit();
+    }
+    const auto& initiations = rails.by_name("test_slow")->stats(rail_hook::initiate);
+    ledger_writer writer(f.database.url(), 16, 1000);
+    rail_driver driver(services, writer, 10);
+    for (int i = 0; i < 1000 && !fs::exists(started); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(fs::exists(started));  // the driver is inside the plugin's initiate, for a second
+
+    // A money-moving command sent now: it must not wait for the hook.
+    class deposit final : public session_job {
+    public:
+        explicit deposit(std::function<bool(soci::session&)> work) : work_(std::move(work)) {}
+        bool run(soci::session& session) noexcept override {
+            try {
+                return work_(session);
+            } catch (...) {
+                return false;
+            }
+        }
+        void finish(bool durable) noexcept override { done_.set_value(durable); }
+        std::promise<bool> done_;
+
+    private:
+        std::function<bool(soci::session&)> work_;
+    };
+    book_services book{f.ids, f.random, f.clock};
+    std::uint64_t initiations_returned_at_commit = 99;
+    auto job = std::make_unique<deposit>([&](soci::session& session) {
+        std::string settlement =
+            ensure_account(session, book, owner, account_kind::settlement, "", "USD");
+        return post_transfer(session, book, owner,
+                             {settlement, account_id, 1, "USD", "fund", "Transaction:dep"})
+            .ok();
+    });
+    auto committed = job->done_.get_future();
+    writer.submit(std::move(job));
+    REQUIRE(committed.get());
+    initiations_returned_at_commit = initiations.calls.load();
+    CHECK(initiations_returned_at_commit == 0);  // the hook was still running
+
+    std::string status;
+    for (int i = 0; i < 1000 && status != "COMPLETED"; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        auto session = f.database.open_another();
+        status = find_transaction(*session, owner, transaction_id)->status;
+    }
+    driver.stop();
+    writer.stop();
+    CHECK(status == "COMPLETED");
+    CHECK(initiations.calls.load() == 1);
+    CHECK(*account_balance(f.session(), account_id) == 500 - 200 + 1);
+    fs::remove(started);
 }
 
 }  // namespace corridor
