@@ -630,3 +630,36 @@ TEST_CASE("pending operations from before nodes were recorded are adopted by one
 }
 
 }  // namespace corridor
+
+namespace corridor {
+
+TEST_CASE("a sandbox 005 operation pending at a restart still ends, failed and refunded",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    auto t = f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "555005"));
+    {
+        payment_engine engine(f.services());
+        f.drive(engine);
+        CHECK(f.operation_of(t).status == "PENDING");
+    }
+    // The process is gone: a new one loads the sandbox rail afresh (its timers were in memory).
+    rail_registry reloaded;
+    reloaded.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
+                                R"({"timeout_ms":30000})", nullptr));
+    rail_engine_services services{f.ids,         f.random, f.clock, f.currencies,
+                                  reloaded, f.services().settings};
+    payment_engine restarted(services);
+    f.clock.advance_ms(10000);
+    f.drive(restarted);  // initiated again: the sandbox waits its 30 s from now
+    CHECK(reloaded.by_name("sandbox")->stats(rail_hook::initiate).calls.load() == 1);
+    f.clock.advance_ms(29000);
+    f.drive(restarted);
+    CHECK(f.reread(t).status == "PENDING");
+    f.clock.advance_ms(1000);
+    f.drive(restarted);
+    CHECK(f.reread(t).status == "FAILED");
+    CHECK(f.reread(t).failure_reason == "TIMEOUT");
+    CHECK(f.balance() == 10000);
+}
+
+}  // namespace corridor
