@@ -69,7 +69,7 @@ pix_account read_account(const boost::json::object& object, const std::string& w
 class pix_rail final : public sdk::rail {
 public:
     static constexpr std::string_view name = "pix";
-    static constexpr std::string_view version = "1.0.0";
+    static constexpr std::string_view version = "1.1.0";
     static constexpr std::array<std::string_view, 1> account_types{"PIX"};
     static constexpr uint32_t tick_interval_ms = 1000;
     // PIX has no pull: payers send to our key (the funding instructions).

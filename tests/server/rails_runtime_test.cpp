@@ -197,3 +197,44 @@ TEST_CASE("a slow rail holds up no ledger command: one sent while its hook runs 
 }
 
 }  // namespace corridor
+
+#ifdef CORRIDOR_SOURCE_DIR
+namespace corridor {
+
+TEST_CASE("the shipped configuration loads the four shipped rails with working settings",
+          "[server][rails]") {
+    namespace fs = std::filesystem;
+    auto config = service_config::load_file(
+        (fs::path(CORRIDOR_SOURCE_DIR) / "conf" / "corridor.json").string());
+    CHECK(config.plugins_rails == std::vector<std::string>{"sandbox", "ach", "pix", "spark"});
+    CHECK(fs::path(config.rails_data_dir) == fs::path(CORRIDOR_SOURCE_DIR) / "var" / "rails");
+    // As served from this build, with the state kept away from the source tree.
+    fs::path dir = fs::temp_directory_path() / ("corridor-shipped-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    config.plugins_dir = CORRIDOR_PLUGIN_DIR;
+    config.rails_data_dir = dir.string();
+    {
+        auto rails = load_rails(rail_load_config_of(config), nullptr);
+        REQUIRE(rails.all().size() == 4);
+        CHECK(rails.for_account_type("production", "US_ACCOUNT")->name() == "ach");
+        CHECK(rails.for_account_type("production", "PIX")->name() == "pix");
+        CHECK(rails.for_account_type("production", "SPARK_WALLET")->name() == "spark");
+        CHECK(rails.for_account_type("sandbox", "US_ACCOUNT")->name() == "sandbox");
+        for (const auto* currency : {"USD", "BRL", "BTC"}) {
+            INFO(currency);
+            rail_funding_input request{"production", "InternalAccount:x", currency, "REF1", 0,
+                                       1773151200000};
+            bool answered = false;
+            for (const auto& rail : rails.all())
+                if (rail->name() != "sandbox" && rail->funding_instructions(request).ok())
+                    answered = true;
+            CHECK(answered);
+        }
+    }
+    CHECK(fs::is_directory(dir / "ach" / "state"));
+    CHECK(fs::is_directory(dir / "pix" / "state"));
+    fs::remove_all(dir);
+}
+
+}  // namespace corridor
+#endif
