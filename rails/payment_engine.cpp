@@ -393,20 +393,30 @@ rail_claim payment_engine::claim(soci::session& session) {
         update_rail_operation(session, op);
         out.initiations.push_back(std::move(op));
     }
+    // The node's operations of earlier runs: looked for until none is left, not at every pass.
+    if (out.now_ms < retries_from_ms_.load()) return out;
     std::vector<std::string> loaded;
     for (const auto& rail : services_.rails.all()) loaded.push_back(rail->name());
-    for (auto& op : claim_restarted(session, out.now_ms, settings.batch_operations_max,
-                                    settings.node, epoch_, loaded)) {
+    out.retries = claim_restarted(session, out.now_ms, settings.batch_operations_max,
+                                  settings.node, epoch_, loaded);
+    out.retries_exhausted =
+        static_cast<int>(out.retries.size()) < settings.batch_operations_max;
+    for (auto& op : out.retries) {
         lease(op);
         op.rail_node = settings.node;
         op.rail_epoch = epoch_;
         update_rail_operation(session, op);
-        out.retries.push_back(std::move(op));
     }
     return out;
 }
 
 rail_answers payment_engine::call(const rail_claim& claimed) {
+    if (claimed.retries_exhausted) {
+        // Not when a retry the rail could not take has asked for a later look.
+        std::int64_t from = retries_from_ms_.load();
+        while (from <= claimed.now_ms && !retries_from_ms_.compare_exchange_weak(from, INT64_MAX)) {
+        }
+    }
     rail_answers out;
     auto initiate = [&](const rail_operation& op, bool retry) {
         rail_instance* rail = services_.rails.by_name(op.rail);
@@ -460,6 +470,11 @@ int payment_engine::record_initiation(soci::session& session,
         op->updated_at_ms = now_ms;
         if (answer.retry) {
             op->rail_epoch.clear();
+            // Look again once its lease has run out.
+            std::int64_t wanted = retries_from_ms_.load();
+            while (op->lease_until_ms < wanted &&
+                   !retries_from_ms_.compare_exchange_weak(wanted, op->lease_until_ms)) {
+            }
         } else {
             op->rail_node.clear();
             op->rail_epoch.clear();

@@ -18,6 +18,7 @@
 // answers with what it knows.
 #include <soci/soci.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -150,6 +151,7 @@ struct rail_claim {
     std::int64_t now_ms = 0;
     std::vector<rail_operation> initiations;  // INITIATING, due: first try or after their lease
     std::vector<rail_operation> retries;      // this node's, handed to its rails before a restart
+    bool retries_exhausted = false;           // no more to retry: later claims need not look
     int closed = 0;                           // failed at their deadline by this step
     bool empty() const { return initiations.empty() && retries.empty(); }
 };
@@ -202,6 +204,10 @@ private:
 
     rail_engine_services services_;
     std::string epoch_;
+    // From when claims look for operations of earlier runs: at once in a new run; never again
+    // once a claim found fewer than a batch (set by call, after that claim committed); when its
+    // lease runs out after a retry the rail could not take (set by record).
+    std::atomic<std::int64_t> retries_from_ms_{0};
     std::map<std::string, std::int64_t> last_tick_ms_;  // by rail name; used by call only
 };
 

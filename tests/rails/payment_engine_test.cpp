@@ -663,3 +663,43 @@ TEST_CASE("a sandbox 005 operation pending at a restart still ends, failed and r
 }
 
 }  // namespace corridor
+
+namespace corridor {
+
+TEST_CASE("a retry the rail cannot take stays with the node and is tried again after its lease",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    rail_registry good;
+    good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
+                            nullptr));
+    rail_engine_services services{f.ids, f.random, f.clock, f.currencies, good,
+                                  f.services().settings};
+    write_transaction begun_transaction(f.session());
+    auto begun = begin_transfer_out(
+        f.session(), services,
+        {f.owner,
+         f.account_id,
+         {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+         13,  // the test rail answers UNAVAILABLE
+         ""});
+    REQUIRE(begun.ok());
+    begun_transaction.commit();
+    // As an earlier run of this node left it: accepted by the rail, no outcome yet.
+    f.session() << "UPDATE rail_operations SET status = 'PENDING', rail_node = 'local', "
+                   "rail_epoch = 'RailRun:earlier'";
+    payment_engine engine(services);
+    f.drive(engine);
+    auto op = f.operation_of(begun.value());
+    CHECK(op.attempts == 1);
+    CHECK(op.status == "PENDING");
+    CHECK(op.rail_node == "local");  // its rail may still hold it
+    CHECK(op.message == "try again later");
+    f.drive(engine);
+    CHECK(f.operation_of(begun.value()).attempts == 1);  // leased
+    f.clock.advance_ms(services.settings.call_timeout_ms);
+    f.drive(engine);
+    CHECK(f.operation_of(begun.value()).attempts == 2);
+    CHECK(f.reread(begun.value()).status == "PENDING");
+}
+
+}  // namespace corridor
