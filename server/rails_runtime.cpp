@@ -189,30 +189,32 @@ rail_driver::rail_driver(rail_engine_services services, session_executor& writer
             wake_.wait_for(lock, std::chrono::milliseconds(interval_ms),
                            [this] { return stopping_; });
         }
+        // What the rails last answered is recorded before the thread ends (the writer is still
+        // running); if even that fails, the next start's retries bring it back.
+        if (unrecorded_)
+            run_on_writer(writer, [&](soci::session& s) { engine_.record(s, *unrecorded_); });
     });
 }
 
-// One pass; true when it found work.
+// One pass; true when it found work. One writer command per pass: it records what the rails
+// answered in the pass before and claims this pass's operations; the hooks run after it commits.
 bool rail_driver::pass(session_executor& writer) {
-    bool found = false;
-    if (!unrecorded_) {
-        rail_claim claimed;
-        if (!run_on_writer(writer, [&](soci::session& s) { claimed = engine_.claim(s); }))
-            return false;
-        found = !claimed.empty() || claimed.closed > 0;
-        unrecorded_ = engine_.call(claimed);  // the rails' hooks, on this thread
-    }
-    if (unrecorded_->empty()) {
-        unrecorded_.reset();
-        return found;
-    }
+    rail_claim claimed;
     int changed = 0;
-    if (!run_on_writer(writer, [&](soci::session& s) { changed = engine_.record(s, *unrecorded_); })) {
-        spdlog::error("payment engine: what the rails answered is recorded again on the next pass");
+    bool durable = run_on_writer(writer, [&](soci::session& s) {
+        if (unrecorded_) changed = engine_.record(s, *unrecorded_);
+        claimed = engine_.claim(s);
+    });
+    if (!durable) {
+        if (unrecorded_)
+            spdlog::error("payment engine: what the rails answered is recorded on the next pass");
         return false;
     }
     unrecorded_.reset();
-    return found || changed > 0;
+    rail_answers answers = engine_.call(claimed);  // the rails' hooks, on this thread
+    // Answers to record make the next pass come at once.
+    if (!answers.empty()) unrecorded_ = std::move(answers);
+    return changed > 0 || !claimed.empty() || claimed.closed > 0 || unrecorded_.has_value();
 }
 
 bool rail_driver::stopping() {

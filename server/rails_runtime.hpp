@@ -48,12 +48,12 @@ std::unique_ptr<external_account_directory> make_external_account_directory();
 // Plugin log lines into spdlog, tagged with the rail's name.
 rail_log_sink& spdlog_rail_log();
 
-// Runs payment engine passes, one at a time, on a thread of its own: the claim step as a ledger
-// writer command, the rails' hooks on this thread (so a slow plugin delays only rail work, never
-// the writer), then the record step as another writer command. The next pass starts right after
-// one that found work (so a backlog drains at the writer's pace), otherwise after
-// rails.drive_interval_ms. Answers whose record step did not commit are recorded again on the
-// next pass before anything new is claimed.
+// Runs payment engine passes, one at a time, on a thread of its own. Each pass is one ledger
+// writer command, which records what the rails answered in the pass before and claims this
+// pass's operations, then the rails' hooks on this thread, outside any transaction (so a slow
+// plugin delays only rail work, never the writer). The next pass starts right after one that found
+// work or has answers to record (so a backlog drains at the writer's pace), otherwise after
+// rails.drive_interval_ms. Answers whose command did not commit are recorded by the next one.
 class rail_driver {
 public:
     rail_driver(rail_engine_services services, session_executor& writer, std::int64_t interval_ms);
