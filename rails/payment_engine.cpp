@@ -487,15 +487,27 @@ int payment_engine::record_initiation(soci::session& session,
         fail(session, *op, failure_of_status(started.status), "", "", started.message, false);
         return 1;
     }
+    // Accepted: PENDING, written once together with what the rail reported of it right away (the
+    // row is read once; a rail that settles at once costs one update).
     int changed = 0;
+    bool unwritten = false;
     if (op->status == "INITIATING") {
         op->status = "PENDING";
         op->message.clear();
         op->updated_at_ms = now_ms;
-        update_rail_operation(session, *op);
+        unwritten = true;
         ++changed;
     }
-    return changed + apply_reports(session, started.reports);
+    for (const auto& report : started.reports) {
+        if (report.operation_id != op->id) {
+            changed += apply_report(session, report) ? 1 : 0;
+        } else if (apply_to(session, *op, report)) {
+            unwritten = false;  // apply_to wrote the row
+            ++changed;
+        }
+    }
+    if (unwritten) update_rail_operation(session, *op);
+    return changed;
 }
 
 int payment_engine::close_overdue(soci::session& session, std::int64_t now_ms) {
@@ -517,24 +529,29 @@ int payment_engine::apply_reports(soci::session& session, const std::vector<rail
 bool payment_engine::apply_report(soci::session& session, const rail_report& report) {
     auto op = find_rail_operation(session, report.operation_id);
     if (!op) return false;
+    return apply_to(session, *op, report);
+}
+
+bool payment_engine::apply_to(soci::session& session, rail_operation& op,
+                              const rail_report& report) {
     bool returned_after_settling =
-        report.outcome == rail_outcome::returned && op->status == "SETTLED";
-    if (op->is_final() && !returned_after_settling)
+        report.outcome == rail_outcome::returned && op.status == "SETTLED";
+    if (op.is_final() && !returned_after_settling)
         return false;  // late or repeated: already closed
     switch (report.outcome) {
         case rail_outcome::pending:
-            if (op->status == "PENDING" && op->rail_reference == report.rail_reference)
+            if (op.status == "PENDING" && op.rail_reference == report.rail_reference)
                 return false;
-            op->status = "PENDING";
-            if (!report.rail_reference.empty()) op->rail_reference = report.rail_reference;
-            op->updated_at_ms = services_.time.now_ms();
-            update_rail_operation(session, *op);
+            op.status = "PENDING";
+            if (!report.rail_reference.empty()) op.rail_reference = report.rail_reference;
+            op.updated_at_ms = services_.time.now_ms();
+            update_rail_operation(session, op);
             return true;
-        case rail_outcome::settled: settle(session, *op, report); return true;
+        case rail_outcome::settled: settle(session, op, report); return true;
         case rail_outcome::failed:
         case rail_outcome::returned:
-            if (!report.rail_reference.empty()) op->rail_reference = report.rail_reference;
-            fail(session, *op, report.failure, report.rail_reason_code, report.failure_reason,
+            if (!report.rail_reference.empty()) op.rail_reference = report.rail_reference;
+            fail(session, op, report.failure, report.rail_reason_code, report.failure_reason,
                  report.message, report.outcome == rail_outcome::returned);
             return true;
     }

@@ -196,6 +196,8 @@ private:
     int close_overdue(soci::session& session, std::int64_t now_ms);
     int record_initiation(soci::session& session, const rail_answers::initiation& answer);
     int apply_reports(soci::session& session, const std::vector<rail_report>& reports);
+    // apply_report on an operation already read (and locked) in this transaction.
+    bool apply_to(soci::session& session, rail_operation& op, const rail_report& report);
 
     void settle(soci::session& session, rail_operation& operation, const rail_report& report);
     void fail(soci::session& session, rail_operation& operation, rail_failure failure,
