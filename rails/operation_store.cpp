@@ -177,7 +177,8 @@ std::vector<rail_operation> claim_restarted(soci::session& session, std::int64_t
     return claim(session,
                  "WHERE lease_until_ms <= :n AND ((status IN ('INITIATING', 'PENDING') AND "
                  "rail_node = :o AND rail_epoch <> :e) OR (status = 'PENDING' AND rail_node = '')) "
-                 "AND rail IN (" + names + ") ORDER BY created_at_ms, id",
+                 "AND rail IN (" +
+                     names + ") ORDER BY created_at_ms, id",
                  now_ms, limit, texts);
 }
 

@@ -378,8 +378,8 @@ rail_claim payment_engine::claim(soci::session& session) {
         op.lease_until_ms = out.now_ms + settings.call_timeout_ms;
         op.updated_at_ms = out.now_ms;
     };
-    for (auto& op : claim_due_initiations(session, out.now_ms, settings.batch_operations_max,
-                                          settings.node)) {
+    for (auto& op :
+         claim_due_initiations(session, out.now_ms, settings.batch_operations_max, settings.node)) {
         lease(op);
         if (services_.rails.by_name(op.rail) == nullptr) {
             // The rail is not loaded in this process: leave the row to a process that has it, or
@@ -397,10 +397,9 @@ rail_claim payment_engine::claim(soci::session& session) {
     if (out.now_ms < retries_from_ms_.load()) return out;
     std::vector<std::string> loaded;
     for (const auto& rail : services_.rails.all()) loaded.push_back(rail->name());
-    out.retries = claim_restarted(session, out.now_ms, settings.batch_operations_max,
-                                  settings.node, epoch_, loaded);
-    out.retries_exhausted =
-        static_cast<int>(out.retries.size()) < settings.batch_operations_max;
+    out.retries = claim_restarted(session, out.now_ms, settings.batch_operations_max, settings.node,
+                                  epoch_, loaded);
+    out.retries_exhausted = static_cast<int>(out.retries.size()) < settings.batch_operations_max;
     for (auto& op : out.retries) {
         lease(op);
         op.rail_node = settings.node;
@@ -540,8 +539,7 @@ bool payment_engine::apply_to(soci::session& session, rail_operation& op,
         return false;  // late or repeated: already closed
     switch (report.outcome) {
         case rail_outcome::pending:
-            if (op.status == "PENDING" && op.rail_reference == report.rail_reference)
-                return false;
+            if (op.status == "PENDING" && op.rail_reference == report.rail_reference) return false;
             op.status = "PENDING";
             if (!report.rail_reference.empty()) op.rail_reference = report.rail_reference;
             op.updated_at_ms = services_.time.now_ms();

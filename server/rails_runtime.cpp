@@ -1,9 +1,8 @@
 #include "server/rails_runtime.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-
-#include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -161,8 +160,8 @@ rail_node_lock::rail_node_lock(const std::string& data_dir, random_source& rando
     temporary += ".tmp";
     int out = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     std::string line = id_ + "\n";
-    bool written = out >= 0 && ::write(out, line.data(), line.size()) ==
-                                   static_cast<ssize_t>(line.size()) &&
+    bool written = out >= 0 &&
+                   ::write(out, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
                    ::fsync(out) == 0;
     if (out >= 0) ::close(out);
     if (!written) refuse("cannot write node-id (" + std::string(std::strerror(errno)) + ")");

@@ -26,11 +26,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <memory>
-#include <tuple>
+#include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "plugins/ach/ach_spool.hpp"
@@ -92,8 +92,10 @@ ach_settings read_settings(std::string_view config_json) {
     settings.origin_name = optional_string(config, "origin_name", where).value_or("CORRIDOR");
     fs::path data_dir = required_string(config, "data_dir", where);
     settings.state_dir = data_dir / "state";
-    settings.outbox_dir = optional_string(config, "outbox_dir", where).value_or((data_dir / "outbox").string());
-    settings.inbox_dir = optional_string(config, "inbox_dir", where).value_or((data_dir / "inbox").string());
+    settings.outbox_dir =
+        optional_string(config, "outbox_dir", where).value_or((data_dir / "outbox").string());
+    settings.inbox_dir =
+        optional_string(config, "inbox_dir", where).value_or((data_dir / "inbox").string());
     std::string funding_routing = required_string(config, "funding_routing_number", where);
     std::string funding_number = required_string(config, "funding_account_number", where);
     std::string funding_category =

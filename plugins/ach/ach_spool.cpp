@@ -65,8 +65,10 @@ sent_file manifest_from_json(std::string_view text, const fs::path& where) {
     if (entries == nullptr || !entries->is_array())
         throw std::runtime_error("ach state: no entries in " + where.string());
     for (const auto& item : entries->as_array()) {
-        if (!item.is_object()) throw std::runtime_error("ach state: a bad entry in " + where.string());
-        file.entries.push_back({text_of(item.as_object(), "id"), text_of(item.as_object(), "trace")});
+        if (!item.is_object())
+            throw std::runtime_error("ach state: a bad entry in " + where.string());
+        file.entries.push_back(
+            {text_of(item.as_object(), "id"), text_of(item.as_object(), "trace")});
     }
     return file;
 }

@@ -180,8 +180,7 @@ private:
                               " is in use by another process: this instance moves no money");
                 return;
             }
-            log_ = std::make_unique<corridor::plugin_files::line_log>(state_dir /
-                                                                      "end-to-end.log");
+            log_ = std::make_unique<corridor::plugin_files::line_log>(state_dir / "end-to-end.log");
             for (const auto& line : log_->lines_at_open()) {
                 auto object = corridor::plugin_json::parse_object(line, "end-to-end.log line");
                 end_to_end_[required_string(object, "id", "end-to-end.log: ")] =
@@ -215,7 +214,7 @@ private:
     std::string merchant_city_;
     std::unique_ptr<corridor::plugin_files::folder_lock> lock_;
     std::unique_ptr<corridor::plugin_files::line_log> log_;  // null when another process writes
-    std::map<std::string, std::string> end_to_end_;  // operation id -> EndToEndId
+    std::map<std::string, std::string> end_to_end_;          // operation id -> EndToEndId
     std::vector<std::string> pending_;
 };
 

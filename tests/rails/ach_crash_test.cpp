@@ -60,9 +60,9 @@ rail_load_config ach_only(const fs::path& dir) {
     config.plugins_dir = CORRIDOR_PLUGIN_DIR;
     config.rails = {"ach"};
     config.settings_json = {
-        {"ach", R"({"odfi_routing":"121042882","company_id":"1234567890","data_dir":")" +
-                    dir.string() +
-                    R"(","funding_account_number":"9876543210","funding_routing_number":"021000021"})"}};
+        {"ach",
+         R"({"odfi_routing":"121042882","company_id":"1234567890","data_dir":")" + dir.string() +
+             R"(","funding_account_number":"9876543210","funding_routing_number":"021000021"})"}};
     return config;
 }
 
@@ -143,9 +143,8 @@ TEST_CASE("a process killed before the ACH cut-off loses no payout and pays none
         testing::store_fixture f;
         tenant owner{f.make_platform("ach-crash.example"), environment::production};
         std::string account_id = testing::funded_platform_account(f, owner, "USD", 10000);
-        fs::path dir = fs::temp_directory_path() / ("corridor-ach-crash-" +
-                                                    std::to_string(::getpid()) + "-" +
-                                                    name_of(point));
+        fs::path dir = fs::temp_directory_path() /
+                       ("corridor-ach-crash-" + std::to_string(::getpid()) + "-" + name_of(point));
         fs::remove_all(dir);
 
         int pipe_fds[2];
@@ -192,7 +191,8 @@ TEST_CASE("a process killed before the ACH cut-off loses no payout and pays none
         f.clock.set_ms(deadline_ms + 1000);
         drive();
         std::vector<fs::path> files;
-        for (const auto& item : fs::directory_iterator(dir / "outbox")) files.push_back(item.path());
+        for (const auto& item : fs::directory_iterator(dir / "outbox"))
+            files.push_back(item.path());
         REQUIRE(files.size() == 1);  // no temporary left either
         CHECK(files[0].filename() == "20260310-w1.ach");
         auto parsed = ach::parse_nacha(read(files[0]));

@@ -581,8 +581,8 @@ TEST_CASE("a first initiation the rail cannot take goes back to every node",
     rail_registry good;
     good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
                             nullptr));
-    rail_engine_services services{f.ids, f.random, f.clock, f.currencies, good,
-                                  f.services().settings};
+    rail_engine_services services{f.ids,        f.random, f.clock,
+                                  f.currencies, good,     f.services().settings};
     write_transaction begun_transaction(f.session());
     auto begun = begin_transfer_out(
         f.session(), services,
@@ -646,8 +646,8 @@ TEST_CASE("a sandbox 005 operation pending at a restart still ends, failed and r
     rail_registry reloaded;
     reloaded.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
                                 R"({"timeout_ms":30000})", nullptr));
-    rail_engine_services services{f.ids,         f.random, f.clock, f.currencies,
-                                  reloaded, f.services().settings};
+    rail_engine_services services{f.ids,        f.random, f.clock,
+                                  f.currencies, reloaded, f.services().settings};
     payment_engine restarted(services);
     f.clock.advance_ms(10000);
     f.drive(restarted);  // initiated again: the sandbox waits its 30 s from now
@@ -672,8 +672,8 @@ TEST_CASE("a retry the rail cannot take stays with the node and is tried again a
     rail_registry good;
     good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
                             nullptr));
-    rail_engine_services services{f.ids, f.random, f.clock, f.currencies, good,
-                                  f.services().settings};
+    rail_engine_services services{f.ids,        f.random, f.clock,
+                                  f.currencies, good,     f.services().settings};
     write_transaction begun_transaction(f.session());
     auto begun = begin_transfer_out(
         f.session(), services,

@@ -19,7 +19,8 @@ namespace {
 const std::string pix_settings =
     R"({"ispb":"12345678","pix_key":"11222333000181","pix_key_type":"CNPJ","tax_id":"11222333000181",)"
     R"("merchant_name":"CORRIDOR TEST","merchant_city":"SAO PAULO","data_dir":")" +
-    (std::filesystem::temp_directory_path() / ("corridor-real-rails-pix-" + std::to_string(::getpid())))
+    (std::filesystem::temp_directory_path() /
+     ("corridor-real-rails-pix-" + std::to_string(::getpid())))
         .string() +
     R"("})";
 constexpr const char* spark_settings =

@@ -1,9 +1,9 @@
 // The ach.so plugin loaded through the ABI: validation, funding instructions, payouts and pulls
 // written to the outbox at the window's cut-off, settlement, and returns read from the inbox.
+#include <algorithm>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -370,9 +370,9 @@ TEST_CASE("ach plugin: a crash while a file is written leaves every entry in exa
         // Committed: the rename is finished at once. Not committed: the temporary is gone and
         // both entries are spooled again.
         CHECK(fs::exists(file) == manifest_committed);
-        CHECK(names_in(dir / "outbox") ==
-              (manifest_committed ? std::vector<std::string>{"20260310-w1.ach"}
-                                  : std::vector<std::string>{}));
+        CHECK(names_in(dir / "outbox") == (manifest_committed
+                                               ? std::vector<std::string>{"20260310-w1.ach"}
+                                               : std::vector<std::string>{}));
         CHECK(read(dir / "state" / "spool.log").empty() == manifest_committed);
         REQUIRE(pay(restarted, "op-a", 201, deadline_ms + 2).status == CORRIDOR_RAIL_OK);
         CHECK(restarted.reports_of("op-a").at(0).rail_reference.empty() != manifest_committed);

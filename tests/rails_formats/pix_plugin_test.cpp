@@ -24,9 +24,9 @@ std::string config_in(const fs::path& dir) {
 // A new, empty folder for the rail's state each time.
 fs::path fresh_dir() {
     static int made = 0;
-    fs::path dir = fs::temp_directory_path() / ("corridor-pix-plugin-" +
-                                                std::to_string(::getpid()) + "-" +
-                                                std::to_string(made++));
+    fs::path dir =
+        fs::temp_directory_path() /
+        ("corridor-pix-plugin-" + std::to_string(::getpid()) + "-" + std::to_string(made++));
     fs::remove_all(dir);
     return dir;
 }
@@ -174,15 +174,16 @@ TEST_CASE("pix plugin: after a restart a retry gets the same EndToEndId and sett
         // A second instance on the folder (a `plugins list` beside the server) pays nothing.
         plugin_host other(CORRIDOR_PIX_PLUGIN);
         REQUIRE(other.create(config_in(dir)).status == CORRIDOR_RAIL_OK);
-        CHECK(other.initiate("op-2", CORRIDOR_RAIL_PAYOUT, "PIX", account, "BRL", 1, now_ms)
-                  .status == CORRIDOR_RAIL_UNAVAILABLE);
+        CHECK(
+            other.initiate("op-2", CORRIDOR_RAIL_PAYOUT, "PIX", account, "BRL", 1, now_ms).status ==
+            CORRIDOR_RAIL_UNAVAILABLE);
     }  // gone before SPI's answer was reported
     plugin_host restarted(CORRIDOR_PIX_PLUGIN);
     REQUIRE(restarted.create(config_in(dir)).status == CORRIDOR_RAIL_OK);
-    REQUIRE(restarted
-                .initiate("op-1", CORRIDOR_RAIL_PAYOUT, "PIX", account, "BRL", 5'000,
-                          now_ms + 60'000)
-                .status == CORRIDOR_RAIL_OK);
+    REQUIRE(
+        restarted
+            .initiate("op-1", CORRIDOR_RAIL_PAYOUT, "PIX", account, "BRL", 5'000, now_ms + 60'000)
+            .status == CORRIDOR_RAIL_OK);
     CHECK(restarted.reports_of("op-1").at(0).rail_reference == e2e);
     REQUIRE(restarted.tick(now_ms + 61'000).status == CORRIDOR_RAIL_OK);
     CHECK(restarted.reports_of("op-1").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);

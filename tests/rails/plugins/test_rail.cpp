@@ -44,7 +44,8 @@ public:
         std::string_view key = "\"started_file\":\"";
         if (auto at = config_json.find(key); at != std::string_view::npos) {
             auto begin = at + key.size();
-            started_file_ = std::string(config_json.substr(begin, config_json.find('"', begin) - begin));
+            started_file_ =
+                std::string(config_json.substr(begin, config_json.find('"', begin) - begin));
         }
     }
 
