@@ -343,6 +343,21 @@ result<transaction_record, approval_failure> reject_incoming_payment(
     return payment.transaction;
 }
 
+result<transaction_record, approval_failure> fail_incoming_payment(
+    soci::session& session, const payment_services& services, const tenant& owner,
+    const std::string& transaction_id, const std::string& failure_reason,
+    const std::string& reason) {
+    auto loaded = load(session, owner, transaction_id);
+    if (!loaded) return loaded.error();
+    open_payment payment = std::move(loaded.value());
+    if (!payment.approval.open() && payment.approval.state != "APPROVED") {
+        return failure(approval_error::not_pending_platform_approval,
+                       "transaction " + transaction_id + " is already " + payment.approval.state);
+    }
+    close(session, services, payment, "FAILED", "FAILED", failure_reason, reason);
+    return payment.transaction;
+}
+
 int expire_due_approvals(soci::session& session, const payment_services& services, int limit) {
     CORRIDOR_ASSERT(limit > 0);
     long long now = services.time.now_ms();

@@ -92,6 +92,13 @@ result<transaction_record, approval_failure> reject_incoming_payment(
     soci::session& session, const payment_services& services, const tenant& owner,
     const std::string& transaction_id, const std::string& reason);
 
+// Fails an open payment for a reason found outside the approval (e.g. the sender failed
+// compliance screening): FAILED with `failure_reason`, the approval closed as FAILED.
+result<transaction_record, approval_failure> fail_incoming_payment(
+    soci::session& session, const payment_services& services, const tenant& owner,
+    const std::string& transaction_id, const std::string& failure_reason,
+    const std::string& reason);
+
 // Fails DEFERRED approvals whose deadline has passed (any tenant), at most `limit`; returns how
 // many.
 int expire_due_approvals(soci::session& session, const payment_services& services, int limit);

@@ -468,6 +468,54 @@ const std::vector<migration>& all_migrations() {
                 sending_currency TEXT NOT NULL,
                 created_at_ms BIGINT NOT NULL))",
          }},
+        {13,
+         "uma receipts",
+         {
+             // The BOLT #11 invoice of each incoming UMA payment: paying it (payment_hash) is
+             // what settles the INCOMING transaction once the platform approved it.
+             R"(CREATE TABLE uma_invoices (
+                payment_hash TEXT PRIMARY KEY,
+                transaction_id TEXT NOT NULL UNIQUE,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                invoice TEXT NOT NULL,
+                amount_msats BIGINT NOT NULL,
+                state TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                paid_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX uma_invoices_by_state ON uma_invoices (state, paid_at_ms)",
+         }},
+        {15,
+         "money arriving through rails",
+         {
+             // What rails report arriving without the host starting it (rail ABI 1.2): a paid
+             // invoice, a transfer quoting a funding reference. One row per (rail, rail_reference),
+             // however often it is reported, so it is routed once. platform_id is '' until it is
+             // routed to a tenant (an unmatched arrival belongs to nobody); routed_to names the
+             // account, quote or registered receiver that took it.
+             R"(CREATE TABLE rail_incoming_payments (
+                rail TEXT NOT NULL,
+                rail_reference TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                match_key TEXT NOT NULL,
+                reference TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount_minor BIGINT NOT NULL,
+                amount_milli_minor BIGINT NOT NULL,
+                received_at_ms BIGINT NOT NULL,
+                rail_message TEXT NOT NULL,
+                status TEXT NOT NULL,
+                platform_id TEXT NOT NULL,
+                routed_to TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                routed_at_ms BIGINT NOT NULL,
+                PRIMARY KEY (rail, rail_reference)))",
+             "CREATE INDEX rail_incoming_by_status ON rail_incoming_payments (status, "
+             "created_at_ms)",
+             "CREATE INDEX rail_incoming_by_match_key ON rail_incoming_payments (match_key)",
+         }},
         {16,
          "rail operations remember who handed them to a rail",
          {

@@ -430,7 +430,11 @@ rail_answers payment_engine::call(const rail_claim& claimed) {
         input.amount_minor = op.amount;
         input.now_ms = claimed.now_ms;
         input.reference = op.description;
-        out.initiations.push_back({op.id, retry, rail->initiate(input)});
+        auto started = rail->initiate(input);
+        // Arrivals are facts whatever the initiation's own outcome.
+        if (!started.incoming.empty())
+            out.arrivals.push_back({rail->name(), std::move(started.incoming)});
+        out.initiations.push_back({op.id, retry, std::move(started)});
     };
     for (const auto& op : claimed.initiations) initiate(op, false);
     for (const auto& op : claimed.retries) initiate(op, true);
@@ -442,8 +446,10 @@ rail_answers payment_engine::call(const rail_claim& claimed) {
             continue;
         last = claimed.now_ms;
         auto ticked = rail->tick(claimed.now_ms);
-        // Reports are applied even when the tick's status is not OK: they are facts.
+        // Reports and arrivals are applied even when the tick's status is not OK: they are facts.
         for (auto& report : ticked.reports) out.tick_reports.push_back(std::move(report));
+        if (!ticked.incoming.empty())
+            out.arrivals.push_back({rail->name(), std::move(ticked.incoming)});
     }
     return out;
 }
@@ -452,6 +458,8 @@ int payment_engine::record(soci::session& session, const rail_answers& answers) 
     int changed = 0;
     for (const auto& answer : answers.initiations) changed += record_initiation(session, answer);
     changed += apply_reports(session, answers.tick_reports);
+    for (const auto& [rail, arrivals] : answers.arrivals)
+        changed += hand_over_incoming(session, rail, arrivals);
     return changed;
 }
 
@@ -523,6 +531,12 @@ int payment_engine::apply_reports(soci::session& session, const std::vector<rail
     int changed = 0;
     for (const auto& report : reports) changed += apply_report(session, report) ? 1 : 0;
     return changed;
+}
+
+int payment_engine::hand_over_incoming(soci::session& session, const std::string& rail,
+                                       const std::vector<rail_incoming>& arrivals) {
+    if (arrivals.empty() || services_.incoming == nullptr) return 0;
+    return services_.incoming->receive(session, rail, arrivals);
 }
 
 bool payment_engine::apply_report(soci::session& session, const rail_report& report) {

@@ -31,6 +31,7 @@
 #include "ledger/random.hpp"
 #include "ledger/result.hpp"
 #include "ledger/tenant.hpp"
+#include "rails/incoming.hpp"
 #include "rails/operation_store.hpp"
 #include "rails/registry.hpp"
 
@@ -74,6 +75,8 @@ struct rail_engine_services {
     const currency_registry& currencies;
     rail_registry& rails;
     rail_engine_settings settings;
+    // Receives the arrivals rails report (ABI 1.2); without one they are dropped.
+    incoming_payment_handler* incoming = nullptr;
 };
 
 enum class rail_payment_error {
@@ -165,7 +168,9 @@ struct rail_answers {
     };
     std::vector<initiation> initiations;
     std::vector<rail_report> tick_reports;
-    bool empty() const { return initiations.empty() && tick_reports.empty(); }
+    // What rails reported arriving (ABI 1.2), by rail, from any hook: facts, whatever its status.
+    std::vector<std::pair<std::string, std::vector<rail_incoming>>> arrivals;
+    bool empty() const { return initiations.empty() && tick_reports.empty() && arrivals.empty(); }
 };
 
 class payment_engine {
@@ -198,6 +203,8 @@ private:
     int apply_reports(soci::session& session, const std::vector<rail_report>& reports);
     // apply_report on an operation already read (and locked) in this transaction.
     bool apply_to(soci::session& session, rail_operation& op, const rail_report& report);
+    int hand_over_incoming(soci::session& session, const std::string& rail,
+                           const std::vector<rail_incoming>& arrivals);
 
     void settle(soci::session& session, rail_operation& operation, const rail_report& report);
     void fail(soci::session& session, rail_operation& operation, rail_failure failure,

@@ -8,7 +8,8 @@
 //       static constexpr std::string_view version = "1.0.0";
 //       static constexpr std::array<std::string_view, 1> account_types{"US_ACCOUNT"};
 //       static constexpr uint32_t tick_interval_ms = 0;   // or N to get tick() every N ms
-//       // Optional (ABI 1.1): what the rail can do; both when left out.
+//       // Optional (ABI 1.1): what the rail can do; payout and pull when left out. ABI 1.2 adds
+//       // CORRIDOR_RAIL_SERVES_SANDBOX for a rail that simulates its own sandbox network.
 //       static constexpr uint32_t capabilities = CORRIDOR_RAIL_CAN_PAYOUT;
 //       my_rail(const corridor::rail_sdk::host& host, std::string_view config_json);
 //       corridor::rail_sdk::status validate_account(call&, std::string_view type,
@@ -132,6 +133,20 @@ struct report {
     std::string_view message;
 };
 
+// Money that arrived without the host starting it (ABI 1.2); the host copies it during receive().
+// See corridor_rail_type_incoming for what each field means.
+struct incoming {
+    std::string_view environment;
+    std::string_view rail_reference;
+    std::string_view match_key;
+    std::string_view reference;
+    std::string_view currency;
+    int64_t amount_minor = 0;
+    int64_t amount_milli_minor = 0;
+    int64_t received_at_ms = 0;
+    std::string_view message;
+};
+
 // The host as one plugin instance sees it. Call only from inside a hook (see rail_abi.h).
 class host {
 public:
@@ -152,6 +167,26 @@ public:
     }
     void log(corridor_rail_log_level level, std::string_view message) const noexcept {
         api_->log(self_, level, span(message));
+    }
+    // Reports an arrival (ABI 1.2): from inside initiate or tick only. UNSUPPORTED when the host
+    // is older than 1.2 and has no such callback.
+    status receive(const incoming& in) const noexcept {
+        if (api_->magic.table_size < CORRIDOR_RAIL_HOST_API_SIZE_V1_2 ||
+            api_->report_incoming == nullptr) {
+            return CORRIDOR_RAIL_UNSUPPORTED;
+        }
+        corridor_rail_type_incoming c{};
+        c.struct_size = sizeof(c);
+        c.environment = span(in.environment);
+        c.rail_reference = span(in.rail_reference);
+        c.match_key = span(in.match_key);
+        c.reference = span(in.reference);
+        c.currency = span(in.currency);
+        c.amount_minor = in.amount_minor;
+        c.amount_milli_minor = in.amount_milli_minor;
+        c.received_at_ms = in.received_at_ms;
+        c.message = span(in.message);
+        return static_cast<status>(api_->report_incoming(self_, &c));
     }
 
 private:

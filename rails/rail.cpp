@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <set>
 
 namespace corridor {
 namespace {
@@ -11,6 +12,38 @@ std::string copy(corridor_rail_type_span s) {
 }
 corridor_rail_type_span span(const std::string& s) {
     return {s.data(), s.size()};
+}
+
+// The instances alive in this process: a callback whose host pointer is not one of them is refused
+// rather than followed (a plugin passing a stale or made-up host).
+std::mutex live_mutex;
+std::set<const void*>& live_instances() {
+    static std::set<const void*> live;
+    return live;
+}
+bool is_live(const void* instance) {
+    std::lock_guard lock(live_mutex);
+    return live_instances().contains(instance);
+}
+
+bool upper_letters(const std::string& text, std::size_t min, std::size_t max) {
+    if (text.size() < min || text.size() > max) return false;
+    for (char c : text)
+        if (c < 'A' || c > 'Z') return false;
+    return true;
+}
+
+// The checks of corridor_rail_type_incoming, made on the copy.
+bool well_formed(const rail_incoming& in) {
+    if (in.environment != "sandbox" && in.environment != "production") return false;
+    if (in.rail_reference.empty() || in.rail_reference.size() > 200) return false;
+    if (in.match_key.empty() && in.reference.empty()) return false;
+    if (in.match_key.size() > 200 || in.reference.size() > 200) return false;
+    if (!upper_letters(in.currency, 3, 8)) return false;
+    if (in.amount_minor <= 0) return false;
+    if (in.amount_milli_minor < 0) return false;
+    if (in.amount_milli_minor != 0 && in.amount_milli_minor / 1000 != in.amount_minor) return false;
+    return in.received_at_ms >= 0;
 }
 
 }  // namespace
@@ -124,6 +157,34 @@ struct rail_host_callbacks {
             return CORRIDOR_RAIL_INTERNAL;
         }
     }
+    static int32_t report_incoming(corridor_rail_type_host* host,
+                                   const corridor_rail_type_incoming* in) {
+        if (host == nullptr || in == nullptr || !is_live(host))
+            return CORRIDOR_RAIL_INVALID_ARGUMENT;
+        if (in->struct_size < sizeof(corridor_rail_type_incoming))
+            return CORRIDOR_RAIL_INVALID_ARGUMENT;
+        rail_instance* instance = instance_of(host);
+        // Only while initiate or tick runs (see rail_abi.h): their arrivals are what the engine
+        // records.
+        if (instance->incoming_ == nullptr) return CORRIDOR_RAIL_INVALID_ARGUMENT;
+        try {
+            rail_incoming copied;
+            copied.environment = copy(in->environment);
+            copied.rail_reference = copy(in->rail_reference);
+            copied.match_key = copy(in->match_key);
+            copied.reference = copy(in->reference);
+            copied.currency = copy(in->currency);
+            copied.message = copy(in->message);
+            copied.amount_minor = in->amount_minor;
+            copied.amount_milli_minor = in->amount_milli_minor;
+            copied.received_at_ms = in->received_at_ms;
+            if (!well_formed(copied)) return CORRIDOR_RAIL_INVALID_ARGUMENT;
+            instance->incoming_->push_back(std::move(copied));
+            return CORRIDOR_RAIL_OK;
+        } catch (...) {
+            return CORRIDOR_RAIL_INTERNAL;
+        }
+    }
     static void log(corridor_rail_type_host* host, int32_t level, corridor_rail_type_span message) {
         if (host == nullptr) return;
         rail_instance* instance = instance_of(host);
@@ -150,6 +211,7 @@ const corridor_rail_host_api* rail_instance::host_api() {
         &rail_host_callbacks::set_error,
         &rail_host_callbacks::report,
         &rail_host_callbacks::log,
+        &rail_host_callbacks::report_incoming,
     };
     return &api;
 }
@@ -164,11 +226,17 @@ rail_instance::rail_instance(std::string file, const corridor_rail_plugin* table
     for (uint32_t i = 0; i < table->account_type_count; ++i) {
         account_types_.push_back(copy(table->account_types[i]));
     }
+    std::lock_guard lock(live_mutex);
+    live_instances().insert(this);
 }
 
 rail_instance::~rail_instance() {
-    std::lock_guard lock(mutex_);
-    if (self_ != nullptr && table_->destroy != nullptr) table_->destroy(self_);
+    {
+        std::lock_guard lock(mutex_);
+        if (self_ != nullptr && table_->destroy != nullptr) table_->destroy(self_);
+    }
+    std::lock_guard lock(live_mutex);
+    live_instances().erase(this);
 }
 
 bool rail_instance::serves(const std::string& account_type) const {
@@ -191,11 +259,14 @@ rail_call_result rail_instance::call(rail_hook which, Hook&& hook) {
     rail_call_result out;
     call_slot slot;
     reports_ = &out.reports;
+    // Arrivals are taken only from the hooks whose results the payment engine applies.
+    if (which == rail_hook::initiate || which == rail_hook::tick) incoming_ = &out.incoming;
     // Measured for metrics only; no decision depends on it.
     auto started = std::chrono::steady_clock::now();
     int32_t code = hook(reinterpret_cast<corridor_rail_type_call*>(&slot));
     auto elapsed = std::chrono::steady_clock::now() - started;
     reports_ = nullptr;
+    incoming_ = nullptr;
     out.status = rail_status_from(code);
     rail_call_stats& stats = stats_[static_cast<std::size_t>(which)];
     stats.calls += 1;

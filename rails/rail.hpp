@@ -46,12 +46,24 @@ struct rail_report {
     std::string rail_reason_code, failure_reason, rail_reference, message;
 };
 
+// Money that arrived without the host starting it (ABI 1.2), copied out of the plugin and checked:
+// environment is "sandbox" or "production", rail_reference is 1..200 bytes, match_key or reference
+// is set, currency is 3 to 8 upper-case letters, amount_minor > 0 and agrees with
+// amount_milli_minor when that is set.
+struct rail_incoming {
+    std::string environment, rail_reference, match_key, reference, currency, message;
+    std::int64_t amount_minor = 0;
+    std::int64_t amount_milli_minor = 0;  // 0 unless the rail settles finer than the minor unit
+    std::int64_t received_at_ms = 0;
+};
+
 // What one hook call produced.
 struct rail_call_result {
     rail_status status = rail_status::internal;
     std::string result;   // set_result data (JSON)
     std::string message;  // set_error text
     std::vector<rail_report> reports;
+    std::vector<rail_incoming> incoming;  // arrivals reported during initiate or tick (ABI 1.2)
     bool ok() const { return status == rail_status::ok; }
 };
 
@@ -118,6 +130,11 @@ public:
         return (capabilities() & (direction == CORRIDOR_RAIL_PULL ? CORRIDOR_RAIL_CAN_PULL
                                                                   : CORRIDOR_RAIL_CAN_PAYOUT)) != 0;
     }
+    // ABI 1.2: the rail runs the sandbox environment itself (CORRIDOR_RAIL_SERVES_SANDBOX), read
+    // only from plugins built for 1.2 or later (an older one cannot mean the bit).
+    bool serves_sandbox() const {
+        return abi_minor() >= 2 && (capabilities() & CORRIDOR_RAIL_SERVES_SANDBOX) != 0;
+    }
     const rail_call_stats& stats(rail_hook hook) const {
         return stats_[static_cast<std::size_t>(hook)];
     }
@@ -137,6 +154,8 @@ private:
     corridor_rail_type_self* self_ = nullptr;
     std::mutex mutex_;                             // serialises hooks of this instance
     std::vector<rail_report>* reports_ = nullptr;  // the running hook's reports, under mutex_
+    // The running hook's arrivals; set only while initiate or tick runs, under mutex_.
+    std::vector<rail_incoming>* incoming_ = nullptr;
     std::array<rail_call_stats, rail_hook_names.size()> stats_;
 
     friend struct rail_host_callbacks;

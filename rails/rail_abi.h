@@ -24,6 +24,13 @@
  *          has no such field; the host reads it as able to do both and lets initiate refuse.
  *          A RETURNED report is accepted for an operation the rail already reported SETTLED (an
  *          ACH return arrives days after settlement): see corridor_rail_outcome.
+ *     1.2  corridor_rail_host_api.report_incoming: the plugin reports money that ARRIVED without
+ *          the host starting it (a payer paid the rail's invoice, or sent a transfer quoting a
+ *          funding reference); see corridor_rail_type_incoming. CORRIDOR_RAIL_SERVES_SANDBOX, a
+ *          capability flag: the rail runs the sandbox environment itself (its own simulated
+ *          network) instead of the sandbox simulator rail. A 1.1 plugin never sees the callback
+ *          (it reads only the 1.1 part of the host table) and never sets the flag, so it loads
+ *          and behaves as before.
  *
  * OWNERSHIP (every type below repeats the rule that applies to it)
  *   - A corridor_rail_type_span passed INTO a hook or callback is borrowed: valid only until that
@@ -65,7 +72,7 @@ extern "C" {
 #endif
 
 #define CORRIDOR_RAIL_ABI_MAJOR 1
-#define CORRIDOR_RAIL_ABI_MINOR 1
+#define CORRIDOR_RAIL_ABI_MINOR 2
 
 #define CORRIDOR_RAIL_STRINGIFY_(x) #x
 #define CORRIDOR_RAIL_STRINGIFY(x) CORRIDOR_RAIL_STRINGIFY_(x)
@@ -114,7 +121,11 @@ typedef enum corridor_rail_outcome {
 /* What a rail can do (ABI 1.1): flags of corridor_rail_plugin.capabilities. */
 typedef enum corridor_rail_capability {
     CORRIDOR_RAIL_CAN_PAYOUT = 1, /* credit external accounts: transfer-out, quote payouts */
-    CORRIDOR_RAIL_CAN_PULL = 2    /* debit external accounts: transfer-in */
+    CORRIDOR_RAIL_CAN_PULL = 2,   /* debit external accounts: transfer-in */
+    /* 1.2: in the sandbox environment this rail serves its account types and gives the funding
+     * instructions of its currencies itself (it simulates its own network), ahead of the sandbox
+     * simulator rail. Read only from plugins built for 1.2 or later. */
+    CORRIDOR_RAIL_SERVES_SANDBOX = 4
 } corridor_rail_capability;
 
 /* Rail-neutral failure class. The rail's own code (R01, AM04, ...) travels as rail_reason_code. */
@@ -202,6 +213,40 @@ typedef struct corridor_rail_type_report {
     corridor_rail_type_span message;          /* human-readable detail; never personal data */
 } corridor_rail_type_report;
 
+/* 1.2: money that arrived without the host asking for it: a payer paid an invoice of the rail's
+ * node, or sent a bank transfer quoting a funding reference. The host records it durably, once per
+ * (rail, rail_reference), and then routes it: to the internal account or REALTIME_FUNDING quote
+ * whose funding reference it carries, else to whatever the host registered for the match_key (an
+ * invoice the host issued itself), else nowhere: it is kept and logged, never credited to anyone.
+ * OWNERSHIP: owned by the plugin; the host copies everything during report_incoming. */
+typedef struct corridor_rail_type_incoming {
+    uint32_t struct_size; /* sizeof as the plugin built it */
+    uint32_t reserved;    /* zero */
+    corridor_rail_type_span environment;    /* "sandbox" or "production" */
+    corridor_rail_type_span rail_reference; /* the rail's id of this arrival, 1..200 bytes, unique
+                                               within the rail: reporting the same arrival again
+                                               (after a restart, from another process) is
+                                               recognised and changes nothing */
+    corridor_rail_type_span match_key;      /* what the payer paid, rail-defined: for Lightning the
+                                               payment hash, 64 lowercase hex digits; may be empty
+                                               when reference is set */
+    corridor_rail_type_span reference;      /* the host's funding reference the money carries: the
+                                               one the payer quoted, or the one the rail put in the
+                                               funding instructions it issued (and can read back,
+                                               e.g. from an invoice it signed); may be empty */
+    corridor_rail_type_span currency;       /* ISO 4217 code or "BTC" */
+    int64_t amount_minor;                   /* > 0, whole smallest units of currency (BTC:
+                                               satoshis), rounded down */
+    int64_t amount_milli_minor;             /* the exact amount in thousandths of the smallest unit
+                                               when the rail settles finer than it (Lightning:
+                                               millisatoshis), else 0. When set, amount_minor must
+                                               be amount_milli_minor / 1000 rounded down; only
+                                               whole units are ever credited to an account, and
+                                               the remainder stays on the host's record */
+    int64_t received_at_ms;                 /* when the rail saw it, on the host clock (now_ms) */
+    corridor_rail_type_span message;        /* human-readable detail; never personal data */
+} corridor_rail_type_incoming;
+
 /* Callbacks the host implements. All are safe to call only from inside a hook of the plugin. */
 typedef struct corridor_rail_host_api {
     corridor_rail_type_magic magic;
@@ -216,6 +261,13 @@ typedef struct corridor_rail_host_api {
     int32_t (*report)(corridor_rail_type_host* host, const corridor_rail_type_report* report);
     /* Copies a log line into the host's log. */
     void (*log)(corridor_rail_type_host* host, int32_t level, corridor_rail_type_span message);
+    /* 1.2: copies money that arrived (see corridor_rail_type_incoming). Call it only from inside
+     * initiate or tick, like report. Returns CORRIDOR_RAIL_OK when copied (the host records it
+     * after the hook returns; reporting it again later is harmless), CORRIDOR_RAIL_INVALID_ARGUMENT
+     * for an ill-formed struct, a host it does not know, or a call from outside initiate and tick.
+     * Present only when the host table's table_size covers it (a 1.1 host has no such slot). */
+    int32_t (*report_incoming)(corridor_rail_type_host* host,
+                               const corridor_rail_type_incoming* incoming);
     /* Append new callbacks here, tagged with the minor version that added them. */
 } corridor_rail_host_api;
 
@@ -286,6 +338,9 @@ typedef int32_t (*corridor_rail_entry_fn)(const corridor_rail_host_api* host,
 /* Size of the ABI 1.1 plugin table: a table at least this large carries capabilities. */
 #define CORRIDOR_RAIL_PLUGIN_SIZE_V1_1 \
     (offsetof(corridor_rail_plugin, reserved_1_1) + sizeof(uint32_t))
+/* Size of the ABI 1.2 host table: a host table at least this large has report_incoming. */
+#define CORRIDOR_RAIL_HOST_API_SIZE_V1_2 \
+    (offsetof(corridor_rail_host_api, report_incoming) + sizeof(void*))
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,12 @@ rail_instance* rail_registry::by_name(const std::string& name) const {
 rail_instance* rail_registry::for_account_type(const std::string& environment,
                                                const std::string& account_type) const {
     if (environment == "sandbox") {
+        // A rail that simulates its own sandbox network (ABI 1.2) serves it ahead of the simulator.
+        for (const auto& rail : rails_) {
+            if (rail->name() != sandbox_rail_name && rail->serves_sandbox() &&
+                rail->serves(account_type))
+                return rail.get();
+        }
         rail_instance* sandbox = by_name(std::string(sandbox_rail_name));
         if (sandbox != nullptr && sandbox->serves(account_type)) return sandbox;
     }

@@ -16,7 +16,9 @@ struct rail_load_error : std::runtime_error {
 class rail_registry {
 public:
     // The rail with this name is the sandbox simulator: it serves the sandbox environment only,
-    // and there it takes precedence over every other rail for the account types it serves.
+    // and there it takes precedence over every other rail for the account types it serves, except
+    // over a rail that declares CORRIDOR_RAIL_SERVES_SANDBOX (ABI 1.2: it simulates its own
+    // network), which serves its account types in the sandbox itself.
     static constexpr std::string_view sandbox_rail_name = "sandbox";
 
     // Throws rail_load_error when a rail of the same name is already registered.

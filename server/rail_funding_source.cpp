@@ -44,7 +44,15 @@ funding_instruction_answer ask(rail_instance& rail, const funding_instruction_re
 funding_instruction_answer rail_funding_source::instructions(
     const funding_instruction_request& request) {
     if (request.owner.env == environment::sandbox) {
-        // The sandbox rail serves every sandbox tenant; without it, the configuration does.
+        // A rail that simulates its own sandbox network answers for its currencies first (its
+        // instructions can be paid from another Corridor's sandbox); then the sandbox rail serves
+        // every sandbox tenant; without it, the configuration does.
+        for (const auto& rail : rails_.all()) {
+            if (rail->name() == rail_registry::sandbox_rail_name || !rail->serves_sandbox())
+                continue;
+            auto answer = ask(*rail, request);
+            if (answer.outcome != answer_kind::not_served) return answer;
+        }
         rail_instance* sandbox = rails_.by_name(std::string(rail_registry::sandbox_rail_name));
         if (sandbox == nullptr) return {};
         return ask(*sandbox, request);

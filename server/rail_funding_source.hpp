@@ -5,7 +5,8 @@
 
 namespace corridor {
 
-// In the sandbox environment the sandbox rail answers for every currency it serves; in production
+// In the sandbox environment a rail declaring CORRIDOR_RAIL_SERVES_SANDBOX answers first for the
+// currencies it serves, then the sandbox rail for every currency it serves; in production
 // the first loaded rail (other than the sandbox) that does not answer UNSUPPORTED serves the
 // currency. Nothing is cached: a rail may give fresh details per call (Spark makes an invoice), and
 // rail_instance already serialises the calls into each plugin.

@@ -4,14 +4,27 @@
 // reported PENDING (reference: the transfer id or the payment hash) and SETTLED on the next tick.
 // Wallets cannot be pulled from.
 //
+// The sandbox environment (the rail declares CORRIDOR_RAIL_SERVES_SANDBOX, so it serves the sandbox
+// itself instead of the sandbox simulator rail): identifiers (address or invoice) ending 002, 003,
+// 004 fail with the Lightning reasons of the sandbox patterns, 005 stays pending for
+// sandbox_timeout_ms and then times out. With sandbox_network_dir set, a LIGHTNING payout pays the
+// invoice through the sandbox network (plugins/spark/sandbox_network.hpp): it settles at once, and
+// an invoice someone paid before fails with INVOICE_ALREADY_PAID. Each tick the rail scans the
+// network for payments of invoices whose payee is its node key and reports each through
+// report_incoming (ABI 1.2), with the funding reference read back from its own funding invoices;
+// the host records each once, so a restarted rail reporting them again is harmless.
+//
 // Config (JSON): network (mainnet, testnet, signet, regtest), and the node key as
 // node_private_key_hex or node_private_key_file (a file holding the hex); optional
-// invoice_expiry_seconds (default 3600), min_final_cltv_expiry_delta (default 18).
+// invoice_expiry_seconds (default 3600), min_final_cltv_expiry_delta (default 18),
+// sandbox_network_dir (a folder shared by the instances that form one sandbox network; absent or
+// empty: sandbox Lightning payouts settle without it), sandbox_timeout_ms (default 30000).
 #include <openssl/sha.h>
 
 #include <array>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,6 +33,7 @@
 #include "plugins/common/random_bytes.hpp"
 #include "plugins/common/text.hpp"
 #include "plugins/spark/bolt11.hpp"
+#include "plugins/spark/sandbox_network.hpp"
 #include "plugins/spark/spark_address.hpp"
 #include "rails/plugin_sdk.hpp"
 
@@ -42,6 +56,59 @@ constexpr network_names networks[] = {
     {"signet", ln_network::signet, spark_network::signet},
     {"regtest", ln_network::regtest, spark_network::regtest},
 };
+
+// The description of the funding invoices this rail signs; what follows it is the host's funding
+// reference, read back when the invoice is paid (the signature proves the rail wrote it).
+constexpr std::string_view funding_description = "Corridor funding ";
+constexpr std::size_t reference_bytes_max = 200;  // what the host accepts as a reference
+constexpr std::size_t arrivals_per_tick_max = 256;
+
+// The sandbox failure patterns on an identifier: '2'..'5' for one ending 002..005, else 0.
+char failure_pattern(std::string_view identifier) {
+    if (identifier.size() < 3) return 0;
+    std::string_view tail = identifier.substr(identifier.size() - 3);
+    if (tail == "002" || tail == "003" || tail == "004" || tail == "005") return tail[2];
+    return 0;
+}
+
+// What one operation came to, kept to answer the host again when it retries the same operation.
+struct outcome {
+    corridor_rail_outcome state = CORRIDOR_RAIL_OUTCOME_PENDING;
+    std::string reference;
+    corridor_rail_failure failure = CORRIDOR_RAIL_FAILURE_NONE;
+    std::string code, reason, message;
+};
+
+// The Lightning failure of a sandbox pattern (the codes of rails.md section 5).
+outcome pattern_failure(char pattern, std::string reference) {
+    switch (pattern) {
+        case '2':
+            return {CORRIDOR_RAIL_OUTCOME_FAILED,
+                    std::move(reference),
+                    CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS,
+                    "INSUFFICIENT_BALANCE",
+                    "LIGHTNING_PAYMENT_FAILED",
+                    "sandbox failure pattern 002"};
+        case '3':
+            return {CORRIDOR_RAIL_OUTCOME_FAILED,
+                    std::move(reference),
+                    CORRIDOR_RAIL_FAILURE_ACCOUNT_INVALID,
+                    "INCORRECT_PAYMENT_DETAILS",
+                    "LIGHTNING_PAYMENT_FAILED",
+                    "sandbox failure pattern 003"};
+        case '4':
+            return {CORRIDOR_RAIL_OUTCOME_FAILED,   std::move(reference),
+                    CORRIDOR_RAIL_FAILURE_REJECTED, "RISK_SCREENING_FAILED",
+                    "LIGHTNING_PAYMENT_FAILED",     "sandbox failure pattern 004"};
+        default:
+            return {CORRIDOR_RAIL_OUTCOME_FAILED,
+                    std::move(reference),
+                    CORRIDOR_RAIL_FAILURE_TIMEOUT,
+                    "TIMEOUT",
+                    "TIMEOUT",
+                    "sandbox failure pattern 005"};
+    }
+}
 
 bytes32 read_key(const boost::json::object& config, const std::string& where) {
     std::string hex;
@@ -75,8 +142,10 @@ public:
     static constexpr std::string_view version = "1.0.0";
     static constexpr std::array<std::string_view, 2> account_types{"SPARK_WALLET", "LIGHTNING"};
     static constexpr uint32_t tick_interval_ms = 1000;
-    // A wallet cannot be debited by us: payers pay our address or invoice.
-    static constexpr uint32_t capabilities = CORRIDOR_RAIL_CAN_PAYOUT;
+    // A wallet cannot be debited by us: payers pay our address or invoice. The rail simulates the
+    // sandbox itself (its network folder reaches other Corridor instances).
+    static constexpr uint32_t capabilities =
+        CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_SERVES_SANDBOX;
 
     spark_rail(const sdk::host& host, std::string_view config_json) : host_(host) {
         auto config = corridor::plugin_json::parse_object(config_json, "the spark rail's config");
@@ -99,6 +168,19 @@ public:
             throw sdk::rail_error(
                 CORRIDOR_RAIL_INVALID_ARGUMENT,
                 where + "invoice_expiry_seconds and min_final_cltv_expiry_delta are positive");
+        sandbox_timeout_ms_ =
+            corridor::plugin_json::integer_or(config, "sandbox_timeout_ms", 30000, where);
+        if (sandbox_timeout_ms_ < 0)
+            throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                                  where + "sandbox_timeout_ms is not negative");
+        if (auto dir = optional_string(config, "sandbox_network_dir", where);
+            dir && !dir->empty()) {
+            try {
+                network_folder_ = std::make_unique<sandbox_network>(*dir);
+            } catch (const std::runtime_error& error) {
+                throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + error.what());
+            }
+        }
     }
 
     sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
@@ -156,7 +238,8 @@ public:
         corridor::plugin_random::fill(preimage.data(), preimage.size());
         SHA256(preimage.data(), preimage.size(), fields.payment_hash.data());
         corridor::plugin_random::fill(fields.payment_secret.data(), fields.payment_secret.size());
-        fields.description = "Corridor funding " + std::string(request.reference.substr(0, 500));
+        fields.description = std::string(funding_description) +
+                             std::string(request.reference.substr(0, reference_bytes_max));
         fields.expiry_seconds = static_cast<std::uint64_t>(expiry_seconds_);
         fields.min_final_cltv_expiry_delta = static_cast<std::uint64_t>(cltv_delta_);
         fields.feature_bits = {8, 14};
@@ -174,9 +257,9 @@ public:
 
     sdk::status initiate(sdk::call& c, const sdk::operation& op) override {
         std::string id(op.operation_id);
-        if (auto known = references_.find(id); known != references_.end()) {
-            host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
-                        known->second, ""});
+        if (auto known = operations_.find(id); known != operations_.end()) {
+            // The host retries an operation it lost the outcome of: tell it again.
+            send(id, known->second);
             return CORRIDOR_RAIL_OK;
         }
         if (op.account_type != "SPARK_WALLET" && op.account_type != "LIGHTNING")
@@ -189,45 +272,144 @@ public:
         if (op.amount_minor <= 0)
             return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount must be positive");
         auto object = corridor::plugin_json::parse_object(op.account_json, "accountInfo");
-        std::string reference;
+        const bool sandbox = op.environment == "sandbox";
         if (op.account_type == "SPARK_WALLET") {
+            std::string address = required_string(object, "address", "");
             read_address(object);
             std::array<std::uint8_t, 16> transfer{};
             corridor::plugin_random::fill(transfer.data(), transfer.size());
-            reference = hex_encode(transfer);
-        } else {
-            auto invoice_text = optional_string(object, "invoice", "");
-            if (!invoice_text)
-                return c.fail(CORRIDOR_RAIL_UNSUPPORTED,
-                              "paying a lightningAddress needs an LNURL request; give an invoice");
-            auto invoice = read_invoice(*invoice_text);
-            std::int64_t now_s = op.now_ms / 1000;
-            if (static_cast<std::uint64_t>(now_s) >=
-                invoice.fields.timestamp + invoice.fields.expiry_seconds)
-                return c.fail(CORRIDOR_RAIL_DECLINED, "the invoice has expired");
-            std::uint64_t amount_msat = static_cast<std::uint64_t>(op.amount_minor) * 1000;
-            if (invoice.fields.amount_msat && *invoice.fields.amount_msat != amount_msat)
-                return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT,
-                              "the amount differs from the invoice's " +
-                                  std::to_string(*invoice.fields.amount_msat) + " msat");
-            reference = hex_encode(invoice.fields.payment_hash);
+            return start(id, hex_encode(transfer), sandbox ? failure_pattern(address) : 0,
+                         op.now_ms);
         }
-        references_[id] = reference;
-        pending_.push_back(id);
-        host_.send(
-            {CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "", reference, ""});
-        return CORRIDOR_RAIL_OK;
+        auto invoice_text = optional_string(object, "invoice", "");
+        if (!invoice_text)
+            return c.fail(CORRIDOR_RAIL_UNSUPPORTED,
+                          "paying a lightningAddress needs an LNURL request; give an invoice");
+        auto invoice = read_invoice(*invoice_text);
+        std::int64_t now_s = op.now_ms / 1000;
+        if (static_cast<std::uint64_t>(now_s) >=
+            invoice.fields.timestamp + invoice.fields.expiry_seconds)
+            return c.fail(CORRIDOR_RAIL_DECLINED, "the invoice has expired");
+        // An invoice with an amount is paid exactly that many millisatoshis, by a payout of the
+        // whole satoshis that cover it (an UMA invoice need not be a whole number of satoshis);
+        // one without is paid the payout's amount.
+        std::uint64_t amount_msat = static_cast<std::uint64_t>(op.amount_minor) * 1000;
+        if (invoice.fields.amount_msat) {
+            std::uint64_t asked = *invoice.fields.amount_msat;
+            if ((asked + 999) / 1000 != static_cast<std::uint64_t>(op.amount_minor))
+                return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT,
+                              "the amount differs from the invoice's " + std::to_string(asked) +
+                                  " msat (a payout of " + std::to_string((asked + 999) / 1000) +
+                                  " sat)");
+            amount_msat = asked;
+        }
+        std::string hash = hex_encode(invoice.fields.payment_hash);
+        char pattern = sandbox ? failure_pattern(*invoice_text) : 0;
+        if (sandbox && pattern == 0 && network_folder_)
+            return pay_through_network(c, id, *invoice_text, invoice, amount_msat, op.now_ms);
+        return start(id, hash, pattern, op.now_ms);
     }
 
     sdk::status tick(sdk::call& c, int64_t now_ms) override {
-        for (const auto& id : pending_)
-            host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
-                        references_[id], ""});
+        for (const auto& id : pending_) {
+            outcome& settled = operations_[id];
+            settled.state = CORRIDOR_RAIL_OUTCOME_SETTLED;
+            send(id, settled);
+        }
         pending_.clear();
+        for (auto it = timing_out_.begin(); it != timing_out_.end();) {
+            if (it->second > now_ms) {
+                ++it;
+                continue;
+            }
+            outcome& failed = operations_[it->first];
+            failed = pattern_failure('5', failed.reference);
+            send(it->first, failed);
+            it = timing_out_.erase(it);
+        }
+        if (network_folder_) receive_from_network(now_ms);
         return CORRIDOR_RAIL_OK;
     }
 
 private:
+    void send(const std::string& id, const outcome& o) const {
+        host_.send({o.state, id, o.failure, o.code, o.reason, o.reference, o.message});
+    }
+
+    // A payout without a network to cross: a sandbox pattern's outcome, or PENDING now and
+    // SETTLED on the next tick.
+    sdk::status start(const std::string& id, std::string reference, char pattern,
+                      std::int64_t now_ms) {
+        outcome& o = operations_[id];
+        o.reference = std::move(reference);
+        if (pattern == '2' || pattern == '3' || pattern == '4') {
+            o = pattern_failure(pattern, o.reference);
+        } else if (pattern == '5') {
+            timing_out_[id] = now_ms + sandbox_timeout_ms_;
+        } else {
+            pending_.push_back(id);
+        }
+        send(id, o);
+        return CORRIDOR_RAIL_OK;
+    }
+
+    sdk::status pay_through_network(sdk::call& c, const std::string& id,
+                                    const std::string& invoice_text, const decoded_invoice& invoice,
+                                    std::uint64_t amount_msat, std::int64_t now_ms) {
+        std::string hash = hex_encode(invoice.fields.payment_hash);
+        auto paid = network_folder_->pay(invoice_text, invoice, amount_msat,
+                                         hex_encode(node_public_), id, now_ms);
+        outcome o;
+        o.state = CORRIDOR_RAIL_OUTCOME_SETTLED;
+        o.reference = hash;
+        switch (paid.outcome) {
+            case payment_outcome::paid:
+            case payment_outcome::paid_before_by_us: break;
+            case payment_outcome::already_paid:
+                o = {CORRIDOR_RAIL_OUTCOME_FAILED,   hash,
+                     CORRIDOR_RAIL_FAILURE_REJECTED, "INVOICE_ALREADY_PAID",
+                     "LIGHTNING_PAYMENT_FAILED",     paid.message};
+                break;
+            case payment_outcome::failed:
+                // Nothing was paid: the host tries again once its lease runs out.
+                return c.fail(CORRIDOR_RAIL_UNAVAILABLE, paid.message);
+        }
+        operations_[id] = o;
+        send(id, o);
+        return CORRIDOR_RAIL_OK;
+    }
+
+    // Payments of our invoices found in the sandbox network, each reported once per run (the host
+    // records each once across runs). A funding invoice of ours carries the host's reference.
+    void receive_from_network(std::int64_t now_ms) {
+        std::vector<std::string> problems;
+        auto found = network_folder_->receive(node_public_, network_.lightning,
+                                              arrivals_per_tick_max, problems);
+        for (const auto& problem : problems)
+            host_.log(CORRIDOR_RAIL_LOG_WARN, "sandbox network: " + problem);
+        for (const auto& payment : found) {
+            if (payment.amount_msat < 1000) {
+                host_.log(CORRIDOR_RAIL_LOG_WARN, "sandbox network: payment " +
+                                                      payment.payment_hash +
+                                                      " is below one satoshi; not reported");
+                continue;
+            }
+            std::string reference;
+            const auto& description = payment.invoice.fields.description;
+            if (description && description->starts_with(funding_description) &&
+                description->size() - funding_description.size() <= reference_bytes_max)
+                reference = description->substr(funding_description.size());
+            auto status =
+                host_.receive({"sandbox", payment.payment_hash, payment.payment_hash, reference,
+                               "BTC", static_cast<std::int64_t>(payment.amount_msat / 1000),
+                               static_cast<std::int64_t>(payment.amount_msat), now_ms,
+                               "paid through the sandbox Lightning network"});
+            if (status != CORRIDOR_RAIL_OK)
+                host_.log(CORRIDOR_RAIL_LOG_ERROR,
+                          "sandbox network: the host refused payment " + payment.payment_hash);
+        }
+    }
+
     spark_address read_address(const boost::json::object& object) const {
         auto address = parse_spark_address(required_string(object, "address", ""));
         if (!address)
@@ -260,9 +442,12 @@ private:
     bytes33 node_public_{};
     std::int64_t expiry_seconds_ = 3600;
     std::int64_t cltv_delta_ = 18;
-    std::map<std::string, bytes32> preimages_;       // payment hash -> preimage of our invoices
-    std::map<std::string, std::string> references_;  // operation id -> transfer id / payment hash
-    std::vector<std::string> pending_;
+    std::int64_t sandbox_timeout_ms_ = 30000;
+    std::unique_ptr<sandbox_network> network_folder_;  // null: no sandbox network
+    std::map<std::string, bytes32> preimages_;         // payment hash -> preimage of our invoices
+    std::map<std::string, outcome> operations_;        // operation id -> what it came to so far
+    std::vector<std::string> pending_;                 // settle on the next tick
+    std::map<std::string, std::int64_t> timing_out_;   // operation id -> when pattern 005 fails
 };
 
 }  // namespace

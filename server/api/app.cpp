@@ -208,8 +208,18 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
             auto key = request->header("idempotency-key");
             if (route.idempotent && who && key) in_flight = claim_in_flight(who->client_id, *key);
             plan.on_ledger_writer = route.on_ledger_writer;
-            plan.job = [this, request, match, who, credentials, in_flight](soci::session& session) {
-                return run_with_database(session, *request, match, who, credentials);
+            auto prepared = std::make_shared<std::any>();
+            if (route.prepare) {
+                CORRIDOR_ASSERT(route.on_ledger_writer);
+                plan.prepare = [this, request, match, who, credentials,
+                                prepared](soci::session& session) {
+                    return run_prepare(session, *request, match, who, credentials, *prepared);
+                };
+            }
+            plan.job = [this, request, match, who, credentials, in_flight,
+                        prepared](soci::session& session) {
+                return run_with_database(session, *request, match, who, credentials,
+                                         std::move(*prepared));
             };
             return plan;
         }
@@ -221,44 +231,90 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
     return plan;
 }
 
-http_response api::run_with_database(soci::session& session, const http_request& request,
-                                     const route_match& match, std::optional<principal> who,
-                                     const std::optional<basic_credentials>& credentials) const {
-    http_response response;
+// Database and unexpected errors become a 500 that names nothing internal; api_errors their own
+// answer.
+template <typename Run>
+http_response api::answering_errors(const http_request& request, const route_match& match,
+                                    Run&& run) const {
     try {
-        const route_spec& route = *match.route;
-        if (route.who == access::authenticated && !who) {
-            CORRIDOR_ASSERT(credentials.has_value());
-            auto epoch = services_.tokens.epoch();
-            auto stored = find_token_by_client_id(session, credentials->client_id);
-            if (!stored || !secret_matches(credentials->client_secret, stored->secret_hash)) {
-                fail(error_code::unauthorized, "invalid credentials");
-            }
-            services_.tokens.put(credentials->client_id, *stored, services_.time.now_ms(), epoch);
-            who = principal_of(*stored);
-            authorize(route, *who);
-        }
-        request_context context{request, query_params(request.target), match.params, who, &session,
-                                services_};
-        auto key = request.header("idempotency-key");
-        if (route.idempotent && key) {
-            response = run_idempotent(session, route, context, std::string(*key));
-        } else {
-            response = run_handler(session, route, context);
-        }
+        return run();
     } catch (const api_error& error) {
-        response = error_response(error);
+        return error_response(error);
     } catch (const soci::soci_error& error) {
         spdlog::error("database error on {} {}: {}", to_string(request.method),
                       match.route ? match.route->pattern : "?", error.what());
-        response = error_response(error_code::internal_error, "internal error; retry later");
+        auto response = error_response(error_code::internal_error, "internal error; retry later");
         response.database_failed = true;
         response.contention = is_retryable_conflict(error);
+        return response;
     } catch (const std::exception& error) {
         spdlog::error("unexpected error on {} {}: {}", to_string(request.method),
                       match.route ? match.route->pattern : "?", error.what());
-        response = error_response(error_code::internal_error, "internal error; retry later");
+        return error_response(error_code::internal_error, "internal error; retry later");
     }
+}
+
+// Credentials the io thread could not check from its cache are checked against the database.
+void api::authenticate(soci::session& session, const route_spec& route,
+                       const std::optional<basic_credentials>& credentials,
+                       std::optional<principal>& who) const {
+    if (route.who != access::authenticated || who) return;
+    CORRIDOR_ASSERT(credentials.has_value());
+    auto epoch = services_.tokens.epoch();
+    auto stored = find_token_by_client_id(session, credentials->client_id);
+    if (!stored || !secret_matches(credentials->client_secret, stored->secret_hash)) {
+        fail(error_code::unauthorized, "invalid credentials");
+    }
+    services_.tokens.put(credentials->client_id, *stored, services_.time.now_ms(), epoch);
+    who = principal_of(*stored);
+    authorize(route, *who);
+}
+
+std::optional<http_response> api::run_prepare(soci::session& session,
+                                              const http_request& request,
+                                              const route_match& match,
+                                              std::optional<principal> who,
+                                              const std::optional<basic_credentials>& credentials,
+                                              std::any& prepared) const {
+    bool go_on = false;
+    http_response response = answering_errors(request, match, [&] {
+        const route_spec& route = *match.route;
+        authenticate(session, route, credentials, who);
+        request_context context{request, query_params(request.target), match.params, who, &session,
+                                services_};
+        // A replay is answered from the stored response by the writer step: preparing it again
+        // would repeat the work (another invoice, another signature check) for nothing.
+        auto key = request.header("idempotency-key");
+        bool replay = route.idempotent && key && !key->empty() &&
+                      key->size() <= idempotency_key_chars_max &&
+                      find_idempotent_response(session, context.owner(), std::string(*key));
+        if (!replay) prepared = route.prepare(context);
+        // A step may answer the request itself, in a body shape other than the service's errors
+        // (the UMA callbacks answer in the UMA error shape).
+        if (auto* answer = std::any_cast<http_response>(&prepared)) return std::move(*answer);
+        go_on = true;
+        return http_response{};
+    });
+    if (go_on) return std::nullopt;
+    response.route_index = match.index;
+    if (who) response.client_id = who->client_id;
+    return response;
+}
+
+http_response api::run_with_database(soci::session& session, const http_request& request,
+                                     const route_match& match, std::optional<principal> who,
+                                     const std::optional<basic_credentials>& credentials,
+                                     std::any prepared) const {
+    http_response response = answering_errors(request, match, [&] {
+        const route_spec& route = *match.route;
+        authenticate(session, route, credentials, who);
+        request_context context{request, query_params(request.target), match.params, who, &session,
+                                services_};
+        context.prepared = std::move(prepared);
+        auto key = request.header("idempotency-key");
+        if (route.idempotent && key) return run_idempotent(session, route, context, std::string(*key));
+        return run_handler(session, route, context);
+    });
     response.route_index = match.index;
     if (who) response.client_id = who->client_id;
     return response;

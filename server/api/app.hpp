@@ -2,6 +2,7 @@
 // The API: the route table and the dispatcher that runs a request through version check, routing,
 // authentication, permission checks and its handler. The io thread calls plan(); what needs the
 // database comes back as a job for a database thread. No Beast or Asio here.
+#include <any>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -108,6 +109,7 @@ struct request_context {
     std::optional<principal> who;
     soci::session* db = nullptr;
     app_services& services;
+    std::any prepared;  // what the route's prepare step returned, if it has one
 
     soci::session& session() const;
     const tenant& owner() const;
@@ -116,6 +118,8 @@ struct request_context {
 
 struct dispatch_plan {
     std::optional<http_response> immediate;
+    // Run first, on the pool, when set: a response ends the request there; nullopt goes on to job.
+    std::function<std::optional<http_response>(soci::session&)> prepare;
     std::function<http_response(soci::session&)> job;  // set when immediate is not
     bool on_ledger_writer = false;                      // run job on the writer, not the pool
 };
@@ -133,7 +137,19 @@ private:
     http_response run_with_database(soci::session& session, const http_request& request,
                                     const route_match& match,
                                     std::optional<principal> who,
-                                    const std::optional<basic_credentials>& credentials) const;
+                                    const std::optional<basic_credentials>& credentials,
+                                    std::any prepared) const;
+    std::optional<http_response> run_prepare(soci::session& session, const http_request& request,
+                                             const route_match& match,
+                                             std::optional<principal> who,
+                                             const std::optional<basic_credentials>& credentials,
+                                             std::any& prepared) const;
+    void authenticate(soci::session& session, const route_spec& route,
+                      const std::optional<basic_credentials>& credentials,
+                      std::optional<principal>& who) const;
+    template <typename Run>
+    http_response answering_errors(const http_request& request, const route_match& match,
+                                   Run&& run) const;
     http_response no_route(std::string_view path, const route_match& match) const;
     std::optional<principal> cached_principal(const basic_credentials& credentials) const;
     std::shared_ptr<void> claim_in_flight(const std::string& client_id, std::string_view key) const;

@@ -2,6 +2,7 @@
 // Routes by method and path pattern ("/2025-10-13/customers/{customerId}"). A literal segment beats a
 // parameter at the same position, so /customers/external-accounts never reaches /customers/{id}.
 // Registering the same method and pattern twice is a start-up bug and aborts.
+#include <any>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,12 @@ struct request_context;
 using handler_fn = http_response (*)(request_context&);
 // Runs on the io thread without a database session; nullopt sends the request to the handler.
 using fast_handler_fn = std::optional<http_response> (*)(request_context&);
+// Runs before a writer route's handler, on a pool session and outside any transaction, for what
+// must not hold up the ledger writer: reading, verifying signatures with keys fetched from other
+// servers, asking another provider for an invoice. Its result reaches the handler as
+// request_context::prepared; an api_error, or an http_response returned as the result, answers the
+// request without running the handler.
+using prepare_fn = std::any (*)(request_context&);
 
 enum class access { public_route, authenticated };
 
@@ -34,6 +41,7 @@ struct route_spec {
     bool body_to_file = false;
     handler_fn handler = nullptr;
     fast_handler_fn fast = nullptr;
+    prepare_fn prepare = nullptr;  // only with on_ledger_writer
 };
 
 struct route_match {

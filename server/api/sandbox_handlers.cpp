@@ -1,8 +1,17 @@
-// Sandbox operations: POST /sandbox/send simulates the funds a REALTIME_FUNDING quote asks for.
+// Sandbox operations: POST /sandbox/send simulates the funds a REALTIME_FUNDING quote asks for;
+// POST /sandbox/uma/receive simulates an UMA payment from a sandbox sender to one of the
+// platform's customers, through the same path as the pay-request callback.
 // (POST /sandbox/internal-accounts/{id}/fund lives with the accounts.)
 #include <boost/json.hpp>
+#include <cctype>
 
+#include "ledger/approvals.hpp"
+#include "ledger/assert.hpp"
+#include "ledger/customer_store.hpp"
 #include "ledger/payments.hpp"
+#include "ledger/uma_address.hpp"
+#include "ledger/uma_receipts.hpp"
+#include "server/api/uma_node.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/payment_errors.hpp"
@@ -23,12 +32,141 @@ http_response sandbox_send(request_context& context) {
     return json_response(200, render_transaction(sent.value(), context.services.currencies));
 }
 
+// The sandbox senders, by the user part of their address: $<scenario>.<currency>@<any domain>.
+enum class sandbox_sender { success, pending_long, fail_compliance, non_existent };
+
+struct sender_scenario {
+    std::string_view prefix;
+    sandbox_sender kind;
+};
+constexpr sender_scenario sender_scenarios[] = {
+    {"success.", sandbox_sender::success},
+    {"pending.long.", sandbox_sender::pending_long},
+    {"fail.compliance.", sandbox_sender::fail_compliance},
+    {"non.existent.", sandbox_sender::non_existent},
+};
+
+sandbox_sender parse_sandbox_sender(const std::string& address,
+                                    const currency_registry& currencies) {
+    auto parsed = parse_uma_address(address);
+    if (!parsed) fail_field("senderUmaAddress", "senderUmaAddress must be an UMA address $user@domain");
+    std::string user = parsed->text().substr(1, parsed->text().find('@') - 1);
+    for (const auto& scenario : sender_scenarios) {
+        if (!user.starts_with(scenario.prefix)) continue;
+        std::string code = user.substr(scenario.prefix.size());
+        for (char& c : code) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (currencies.find(code) == nullptr) {
+            fail_field("senderUmaAddress", "the sandbox sender's currency " + code + " is unknown");
+        }
+        return scenario.kind;
+    }
+    fail_field("senderUmaAddress",
+               "senderUmaAddress must be a sandbox sender: $success.<currency>, "
+               "$pending.long.<currency>, $fail.compliance.<currency> or "
+               "$non.existent.<currency> at any domain");
+}
+
+customer sandbox_receiver(request_context& context, const json_fields& fields) {
+    auto customer_id = fields.optional_string("customerId", 128);
+    auto address = fields.optional_string("receiverUmaAddress", 256);
+    if (!customer_id && !address) {
+        fail_field("customerId", "customerId or receiverUmaAddress is required");
+    }
+    std::optional<customer> found;
+    if (customer_id) {
+        found = find_customer(context.session(), context.owner(), *customer_id);
+    } else {
+        auto parsed = parse_uma_address(*address);
+        if (!parsed) fail_field("receiverUmaAddress", "receiverUmaAddress must be $user@domain");
+        customer_filter filter;
+        filter.uma_address = parsed->text();
+        page_request request;
+        request.limit = 1;
+        auto page = list_customers(context.session(), context.owner(), filter, request);
+        if (!page.items.empty()) found = page.items.front();
+    }
+    if (!found || found->is_deleted) {
+        fail(error_code::user_not_found,
+             "no customer " + (customer_id ? *customer_id : *address) + " receives here");
+    }
+    if (address && customer_id && found->uma_address != parse_uma_address(*address)->text()) {
+        fail_field("receiverUmaAddress", "receiverUmaAddress is not the customer's address");
+    }
+    return *found;
+}
+
+error_code api_code_of(uma::error_kind kind) {
+    switch (kind) {
+        case uma::error_kind::invalid_currency: return error_code::invalid_currency;
+        case uma::error_kind::amount_out_of_range: return error_code::amount_out_of_range;
+        default: return error_code::invalid_input;
+    }
+}
+
+http_response sandbox_uma_receive(request_context& context) {
+    auto body = parse_json_body(context.request);
+    json_fields fields(body);
+    std::string sender_address = fields.required_string("senderUmaAddress", 256);
+    std::string currency = fields.required_string("receivingCurrencyCode", 8);
+    std::int64_t amount = fields.required_int("receivingCurrencyAmount", 1, amount_max);
+    auto& services = context.services;
+    sandbox_sender sender = parse_sandbox_sender(sender_address, services.currencies);
+    customer receiver = sandbox_receiver(context, fields);
+    if (sender == sandbox_sender::non_existent) {
+        fail(error_code::user_not_found, "the sandbox sender " + sender_address + " does not exist");
+    }
+    auto config = load_platform_config(context.session(), context.owner());
+    const supported_currency* terms =
+        config ? find_supported_currency(*config, currency) : nullptr;
+    if (terms == nullptr || !enabled_for(*terms, "INCOMING")) {
+        fail(error_code::currency_not_enabled,
+             "the platform does not receive " + currency + " payments",
+             {{"field", "receivingCurrencyCode"}});
+    }
+    if (amount < terms->min_amount || amount > terms->max_amount) {
+        fail(error_code::amount_out_of_range,
+             "receivingCurrencyAmount must be " + std::to_string(terms->min_amount) + " to " +
+                 std::to_string(terms->max_amount),
+             {{"field", "receivingCurrencyAmount"}});
+    }
+    incoming_uma_request request;
+    request.receiver = receiver;
+    request.receiving_currency = currency;
+    request.receiving_amount = amount;
+    request.sender_uma_address = parse_uma_address(sender_address)->text();
+    request.counterparty_information =
+        json::serialize(json::object{{"identifier", request.sender_uma_address}});
+    request.description = "Sandbox UMA payment";
+    auto payments = services.payments();
+    auto started = start_incoming_uma_payment(context.session(), payments,
+                                              uma_lightning_node(services), request);
+    if (!started) fail(api_code_of(started.error().kind), started.error().reason);
+    transaction_record transaction = started->transaction;
+    if (sender == sandbox_sender::success) {
+        // The sender pays the invoice at once; the credit follows the platform's approval.
+        auto paid = receive_uma_invoice_payment(context.session(), payments, context.owner(),
+                                                started->payment_hash);
+        CORRIDOR_ASSERT(static_cast<bool>(paid));
+        transaction = std::move(paid.value());
+    } else if (sender == sandbox_sender::fail_compliance) {
+        auto failed = fail_incoming_payment(context.session(), payments, context.owner(),
+                                            transaction.id, "PAY_REQUEST_FAILED",
+                                            "the sender failed compliance screening");
+        CORRIDOR_ASSERT(static_cast<bool>(failed));
+        transaction = std::move(failed.value());
+    }
+    return json_response(200, render_transaction(transaction, services.currencies));
+}
+
 }  // namespace
 
 void register_sandbox_routes(router& routes) {
     routes.add({.method = http_method::post, .pattern = versioned("/sandbox/send"),
                 .permission = permission_transact, .sandbox_only = true, .on_ledger_writer = true,
                 .idempotent = true, .handler = sandbox_send});
+    routes.add({.method = http_method::post, .pattern = versioned("/sandbox/uma/receive"),
+                .permission = permission_transact, .sandbox_only = true, .on_ledger_writer = true,
+                .idempotent = true, .handler = sandbox_uma_receive});
 }
 
 }  // namespace corridor

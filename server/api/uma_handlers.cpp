@@ -1,11 +1,14 @@
 // The UMA endpoints Corridor hosts for its platforms: GET /.well-known/lnurlp/{user},
 // GET /.well-known/lnurlpubkey, GET /.well-known/uma-configuration, and the pay-request and
 // post-transaction callbacks. Public routes: the platform is found from the addressed host.
+#include <any>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
+#include "ledger/assert.hpp"
 #include "server/api/app.hpp"
+#include "server/api/uma_node.hpp"
 #include "server/http/outbound_get.hpp"
 #include "server/uma/uma_receiver.hpp"
 
@@ -52,15 +55,32 @@ http_response uma_configuration(request_context& context) {
         answer_uma_configuration(context.session(), receiver_services(context), host_of(context)));
 }
 
-http_response pay_request_post(request_context& context) {
-    return render(answer_pay_request(context.session(), receiver_services(context),
-                                     context.param(0), context.request.target,
-                                     context.request.body));
+// The pay-request callback's first step, on a pool session: everything that reads or waits on the
+// sending provider (its keys). A refusal answers here and never reaches the ledger writer.
+std::any check_pay_request_on_pool(request_context& context, std::optional<std::string_view> body) {
+    auto checked = check_pay_request(context.session(), receiver_services(context),
+                                     context.param(0), context.request.target, body);
+    if (!checked) return render(checked.error());
+    return std::move(checked.value());
 }
 
-http_response pay_request_get(request_context& context) {
-    return render(answer_pay_request(context.session(), receiver_services(context),
-                                     context.param(0), context.request.target, std::nullopt));
+std::any prepare_pay_request_post(request_context& context) {
+    return check_pay_request_on_pool(context, context.request.body);
+}
+
+std::any prepare_pay_request_get(request_context& context) {
+    return check_pay_request_on_pool(context, std::nullopt);
+}
+
+// The second step, on the ledger writer: the payment, its invoice and the signed answer.
+http_response pay_request(request_context& context) {
+    const auto* checked = std::any_cast<checked_pay_request>(&context.prepared);
+    CORRIDOR_ASSERT(checked != nullptr);
+    auto payments = context.services.payments();
+    auto services = receiver_services(context);
+    services.payments = &payments;
+    services.node = &uma_lightning_node(context.services);
+    return render(answer_checked_pay_request(context.session(), services, *checked));
 }
 
 http_response post_transaction(request_context& context) {
@@ -68,6 +88,17 @@ http_response post_transaction(request_context& context) {
 }
 
 }  // namespace
+
+const lightning_node& uma_lightning_node(app_services& services) {
+    // One app_services per process; the settings do not change while it runs.
+    static const lightning_node node = [&] {
+        auto found = services.config.plugins_settings.find("spark");
+        return lightning_node_from_settings(
+            found == services.config.plugins_settings.end() ? std::string() : found->second,
+            services.random);
+    }();
+    return node;
+}
 
 void app_services::init_uma() {
     if (!config.uma_key_encryption_key_file.empty()) {
@@ -81,11 +112,11 @@ void app_services::init_uma() {
                 " must hold 64 hex digits (openssl rand -hex 32)");
         }
     }
-    uma_transport = std::make_unique<outbound_get>(
-        outbound_get_limits{config.outbound_allow_private_addresses, config.outbound_timeout_ms,
-                            64 * 1024});
+    uma_transport = std::make_unique<outbound_get>(outbound_get_limits{
+        config.outbound_allow_private_addresses, config.outbound_timeout_ms, 64 * 1024});
     uma_keys = std::make_unique<uma::cached_pubkey_fetcher>(*uma_transport, time,
                                                             counterparty_keys_cache_ms);
+    uma_lightning_node(*this);  // a bad node key stops start-up
 }
 
 void register_uma_routes(router& routes) {
@@ -104,11 +135,15 @@ void register_uma_routes(router& routes) {
     routes.add({.method = http_method::post,
                 .pattern = "/uma/payreq/{customerId}",
                 .who = access::public_route,
-                .handler = pay_request_post});
+                .on_ledger_writer = true,
+                .handler = pay_request,
+                .prepare = prepare_pay_request_post});
     routes.add({.method = http_method::get,
                 .pattern = "/uma/payreq/{customerId}",
                 .who = access::public_route,
-                .handler = pay_request_get});
+                .on_ledger_writer = true,
+                .handler = pay_request,
+                .prepare = prepare_pay_request_get});
     routes.add({.method = http_method::post,
                 .pattern = "/uma/post-transaction",
                 .who = access::public_route,

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "ledger/approvals.hpp"
+#include "ledger/uma_receipts.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
 #include "ledger/external_account_store.hpp"
@@ -22,6 +23,7 @@
 #include "ledger/rates.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/token_store.hpp"
+#include "ledger/uma_incoming_sink.hpp"
 #include "ledger/uma_address.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
@@ -98,6 +100,13 @@ service_config load_config(const po::variables_map& values) {
     return config;
 }
 
+// The folder relative paths of the configuration are resolved against (as load_config reads it).
+std::string config_dir_of(const po::variables_map& values) {
+    if (values.count("config"))
+        return std::filesystem::path(values["config"].as<std::string>()).parent_path().string();
+    return std::filesystem::exists("conf/corridor.json") ? "conf" : ".";
+}
+
 session_ptr open_migrated(const service_config& config) {
     auto url = database_url::parse(config.database);
     auto session = open_session(*url);
@@ -126,6 +135,7 @@ public:
         try {
             expire_due_quotes(session, services_.payments(), 500);
             expire_due_approvals(session, services_.payments(), 500);
+            settle_approved_uma_receipts(session, services_.payments(), 500);
             screen_due_external_accounts(session, {services_.ids, services_.time}, 500);
             decide_due_kyc_reviews(session, services_.ids, services_.time, 100);
             if (prune_) {
@@ -214,6 +224,10 @@ int serve(const std::vector<std::string>& args) {
         config.threads = threads;
     }
     setup_logging(config);
+    // The spark rail and the host's own invoices must sign with one node key: settle its settings
+    // before either reads them.
+    if (auto created = prepare_spark_settings(config, config_dir_of(values)); !created.empty())
+        spdlog::info("made a new Lightning node key in {}", created);
     auto tls = load_tls_context(config.tls);  // a bad certificate or key stops start-up here
     auto currencies = currency_registry::load_file(config.currencies_file);
     auto funding = funding_directory::load_file(config.funding_file);
@@ -259,9 +273,16 @@ int serve(const std::vector<std::string>& args) {
     services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
     upkeep_loop upkeep(services, writer);
+    // Money rails report arriving (a paid invoice of our node) is recorded and routed here. Code
+    // that issues invoices of its own registers a sink for their match keys before this point:
+    // the UMA receiving side's invoices are signed with the same node key as the spark rail's.
+    incoming_payment_router incoming;
+    uma_incoming_sink uma_receipts;
+    incoming.add_sink("uma", uma_receipts);
     auto rail_payments = services.rail_payments();
     if (rail_node) rail_payments.settings.node = rail_node->id();
-    rail_driver rails(rail_payments, writer, config.rails_drive_interval_ms);
+    rail_driver rails(rail_payments, writer, config.rails_drive_interval_ms,
+                      incoming_routing{&incoming, [&services] { return services.payments(); }});
     deliveries.start();
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":"
@@ -289,12 +310,14 @@ int plugins_list(const std::vector<std::string>& args) {
     options.add_options()("json", "print JSON");
     auto values = parse(args, options);
     auto config = load_config(values);
+    prepare_spark_settings(config, config_dir_of(values));  // as serve does
     auto registry = load_rails(rail_load_config_of(config), nullptr);
     // ABI 1.1 capabilities as words: what operators check before routing pulls.
     auto capabilities = [](const rail_instance& rail) {
         json::array out;
         if (rail.can(CORRIDOR_RAIL_PAYOUT)) out.emplace_back("PAYOUT");
         if (rail.can(CORRIDOR_RAIL_PULL)) out.emplace_back("PULL");
+        if (rail.serves_sandbox()) out.emplace_back("SANDBOX");  // ABI 1.2: runs its own sandbox
         return out;
     };
     if (values.count("json")) {

@@ -266,6 +266,8 @@ struct http_server::impl {
 
     net::awaitable<http_response> run_job(core& owner, session_executor& executor,
                                           std::function<http_response(soci::session&)> work);
+    net::awaitable<std::optional<http_response>> run_prepare(
+        core& owner, std::function<std::optional<http_response>(soci::session&)> prepare);
     net::awaitable<void> accept_loop(core& owner);
     template <class Stream>
     net::awaitable<void> run_session(core& owner, Stream stream);
@@ -350,6 +352,20 @@ net::awaitable<http_response> http_server::impl::run_job(
     };
     co_return co_await net::async_initiate<decltype(net::use_awaitable), void(http_response)>(
         initiate, net::use_awaitable, std::move(work));
+}
+
+// A plan's prepare step, on the pool; status 0 carries "go on" back through run_job.
+net::awaitable<std::optional<http_response>> http_server::impl::run_prepare(
+    core& owner, std::function<std::optional<http_response>(soci::session&)> prepare) {
+    auto answer = co_await run_job(owner, database, [&prepare](soci::session& session) {
+        auto early = prepare(session);
+        if (early) return std::move(*early);
+        http_response go_on;
+        go_on.status = 0;
+        return go_on;
+    });
+    if (answer.status == 0) co_return std::nullopt;
+    co_return answer;
 }
 
 std::shared_ptr<http_request> http_server::impl::to_request(http::request_header<>& head,
@@ -552,8 +568,14 @@ net::awaitable<void> http_server::impl::run_session(core& owner, Stream stream) 
             if (plan.immediate) {
                 response = std::move(*plan.immediate);
             } else {
-                session_executor& executor = plan.on_ledger_writer ? writer : database;
-                response = co_await run_job(owner, executor, std::move(plan.job));
+                std::optional<http_response> early;
+                if (plan.prepare) early = co_await run_prepare(owner, std::move(plan.prepare));
+                if (early) {
+                    response = std::move(*early);
+                } else {
+                    session_executor& executor = plan.on_ledger_writer ? writer : database;
+                    response = co_await run_job(owner, executor, std::move(plan.job));
+                }
             }
         }
 

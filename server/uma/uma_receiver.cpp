@@ -1,16 +1,20 @@
 #include "server/uma/uma_receiver.hpp"
 
 #include <algorithm>
+#include <boost/json/serialize.hpp>
 #include <limits>
 
+#include "ledger/assert.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/uma_address.hpp"
 #include "server/uma/uma_lookup.hpp"
 #include "uma/ecies.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/pay_request.hpp"
+#include "uma/pay_response.hpp"
 #include "uma/post_transaction.hpp"
 #include "uma/responder.hpp"
+#include "uma/signing.hpp"
 #include "uma/sql_stores.hpp"
 #include "uma/verify.hpp"
 
@@ -216,7 +220,7 @@ std::optional<uma::uma_error> check_amount(const uma::pay_request& request,
 // every mandatory payer field, and travel-rule data that decrypts with our encryption key.
 std::optional<uma::uma_error> check_uma_pay_request(soci::session& session,
                                                     const uma_receiver_services& services,
-                                                    const platform_config& config,
+                                                    const uma::environment_keys& ours,
                                                     const uma::pay_request& request,
                                                     const uma::receiver_terms& terms) {
     auto identifier = request.payer_identifier();
@@ -239,20 +243,97 @@ std::optional<uma::uma_error> check_uma_pay_request(soci::session& session,
     if (!keys) return keys.error();
     auto key = uma::signing_key(keys.value());
     if (!key) return key.error();
-    uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
-    if (auto error = uma::verify_pay_request(request, key.value(), domain, nonces)) return error;
-    if (const auto& encrypted = request.compliance->encrypted_travel_rule_info) {
-        uma::sql_key_store our_keys(session, services.time, services.random, services.sealing);
-        auto secret = our_keys.keys_for(config.owner, config.uma_domain).encryption.secret;
+    // Everything else is checked before the nonce is recorded, so that a refused request (a
+    // forgery above all) leaves nothing behind; the record is one insert that only one copy of a
+    // request can make, however many race.
+    uma::memory_nonce_store window(services.time, uma::default_nonce_window_s);
+    if (auto error = uma::verify_pay_request(request, key.value(), domain, window)) return error;
+    const auto& compliance = *request.compliance;
+    if (const auto& encrypted = compliance.encrypted_travel_rule_info) {
         auto data = uma::from_hex(*encrypted);
-        if (!data || !uma::ecies_decrypt(secret, *data)) {
+        if (!data || !uma::ecies_decrypt(ours.encryption.secret, *data)) {
             return uma::uma_error{
                 uma::error_kind::invalid_input,
                 "encryptedTravelRuleInfo does not decrypt with our encryption key",
                 {}};
         }
     }
+    uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
+    if (!nonces.check_and_save(domain, compliance.signature_nonce,
+                               compliance.signature_timestamp_s)) {
+        return uma::uma_error{uma::error_kind::invalid_nonce, "the nonce was seen before", {}};
+    }
     return std::nullopt;
+}
+
+// The pay request as an incoming payment: the amount in the receiving currency ("N.CUR") or in
+// millisatoshis, the payer data as counterparty information, the payee data the sender asks for
+// as the receiver fields the platform is asked to supply.
+incoming_uma_request incoming_request_of(const customer& receiver, const uma::pay_request& request,
+                                         const uma::receiver_terms& terms) {
+    incoming_uma_request out;
+    out.receiver = receiver;
+    bool in_receiving = request.sending_currency && request.receiving_currency &&
+                        *request.sending_currency == *request.receiving_currency;
+    // Without `convert` (plain LNURL) the payment is received in BTC when the platform receives
+    // it, else in the first currency it receives.
+    if (request.receiving_currency) {
+        out.receiving_currency = *request.receiving_currency;
+    } else {
+        auto btc = std::find_if(terms.currencies.begin(), terms.currencies.end(),
+                                [](const auto& item) { return item.code == "BTC"; });
+        out.receiving_currency = btc != terms.currencies.end() ? std::string("BTC")
+                                 : terms.currencies.empty()    ? std::string("BTC")
+                                                               : terms.currencies.front().code;
+    }
+    if (in_receiving) {
+        out.receiving_amount = request.amount;
+    } else {
+        out.amount_msats = request.amount;
+    }
+    out.sender_uma_address = request.payer_identifier().value_or("");
+    boost::json::object payer = request.payer_data;
+    payer.erase("compliance");
+    out.counterparty_information = boost::json::serialize(payer);
+    if (request.requested_payee_data) {
+        for (const auto& option : *request.requested_payee_data) {
+            if (auto field = customer_info_field(option.key))
+                out.requested_fields.push_back({*field, option.mandatory});
+        }
+    }
+    out.description = request.comment.value_or("");
+    return out;
+}
+
+uma::pay_response pay_response_of(const uma_receiver_services& services,
+                                  const uma::pay_request& request, const customer& receiver,
+                                  const incoming_uma_payment& payment,
+                                  const std::optional<uma::private_key>& signing) {
+    uma::pay_response response;
+    response.major_version = request.major_version;
+    response.pr = payment.invoice;
+    response.disposable = false;
+    if (request.is_uma()) {
+        uma::payee_compliance compliance;
+        compliance.signature_nonce = uma::generate_nonce(services.random);
+        compliance.signature_timestamp_s = services.time.now_ms() / 1000;
+        compliance.signature = uma::sign_payload(
+            uma::signable_payload(compliance, request.payer_identifier().value_or(""),
+                                  receiver.uma_address),
+            *signing);
+        response.compliance = std::move(compliance);
+        response.payee_data["identifier"] = receiver.uma_address;
+    }
+    if (request.receiving_currency) {
+        uma::converted_amount converted;
+        converted.amount = payment.received_amount;
+        converted.currency_code = *request.receiving_currency;
+        converted.decimals = payment.decimals;
+        converted.multiplier = payment.multiplier;
+        converted.fee_msats = payment.fee_msats;
+        response.converted = std::move(converted);
+    }
+    return response;
 }
 
 }  // namespace
@@ -343,9 +424,11 @@ uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_se
                                     std::nullopt)};
 }
 
-uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,
-                             std::string_view customer_id, std::string_view target,
-                             std::optional<std::string_view> body) {
+result<checked_pay_request, uma_reply> check_pay_request(soci::session& session,
+                                                         const uma_receiver_services& services,
+                                                         std::string_view customer_id,
+                                                         std::string_view target,
+                                                         std::optional<std::string_view> body) {
     auto request = body ? uma::parse_pay_request(*body) : uma::parse_pay_request_query(target);
     if (!request) return error_reply(request.error());
     auto receiver = find_receiver_by_id(session, customer_id);
@@ -354,15 +437,38 @@ uma_reply answer_pay_request(soci::session& session, const uma_receiver_services
     if (!config) return error_reply(uma::error_kind::user_not_found, "no such receiver");
     auto terms = terms_for(services, *config, *receiver);
     if (auto error = check_amount(request.value(), terms)) return error_reply(*error);
+    checked_pay_request out;
     if (request->is_uma()) {
-        if (auto error =
-                check_uma_pay_request(session, services, *config, request.value(), terms)) {
+        uma::sql_key_store keys(session, services.time, services.random, services.sealing);
+        auto ours = keys.keys_for(config->owner, config->uma_domain);
+        if (auto error = check_uma_pay_request(session, services, ours, request.value(), terms)) {
             return error_reply(*error);
         }
+        out.signing = ours.signing.secret;
     }
-    // Everything the receiver can check has held; making the invoice needs the payment engine.
-    return error_reply(uma::error_kind::not_implemented,
-                       "payments to UMA receivers are not executed yet");
+    out.incoming = incoming_request_of(*receiver, request.value(), terms);
+    out.request = std::move(request.value());
+    return out;
+}
+
+uma_reply answer_checked_pay_request(soci::session& session, const uma_receiver_services& services,
+                                     const checked_pay_request& checked) {
+    CORRIDOR_ASSERT(services.payments != nullptr && services.node != nullptr);
+    CORRIDOR_ASSERT(checked.signing.has_value() == checked.request.is_uma());
+    auto started =
+        start_incoming_uma_payment(session, *services.payments, *services.node, checked.incoming);
+    if (!started) return error_reply(started.error());
+    return uma_reply{
+        200, uma::to_json(pay_response_of(services, checked.request, checked.incoming.receiver,
+                                          started.value(), checked.signing))};
+}
+
+uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,
+                             std::string_view customer_id, std::string_view target,
+                             std::optional<std::string_view> body) {
+    auto checked = check_pay_request(session, services, customer_id, target, body);
+    if (!checked) return checked.error();
+    return answer_checked_pay_request(session, services, checked.value());
 }
 
 uma_reply answer_post_transaction(std::string_view body) {

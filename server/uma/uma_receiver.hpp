@@ -13,11 +13,16 @@
 
 #include "ledger/clock.hpp"
 #include "ledger/currencies.hpp"
+#include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/random.hpp"
 #include "ledger/rates.hpp"
+#include "ledger/result.hpp"
+#include "server/uma/uma_receipt.hpp"
 #include "uma/key_sealing.hpp"
+#include "uma/pay_request.hpp"
 #include "uma/pubkey_fetcher.hpp"
+#include "uma/signing.hpp"
 
 namespace corridor {
 
@@ -35,6 +40,9 @@ struct uma_receiver_services {
     std::string proxy_host;                     // uma.proxy_host
     std::string public_base_url;                // where pay-request callbacks are reached
     const uma::sealing_key* sealing = nullptr;  // UMA private keys at rest
+    // For the pay-request callback, which creates the incoming payment (on the ledger writer).
+    const payment_services* payments = nullptr;
+    const lightning_node* node = nullptr;
 };
 
 // The platform environments that serve `host`, production first. A proxy subdomain names one
@@ -49,10 +57,31 @@ uma_reply answer_pubkeys(soci::session& session, const uma_receiver_services& se
                          std::string_view host);
 uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_services& services,
                                    std::string_view host);
-// The pay-request callback (POST JSON body, or the LNURL GET query when body is empty): the
-// receiver, the currency, the amount range, and for UMA the payer's signature and nonce, its
-// mandatory payer data and the travel-rule data's decryption are checked; then 501 until payments
-// to UMA receivers are executed.
+// The pay-request callback (POST JSON body, or the LNURL GET query when body is empty), in two
+// steps so that nothing the ledger writer runs waits on another server.
+//
+// check_pay_request reads and verifies, outside the writer: the receiver, the currency, the amount
+// range, and for UMA the payer's mandatory data, its provider's signature (keys fetched from the
+// payer's domain, cached) and nonce, and the travel-rule data's decryption. The nonce is recorded
+// last, by one insert that only one copy of a request can make: a refused request (a forgery)
+// spends none, and a replay fails even when it races the original. A request the writer then
+// refuses has spent its nonce (senders sign each attempt afresh). An error is the UMA answer.
+struct checked_pay_request {
+    uma::pay_request request;
+    incoming_uma_request incoming;
+    std::optional<uma::private_key> signing;  // the platform's UMA signing key, for UMA requests
+};
+result<checked_pay_request, uma_reply> check_pay_request(soci::session& session,
+                                                         const uma_receiver_services& services,
+                                                         std::string_view customer_id,
+                                                         std::string_view target,
+                                                         std::optional<std::string_view> body);
+// On the ledger writer: the INCOMING payment, created PENDING the platform's approval (the answer
+// does not wait for it), and the signed pay response carrying its BOLT #11 invoice
+// (uma_receipt.hpp). No network, no key store.
+uma_reply answer_checked_pay_request(soci::session& session, const uma_receiver_services& services,
+                                     const checked_pay_request& checked);
+// Both steps on one session (tests and tools).
 uma_reply answer_pay_request(soci::session& session, const uma_receiver_services& services,
                              std::string_view customer_id, std::string_view target,
                              std::optional<std::string_view> body);

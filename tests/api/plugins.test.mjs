@@ -12,18 +12,18 @@ after(async () => { if (server) await stopCorridor(server); });
 
 test('plugins list shows the loaded rails, their versions and ABI', () => {
   const listed = JSON.parse(runCli(server, ['plugins', 'list', '--json']));
-  assert.equal(listed.hostAbi, '1.1');
+  assert.equal(listed.hostAbi, '1.2');
   const sandbox = listed.rails.find((rail) => rail.name === 'sandbox');
   assert.ok(sandbox, JSON.stringify(listed));
   assert.equal(sandbox.version, '1.0.0');
-  assert.equal(sandbox.abi, '1.1');
+  assert.equal(sandbox.abi, '1.2');
   assert.deepEqual(sandbox.capabilities, ['PAYOUT', 'PULL']);
   assert.match(sandbox.file, /sandbox\.so$/);
   assert.ok(sandbox.accountTypes.includes('US_ACCOUNT'));
   assert.ok(sandbox.accountTypes.includes('SPARK_WALLET'));
   const text = runCli(server, ['plugins', 'list']);
-  assert.match(text, /^rail ABI 1\.1; plugins from /);
-  assert.match(text, /sandbox\s+1\.0\.0\s+ABI 1\.1/);
+  assert.match(text, /^rail ABI 1\.2; plugins from /);
+  assert.match(text, /sandbox\s+1\.0\.0\s+ABI 1\.2/);
   assert.match(text, /can: PAYOUT,PULL/);
 });
 

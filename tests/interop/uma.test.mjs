@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
+import bolt11 from 'bolt11';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { decrypt as eciesDecrypt } from 'eciesjs';
 import {
@@ -230,6 +231,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCorridor, stopCorridor, call } from '../api/lib/harness.mjs';
+import { startReceiver, stopReceiver } from '../api/lib/receiver.mjs';
 
 // A sending VASP played by the SDK: it serves its own keys at /.well-known/lnurlpubkey, where
 // Corridor fetches them to check the lookup's signature.
@@ -263,11 +265,15 @@ test('a running corridor answers an SDK UMA lookup that the SDK verifies', async
   t.after(() => rmSync(keyDir, { recursive: true, force: true }));
   const sender = keyPair();
   const senderVasp = await startSender(sender);
-  t.after(async () => { senderVasp.server.close(); await stopCorridor(corridor); });
+  // The platform approves incoming payments, so the unpaid one below stays PENDING (without an
+  // endpoint its approval would fail as soon as the webhook is tried).
+  const webhooks = await startReceiver(() => ({ status: 200 }));
+  t.after(async () => { senderVasp.server.close(); await stopCorridor(corridor); await stopReceiver(webhooks); });
 
   const platform = corridor.platforms[0];
   const domain = new URL(corridor.baseUrl).host;  // 127.0.0.1:<port>
-  const patched = await call(corridor, platform.production, 'PATCH', '/config', { umaDomain: domain });
+  const patched = await call(corridor, platform.production, 'PATCH', '/config',
+    { umaDomain: domain, webhookEndpoint: webhooks.url });
   assert.equal(patched.status, 200, patched.text);
   const created = await call(corridor, platform.production, 'POST', '/customers',
     { customerType: 'INDIVIDUAL', umaAddress: `$bob@${domain}`, fullName: 'Bob Smith' });
@@ -299,8 +305,10 @@ test('a running corridor answers an SDK UMA lookup that the SDK verifies', async
   const tampered = LnurlpResponse.fromJson(text.replace(`"${receiverAddress}"`, `"$eve@${domain}"`));
   assert.equal(await verifyUmaLnurlpResponseSignature(tampered, keys, freshNonces()), false);
 
-  // The SDK's pay request to the callback: everything checkable holds, so the answer is the
-  // 501 of a receiver that cannot execute UMA payments yet; a replay and a forgery are refused.
+  // The SDK's pay request to the callback: everything checkable holds, so the answer is a pay
+  // response the SDK parses and verifies, whose invoice Corridor's node signed for the converted
+  // amount; the payment waits PENDING for the platform's approval. A replay and a forgery are
+  // refused.
   const payRequest = await getPayRequest({
     receiverEncryptionPubKey: keys.getEncryptionPubKey(), sendingVaspPrivateKey: sender.secret,
     receivingCurrencyCode: 'USD', amount: 100, isAmountInReceivingCurrency: true,
@@ -310,9 +318,31 @@ test('a running corridor answers an SDK UMA lookup that the SDK verifies', async
   const callback = `${corridor.baseUrl}${new URL(response.callback).pathname}`;
   const pay = (body) => fetch(callback, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
   const paid = await pay(payRequest.toJsonString());
-  const paidBody = await paid.json();
-  assert.equal(paid.status, 501, JSON.stringify(paidBody));
-  assert.equal(paidBody.code, 'NOT_IMPLEMENTED');
+  const paidText = await paid.text();
+  assert.equal(paid.status, 200, paidText);
+  const payResponse = PayReqResponse.fromJson(paidText);
+  assert.equal(await verifyPayReqResponseSignature(payResponse, `$alice@${senderVasp.domain}`,
+    receiverAddress, keys, freshNonces()), true);
+  assert.equal(await verifyPayReqResponseSignature(payResponse, `$mallory@${senderVasp.domain}`,
+    receiverAddress, keys, freshNonces()), false);
+  assert.equal(payResponse.converted.amount, 100);
+  assert.equal(payResponse.converted.currencyCode, 'USD');
+  assert.equal(payResponse.converted.decimals, 2);
+  assert.ok(payResponse.converted.multiplier > 0 && payResponse.converted.fee >= 0);
+  assert.deepEqual(payResponse.payeeData.compliance.utxos, []);
+  const invoice = bolt11.decode(payResponse.pr, { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, validWitnessVersions: [0, 1] });
+  assert.equal(invoice.complete, true);
+  const invoiceMsats = Number(invoice.millisatoshis);
+  // The invoice pays the converted amount plus the fee, to within the rounding to whole satoshis.
+  const expected = payResponse.converted.amount * payResponse.converted.multiplier + payResponse.converted.fee;
+  assert.ok(Math.abs(invoiceMsats - expected) < 2000, `${invoiceMsats} vs ${expected}`);
+  const paymentHash = invoice.tags.find((tag) => tag.tagName === 'payment_hash').data;
+  assert.match(paymentHash, /^[0-9a-f]{64}$/);
+  const incoming = await call(corridor, platform.production, 'GET', `/transactions?customerId=${created.body.id}&type=INCOMING`);
+  assert.equal(incoming.status, 200, incoming.text);
+  assert.equal(incoming.body.data.length, 1);
+  assert.equal(incoming.body.data[0].status, 'PENDING');
+  assert.equal(incoming.body.data[0].receivedAmount.amount, 100);
   assert.equal((await (await pay(payRequest.toJsonString())).json()).code, 'INVALID_NONCE');
   const forged = await getPayRequest({
     receiverEncryptionPubKey: keys.getEncryptionPubKey(), sendingVaspPrivateKey: keyPair().secret,

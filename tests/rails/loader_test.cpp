@@ -215,8 +215,8 @@ TEST_CASE("rail_abi.h does not change without a version bump", "[rails][abi]") {
     std::string hash = sha256_file_hex(std::string(CORRIDOR_SOURCE_DIR) + "/rails/rail_abi.h");
     INFO("rail_abi.h SHA-256 is now " << hash);
     CHECK(CORRIDOR_RAIL_ABI_MAJOR == 1);
-    CHECK(CORRIDOR_RAIL_ABI_MINOR == 1);
-    CHECK(hash == "51281f1266d32c554a3af9362581149a14f4131c27e49e20f46338cad03f1044");
+    CHECK(CORRIDOR_RAIL_ABI_MINOR == 2);
+    CHECK(hash == "7748f50bc97b3f70e2cafb52b5b510270ec84f993175db46215453ec6391785b");
 }
 
 TEST_CASE("a plugin built for ABI 1.0 still loads and reads as able to pay out and pull",
@@ -239,7 +239,7 @@ TEST_CASE("a plugin built for ABI 1.0 still loads and reads as able to pay out a
 
 TEST_CASE("an ABI 1.1 plugin's capabilities are read from its table", "[rails][loader][abi]") {
     auto both = load_rail_file(test_plugin("test_good"), "test_good", "", "{}", nullptr);
-    CHECK(both->abi_minor() == 1);
+    CHECK(both->abi_minor() == CORRIDOR_RAIL_ABI_MINOR);
     CHECK(both->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));
     auto payout_only =
         load_rail_file(test_plugin("test_payout_only"), "test_payout_only", "", "{}", nullptr);
@@ -252,6 +252,116 @@ TEST_CASE("the shipped rails declare what they can do", "[rails][loader][abi]") 
     auto sandbox = load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
                                   R"({"timeout_ms":1000})", nullptr);
     CHECK(sandbox->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));
+    CHECK_FALSE(sandbox->serves_sandbox());
+    auto spark = load_rail_file(
+        std::string(CORRIDOR_PLUGIN_DIR) + "/spark.so", "spark", "",
+        R"({"network":"regtest","node_private_key_hex":"e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734"})",
+        nullptr);
+    CHECK(spark->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_SERVES_SANDBOX));
+    CHECK(spark->serves_sandbox());
+}
+
+TEST_CASE("a plugin built for ABI 1.1 loads under 1.2 and its unknown bits stay unknown",
+          "[rails][loader][abi]") {
+    auto rail = load_rail_file(test_plugin("test_abi_1_1"), "test_abi_1_1", "", "{}", nullptr);
+    CHECK(rail->abi_major() == 1);
+    CHECK(rail->abi_minor() == 1);
+    CHECK(rail->can(CORRIDOR_RAIL_PAYOUT));
+    CHECK(rail->can(CORRIDOR_RAIL_PULL));
+    // It carries the bit 1.2 named SERVES_SANDBOX, which meant nothing to a 1.1 plugin.
+    CHECK((rail->capabilities() & CORRIDOR_RAIL_SERVES_SANDBOX) != 0);
+    CHECK_FALSE(rail->serves_sandbox());
+    rail_operation_input op;
+    op.operation_id = "RailOperation:v11";
+    op.amount_minor = 5;
+    auto started = rail->initiate(op);
+    REQUIRE(started.ok());
+    REQUIRE(started.reports.size() == 1);
+    CHECK(started.reports[0].outcome == rail_outcome::settled);
+    CHECK(started.incoming.empty());
+
+    // So in the sandbox the simulator keeps LIGHTNING; in production the 1.1 rail serves it.
+    rail_registry registry;
+    registry.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
+                                "{}", nullptr));
+    registry.add(std::move(rail));
+    CHECK(registry.for_account_type("sandbox", "LIGHTNING")->name() == "sandbox");
+    CHECK(registry.for_account_type("production", "LIGHTNING")->name() == "test_abi_1_1");
+}
+
+TEST_CASE("a rail that serves the sandbox itself goes ahead of the simulator there",
+          "[rails][loader][abi]") {
+    rail_registry registry;
+    registry.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
+                                "{}", nullptr));
+    registry.add(load_rail_file(test_plugin("test_incoming"), "test_incoming", "", "{}", nullptr));
+    CHECK(registry.for_account_type("sandbox", "US_ACCOUNT")->name() == "test_incoming");
+    CHECK(registry.for_account_type("production", "US_ACCOUNT")->name() == "test_incoming");
+    CHECK(registry.for_account_type("sandbox", "IBAN")->name() == "sandbox");
+}
+
+TEST_CASE("report_incoming copies well-formed arrivals from initiate and tick and refuses the rest",
+          "[rails][loader][abi]") {
+    collected_log log;
+    auto rail = load_rail_file(test_plugin("test_incoming"), "test_incoming", "", "{}", &log);
+    CHECK(rail->abi_minor() == 2);
+
+    auto ticked = rail->tick(5000);
+    REQUIRE(ticked.ok());
+    REQUIRE(ticked.incoming.size() == 2);
+    const rail_incoming& lightning = ticked.incoming[0];
+    CHECK(lightning.environment == "sandbox");
+    CHECK(lightning.rail_reference == "lightning-1");
+    CHECK(lightning.match_key == "00ff");
+    CHECK(lightning.reference.empty());
+    CHECK(lightning.currency == "BTC");
+    CHECK(lightning.amount_minor == 5);
+    CHECK(lightning.amount_milli_minor == 5123);
+    CHECK(lightning.received_at_ms == 1000);
+    CHECK(lightning.message == "test arrival");
+    CHECK(ticked.incoming[1].rail_reference == "bank-1");
+    CHECK(ticked.incoming[1].reference == "REF123");
+    CHECK(ticked.incoming[1].match_key.empty());
+    // Every ill-formed one was refused with INVALID_ARGUMENT (1), each good one taken (0).
+    std::vector<std::string> expected = {
+        "test_incoming: good-milli=0",        "test_incoming: good-reference=0",
+        "test_incoming: short-struct=1",      "test_incoming: null=1",
+        "test_incoming: no-rail-reference=1", "test_incoming: no-key-or-reference=1",
+        "test_incoming: zero-amount=1",       "test_incoming: milli-disagrees=1",
+        "test_incoming: bad-currency=1",      "test_incoming: bad-environment=1"};
+    CHECK(log.lines == expected);
+
+    // From initiate too; not from another hook.
+    log.lines.clear();
+    rail_operation_input op;
+    op.operation_id = "RailOperation:in";
+    op.amount_minor = 5;
+    auto started = rail->initiate(op);
+    REQUIRE(started.ok());
+    REQUIRE(started.incoming.size() == 1);
+    CHECK(started.incoming[0].rail_reference == "during-initiate");
+    CHECK(rail->validate_account("US_ACCOUNT", "USD", "{}").ok());
+    CHECK(log.lines ==
+          std::vector<std::string>{"test_incoming: during-initiate=0", "test_incoming: outside=1"});
+
+    // Outside any hook, and through a host the process does not know, it is refused.
+    corridor_rail_type_incoming in{};
+    in.struct_size = sizeof in;
+    in.environment = {"sandbox", 7};
+    in.rail_reference = {"r", 1};
+    in.match_key = {"k", 1};
+    in.currency = {"BTC", 3};
+    in.amount_minor = 1;
+    const corridor_rail_host_api* api = rail_instance::host_api();
+    REQUIRE(api->magic.table_size >= CORRIDOR_RAIL_HOST_API_SIZE_V1_2);
+    auto* host = reinterpret_cast<corridor_rail_type_host*>(rail.get());
+    CHECK(api->report_incoming(host, &in) == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    int unknown = 0;
+    CHECK(api->report_incoming(reinterpret_cast<corridor_rail_type_host*>(&unknown), &in) ==
+          CORRIDOR_RAIL_INVALID_ARGUMENT);
+    CHECK(api->report_incoming(nullptr, &in) == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    rail.reset();  // a destroyed instance is unknown from then on
+    CHECK(api->report_incoming(host, &in) == CORRIDOR_RAIL_INVALID_ARGUMENT);
 }
 
 }  // namespace corridor

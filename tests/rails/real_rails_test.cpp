@@ -108,7 +108,7 @@ TEST_CASE("a production PIX payout settles through pix.so", "[store][rails][engi
     // PIX has no pull (ABI 1.1 capabilities): a transfer-in is refused up front, pointing the
     // payer to the funding instructions, and nothing reaches the rail.
     CHECK(rails.by_name("pix")->capabilities() == CORRIDOR_RAIL_CAN_PAYOUT);
-    CHECK(rails.by_name("spark")->capabilities() == CORRIDOR_RAIL_CAN_PAYOUT);
+    CHECK_FALSE(rails.by_name("spark")->can(CORRIDOR_RAIL_PULL));
     destination.account_json =
         R"({"accountType":"PIX","pixKey":"fulano@example.com.br","pixKeyType":"EMAIL","taxId":"52998224725"})";
     auto initiations = rails.by_name("pix")->stats(rail_hook::initiate).calls.load();

@@ -22,6 +22,15 @@ int32_t report(corridor_rail_type_host* host, const corridor_rail_type_report* r
                                 text(r->rail_reference), text(r->message)});
     return CORRIDOR_RAIL_OK;
 }
+int32_t report_incoming(corridor_rail_type_host* host, const corridor_rail_type_incoming* in) {
+    if (in == nullptr || in->struct_size < sizeof(corridor_rail_type_incoming))
+        return CORRIDOR_RAIL_INVALID_ARGUMENT;
+    reinterpret_cast<plugin_host*>(host)->incoming.push_back(
+        {text(in->environment), text(in->rail_reference), text(in->match_key), text(in->reference),
+         text(in->currency), text(in->message), in->amount_minor, in->amount_milli_minor,
+         in->received_at_ms});
+    return CORRIDOR_RAIL_OK;
+}
 void log(corridor_rail_type_host* host, int32_t, corridor_rail_type_span message) {
     reinterpret_cast<plugin_host*>(host)->logs.push_back(text(message));
 }
@@ -39,6 +48,7 @@ plugin_host::plugin_host(const std::string& path) {
     api_.set_error = &set_error;
     api_.report = &report;
     api_.log = &log;
+    api_.report_incoming = &report_incoming;
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle_) throw std::runtime_error(std::string("dlopen: ") + dlerror());
     auto entry =
@@ -75,7 +85,7 @@ hook_result plugin_host::validate(const std::string& type, const std::string& cu
 
 hook_result plugin_host::funding(const std::string& currency, int64_t amount_minor, int64_t now_ms,
                                  const std::string& reference) {
-    std::string environment = "sandbox", account = "InternalAccount:test";
+    std::string account = "InternalAccount:test";
     corridor_rail_type_funding_request request{
         sizeof(request), 0,      span(environment), span(account), span(currency),
         amount_minor,    now_ms, span(reference)};
@@ -89,7 +99,6 @@ hook_result plugin_host::initiate(const std::string& id, corridor_rail_direction
                                   const std::string& type, const std::string& json,
                                   const std::string& currency, int64_t amount_minor, int64_t now_ms,
                                   const std::string& reference) {
-    std::string environment = "sandbox";
     corridor_rail_type_operation op{sizeof(op), direction,      span(id),       span(environment),
                                     span(type), span(json),     span(currency), amount_minor,
                                     now_ms,     span(reference)};

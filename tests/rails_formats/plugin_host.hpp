@@ -20,6 +20,11 @@ struct recorded_report {
     std::string message;
 };
 
+struct recorded_incoming {
+    std::string environment, rail_reference, match_key, reference, currency, message;
+    int64_t amount_minor = 0, amount_milli_minor = 0, received_at_ms = 0;
+};
+
 struct hook_result {
     int32_t status = -1;
     std::string result;
@@ -46,7 +51,9 @@ public:
     hook_result tick(int64_t now_ms);
 
     std::vector<recorded_report> reports;
+    std::vector<recorded_incoming> incoming;  // what report_incoming handed over (ABI 1.2)
     std::vector<std::string> logs;
+    std::string environment = "sandbox";  // of the operations and funding requests made
 
     // Reports for one operation, in order.
     std::vector<recorded_report> reports_of(const std::string& id) const;

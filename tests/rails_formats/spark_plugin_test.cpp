@@ -1,12 +1,17 @@
 // The spark.so plugin loaded through the ABI.
+#include <unistd.h>
+
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "plugins/common/text.hpp"
 #include "plugins/spark/bolt11.hpp"
+#include "plugins/spark/spark_address.hpp"
 #include "tests/rails_formats/plugin_host.hpp"
 
 using corridor::plugin_test::plugin_host;
@@ -183,4 +188,271 @@ TEST_CASE("spark plugin: payouts to a wallet and to an invoice", "[plugins][spar
     CHECK(host.reports_of("op-ln").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
     CHECK(host.reports_of("op-expired").empty());
     CHECK(host.reports_of("op-amount").empty());
+}
+
+namespace {
+
+const std::string key_b = "1111111111111111111111111111111111111111111111111111111111111111";
+const std::string key_c = "2222222222222222222222222222222222222222222222222222222222222222";
+
+struct network_dir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("corridor-spark-net-" + std::to_string(::getpid()));
+    network_dir() {
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    ~network_dir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path, ignored);
+    }
+    std::string config(const std::string& key) const {
+        return R"({"network":"regtest","node_private_key_hex":")" + key +
+               R"(","sandbox_network_dir":")" + path.string() + R"(","sandbox_timeout_ms":5000})";
+    }
+};
+
+std::string funding_invoice(plugin_host& host, std::int64_t amount, const std::string& reference) {
+    auto funding = host.funding("BTC", amount, now_ms, reference);
+    REQUIRE(funding.status == CORRIDOR_RAIL_OK);
+    return std::string(boost::json::parse(funding.result)
+                           .at(0)
+                           .at("accountOrWalletInfo")
+                           .at("invoice")
+                           .as_string());
+}
+
+std::string lightning(const std::string& invoice_text) {
+    return "{\"invoice\":\"" + invoice_text + "\"}";
+}
+
+std::string hash_of(const std::string& invoice_text) {
+    return corridor::formats::hex_encode(decode_invoice(invoice_text)->fields.payment_hash);
+}
+
+}  // namespace
+
+TEST_CASE("spark plugin: an invoice is paid through the sandbox network at most once",
+          "[plugins][spark][network]") {
+    network_dir network;
+    plugin_host payee(CORRIDOR_SPARK_PLUGIN), payer(CORRIDOR_SPARK_PLUGIN),
+        other(CORRIDOR_SPARK_PLUGIN);
+    REQUIRE(payee.create(network.config(key_b)).status == CORRIDOR_RAIL_OK);
+    REQUIRE(payer.create(network.config(test_key_hex)).status == CORRIDOR_RAIL_OK);
+    REQUIRE(other.create(network.config(key_c)).status == CORRIDOR_RAIL_OK);
+    std::string invoice_text = funding_invoice(payee, 0, "REF-B");
+    std::string hash = hash_of(invoice_text);
+
+    REQUIRE(payer
+                .initiate("op-1", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(invoice_text), "BTC",
+                          2500, now_ms)
+                .status == CORRIDOR_RAIL_OK);
+    auto paid = payer.reports_of("op-1");
+    REQUIRE(paid.size() == 1);
+    CHECK(paid[0].outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+    CHECK(paid[0].rail_reference == hash);
+    std::filesystem::path record = network.path / "payments" / (hash + ".json");
+    REQUIRE(std::filesystem::exists(record));
+    std::ifstream in(record);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto written = boost::json::parse(text.str()).as_object();
+    CHECK(written.at("amountMsat").to_number<std::int64_t>() == 2'500'000);
+    CHECK(written.at("invoice").as_string() == invoice_text);
+    CHECK(written.at("payer").as_string() == test_payee);
+    CHECK(written.at("payerOperationId").as_string() == "op-1");
+    // No temporary file is left behind.
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(network.path / "payments")) {
+        CHECK(entry.path().filename().string().front() != '.');
+        ++files;
+    }
+    CHECK(files == 1);
+
+    // The same invoice again, by the same payer or another: refused with the rail's reason.
+    for (auto* host : {&payer, &other}) {
+        REQUIRE(host->initiate("op-2", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(invoice_text),
+                               "BTC", 2500, now_ms)
+                    .status == CORRIDOR_RAIL_OK);
+        auto refused = host->reports_of("op-2");
+        REQUIRE(refused.size() == 1);
+        CHECK(refused[0].outcome == CORRIDOR_RAIL_OUTCOME_FAILED);
+        CHECK(refused[0].failure == CORRIDOR_RAIL_FAILURE_REJECTED);
+        CHECK(refused[0].rail_reason_code == "INVOICE_ALREADY_PAID");
+        CHECK(refused[0].failure_reason == "LIGHTNING_PAYMENT_FAILED");
+        CHECK(refused[0].message == "invoice " + hash + " was already paid");
+    }
+    // The host retrying op-1 (same process, or the payer restarted) finds its own payment.
+    REQUIRE(payer
+                .initiate("op-1", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(invoice_text), "BTC",
+                          2500, now_ms)
+                .status == CORRIDOR_RAIL_OK);
+    CHECK(payer.reports_of("op-1").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+    plugin_host restarted(CORRIDOR_SPARK_PLUGIN);
+    REQUIRE(restarted.create(network.config(test_key_hex)).status == CORRIDOR_RAIL_OK);
+    REQUIRE(restarted
+                .initiate("op-1", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(invoice_text), "BTC",
+                          2500, now_ms)
+                .status == CORRIDOR_RAIL_OK);
+    CHECK(restarted.reports_of("op-1").at(0).outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+    // ...but another node retrying with the payer's operation id is another payer.
+    REQUIRE(other
+                .initiate("op-1", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(invoice_text), "BTC",
+                          2500, now_ms)
+                .status == CORRIDOR_RAIL_OK);
+    CHECK(other.reports_of("op-1").at(0).outcome == CORRIDOR_RAIL_OUTCOME_FAILED);
+
+    // Production never touches the sandbox network: the payout is simulated as before.
+    payer.environment = "production";
+    std::string fresh = funding_invoice(payee, 0, "REF-P");
+    REQUIRE(payer
+                .initiate("op-p", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(fresh), "BTC", 10,
+                          now_ms)
+                .status == CORRIDOR_RAIL_OK);
+    CHECK(payer.reports_of("op-p").at(0).outcome == CORRIDOR_RAIL_OUTCOME_PENDING);
+    CHECK_FALSE(std::filesystem::exists(network.path / "payments" / (hash_of(fresh) + ".json")));
+    REQUIRE(payer.tick(now_ms + 1000).status == CORRIDOR_RAIL_OK);
+    CHECK(payer.reports_of("op-p").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+}
+
+TEST_CASE("spark plugin: the network's payments of our invoices are received once per run",
+          "[plugins][spark][network]") {
+    network_dir network;
+    plugin_host payee(CORRIDOR_SPARK_PLUGIN), payer(CORRIDOR_SPARK_PLUGIN);
+    REQUIRE(payee.create(network.config(key_b)).status == CORRIDOR_RAIL_OK);
+    REQUIRE(payer.create(network.config(test_key_hex)).status == CORRIDOR_RAIL_OK);
+    std::string any_amount = funding_invoice(payee, 0, "InternalRef-1");
+    std::string quote = funding_invoice(payee, 1500, "Q12345");
+    std::string payers_own = funding_invoice(payer, 0, "PayerRef");
+    // An invoice of a third node that no instance here runs.
+    std::string foreign = invoice(ln_network::regtest, std::nullopt, 1773151000);
+    int op = 0;
+    for (auto [text, amount] :
+         {std::pair{any_amount, 2500}, std::pair{quote, 1500}, std::pair{foreign, 700}}) {
+        REQUIRE(payer
+                    .initiate("op-" + std::to_string(++op), CORRIDOR_RAIL_PAYOUT, "LIGHTNING",
+                              lightning(text), "BTC", amount, now_ms)
+                    .status == CORRIDOR_RAIL_OK);
+    }
+    plugin_host third(CORRIDOR_SPARK_PLUGIN);
+    REQUIRE(third.create(network.config(key_c)).status == CORRIDOR_RAIL_OK);
+    REQUIRE(third
+                .initiate("op-own", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(payers_own), "BTC",
+                          321, now_ms)
+                .status == CORRIDOR_RAIL_OK);
+    // Junk in the folder is named in the log and otherwise ignored.
+    std::ofstream(network.path / "payments" / "junk.json") << "not json";
+
+    REQUIRE(payee.tick(now_ms + 5000).status == CORRIDOR_RAIL_OK);
+    REQUIRE(payee.incoming.size() == 2);
+    std::map<std::string, corridor::plugin_test::recorded_incoming> by_hash;
+    for (const auto& arrival : payee.incoming) by_hash[arrival.rail_reference] = arrival;
+    const auto& first = by_hash.at(hash_of(any_amount));
+    CHECK(first.environment == "sandbox");
+    CHECK(first.match_key == hash_of(any_amount));
+    CHECK(first.reference == "InternalRef-1");
+    CHECK(first.currency == "BTC");
+    CHECK(first.amount_minor == 2500);
+    CHECK(first.amount_milli_minor == 2'500'000);
+    CHECK(first.received_at_ms == now_ms + 5000);
+    const auto& second = by_hash.at(hash_of(quote));
+    CHECK(second.reference == "Q12345");
+    CHECK(second.amount_minor == 1500);
+    bool named_junk = false;
+    for (const auto& line : payee.logs) named_junk |= line.find("junk.json") != std::string::npos;
+    CHECK(named_junk);
+
+    // Nothing twice in one run.
+    REQUIRE(payee.tick(now_ms + 6000).status == CORRIDOR_RAIL_OK);
+    CHECK(payee.incoming.size() == 2);
+    // The payer receives the one payment of its own invoice and nothing else.
+    REQUIRE(payer.tick(now_ms + 6000).status == CORRIDOR_RAIL_OK);
+    REQUIRE(payer.incoming.size() == 1);
+    CHECK(payer.incoming[0].reference == "PayerRef");
+    CHECK(payer.incoming[0].amount_minor == 321);
+    // A restarted payee reports them again: the host records each arrival once (its key is the
+    // payment hash), so the rail keeps no state of its own across runs.
+    plugin_host restarted(CORRIDOR_SPARK_PLUGIN);
+    REQUIRE(restarted.create(network.config(key_b)).status == CORRIDOR_RAIL_OK);
+    REQUIRE(restarted.tick(now_ms + 7000).status == CORRIDOR_RAIL_OK);
+    CHECK(restarted.incoming.size() == 2);
+}
+
+TEST_CASE("spark plugin: sandbox failure patterns on the destination", "[plugins][spark]") {
+    plugin_host host(CORRIDOR_SPARK_PLUGIN);
+    REQUIRE(host.create(config).status == CORRIDOR_RAIL_OK);
+    // Spark addresses of made-up keys until one ends in 002 and one in 005.
+    std::map<std::string, std::string> by_pattern;
+    for (std::uint32_t i = 1; by_pattern.size() < 2 && i < 2'000'000; ++i) {
+        bytes32 secret{};
+        secret[28] = static_cast<std::uint8_t>(i >> 24);
+        secret[29] = static_cast<std::uint8_t>(i >> 16);
+        secret[30] = static_cast<std::uint8_t>(i >> 8);
+        secret[31] = static_cast<std::uint8_t>(i);
+        std::string address =
+            encode_spark_address(spark_network::regtest, node_public_key(secret).value());
+        std::string tail = address.substr(address.size() - 3);
+        if (tail == "002" || tail == "005") by_pattern.emplace(tail, address);
+    }
+    REQUIRE(by_pattern.size() == 2);
+    auto wallet = [](const std::string& address) { return "{\"address\":\"" + address + "\"}"; };
+    REQUIRE(host.initiate("op-002", CORRIDOR_RAIL_PAYOUT, "SPARK_WALLET",
+                          wallet(by_pattern.at("002")), "BTC", 10, now_ms)
+                .status == CORRIDOR_RAIL_OK);
+    auto failed = host.reports_of("op-002");
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].outcome == CORRIDOR_RAIL_OUTCOME_FAILED);
+    CHECK(failed[0].failure == CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS);
+    CHECK(failed[0].rail_reason_code == "INSUFFICIENT_BALANCE");
+    CHECK(failed[0].failure_reason == "LIGHTNING_PAYMENT_FAILED");
+
+    REQUIRE(host.initiate("op-005", CORRIDOR_RAIL_PAYOUT, "SPARK_WALLET",
+                          wallet(by_pattern.at("005")), "BTC", 10, now_ms)
+                .status == CORRIDOR_RAIL_OK);
+    CHECK(host.reports_of("op-005").back().outcome == CORRIDOR_RAIL_OUTCOME_PENDING);
+    REQUIRE(host.tick(now_ms + 29'000).status == CORRIDOR_RAIL_OK);
+    CHECK(host.reports_of("op-005").back().outcome == CORRIDOR_RAIL_OUTCOME_PENDING);
+    REQUIRE(host.tick(now_ms + 30'000).status == CORRIDOR_RAIL_OK);
+    auto timed_out = host.reports_of("op-005").back();
+    CHECK(timed_out.outcome == CORRIDOR_RAIL_OUTCOME_FAILED);
+    CHECK(timed_out.failure == CORRIDOR_RAIL_FAILURE_TIMEOUT);
+    CHECK(timed_out.failure_reason == "TIMEOUT");
+
+    // In production the same addresses are paid like any other.
+    host.environment = "production";
+    REQUIRE(host.initiate("op-prod", CORRIDOR_RAIL_PAYOUT, "SPARK_WALLET",
+                          wallet(by_pattern.at("002")), "BTC", 10, now_ms)
+                .status == CORRIDOR_RAIL_OK);
+    CHECK(host.reports_of("op-prod").back().outcome == CORRIDOR_RAIL_OUTCOME_PENDING);
+}
+
+TEST_CASE("spark plugin: an invoice of millisatoshis is paid by the satoshis that cover it",
+          "[plugins][spark][network]") {
+    network_dir network;
+    plugin_host payee(CORRIDOR_SPARK_PLUGIN), payer(CORRIDOR_SPARK_PLUGIN);
+    // The key that signs the invoices of invoice() above.
+    REQUIRE(payee.create(network.config("11" + test_key_hex.substr(2))).status == CORRIDOR_RAIL_OK);
+    REQUIRE(payer.create(network.config(test_key_hex)).status == CORRIDOR_RAIL_OK);
+    std::string text = invoice(ln_network::regtest, 2'632'500, 1773151000);
+    auto short_payout = payer.initiate("op-short", CORRIDOR_RAIL_PAYOUT, "LIGHTNING",
+                                       lightning(text), "BTC", 2632, now_ms);
+    CHECK(short_payout.status == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    CHECK(short_payout.error ==
+          "the amount differs from the invoice's 2632500 msat (a payout of 2633 sat)");
+    CHECK(payer
+              .initiate("op-long", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(text), "BTC", 2634,
+                        now_ms)
+              .status == CORRIDOR_RAIL_INVALID_ARGUMENT);
+    REQUIRE(
+        payer
+            .initiate("op", CORRIDOR_RAIL_PAYOUT, "LIGHTNING", lightning(text), "BTC", 2633, now_ms)
+            .status == CORRIDOR_RAIL_OK);
+    CHECK(payer.reports_of("op").at(0).outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+    REQUIRE(payee.tick(now_ms + 1000).status == CORRIDOR_RAIL_OK);
+    REQUIRE(payee.incoming.size() == 1);
+    CHECK(payee.incoming[0].amount_milli_minor == 2'632'500);
+    CHECK(payee.incoming[0].amount_minor == 2632);
+    CHECK(payee.incoming[0].reference.empty());  // not a funding invoice: by match key only
+    CHECK(payee.incoming[0].match_key ==
+          "0001020304050607080900010203040506070809000102030405060708090102");
 }

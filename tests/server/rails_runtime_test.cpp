@@ -2,11 +2,14 @@
 // payment engine on a real ledger writer until a transfer completes.
 #include "server/rails_runtime.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/json.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <thread>
@@ -58,6 +61,79 @@ TEST_CASE("a rails data folder is one node: the same id at every start, one proc
     CHECK(again.id() == id);
     rail_node_lock elsewhere((dir / "other").string(), random);
     CHECK(elsewhere.id() != id);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("the spark rail plays the sandbox timeout too", "[server][rails]") {
+    service_config config = service_config::defaults(".");
+    config.sandbox_timeout_seconds = 3;
+    config.plugins_rails = {"spark"};
+    config.plugins_settings = {{"spark", R"({"network":"regtest"})"}};
+    CHECK(rail_load_config_of(config).settings_json.at("spark") ==
+          R"({"network":"regtest","data_dir":"rail-data/spark","sandbox_timeout_ms":3000})");
+    config.plugins_settings["spark"] = R"({"sandbox_timeout_ms":9})";
+    CHECK(rail_load_config_of(config).settings_json.at("spark") ==
+          R"({"sandbox_timeout_ms":9,"data_dir":"rail-data/spark"})");
+}
+
+TEST_CASE("the spark settings get absolute paths and, off mainnet, a node key made once",
+          "[server][rails]") {
+    namespace fs = std::filesystem;
+    fs::path dir =
+        fs::temp_directory_path() / ("corridor-spark-settings-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "conf");
+    service_config config = service_config::defaults(".");
+    config.plugins_settings = {
+        {"spark",
+         R"({"network":"regtest","node_private_key_file":"../var/node.key","sandbox_network_dir":"../var/ln"})"}};
+    std::string conf_dir = (dir / "conf").string();
+    std::string created = prepare_spark_settings(config, conf_dir);
+    fs::path key = (dir / "var" / "node.key").lexically_normal();
+    CHECK(created == key.string());
+    auto settings = boost::json::parse(config.plugins_settings.at("spark")).as_object();
+    CHECK(settings.at("node_private_key_file").as_string() == key.string());
+    CHECK(settings.at("sandbox_network_dir").as_string() ==
+          (dir / "var" / "ln").lexically_normal().string());
+    CHECK(settings.at("network").as_string() == "regtest");
+    std::string hex;
+    std::ifstream(key) >> hex;
+    CHECK(hex.size() == 64);
+    CHECK(hex.find_first_not_of("0123456789abcdef") == std::string::npos);
+    struct stat info {};
+    REQUIRE(::stat(key.c_str(), &info) == 0);
+    CHECK((info.st_mode & 0777) == 0600);
+
+    // Started again (or by a second process): the key is read, never replaced.
+    service_config again = service_config::defaults(".");
+    again.plugins_settings = {
+        {"spark", R"({"network":"regtest","node_private_key_file":")" + key.string() + R"("})"}};
+    CHECK(prepare_spark_settings(again, conf_dir).empty());
+    std::string same;
+    std::ifstream(key) >> same;
+    CHECK(same == hex);
+
+    // A mainnet key is never made up, and an inline key needs no file.
+    service_config mainnet = service_config::defaults(".");
+    mainnet.plugins_settings = {
+        {"spark", R"({"network":"mainnet","node_private_key_file":"absent.key"})"}};
+    CHECK(prepare_spark_settings(mainnet, conf_dir).empty());
+    CHECK_FALSE(fs::exists(dir / "conf" / "absent.key"));
+    service_config inline_key = service_config::defaults(".");
+    inline_key.plugins_settings = {
+        {"spark",
+         R"({"network":"regtest","node_private_key_hex":"11","node_private_key_file":"k"})"}};
+    CHECK(prepare_spark_settings(inline_key, conf_dir).empty());
+    CHECK_FALSE(fs::exists(dir / "conf" / "k"));
+
+    // No spark settings: nothing to do; settings that are not an object stop start-up.
+    service_config none = service_config::defaults(".");
+    CHECK(prepare_spark_settings(none, conf_dir).empty());
+    CHECK(none.plugins_settings.empty());
+    service_config bad = service_config::defaults(".");
+    bad.plugins_settings = {{"spark", "[1]"}};
+    CHECK_THROWS_WITH(prepare_spark_settings(bad, conf_dir),
+                      Catch::Contains("plugins.settings.spark must be a JSON object"));
     fs::remove_all(dir);
 }
 
@@ -213,6 +289,13 @@ TEST_CASE("the shipped configuration loads the four shipped rails with working s
     fs::remove_all(dir);
     config.plugins_dir = CORRIDOR_PLUGIN_DIR;
     config.rails_data_dir = dir.string();
+    // The Spark node key is made at start-up, as serve does, here in the same folder.
+    auto spark = boost::json::parse(config.plugins_settings.at("spark")).as_object();
+    spark["node_private_key_file"] = (dir / "spark-node.key").string();
+    spark["sandbox_network_dir"] = (dir / "lightning-sandbox").string();
+    config.plugins_settings["spark"] = boost::json::serialize(spark);
+    CHECK(prepare_spark_settings(config, (fs::path(CORRIDOR_SOURCE_DIR) / "conf").string()) ==
+          (dir / "spark-node.key").string());
     {
         auto rails = load_rails(rail_load_config_of(config), nullptr);
         REQUIRE(rails.all().size() == 4);

@@ -3,12 +3,20 @@
 #include <boost/json/serialize.hpp>
 #include <catch2/catch.hpp>
 
+#include "ledger/approvals.hpp"
 #include "ledger/rates.hpp"
+#include "ledger/uma_receipts.hpp"
+#include "plugins/spark/bolt11.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/ecies.hpp"
+#include "uma/hex.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/pay_request.hpp"
+#include "uma/pay_response.hpp"
 #include "uma/pubkey_response.hpp"
+#include "uma/signing.hpp"
+#include "uma/sql_stores.hpp"
+#include "uma/verify.hpp"
 
 using namespace corridor;
 
@@ -21,9 +29,14 @@ class fixed_rates final : public rate_source {
 public:
     std::optional<corridor_terms> terms(const currency& sending,
                                         const currency& receiving) const override {
-        if (sending.code != "USD" || receiving.code != "BTC") return std::nullopt;
         corridor_terms out;
-        out.mid_rate = *rational::parse_decimal("0.00001");
+        if (sending.code == "USD" && receiving.code == "BTC") {
+            out.mid_rate = *rational::parse_decimal("0.00001");
+        } else if (sending.code == "BTC" && receiving.code == "USD") {
+            out.mid_rate = *rational::parse_decimal("100000");
+        } else {
+            return std::nullopt;
+        }
         return out;
     }
 };
@@ -50,7 +63,17 @@ struct receiver_world : testing::store_fixture {
     fake_keys keys;
     uma_receiver_services services{
         clock, random, currencies, rates, keys, proxy_host, "https://corridor.example"};
+    funding_directory funding = funding_directory::from_json("{}");
+    payment_services payments{ids, random, clock, currencies, rates, funding};
+    lightning_node node = lightning_node_from_settings(
+        R"({"network":"regtest","node_private_key_hex":")" + std::string(64, '1') + R"("})",
+        random);
     std::string platform_id = make_platform("vasp.example:8443");
+
+    receiver_world() {
+        services.payments = &payments;
+        services.node = &node;
+    }
 
     platform_config config(environment env) {
         return *load_platform_config(session(), tenant{platform_id, env});
@@ -189,6 +212,16 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
         CHECK(configuration.status == 200);
         CHECK(configuration.body.at("name") == "Acme");
     }
+    SECTION("an unsupported UMA version is 412 naming the versions we support") {
+        auto target = world.signed_target(sender, "$bob", "7");
+        target.replace(target.find("umaVersion=1.0"), 14, "umaVersion=2.0");
+        auto calls = world.keys.calls;
+        auto refused = answer_lnurlp(world.session(), world.services, proxy, target);
+        CHECK(refused.status == 412);
+        CHECK(refused.body.at("code") == "UNSUPPORTED_UMA_VERSION");
+        CHECK(boost::json::serialize(refused.body.at("supportedMajorVersions")) == "[1,0]");
+        CHECK(world.keys.calls == calls);
+    }
     SECTION("a plain LUD-16 lookup needs no signature") {
         auto calls = world.keys.calls;
         auto plain =
@@ -227,10 +260,12 @@ struct payer {
     std::optional<std::string> name = "Alice";
     std::optional<uma::public_key> travel_rule_to;
     std::string amount = "1000.USD";
+    int major_version = 1;
 };
 
 std::string pay_request_json(const payer& who, const corridor::clock& time, random_source& random) {
     uma::pay_request request;
+    request.major_version = who.major_version;
     auto parsed_amount = uma::parse_pay_request(R"({"amount":")" + who.amount + R"("})").value();
     request.amount = parsed_amount.amount;
     request.sending_currency = parsed_amount.sending_currency;
@@ -250,9 +285,15 @@ std::string pay_request_json(const payer& who, const corridor::clock& time, rand
     return boost::json::serialize(uma::to_json(request));
 }
 
+long long invoice_count(soci::session& session) {
+    long long count = 0;
+    session << "SELECT COUNT(*) FROM uma_invoices", soci::into(count);
+    return count;
+}
+
 }  // namespace
 
-TEST_CASE("the pay-request callback checks what the receiver can, then answers 501",
+TEST_CASE("the pay-request callback checks what the receiver can, then answers an invoice",
           "[uma][receiver][store]") {
     receiver_world world;
     tenant production{world.platform_id, environment::production};
@@ -278,18 +319,112 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers 5
     };
 
     auto accepted = post(pay_request_json({sender, "1"}, world.clock, world.random));
-    CHECK(accepted.status == 501);
-    CHECK(code(accepted) == "NOT_IMPLEMENTED");
+    INFO(boost::json::serialize(accepted.body));
+    REQUIRE(accepted.status == 200);
+    auto response = uma::parse_pay_response(boost::json::serialize(accepted.body));
+    REQUIRE(response.ok());
+    {
+        // Signed with the platform's signing key over payer|payee|nonce|timestamp.
+        auto ours = uma::signing_key(
+            uma::parse_pubkey_response(
+                boost::json::serialize(
+                    answer_pubkeys(world.session(), world.services, "vasp.example:8443").body))
+                .value());
+        uma::sql_nonce_store nonces(world.session(), world.clock, uma::default_nonce_window_s);
+        CHECK_FALSE(uma::verify_pay_response(response.value(), "$alice@sender.example",
+                                             "$bob@vasp.example:8443", ours.value(), "test",
+                                             nonces));
+        CHECK(uma::verify_pay_response(response.value(), "$eve@sender.example",
+                                       "$bob@vasp.example:8443", ours.value(), "test2", nonces));
+    }
+    // 1000 cents at 100000 USD per BTC: 1000000 sats, no fees configured.
+    REQUIRE(response->converted.has_value());
+    CHECK(response->converted->amount == 1000);
+    CHECK(response->converted->currency_code == "USD");
+    CHECK(response->converted->fee_msats == 0);
+    CHECK(response->converted->multiplier == Approx(10000.0));
+    auto invoice = spark::decode_invoice(response->pr);
+    REQUIRE(invoice.ok());
+    CHECK(invoice.value().fields.amount_msat == 10000000ull);
+    CHECK(invoice.value().fields.network == spark::ln_network::regtest);
+    CHECK(invoice.value().payee == spark::node_public_key(world.node.private_key).value());
+    std::string hash = uma::to_hex(invoice.value().fields.payment_hash);
+    auto stored = find_uma_invoice(world.session(), production, hash);
+    REQUIRE(stored.has_value());
+    CHECK(stored->state == "OPEN");
+    CHECK(stored->amount_msats == 10000000);
+    auto transaction = find_transaction(world.session(), production, stored->transaction_id);
+    REQUIRE(transaction.has_value());
+    CHECK(transaction->type == "INCOMING");
+    CHECK(transaction->status == "PENDING");
+    CHECK(transaction->received_amount == 1000);
+    CHECK(transaction->customer_id == id);
+    auto approval = find_incoming_approval(world.session(), production, transaction->id);
+    REQUIRE(approval.has_value());
+    CHECK(approval->state == "AWAITING_WEBHOOK");
+    CHECK(approval->sender_uma_address == "$alice@sender.example");
 
+    SECTION("a v0 pay request gets the v0 shape") {
+        payer old{sender, "9"};
+        old.amount = "1000.USD";
+        old.major_version = 0;
+        auto answered = post(pay_request_json(old, world.clock, world.random));
+        INFO(boost::json::serialize(answered.body));
+        REQUIRE(answered.status == 200);
+        CHECK(answered.body.contains("paymentInfo"));
+        CHECK(answered.body.contains("compliance"));
+        CHECK_FALSE(answered.body.contains("converted"));
+        CHECK(answered.body.at("paymentInfo").at("currencyCode").as_string() == "USD");
+        CHECK(answered.body.at("paymentInfo").at("exchangeFeesMillisatoshi").as_int64() == 0);
+        CHECK(answered.body.at("compliance").as_object().contains("utxos"));
+    }
     SECTION("a replay is refused") {
         auto again = post(pay_request_json({sender, "1"}, world.clock, world.random));
         CHECK(code(again) == "INVALID_NONCE");
+    }
+    SECTION("a timestamp outside the window, past or future, is refused and writes nothing") {
+        constexpr std::int64_t beyond_ms = (uma::default_nonce_window_s + 60) * 1000;
+        auto invoices = invoice_count(world.session());
+        auto old = pay_request_json({sender, "10"}, world.clock, world.random);
+        world.clock.advance_ms(beyond_ms);
+        auto stale = post(old);
+        CHECK(stale.status == 400);
+        CHECK(code(stale) == "INVALID_NONCE");
+        auto early = pay_request_json({sender, "11"}, world.clock, world.random);
+        world.clock.advance_ms(-2 * beyond_ms);
+        CHECK(code(post(early)) == "INVALID_NONCE");
+        CHECK(invoice_count(world.session()) == invoices);
+    }
+    SECTION("the first step verifies and spends the nonce; the second writes and asks no one") {
+        auto body = pay_request_json({sender, "12"}, world.clock, world.random);
+        auto invoices = invoice_count(world.session());
+        auto checked = check_pay_request(world.session(), world.services, id, "/uma/payreq/x",
+                                         std::string_view(body));
+        REQUIRE(checked.ok());
+        CHECK(checked->signing.has_value());
+        CHECK(checked->incoming.receiving_amount == 1000);
+        CHECK(checked->incoming.sender_uma_address == "$alice@sender.example");
+        CHECK(invoice_count(world.session()) == invoices);
+        // A second copy is a replay already: the nonce was recorded by the first step.
+        auto copy = check_pay_request(world.session(), world.services, id, "/uma/payreq/x",
+                                      std::string_view(body));
+        REQUIRE_FALSE(copy.ok());
+        CHECK(copy.error().body.at("code") == "INVALID_NONCE");
+        auto fetched = world.keys.calls;
+        auto answered =
+            answer_checked_pay_request(world.session(), world.services, checked.value());
+        CHECK(answered.status == 200);
+        CHECK(answered.body.contains("pr"));
+        CHECK(world.keys.calls == fetched);
+        CHECK(invoice_count(world.session()) == invoices + 1);
     }
     SECTION("another key's signature is refused") {
         auto other = uma::generate_private_key(world.random);
         auto refused = post(pay_request_json({other, "2"}, world.clock, world.random));
         CHECK(refused.status == 401);
         CHECK(code(refused) == "INVALID_SIGNATURE");
+        // The forgery spent no nonce: the sender's own request with it goes through.
+        CHECK(post(pay_request_json({sender, "2"}, world.clock, world.random)).status == 200);
     }
     SECTION("mandatory payer data must be there") {
         payer nameless{sender, "3"};
@@ -305,12 +440,15 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers 5
             answer_pubkeys(world.session(), world.services, "vasp.example:8443").body));
         payer good{sender, "4"};
         good.travel_rule_to = uma::encryption_key(ours.value()).value();
-        CHECK(post(pay_request_json(good, world.clock, world.random)).status == 501);
+        CHECK(post(pay_request_json(good, world.clock, world.random)).status == 200);
         payer bad{sender, "5"};
         bad.travel_rule_to = uma::public_key_of(uma::generate_private_key(world.random));
         auto refused = post(pay_request_json(bad, world.clock, world.random));
         CHECK(refused.status == 400);
         CHECK(code(refused) == "INVALID_INPUT");
+        payer retried{sender, "5"};
+        retried.travel_rule_to = good.travel_rule_to;
+        CHECK(post(pay_request_json(retried, world.clock, world.random)).status == 200);
     }
     SECTION("amounts outside the offered range are refused") {
         payer big{sender, "6"};
@@ -335,12 +473,15 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers 5
         auto get = [&](const std::string& target) {
             return answer_pay_request(world.session(), world.services, id, target, std::nullopt);
         };
-        CHECK(get("/uma/payreq/x?amount=20000").status == 501);
+        auto plain = get("/uma/payreq/x?amount=20000");
+        CHECK(plain.status == 200);
+        CHECK(plain.body.contains("pr"));
+        CHECK_FALSE(plain.body.contains("payeeData"));
         CHECK(code(get("/uma/payreq/x?amount=5000")) == "AMOUNT_OUT_OF_RANGE");
         CHECK(code(get("/uma/payreq/x")) == "PARSE_PAYREQ_REQUEST_ERROR");
         CHECK(code(get("/uma/payreq/x?amount=20000&payerdata=%7Bnot")) ==
               "PARSE_PAYREQ_REQUEST_ERROR");
-        CHECK(get("/uma/payreq/x?amount=20000&payerdata=%7B%22name%22%3A%22A%22%7D").status == 501);
+        CHECK(get("/uma/payreq/x?amount=20000&payerdata=%7B%22name%22%3A%22A%22%7D").status == 200);
     }
     CHECK(answer_post_transaction("{").status == 400);
 }

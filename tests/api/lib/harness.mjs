@@ -42,6 +42,16 @@ export async function startCorridor(options = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'corridor-api-'));
   const database = options.database || freshDatabase(dir);
   const base = JSON.parse(readFileSync(join(confDir, 'corridor.json'), 'utf8'));
+  // The shipped spark settings point into the repository's var/: each test server gets its own
+  // node key and sandbox Lightning network instead (options.plugins.settings replaces them all).
+  const baseSettings = { ...(base.plugins?.settings || {}) };
+  if (baseSettings.spark) {
+    baseSettings.spark = {
+      ...baseSettings.spark,
+      node_private_key_file: join(dir, 'spark-node.key'),
+      sandbox_network_dir: join(dir, 'lightning-sandbox'),
+    };
+  }
   const config = {
     ...base,
     listen: '127.0.0.1:0',
@@ -53,7 +63,12 @@ export async function startCorridor(options = {}) {
     uma_providers_file: join(confDir, 'uma-providers.json'),
     // The build writes rail plugins next to the binary (build/plugins) unless told otherwise.
     // options.plugins overrides keys of plugins (rails, settings) and keeps that folder.
-    plugins: { ...base.plugins, dir: process.env.CORRIDOR_PLUGIN_DIR || join(dirname(bin), 'plugins'), ...(options.plugins || {}) },
+    plugins: {
+      ...base.plugins,
+      settings: baseSettings,
+      dir: process.env.CORRIDOR_PLUGIN_DIR || join(dirname(bin), 'plugins'),
+      ...(options.plugins || {}),
+    },
     bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },
     // Each process keeps its rails' state (its node) in a folder of its own.
     rails: { ...base.rails, data_dir: join(dir, 'rails') },

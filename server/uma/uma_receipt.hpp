@@ -1,0 +1,64 @@
+#pragma once
+// Receiving an UMA payment for one of our customers: the amount converted with the ledger's pricing
+// (BTC, in satoshis, is the sending side; the receiver's currency the receiving side), the INCOMING
+// transaction created through the approval protocol (ledger/approvals.hpp), and the BOLT #11
+// invoice for it, signed with the service's Lightning node key, whose payment hash is kept with the
+// transaction (ledger/uma_receipts.hpp settles it when paid and approved). Shared by the
+// pay-request callback and POST /sandbox/uma/receive. Runs in the ledger writer's transaction.
+#include <soci/soci.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ledger/customer_store.hpp"
+#include "ledger/payments.hpp"
+#include "ledger/platform_store.hpp"
+#include "ledger/result.hpp"
+#include "plugins/spark/bolt11.hpp"
+#include "uma/uma_error.hpp"
+
+namespace corridor {
+
+// The node that issues the invoices. The Spark rail signs its funding invoices with the same key:
+// both read plugins.settings.spark (network, node_private_key_hex or node_private_key_file,
+// invoice_expiry_seconds).
+struct lightning_node {
+    spark::bytes32 private_key{};
+    spark::ln_network network = spark::ln_network::regtest;
+    std::uint64_t invoice_expiry_seconds = 3600;
+    bool configured = false;  // false: a key drawn at start-up (no Spark settings)
+};
+
+// From the Spark rail's settings (a JSON object text, empty when absent). Throws
+// std::runtime_error naming the bad key. Without settings a fresh key is drawn from `random`.
+lightning_node lightning_node_from_settings(const std::string& spark_settings_json,
+                                            random_source& random);
+
+struct incoming_uma_request {
+    customer receiver;
+    std::string receiving_currency;
+    // Exactly one: an amount in the receiving currency's smallest units, or in millisatoshis.
+    std::optional<std::int64_t> receiving_amount, amount_msats;
+    std::string sender_uma_address;
+    std::string counterparty_information = "{}";       // JSON object text (the payer data)
+    std::vector<counterparty_field> requested_fields;  // receiver information the sender asks for
+    std::string description;
+};
+
+struct incoming_uma_payment {
+    transaction_record transaction;
+    std::string invoice, payment_hash;
+    std::int64_t amount_msats = 0;     // the invoice amount
+    std::int64_t fee_msats = 0;        // of which fees
+    std::int64_t received_amount = 0;  // receiving smallest units, fees excluded
+    int decimals = 0;
+    double multiplier = 0;  // millisatoshis per receiving smallest unit, fees excluded
+};
+
+result<incoming_uma_payment, uma::uma_error> start_incoming_uma_payment(
+    soci::session& session, const payment_services& services, const lightning_node& node,
+    const incoming_uma_request& request);
+
+}  // namespace corridor
