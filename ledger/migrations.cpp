@@ -562,6 +562,18 @@ const std::vector<migration>& all_migrations() {
              "created_at_ms)",
              "CREATE INDEX rail_incoming_by_match_key ON rail_incoming_payments (match_key)",
          }},
+        {16,
+         "rail operations remember who handed them to a rail",
+         {
+             // rail_node: the process (by its rails data folder) whose rail plugin was given the
+             // operation; only that node initiates it again, because only its plugin's state knows
+             // it. '' = no rail holds it (any process may claim it). rail_epoch: that process's
+             // run; an open operation of this node from an earlier run is initiated again after a
+             // restart, so a plugin that lost it in memory picks it up again as a retry.
+             "ALTER TABLE rail_operations ADD COLUMN rail_node TEXT NOT NULL DEFAULT ''",
+             "ALTER TABLE rail_operations ADD COLUMN rail_epoch TEXT NOT NULL DEFAULT ''",
+             "CREATE INDEX rail_operations_by_node ON rail_operations (rail_node, status)",
+         }},
     };
     return migrations;
 }

@@ -3,15 +3,22 @@
 // plugins. A transfer begins inside a ledger-writer command (begin_transfer_out /
 // begin_transfer_in): the money that must be held is held, the transaction is recorded PENDING and
 // a rail_operations row is written INITIATING, all in that command's transaction.
-// payment_engine::drive, also run as a ledger-writer command, then initiates due operations through
-// their rail, applies what the rails report (settled, failed, returned), and fails operations that
-// pass their deadline. A failure puts held money back (a refund posting) in the same transaction
-// that records it.
+// The payment engine then moves operations on in passes of three steps: claim (a write
+// transaction: fail operations past their deadline, lease the operations due for initiation),
+// call (no database: the rails' initiate and tick hooks), record (a write transaction: apply what
+// the rails answered and reported: settled, failed, returned). The hooks run between the two
+// transactions, so a slow rail holds up no database work. A failure puts held money back (a refund
+// posting) in the same transaction that records it.
 //
-// State lives only in the database, so a restarted process, or another process on the same
-// PostgreSQL, carries on where one stopped.
+// State lives in the database, so a restarted process, or another process on the same PostgreSQL,
+// carries on where one stopped. A rail plugin keeps state of its own (an ACH file not yet sent), so
+// an operation handed to a rail stays with the node that handed it (rail_node): no other node
+// initiates it, and after a restart that node initiates every such operation without a final
+// outcome again (the ABI's retry), so a plugin that lost it picks it up and one that kept it
+// answers with what it knows.
 #include <soci/soci.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -54,8 +61,11 @@ struct rail_engine_settings {
     std::int64_t call_timeout_ms = 10000;
     // An operation without a final report this long after it began fails with TIMEOUT.
     std::int64_t settlement_timeout_ms = 3LL * 24 * 3600 * 1000;
-    // Rows handled per drive() pass, per kind of work.
+    // Rows handled per pass, per kind of work.
     int batch_operations_max = 64;
+    // The node this engine runs as: the identity of its process's rail state (the rails data
+    // folder), the same across restarts. Never empty.
+    std::string node = "local";
 };
 
 struct rail_engine_services {
@@ -146,24 +156,61 @@ private:
     external_account_directory& accounts_;
 };
 
+// What the claim step of a pass took: operations to hand to their rails, with their lease taken.
+struct rail_claim {
+    std::int64_t now_ms = 0;
+    std::vector<rail_operation> initiations;  // INITIATING, due: first try or after their lease
+    std::vector<rail_operation> retries;      // this node's, handed to its rails before a restart
+    bool retries_exhausted = false;           // no more to retry: later claims need not look
+    int closed = 0;                           // failed at their deadline by this step
+    bool empty() const { return initiations.empty() && retries.empty(); }
+};
+
+// What the rails answered in the call step; copied out of the plugins, applied by record.
+struct rail_answers {
+    struct initiation {
+        std::string operation_id;
+        bool retry = false;
+        rail_call_result result;
+    };
+    std::vector<initiation> initiations;
+    std::vector<rail_report> tick_reports;
+    // What rails reported arriving (ABI 1.2), by rail, from any hook: facts, whatever its status.
+    std::vector<std::pair<std::string, std::vector<rail_incoming>>> arrivals;
+    bool empty() const { return initiations.empty() && tick_reports.empty() && arrivals.empty(); }
+};
+
 class payment_engine {
 public:
-    explicit payment_engine(rail_engine_services services) : services_(services) {}
+    // A new engine is a new run of its node (a fresh rail_epoch): its first passes initiate again
+    // the node's operations of earlier runs.
+    explicit payment_engine(rail_engine_services services);
 
-    // One pass of the engine inside the caller's write transaction; returns how many operations
-    // changed state. Runs on one thread at a time (the ledger writer's).
+    // The three steps of a pass. claim and record run in the caller's write transaction, call
+    // touches no database. One pass at a time; call only after claim's transaction committed,
+    // record with call's answers.
+    rail_claim claim(soci::session& session);
+    rail_answers call(const rail_claim& claimed);
+    // Returns how many operations changed state.
+    int record(soci::session& session, const rail_answers& answers);
+
+    // A whole pass in the caller's one write transaction (tests, tools); returns how many
+    // operations changed state.
     int drive(soci::session& session);
 
-    // Applies one report, as drive does with what rails report; false when it was ignored
+    // Applies one report, as record does with what rails report; false when it was ignored
     // (unknown operation, already final, or not a valid transition).
     bool apply_report(soci::session& session, const rail_report& report);
 
+    const std::string& epoch() const { return epoch_; }
+
 private:
-    int initiate_due(soci::session& session, std::int64_t now_ms);
-    int tick_rails(soci::session& session, std::int64_t now_ms);
     int close_overdue(soci::session& session, std::int64_t now_ms);
+    int record_initiation(soci::session& session, const rail_answers::initiation& answer);
     int apply_reports(soci::session& session, const std::vector<rail_report>& reports);
-    int hand_over_incoming(soci::session& session, const rail_instance& rail,
+    // apply_report on an operation already read (and locked) in this transaction.
+    bool apply_to(soci::session& session, rail_operation& op, const rail_report& report);
+    int hand_over_incoming(soci::session& session, const std::string& rail,
                            const std::vector<rail_incoming>& arrivals);
 
     void settle(soci::session& session, rail_operation& operation, const rail_report& report);
@@ -172,7 +219,12 @@ private:
               const std::string& message, bool returned);
 
     rail_engine_services services_;
-    std::map<std::string, std::int64_t> last_tick_ms_;  // by rail name
+    std::string epoch_;
+    // From when claims look for operations of earlier runs: at once in a new run; never again
+    // once a claim found fewer than a batch (set by call, after that claim committed); when its
+    // lease runs out after a retry the rail could not take (set by record).
+    std::atomic<std::int64_t> retries_from_ms_{0};
+    std::map<std::string, std::int64_t> last_tick_ms_;  // by rail name; used by call only
 };
 
 }  // namespace corridor

@@ -233,6 +233,7 @@ service_config service_config::defaults(const std::string& base_dir) {
     config.uma_providers_file = resolve(base_dir, config.uma_providers_file);
     config.plugins_dir = resolve(base_dir, config.plugins_dir);
     config.bulk_import.dir = resolve(base_dir, config.bulk_import.dir);
+    config.rails_data_dir = resolve(base_dir, config.rails_data_dir);
     config.database = "sqlite:" + resolve(base_dir, "corridor.db");
     return config;
 }
@@ -298,6 +299,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("rails.call_timeout_ms", config.rails_call_timeout_ms, 100, 3600000);
     keys.integer("rails.settlement_timeout_ms", config.rails_settlement_timeout_ms, 1000, 90LL * 86400000);
     keys.integer("rails.drive_interval_ms", config.rails_drive_interval_ms, 10, 60000);
+    std::string rails_data_dir;
+    keys.text("rails.data_dir", rails_data_dir);
     auto& limits = config.limits;
     keys.integer("limits.request_body_bytes_max", limits.request_body_bytes_max, 1024, 1LL << 30);
     keys.integer("limits.request_header_bytes_max", limits.request_header_bytes_max, 1024, 1 << 20);
@@ -332,6 +335,7 @@ service_config service_config::load_file(const std::string& path) {
     }
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
     if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
+    if (!rails_data_dir.empty()) config.rails_data_dir = resolve(base_dir, rails_data_dir);
     if (!key_encryption_key_file.empty()) {
         config.uma_key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
     }

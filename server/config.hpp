@@ -94,6 +94,8 @@ struct service_config {
     std::int64_t rails_call_timeout_ms = 10000;        // lease of one initiation to one process
     std::int64_t rails_settlement_timeout_ms = 259200000;  // no final outcome by then: TIMEOUT
     std::int64_t rails_drive_interval_ms = 100;        // how often the payment engine runs
+    // This process's rail state: its node identity, and one folder per rail (its plugin's files).
+    std::string rails_data_dir = "rail-data";
     limits_config limits;
     bulk_import_config bulk_import;
     kyc_config kyc;

@@ -6,10 +6,16 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <sys/file.h>
+
+#include <array>
 #include <boost/json.hpp>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <future>
 
 #include "ledger/database.hpp"
 #include "ledger/external_account_store.hpp"
@@ -160,30 +166,33 @@ int routed_arrivals::route(soci::session& session, pending item) {
     return 1;
 }
 
-// One engine pass on the ledger writer's session.
-class drive_job final : public session_job {
-public:
-    drive_job(payment_engine& engine, rail_driver& driver) : engine_(engine), driver_(driver) {}
-    bool run(soci::session& session) noexcept override {
-        try {
-            driver_.arrivals_->retry(session);
-            changed_ = engine_.drive(session);
-            return true;
-        } catch (const std::exception& error) {
-            spdlog::error("payment engine pass failed: {}", error.what());
-            return false;
+// Runs `work` as one ledger-writer command and waits for it: true once its transaction is durable.
+// An exception from `work` rolls the command back.
+bool run_on_writer(session_executor& writer, std::function<void(soci::session&)> work) {
+    class job final : public session_job {
+    public:
+        explicit job(std::function<void(soci::session&)> work) : work_(std::move(work)) {}
+        bool run(soci::session& session) noexcept override {
+            try {
+                work_(session);
+                return true;
+            } catch (const std::exception& error) {
+                spdlog::error("payment engine pass failed: {}", error.what());
+                return false;
+            }
         }
-    }
-    void finish(bool durable) noexcept override {
-        driver_.arrivals_->pass_finished(durable);
-        driver_.pass_finished(durable && changed_ > 0);
-    }
+        void finish(bool durable) noexcept override { done_.set_value(durable); }
+        std::future<bool> done() { return done_.get_future(); }
 
-private:
-    payment_engine& engine_;
-    rail_driver& driver_;
-    int changed_ = 0;
-};
+    private:
+        std::function<void(soci::session&)> work_;
+        std::promise<bool> done_;
+    };
+    auto submitted = std::make_unique<job>(std::move(work));
+    auto done = submitted->done();
+    writer.submit(std::move(submitted));
+    return done.get();
+}
 
 rail_load_config rail_load_config_of(const service_config& config) {
     rail_load_config out;
@@ -191,18 +200,18 @@ rail_load_config rail_load_config_of(const service_config& config) {
     out.rails = config.plugins_rails;
     out.sha256_pins = config.plugins_sha256;
     out.settings_json = config.plugins_settings;
-    json::object sandbox;
-    auto found = out.settings_json.find("sandbox");
-    if (found != out.settings_json.end()) sandbox = json::parse(found->second).as_object();
-    if (!sandbox.contains("timeout_ms"))
-        sandbox["timeout_ms"] = config.sandbox_timeout_seconds * 1000;
-    out.settings_json["sandbox"] = json::serialize(sandbox);
-    // The spark rail plays the sandbox patterns itself (it serves the sandbox): same timeout.
-    if (auto spark = out.settings_json.find("spark"); spark != out.settings_json.end()) {
-        json::object settings = json::parse(spark->second).as_object();
-        if (!settings.contains("sandbox_timeout_ms"))
+    for (const auto& name : config.plugins_rails) {
+        json::object settings;
+        auto found = out.settings_json.find(name);
+        if (found != out.settings_json.end()) settings = json::parse(found->second).as_object();
+        if (!settings.contains("data_dir"))
+            settings["data_dir"] = (std::filesystem::path(config.rails_data_dir) / name).string();
+        if (name == rail_registry::sandbox_rail_name && !settings.contains("timeout_ms"))
+            settings["timeout_ms"] = config.sandbox_timeout_seconds * 1000;
+        // The spark rail plays the sandbox patterns itself (it serves the sandbox): same timeout.
+        if (name == "spark" && !settings.contains("sandbox_timeout_ms"))
             settings["sandbox_timeout_ms"] = config.sandbox_timeout_seconds * 1000;
-        spark->second = json::serialize(settings);
+        out.settings_json[name] = json::serialize(settings);
     }
     return out;
 }
@@ -278,32 +287,105 @@ rail_engine_services with_arrivals(rail_engine_services services, incoming_payme
 
 }  // namespace
 
+rail_node_lock::rail_node_lock(const std::string& data_dir, random_source& random) {
+    namespace fs = std::filesystem;
+    auto refuse = [&](const std::string& why) {
+        throw rail_load_error("rails.data_dir " + data_dir + ": " + why);
+    };
+    std::error_code error;
+    fs::create_directories(data_dir, error);
+    if (error) refuse("cannot be made (" + error.message() + ")");
+    std::string lock_path = (fs::path(data_dir) / "node.lock").string();
+    fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0) refuse("cannot open node.lock (" + std::string(std::strerror(errno)) + ")");
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd_);
+        fd_ = -1;
+        refuse(
+            "another running corridor process uses this folder; give each process its own "
+            "rails.data_dir");
+    }
+    fs::path id_path = fs::path(data_dir) / "node-id";
+    std::ifstream in(id_path);
+    std::getline(in, id_);
+    if (!id_.empty()) return;
+    // First start: a random id, written whole (temporary file, flushed, renamed) so that a crash
+    // never leaves a torn one.
+    std::array<std::uint8_t, 16> bytes{};
+    random.fill(bytes);
+    for (auto b : bytes) id_ += fmt::format("{:02x}", b);
+    fs::path temporary = id_path;
+    temporary += ".tmp";
+    int out = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    std::string line = id_ + "\n";
+    bool written = out >= 0 &&
+                   ::write(out, line.data(), line.size()) == static_cast<ssize_t>(line.size()) &&
+                   ::fsync(out) == 0;
+    if (out >= 0) ::close(out);
+    if (!written) refuse("cannot write node-id (" + std::string(std::strerror(errno)) + ")");
+    fs::rename(temporary, id_path, error);
+    if (error) refuse("cannot write node-id (" + error.message() + ")");
+    int dir = ::open(data_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+}
+
+rail_node_lock::~rail_node_lock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
 rail_driver::rail_driver(rail_engine_services services, session_executor& writer,
                          std::int64_t interval_ms, incoming_routing incoming)
     : arrivals_(std::make_unique<routed_arrivals>(std::move(incoming))),
       engine_(with_arrivals(services, arrivals_.get())) {
     thread_ = std::thread([this, &writer, interval_ms] {
-        std::unique_lock lock(mutex_);
-        while (!stopping_) {
-            in_flight_ = true;
-            lock.unlock();
-            writer.submit(std::make_unique<drive_job>(engine_, *this));
-            lock.lock();
-            wake_.wait(lock, [this] { return !in_flight_; });
-            if (found_work_) continue;
+        while (!stopping()) {
+            if (pass(writer)) continue;
+            std::unique_lock lock(mutex_);
             wake_.wait_for(lock, std::chrono::milliseconds(interval_ms),
                            [this] { return stopping_; });
+        }
+        // What the rails last answered is recorded before the thread ends (the writer is still
+        // running); if even that fails, the next start's retries bring it back.
+        if (unrecorded_) {
+            bool durable = run_on_writer(writer, [&](soci::session& s) {
+                arrivals_->retry(s);
+                engine_.record(s, *unrecorded_);
+            });
+            arrivals_->pass_finished(durable);
         }
     });
 }
 
-void rail_driver::pass_finished(bool found_work) {
-    {
-        std::lock_guard lock(mutex_);
-        in_flight_ = false;
-        found_work_ = found_work;
+// One pass; true when it found work. One writer command per pass: it routes arrivals an earlier
+// command did not commit, records what the rails answered in the pass before, and claims this
+// pass's operations; the hooks run after it commits.
+bool rail_driver::pass(session_executor& writer) {
+    rail_claim claimed;
+    int changed = 0;
+    bool durable = run_on_writer(writer, [&](soci::session& s) {
+        arrivals_->retry(s);
+        if (unrecorded_) changed = engine_.record(s, *unrecorded_);
+        claimed = engine_.claim(s);
+    });
+    arrivals_->pass_finished(durable);
+    if (!durable) {
+        if (unrecorded_)
+            spdlog::error("payment engine: what the rails answered is recorded on the next pass");
+        return false;
     }
-    wake_.notify_all();
+    unrecorded_.reset();
+    rail_answers answers = engine_.call(claimed);  // the rails' hooks, on this thread
+    // Answers to record make the next pass come at once.
+    if (!answers.empty()) unrecorded_ = std::move(answers);
+    return changed > 0 || !claimed.empty() || claimed.closed > 0 || unrecorded_.has_value();
+}
+
+bool rail_driver::stopping() {
+    std::lock_guard lock(mutex_);
+    return stopping_;
 }
 
 rail_driver::~rail_driver() {

@@ -1,15 +1,18 @@
 #pragma once
 // The server's side of rails: turning the configuration into what rails/ needs, sending plugin log
-// lines to the server's log, and running the payment engine on the ledger writer.
+// lines to the server's log, the process's identity as a rail node, and running the payment
+// engine: its claims and records on the ledger writer, the rails' hooks on a thread of its own.
 #include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "ledger/incoming_payments.hpp"
+#include "ledger/random.hpp"
 #include "ledger/session_job.hpp"
 #include "rails/loader.hpp"
 #include "rails/payment_engine.hpp"
@@ -17,9 +20,27 @@
 
 namespace corridor {
 
-// plugins.* as the loader takes it. The sandbox rail gets timeout_ms, and the spark rail
-// sandbox_timeout_ms, from sandbox.timeout_seconds unless their own settings name one.
+// plugins.* as the loader takes it. Every rail gets data_dir, its own folder under rails.data_dir
+// (rails.data_dir/<name>), and the sandbox rail timeout_ms, the spark rail sandbox_timeout_ms,
+// from sandbox.timeout_seconds, unless its own settings name them.
 rail_load_config rail_load_config_of(const service_config& config);
+
+// This process as a rail node: the id kept in DATA_DIR/node-id (made on the first start, the same
+// at every later one) and an exclusive lock on DATA_DIR/node.lock held for the object's life, so
+// that two running processes are never one node (each keeps its rails' state in its own folder).
+// Throws rail_load_error naming the folder when it cannot be made or another process holds it.
+class rail_node_lock {
+public:
+    rail_node_lock(const std::string& data_dir, random_source& random);
+    ~rail_node_lock();
+    rail_node_lock(const rail_node_lock&) = delete;
+    rail_node_lock& operator=(const rail_node_lock&) = delete;
+    const std::string& id() const { return id_; }
+
+private:
+    int fd_ = -1;
+    std::string id_;
+};
 
 // Completes plugins.settings.spark before anything reads it (the spark rail and the host's own
 // invoice signing must use one node key): its node_private_key_file and sandbox_network_dir, when
@@ -79,10 +100,13 @@ private:
     std::vector<std::pair<bool, std::string>> log_lines_;  // (warn, text), emitted once durable
 };
 
-// Submits one payment_engine::drive pass at a time to the ledger writer: the next pass right after
-// one that found work (so a backlog drains at the writer's pace), otherwise after
-// rails.drive_interval_ms. Arrivals a pass received but did not commit are handed to the router
-// again in the next pass (a rail reports each arrival once per run).
+// Runs payment engine passes, one at a time, on a thread of its own. Each pass is one ledger
+// writer command, which routes arrivals an earlier command did not commit, records what the rails
+// answered in the pass before and claims this pass's operations; then the rails' hooks run on this
+// thread, outside any transaction (so a slow plugin delays only rail work, never the writer). The
+// next pass starts right after one that found work or has answers to record (so a backlog drains
+// at the writer's pace), otherwise after rails.drive_interval_ms. Answers whose command did not
+// commit are recorded by the next one.
 class rail_driver {
 public:
     rail_driver(rail_engine_services services, session_executor& writer, std::int64_t interval_ms,
@@ -91,15 +115,14 @@ public:
     void stop();
 
 private:
-    friend class drive_job;
-    void pass_finished(bool found_work);
+    bool pass(session_executor& writer);
+    bool stopping();
 
     std::unique_ptr<routed_arrivals> arrivals_;  // before engine_, which points at it
     payment_engine engine_;
+    std::optional<rail_answers> unrecorded_;
     std::mutex mutex_;
     std::condition_variable wake_;
-    bool in_flight_ = false;
-    bool found_work_ = false;
     bool stopping_ = false;
     std::thread thread_;
 };

@@ -177,9 +177,13 @@ void nacha_writer::emit(const std::string& record) {
     ++totals_.line_count;
 }
 
-formats::outcome<nacha_writer> nacha_writer::open(const file_header_fields& header, sink out) {
+formats::outcome<nacha_writer> nacha_writer::open(const file_header_fields& header, sink out,
+                                                  std::uint64_t first_sequence) {
     if (auto verdict = check_header(header); !verdict) return verdict.error();
+    if (first_sequence < 1 || first_sequence > sequence_max)
+        return make_error("bad_sequence", "the first trace sequence is 1 to 9,999,999");
     nacha_writer writer(std::move(out));
+    writer.next_sequence_ = first_sequence;
     std::string record;
     record.reserve(record_length + 1);
     record += "101 ";
@@ -232,7 +236,7 @@ formats::verdict nacha_writer::begin_batch(const batch_fields& batch) {
 formats::outcome<std::string> nacha_writer::add_entry(const entry_fields& entry) {
     if (!batch_) return make_error("no_batch", "an entry needs an open batch");
     if (auto verdict = check_entry(entry, batch_->fields); !verdict) return verdict.error();
-    if (next_sequence_ > sequence_max)
+    if (entries_written_ >= sequence_max)
         return make_error("too_many_entries", "a file has at most 9,999,999 entries");
     bool is_credit = entry.direction == entry_direction::credit;
     std::uint64_t& total = is_credit ? batch_->credit_total : batch_->debit_total;
@@ -247,7 +251,9 @@ formats::outcome<std::string> nacha_writer::add_entry(const entry_fields& entry)
     std::string trace;
     trace.reserve(15);
     trace.append(batch_->fields.odfi_routing, 0, 8);
-    put_number(trace, next_sequence_++, 7);
+    put_number(trace, next_sequence_, 7);
+    next_sequence_ = next_sequence_ == sequence_max ? 1 : next_sequence_ + 1;
+    ++entries_written_;
 
     std::string record;
     record.reserve(2 * (record_length + 1));

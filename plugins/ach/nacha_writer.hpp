@@ -78,8 +78,11 @@ class nacha_writer {
 public:
     using sink = std::function<void(std::string_view line)>;
 
-    // Validates the header and writes record 1.
-    static formats::outcome<nacha_writer> open(const file_header_fields& header, sink out);
+    // Validates the header and writes record 1. Trace sequences start at first_sequence (1 to
+    // 9,999,999) and wrap after 9,999,999, so an originator that carries the sequence on from
+    // file to file keeps trace numbers unique across files (a return names only the trace).
+    static formats::outcome<nacha_writer> open(const file_header_fields& header, sink out,
+                                               std::uint64_t first_sequence = 1);
 
     formats::verdict begin_batch(const batch_fields& batch);
     // Returns the entry's trace number (ODFI 8 digits + 7-digit sequence, unique in the file).
@@ -87,6 +90,8 @@ public:
     formats::verdict end_batch();
     // Writes the file control and the filler; the writer takes nothing more afterwards.
     formats::outcome<file_totals> finish();
+    // The trace sequence the next entry would get (where a following file should start).
+    std::uint64_t next_sequence() const { return next_sequence_; }
 
 private:
     struct batch_state {
@@ -105,6 +110,7 @@ private:
     std::optional<batch_state> batch_;
     file_totals totals_;
     std::uint64_t next_sequence_ = 1;
+    std::uint64_t entries_written_ = 0;
     bool finished_ = false;
 };
 

@@ -2,13 +2,24 @@
 // funding instructions, and payouts identified by an EndToEndId. PIX is instant: a payout is
 // reported PENDING with its EndToEndId when accepted and SETTLED on the next tick. PIX has no pull.
 //
+// The EndToEndId is the payment's identity at the central bank's SPI, so a payout sent twice
+// with two ids would be paid twice: each operation's id is appended (and synced) to
+// data_dir/state/end-to-end.log before initiate answers OK, and a known operation id (the host's
+// retry after a restart) gets the same EndToEndId again. One process writes the folder; an
+// instance that finds it locked moves no money.
+//
 // Config (JSON): ispb (8 digits, our participant), pix_key and pix_key_type (the key payers send
-// to), tax_id (our CNPJ), merchant_name (at most 25), merchant_city (at most 15).
+// to), tax_id (our CNPJ), merchant_name (at most 25), merchant_city (at most 15), data_dir (the
+// rail's own folder; the host gives one).
+#include <algorithm>
 #include <array>
+#include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "plugins/common/durable_files.hpp"
 #include "plugins/common/plugin_json.hpp"
 #include "plugins/common/random_bytes.hpp"
 #include "plugins/pix/br_code.hpp"
@@ -58,7 +69,7 @@ pix_account read_account(const boost::json::object& object, const std::string& w
 class pix_rail final : public sdk::rail {
 public:
     static constexpr std::string_view name = "pix";
-    static constexpr std::string_view version = "1.0.0";
+    static constexpr std::string_view version = "1.1.0";
     static constexpr std::array<std::string_view, 1> account_types{"PIX"};
     static constexpr uint32_t tick_interval_ms = 1000;
     // PIX has no pull: payers send to our key (the funding instructions).
@@ -76,6 +87,7 @@ public:
         br_code probe = code_for(0, "");
         if (auto built = build_br_code(probe); !built)
             throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + built.error().message);
+        open_state(std::filesystem::path(required_string(config, "data_dir", where)) / "state");
     }
 
     sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
@@ -111,10 +123,16 @@ public:
     }
 
     sdk::status initiate(sdk::call& c, const sdk::operation& op) override {
+        if (log_ == nullptr)
+            return c.fail(CORRIDOR_RAIL_UNAVAILABLE,
+                          "the PIX state folder is in use by another process");
         std::string id(op.operation_id);
         if (auto known = end_to_end_.find(id); known != end_to_end_.end()) {
+            // A retry: the same EndToEndId, and SPI's answer again on the next tick.
             host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
                         known->second, ""});
+            if (std::find(pending_.begin(), pending_.end(), id) == pending_.end())
+                pending_.push_back(id);
             return CORRIDOR_RAIL_OK;
         }
         if (op.account_type != "PIX")
@@ -129,6 +147,13 @@ public:
         read_account(object, "", "pixKey", "pixKeyType", "taxId");
         auto e2e = make_end_to_end_id(ispb_, op.now_ms, corridor::plugin_random::fill);
         if (!e2e) return c.fail(CORRIDOR_RAIL_INTERNAL, e2e.error().message);
+        try {
+            log_->append(boost::json::serialize(
+                boost::json::object{{"id", id}, {"end_to_end_id", e2e.value()}}));
+        } catch (const std::exception& error) {
+            host_.log(CORRIDOR_RAIL_LOG_ERROR, error.what());
+            return c.fail(CORRIDOR_RAIL_UNAVAILABLE, "the PIX state cannot be written now");
+        }
         end_to_end_[id] = e2e.value();
         pending_.push_back(id);
         host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
@@ -145,6 +170,27 @@ public:
     }
 
 private:
+    // Takes the folder's lock and reads back every EndToEndId given so far.
+    void open_state(const std::filesystem::path& state_dir) {
+        try {
+            lock_ = std::make_unique<corridor::plugin_files::folder_lock>(state_dir);
+            if (!lock_->held()) {
+                host_.log(CORRIDOR_RAIL_LOG_WARN,
+                          "the state folder " + state_dir.string() +
+                              " is in use by another process: this instance moves no money");
+                return;
+            }
+            log_ = std::make_unique<corridor::plugin_files::line_log>(state_dir / "end-to-end.log");
+            for (const auto& line : log_->lines_at_open()) {
+                auto object = corridor::plugin_json::parse_object(line, "end-to-end.log line");
+                end_to_end_[required_string(object, "id", "end-to-end.log: ")] =
+                    required_string(object, "end_to_end_id", "end-to-end.log: ");
+            }
+        } catch (const std::exception& error) {
+            throw sdk::rail_error(CORRIDOR_RAIL_INTERNAL, std::string("pix: ") + error.what());
+        }
+    }
+
     // txid: the reference's letters and digits, at most 25, or *** when none is left.
     br_code code_for(std::int64_t amount_minor, std::string_view reference) const {
         br_code code;
@@ -166,7 +212,9 @@ private:
     pix_account service_;
     std::string merchant_name_;
     std::string merchant_city_;
-    std::map<std::string, std::string> end_to_end_;  // operation id -> EndToEndId
+    std::unique_ptr<corridor::plugin_files::folder_lock> lock_;
+    std::unique_ptr<corridor::plugin_files::line_log> log_;  // null when another process writes
+    std::map<std::string, std::string> end_to_end_;          // operation id -> EndToEndId
     std::vector<std::string> pending_;
 };
 

@@ -7,6 +7,11 @@
 // Each failure carries the reason code the corresponding real rail would give (ACH R-codes for US
 // accounts, ISO 20022 / SPI codes for PIX and IBAN, SPEI return codes for CLABE, Lightning payment
 // failure reasons for Spark and Lightning).
+//
+// Nothing here needs to outlive the process: only 005 operations wait, and their timers live in
+// memory. After a restart the host initiates its still-open operations again, so a 005 operation
+// is pending for timeout_ms once more from then (and the host's settlement timeout ends it in any
+// case); every other pattern answers within initiate.
 #include <boost/json.hpp>
 #include <map>
 #include <string>

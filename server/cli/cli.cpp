@@ -243,6 +243,9 @@ int serve(const std::vector<std::string>& args) {
     app_services services(config, wall, random, ids, std::move(currencies), std::move(rates), std::move(funding));
     // Rails load now or never: a plugin that cannot load stops start-up with its file named.
     services.uma_providers = std::move(uma_providers);
+    // The rails' state folder belongs to one process: a second one on it stops here.
+    std::optional<rail_node_lock> rail_node;
+    if (!config.plugins_rails.empty()) rail_node.emplace(config.rails_data_dir, random);
     services.rails = load_rails(rail_load_config_of(config), &spdlog_rail_log());
     services.external_accounts = make_external_account_directory();
     services.payouts =
@@ -277,7 +280,9 @@ int serve(const std::vector<std::string>& args) {
     incoming_payment_router incoming;
     uma_incoming_sink uma_receipts;
     incoming.add_sink("uma", uma_receipts);
-    rail_driver rails(services.rail_payments(), writer, config.rails_drive_interval_ms,
+    auto rail_payments = services.rail_payments();
+    if (rail_node) rail_payments.settings.node = rail_node->id();
+    rail_driver rails(rail_payments, writer, config.rails_drive_interval_ms,
                       incoming_routing{&incoming, [&services] { return services.payments(); }});
     uma_post_transaction_worker uma_callbacks(services, url);
     deliveries.start();

@@ -15,7 +15,8 @@ let other;
 
 const individual = { beneficiaryType: 'INDIVIDUAL', fullName: 'Ana Souza', birthDate: '1990-04-01', nationality: 'BR' };
 const business = { beneficiaryType: 'BUSINESS', legalName: 'Acme Ltda', taxId: '11222333000181' };
-const bolt11 = 'lnbc2500u1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygspp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdq5xysxxatsyp3k7enxv4jsxqzpu9qrsgquk0rl77nj30yxdy8j9vdx85fkpmdla2087ne0xh8nhedh8w27kyke0lp53ut353s06fv3qfegext0eh0ymjpf39tuven09sam30g4vgpfna3rh';
+// Regtest, like the shipped spark rail, which checks sandbox Lightning and Spark details itself.
+const bolt11 = 'lnbcrt15u1pvjluezpp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygsdqhwdskuerzdauzqurp09hh2aqxqrrsscqpj9qrsgq75clrz5vegkysc48jwnt537jlkxa93xy26yf3vv4w45k9j8eatay5lsuuhl8xwr465zscv3lfsjr667qy2wts35ywmfevtmw0smn4pspq0rjan';
 
 // One valid accountInfo per account type (and the newer per-currency names), with its currency.
 const valid = [
@@ -37,7 +38,7 @@ const valid = [
   ['GBP', { accountType: 'GBP_ACCOUNT', sortCode: '60-16-13', accountNumber: '31926819', beneficiary: individual }],
   ['PHP', { accountType: 'PHP_ACCOUNT', bankName: 'BDO', accountNumber: '001234567890', beneficiary: individual }],
   ['SGD', { accountType: 'SGD_ACCOUNT', bankName: 'DBS', swiftCode: 'DBSSSGSG', accountNumber: '0721234567', beneficiary: business }],
-  ['BTC', { accountType: 'SPARK_WALLET', address: 'spark1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc489gg2' }],
+  ['BTC', { accountType: 'SPARK_WALLET', address: 'sparkrt1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc8pt5y4' }],
   ['BTC', { accountType: 'LIGHTNING', invoice: bolt11 }],
   ['BTC', { accountType: 'LIGHTNING', lightningAddress: 'satoshi@example.com' }],
   ['USD', { accountType: 'SOLANA_WALLET', address: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', assetType: 'USDC' }],
@@ -83,7 +84,7 @@ const invalid = [
   ['GBP', { ...valid[15][1], accountNumber: '3192681' }, bad, 'accountInfo.accountNumber'],
   ['PHP', { ...valid[16][1], accountNumber: '12-34' }, bad, 'accountInfo.accountNumber'],
   ['SGD', { ...valid[17][1], swiftCode: 'DEUTDEFF' }, bad, 'accountInfo.swiftCode'],
-  ['BTC', { ...valid[18][1], address: 'spark1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc489gg3' }, bad, 'accountInfo.address'],
+  ['BTC', { ...valid[18][1], address: 'sparkrt1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc8pt5y5' }, bad, 'accountInfo.address'],
   ['BTC', { ...valid[18][1], address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' }, bad, 'accountInfo.address'],
   ['BTC', { ...valid[18][1], beneficiary: individual }, input, 'accountInfo.beneficiary'],
   ['BTC', { accountType: 'LIGHTNING', invoice: bolt11.slice(0, -1) + 'q' }, bad, 'accountInfo.invoice'],

@@ -4,13 +4,13 @@
 // cache TTL.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCorridor, stopCorridor, launch, call } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, launch, call, anotherProcess } from './lib/harness.mjs';
 
 let first;
 let second;
 before(async () => {
   first = await startCorridor({ platforms: 1, config: { cache: { ttl_ms: 300 } } });
-  second = { ...first, process: undefined };
+  second = anotherProcess(first);
   await launch(second);
 });
 after(async () => {

@@ -3,7 +3,7 @@
 // whichever process committed it and whichever sends it.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCorridor, stopCorridor, launch, call } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, launch, call, anotherProcess } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { newCustomer, accountsOf, eventually, sleep } from './lib/money.mjs';
 
@@ -21,7 +21,7 @@ test('two processes sharing the outbox send each event once', async () => {
   receiver = await startReceiver(async () => { await sleep(30); return { status: 200 }; });
   const config = { outbound: { allow_private_addresses: true }, webhooks: { poll_interval_ms: 5, in_flight_max: 8 } };
   first = await startCorridor({ platforms: 1, config });
-  second = { ...first, process: undefined };
+  second = anotherProcess(first);
   await launch(second);
   const credentials = first.platforms[0].sandbox;
   assert.equal((await call(first, credentials, 'PATCH', '/config', { webhookEndpoint: receiver.url })).status, 200);

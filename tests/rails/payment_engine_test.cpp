@@ -424,10 +424,10 @@ TEST_CASE("two processes on one PostgreSQL never claim the same operation",
                        100);
     auto other = f.database.open_another();
     write_transaction first(f.session());
-    auto claimed_first = claim_due_initiations(f.session(), f.clock.now_ms(), 2);
+    auto claimed_first = claim_due_initiations(f.session(), f.clock.now_ms(), 2, "local");
     CHECK(claimed_first.size() == 2);
     write_transaction second(*other);
-    auto claimed_second = claim_due_initiations(*other, f.clock.now_ms(), 10);
+    auto claimed_second = claim_due_initiations(*other, f.clock.now_ms(), 10, "local");
     REQUIRE(claimed_second.size() == 1);
     for (const auto& op : claimed_first) CHECK(op.id != claimed_second[0].id);
 }
@@ -481,6 +481,225 @@ TEST_CASE("an unavailable rail is retried after the lease; a declined operation 
     CHECK(f.reread(unavailable).failure_reason == "TIMEOUT");
     CHECK(f.balance() == 10000);
     CHECK(audit_book(f.session()).empty());
+}
+
+}  // namespace corridor
+
+namespace corridor {
+
+namespace {
+
+std::uint64_t initiate_calls(const rail_registry& rails, const std::string& name) {
+    return rails.by_name(name)->stats(rail_hook::initiate).calls.load();
+}
+
+}  // namespace
+
+TEST_CASE("after a restart the node initiates again, once, every operation its rails were handed",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    auto silent = [&] {
+        return f.transfer_out(
+            {"ExternalAccount:silent", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"}, 100);
+    };
+    auto pending = silent();  // accepted by the rail, no outcome yet
+    std::string first_epoch;
+    {
+        payment_engine engine(f.services());
+        first_epoch = engine.epoch();
+        f.drive(engine);
+        CHECK(f.operation_of(pending).status == "PENDING");
+        CHECK(f.operation_of(pending).rail_node == "local");
+        CHECK(f.operation_of(pending).rail_epoch == first_epoch);
+        f.drive(engine);  // the same run: handed over once
+        CHECK(initiate_calls(f.rails, "test_silent") == 1);
+    }
+    auto waiting = silent();  // accepted by the service, never handed to a rail
+
+    // Another node sharing the database leaves this node's operation alone.
+    auto other_settings = f.services();
+    other_settings.settings.node = "other";
+    payment_engine other(other_settings);
+    CHECK(other.epoch() != first_epoch);
+    f.clock.advance_ms(5000);  // past the first run's lease
+    f.drive(other);
+    CHECK(initiate_calls(f.rails, "test_silent") == 2);  // the new one only
+    CHECK(f.operation_of(waiting).rail_node == "other");
+    CHECK(f.operation_of(pending).rail_epoch == first_epoch);
+    CHECK(f.operation_of(pending).attempts == 1);
+
+    // The node restarts: the rail may have lost it, so the operation is initiated again (the
+    // ABI's retry: the rail recognises the id), once.
+    payment_engine restarted(f.services());
+    f.drive(restarted);
+    CHECK(initiate_calls(f.rails, "test_silent") == 3);
+    auto op = f.operation_of(pending);
+    CHECK(op.status == "PENDING");
+    CHECK(op.attempts == 2);
+    CHECK(op.rail_epoch == restarted.epoch());
+    f.clock.advance_ms(5000);
+    f.drive(restarted);
+    CHECK(initiate_calls(f.rails, "test_silent") == 3);
+    CHECK(f.reread(pending).status == "PENDING");
+    CHECK(f.operation_of(waiting).rail_node == "other");  // still the other node's
+}
+
+TEST_CASE("an operation claimed before a crash stays with its node and is retried at its restart",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    auto t = f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "123456789"));
+    {
+        // The claim committed, then the process died before (or while) calling the rail.
+        payment_engine crashed(f.services());
+        write_transaction transaction(f.session());
+        auto claimed = crashed.claim(f.session());
+        transaction.commit();
+        REQUIRE(claimed.initiations.size() == 1);
+    }
+    CHECK(f.operation_of(t).status == "INITIATING");
+    CHECK(f.operation_of(t).rail_node == "local");
+    // Its rail may hold it: no other node takes it, even after the lease.
+    auto other_settings = f.services();
+    other_settings.settings.node = "other";
+    payment_engine other(other_settings);
+    f.clock.advance_ms(60000);
+    f.drive(other);
+    CHECK(f.operation_of(t).status == "INITIATING");
+    CHECK(f.operation_of(t).attempts == 1);
+    // The node's next run initiates it again.
+    payment_engine restarted(f.services());
+    f.drive(restarted);
+    CHECK(f.operation_of(t).status == "SETTLED");
+    CHECK(f.operation_of(t).attempts == 2);
+    CHECK(f.reread(t).status == "COMPLETED");
+    CHECK(f.balance() == 7500);
+}
+
+TEST_CASE("a first initiation the rail cannot take goes back to every node",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    rail_registry good;
+    good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
+                            nullptr));
+    rail_engine_services services{f.ids,        f.random, f.clock,
+                                  f.currencies, good,     f.services().settings};
+    write_transaction begun_transaction(f.session());
+    auto begun = begin_transfer_out(
+        f.session(), services,
+        {f.owner,
+         f.account_id,
+         {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+         13,  // the test rail answers UNAVAILABLE
+         ""});
+    REQUIRE(begun.ok());
+    begun_transaction.commit();
+    payment_engine engine(services);
+    f.drive(engine);
+    auto op = f.operation_of(begun.value());
+    CHECK(op.status == "INITIATING");
+    CHECK(op.rail_node.empty());  // nothing was started: any node may try it
+    auto other_services = services;
+    other_services.settings.node = "other";
+    payment_engine other(other_services);
+    f.clock.advance_ms(services.settings.call_timeout_ms);
+    f.drive(other);
+    CHECK(f.operation_of(begun.value()).attempts == 2);
+}
+
+TEST_CASE("pending operations from before nodes were recorded are adopted by one node",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    auto t = f.transfer_out(
+        {"ExternalAccount:silent", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"}, 100);
+    {
+        payment_engine engine(f.services());
+        f.drive(engine);
+    }
+    // As an older version left it: PENDING, no node.
+    f.session() << "UPDATE rail_operations SET rail_node = '', rail_epoch = ''";
+    auto other_settings = f.services();
+    other_settings.settings.node = "other";
+    payment_engine adopter(other_settings);
+    f.clock.advance_ms(5000);
+    f.drive(adopter);
+    CHECK(initiate_calls(f.rails, "test_silent") == 2);
+    CHECK(f.operation_of(t).rail_node == "other");
+    payment_engine late(f.services());
+    f.drive(late);
+    CHECK(initiate_calls(f.rails, "test_silent") == 2);
+}
+
+}  // namespace corridor
+
+namespace corridor {
+
+TEST_CASE("a sandbox 005 operation pending at a restart still ends, failed and refunded",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    auto t = f.transfer_out(f.external("US_ACCOUNT", "accountNumber", "555005"));
+    {
+        payment_engine engine(f.services());
+        f.drive(engine);
+        CHECK(f.operation_of(t).status == "PENDING");
+    }
+    // The process is gone: a new one loads the sandbox rail afresh (its timers were in memory).
+    rail_registry reloaded;
+    reloaded.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
+                                R"({"timeout_ms":30000})", nullptr));
+    rail_engine_services services{f.ids,        f.random, f.clock,
+                                  f.currencies, reloaded, f.services().settings};
+    payment_engine restarted(services);
+    f.clock.advance_ms(10000);
+    f.drive(restarted);  // initiated again: the sandbox waits its 30 s from now
+    CHECK(reloaded.by_name("sandbox")->stats(rail_hook::initiate).calls.load() == 1);
+    f.clock.advance_ms(29000);
+    f.drive(restarted);
+    CHECK(f.reread(t).status == "PENDING");
+    f.clock.advance_ms(1000);
+    f.drive(restarted);
+    CHECK(f.reread(t).status == "FAILED");
+    CHECK(f.reread(t).failure_reason == "TIMEOUT");
+    CHECK(f.balance() == 10000);
+}
+
+}  // namespace corridor
+
+namespace corridor {
+
+TEST_CASE("a retry the rail cannot take stays with the node and is tried again after its lease",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    rail_registry good;
+    good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
+                            nullptr));
+    rail_engine_services services{f.ids,        f.random, f.clock,
+                                  f.currencies, good,     f.services().settings};
+    write_transaction begun_transaction(f.session());
+    auto begun = begin_transfer_out(
+        f.session(), services,
+        {f.owner,
+         f.account_id,
+         {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+         13,  // the test rail answers UNAVAILABLE
+         ""});
+    REQUIRE(begun.ok());
+    begun_transaction.commit();
+    // As an earlier run of this node left it: accepted by the rail, no outcome yet.
+    f.session() << "UPDATE rail_operations SET status = 'PENDING', rail_node = 'local', "
+                   "rail_epoch = 'RailRun:earlier'";
+    payment_engine engine(services);
+    f.drive(engine);
+    auto op = f.operation_of(begun.value());
+    CHECK(op.attempts == 1);
+    CHECK(op.status == "PENDING");
+    CHECK(op.rail_node == "local");  // its rail may still hold it
+    CHECK(op.message == "try again later");
+    f.drive(engine);
+    CHECK(f.operation_of(begun.value()).attempts == 1);  // leased
+    f.clock.advance_ms(services.settings.call_timeout_ms);
+    f.drive(engine);
+    CHECK(f.operation_of(begun.value()).attempts == 2);
+    CHECK(f.reread(begun.value()).status == "PENDING");
 }
 
 }  // namespace corridor

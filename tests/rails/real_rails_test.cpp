@@ -1,6 +1,8 @@
 // The production rail plugins (plugins/ach, pix, spark) through the real loader and the payment
 // engine: the registry routes each account type to its rail outside the sandbox, and a PIX payout
 // for a production tenant settles through pix.so.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -14,9 +16,13 @@
 namespace corridor {
 namespace {
 
-constexpr const char* pix_settings =
+const std::string pix_settings =
     R"({"ispb":"12345678","pix_key":"11222333000181","pix_key_type":"CNPJ","tax_id":"11222333000181",)"
-    R"("merchant_name":"CORRIDOR TEST","merchant_city":"SAO PAULO"})";
+    R"("merchant_name":"CORRIDOR TEST","merchant_city":"SAO PAULO","data_dir":")" +
+    (std::filesystem::temp_directory_path() /
+     ("corridor-real-rails-pix-" + std::to_string(::getpid())))
+        .string() +
+    R"("})";
 constexpr const char* spark_settings =
     R"({"network":"regtest","node_private_key_hex":"e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734"})";
 
@@ -122,8 +128,9 @@ TEST_CASE("ach pulls; the sandbox both pays out and pulls", "[rails][registry]")
     std::filesystem::create_directories(dir);
     config.settings_json = {
         {"ach",
-         R"({"odfi_routing":"021000021","company_id":"1234567890","outbox_dir":")" +
-             (dir / "out").string() + R"(","inbox_dir":")" + (dir / "in").string() +
+         R"({"odfi_routing":"021000021","company_id":"1234567890","data_dir":")" + dir.string() +
+             R"(","outbox_dir":")" + (dir / "out").string() + R"(","inbox_dir":")" +
+             (dir / "in").string() +
              R"(","funding_account_number":"123456789","funding_routing_number":"021000021"})"}};
     auto rails = load_rails(config, nullptr);
     CHECK(rails.by_name("ach")->capabilities() ==

@@ -1,9 +1,11 @@
 // The ach.so plugin loaded through the ABI: validation, funding instructions, payouts and pulls
 // written to the outbox at the window's cut-off, settlement, and returns read from the inbox.
+#include <algorithm>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "plugins/ach/nacha_reader.hpp"
@@ -33,6 +35,7 @@ std::string config_for(const fs::path& dir) {
                                {"company_name", "CORRIDOR"},
                                {"immediate_destination", "231380104"},
                                {"destination_name", "CITADEL"},
+                               {"data_dir", dir.string()},
                                {"outbox_dir", (dir / "outbox").string()},
                                {"inbox_dir", (dir / "inbox").string()},
                                {"funding_account_number", "9876543210"},
@@ -249,5 +252,202 @@ TEST_CASE("ach plugin: a restart within a window never overwrites the window's f
     CHECK(second->file_id_modifier == 'B');
     CHECK(first->batches.at(0).entries.at(0).amount_cents == 100);
     CHECK(second->batches.at(0).entries.at(0).amount_cents == 101);
+    fs::remove_all(dir);
+}
+
+namespace {
+
+// Every origination file in the outbox (names ending .ach), parsed.
+std::map<std::string, corridor::ach::nacha_file> outbox_files(const fs::path& dir) {
+    std::map<std::string, corridor::ach::nacha_file> out;
+    for (const auto& item : fs::directory_iterator(dir / "outbox")) {
+        if (item.path().extension() != ".ach") continue;
+        auto parsed = corridor::ach::parse_nacha(read(item.path()));
+        REQUIRE(parsed.ok());
+        out.emplace(item.path().filename().string(), parsed.value());
+    }
+    return out;
+}
+
+// How many entries of every file in the outbox carry each amount (each test gives every
+// operation its own amount).
+std::map<std::uint64_t, int> entries_by_amount(const fs::path& dir) {
+    std::map<std::uint64_t, int> out;
+    for (const auto& [name, file] : outbox_files(dir))
+        for (const auto& batch : file.batches)
+            for (const auto& entry : batch.entries) out[entry.amount_cents] += 1;
+    return out;
+}
+
+std::vector<std::string> names_in(const fs::path& dir) {
+    std::vector<std::string> out;
+    for (const auto& item : fs::directory_iterator(dir)) out.push_back(item.path().filename());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+corridor::plugin_test::hook_result pay(plugin_host& host, const std::string& id,
+                                       std::int64_t amount, std::int64_t now_ms = morning_ms) {
+    return host.initiate(id, CORRIDOR_RAIL_PAYOUT, "US_ACCOUNT", checking_account, "USD", amount,
+                         now_ms);
+}
+
+}  // namespace
+
+TEST_CASE("ach plugin: the spool survives a restart and each entry goes in exactly one file",
+          "[plugins][ach]") {
+    fs::path dir = fresh_dir("spool");
+    {
+        plugin_host first(CORRIDOR_ACH_PLUGIN);
+        REQUIRE(first.create(config_for(dir)).status == CORRIDOR_RAIL_OK);
+        REQUIRE(pay(first, "op-a", 101).status == CORRIDOR_RAIL_OK);
+    }  // the process is gone before the cut-off: nothing was written yet
+    CHECK(names_in(dir / "outbox").empty());
+    {
+        plugin_host second(CORRIDOR_ACH_PLUGIN);
+        REQUIRE(second.create(config_for(dir)).status == CORRIDOR_RAIL_OK);
+        // The host initiates op-a again after its restart: a retry, answered from the spool.
+        REQUIRE(pay(second, "op-a", 101, morning_ms + 60'000).status == CORRIDOR_RAIL_OK);
+        REQUIRE(second.reports_of("op-a").size() == 1);
+        CHECK(second.reports_of("op-a")[0].outcome == CORRIDOR_RAIL_OUTCOME_PENDING);
+        CHECK(second.reports_of("op-a")[0].message == "queued for ACH window 20260310-w1");
+        REQUIRE(pay(second, "op-b", 102).status == CORRIDOR_RAIL_OK);
+        REQUIRE(second.tick(deadline_ms + 1).status == CORRIDOR_RAIL_OK);
+        CHECK(names_in(dir / "outbox") == std::vector<std::string>{"20260310-w1.ach"});
+        CHECK(entries_by_amount(dir) == std::map<std::uint64_t, int>{{101, 1}, {102, 1}});
+    }
+    plugin_host third(CORRIDOR_ACH_PLUGIN);
+    REQUIRE(third.create(config_for(dir)).status == CORRIDOR_RAIL_OK);
+    // Sent before the restart: the retry names the file and the trace, and queues nothing.
+    REQUIRE(pay(third, "op-a", 101, deadline_ms + 5'000).status == CORRIDOR_RAIL_OK);
+    auto retried = third.reports_of("op-a");
+    REQUIRE(retried.size() == 1);
+    CHECK(retried[0].outcome == CORRIDOR_RAIL_OUTCOME_PENDING);
+    CHECK(retried[0].message == "sent in 20260310-w1.ach");
+    const auto trace = retried[0].rail_reference;
+    CHECK(trace.size() == 15);
+    REQUIRE(third.tick(deadline_ms + 6'000).status == CORRIDOR_RAIL_OK);
+    CHECK(names_in(dir / "outbox") == std::vector<std::string>{"20260310-w1.ach"});
+    CHECK(entries_by_amount(dir) == std::map<std::uint64_t, int>{{101, 1}, {102, 1}});
+    // The file settles after the restart: reported by the tick, and to any later retry.
+    REQUIRE(third.tick(settlement_ms).status == CORRIDOR_RAIL_OK);
+    CHECK(third.reports_of("op-b").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+    REQUIRE(pay(third, "op-a", 101, settlement_ms + 1).status == CORRIDOR_RAIL_OK);
+    CHECK(third.reports_of("op-a").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+    CHECK(third.reports_of("op-a").back().rail_reference == trace);
+    CHECK(read(dir / "state" / "spool.log").empty());
+    fs::remove_all(dir);
+}
+
+TEST_CASE("ach plugin: a crash while a file is written leaves every entry in exactly one file",
+          "[plugins][ach]") {
+    // The moments a crash can hit a file's commit, rebuilt from what the files hold then: the
+    // spool as it was before, and the file still under its temporary name, with or without its
+    // manifest (the commit point).
+    for (bool manifest_committed : {true, false}) {
+        INFO("manifest committed: " << manifest_committed);
+        fs::path dir = fresh_dir("commit");
+        std::string spool_before;
+        {
+            plugin_host host(CORRIDOR_ACH_PLUGIN);
+            REQUIRE(host.create(config_for(dir)).status == CORRIDOR_RAIL_OK);
+            REQUIRE(pay(host, "op-a", 201).status == CORRIDOR_RAIL_OK);
+            REQUIRE(pay(host, "op-b", 202).status == CORRIDOR_RAIL_OK);
+            spool_before = read(dir / "state" / "spool.log");
+            REQUIRE(host.tick(deadline_ms + 1).status == CORRIDOR_RAIL_OK);
+        }
+        fs::path file = dir / "outbox" / "20260310-w1.ach";
+        REQUIRE(fs::exists(file));
+        fs::rename(file, dir / "outbox" / "20260310-w1.ach.tmp");
+        {
+            std::ofstream out(dir / "state" / "spool.log", std::ios::binary | std::ios::trunc);
+            out << spool_before;
+        }
+        if (!manifest_committed) fs::remove(dir / "state" / "files" / "20260310-w1.ach.json");
+
+        plugin_host restarted(CORRIDOR_ACH_PLUGIN);
+        REQUIRE(restarted.create(config_for(dir)).status == CORRIDOR_RAIL_OK);
+        // Committed: the rename is finished at once. Not committed: the temporary is gone and
+        // both entries are spooled again.
+        CHECK(fs::exists(file) == manifest_committed);
+        CHECK(names_in(dir / "outbox") == (manifest_committed
+                                               ? std::vector<std::string>{"20260310-w1.ach"}
+                                               : std::vector<std::string>{}));
+        CHECK(read(dir / "state" / "spool.log").empty() == manifest_committed);
+        REQUIRE(pay(restarted, "op-a", 201, deadline_ms + 2).status == CORRIDOR_RAIL_OK);
+        CHECK(restarted.reports_of("op-a").at(0).rail_reference.empty() != manifest_committed);
+        REQUIRE(restarted.tick(deadline_ms + 3).status == CORRIDOR_RAIL_OK);
+        CHECK(names_in(dir / "outbox") == std::vector<std::string>{"20260310-w1.ach"});
+        CHECK(entries_by_amount(dir) == std::map<std::uint64_t, int>{{201, 1}, {202, 1}});
+        CHECK(read(dir / "state" / "spool.log").empty());
+        fs::remove_all(dir);
+    }
+}
+
+TEST_CASE("ach plugin: trace numbers carry on from file to file, so a return names one entry",
+          "[plugins][ach]") {
+    fs::path dir = fresh_dir("traces");
+    plugin_host host(CORRIDOR_ACH_PLUGIN);
+    REQUIRE(host.create(config_for(dir)).status == CORRIDOR_RAIL_OK);
+    REQUIRE(pay(host, "op-1", 301).status == CORRIDOR_RAIL_OK);
+    REQUIRE(host.tick(deadline_ms + 1).status == CORRIDOR_RAIL_OK);
+    // After window 1's deadline: window 2 of the same day.
+    REQUIRE(pay(host, "op-2", 302, deadline_ms + 60'000).status == CORRIDOR_RAIL_OK);
+    REQUIRE(host.tick(deadline_ms + 6 * 3600'000).status == CORRIDOR_RAIL_OK);
+    auto files = outbox_files(dir);
+    REQUIRE(files.size() == 2);
+    std::string first = host.reports_of("op-1").back().rail_reference;
+    std::string second = host.reports_of("op-2").back().rail_reference;
+    CHECK(first == "121042880000001");
+    CHECK(second == "121042880000002");
+    {
+        std::ofstream out(dir / "inbox" / "return-0002.ach", std::ios::binary);
+        out << return_file(second, "R03", 302);
+    }
+    REQUIRE(host.tick(deadline_ms + 6 * 3600'000 + 1000).status == CORRIDOR_RAIL_OK);
+    CHECK(host.reports_of("op-2").back().outcome == CORRIDOR_RAIL_OUTCOME_RETURNED);
+    CHECK(host.reports_of("op-1").back().outcome != CORRIDOR_RAIL_OUTCOME_RETURNED);
+    // A retry after a return hears the settlement and the return again, in that order.
+    std::size_t before = host.reports_of("op-2").size();
+    REQUIRE(pay(host, "op-2", 302, deadline_ms + 6 * 3600'000 + 2000).status == CORRIDOR_RAIL_OK);
+    auto again = host.reports_of("op-2");
+    REQUIRE(again.size() == before + 3);
+    CHECK(again[before + 1].outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+    CHECK(again[before + 2].outcome == CORRIDOR_RAIL_OUTCOME_RETURNED);
+    CHECK(again[before + 2].rail_reason_code == "R03");
+    fs::remove_all(dir);
+}
+
+TEST_CASE("ach plugin: a second instance on the same state folder moves no money",
+          "[plugins][ach]") {
+    fs::path dir = fresh_dir("locked");
+    plugin_host owner(CORRIDOR_ACH_PLUGIN);
+    REQUIRE(owner.create(config_for(dir)).status == CORRIDOR_RAIL_OK);
+    plugin_host other(CORRIDOR_ACH_PLUGIN);
+    REQUIRE(other.create(config_for(dir)).status == CORRIDOR_RAIL_OK);  // e.g. `plugins list`
+    CHECK(other.validate("US_ACCOUNT", "USD", checking_account).status == CORRIDOR_RAIL_OK);
+    auto refused = pay(other, "op-x", 1);
+    CHECK(refused.status == CORRIDOR_RAIL_UNAVAILABLE);
+    CHECK(refused.error.find("in use by another process") != std::string::npos);
+    CHECK(other.tick(deadline_ms + 1).status == CORRIDOR_RAIL_UNAVAILABLE);
+    CHECK(pay(owner, "op-x", 1).status == CORRIDOR_RAIL_OK);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("ach plugin: a damaged state folder stops the rail with the reason", "[plugins][ach]") {
+    fs::path dir = fresh_dir("damaged");
+    {
+        plugin_host host(CORRIDOR_ACH_PLUGIN);
+        REQUIRE(host.create(config_for(dir)).status == CORRIDOR_RAIL_OK);
+        REQUIRE(pay(host, "op-a", 401).status == CORRIDOR_RAIL_OK);
+    }
+    {
+        std::ofstream out(dir / "state" / "spool.log", std::ios::binary | std::ios::app);
+        out << "not json\n";
+    }
+    plugin_host host(CORRIDOR_ACH_PLUGIN);
+    auto refused = host.create(config_for(dir));
+    CHECK(refused.status == CORRIDOR_RAIL_INTERNAL);
+    CHECK(refused.error.find("spool.log") != std::string::npos);
     fs::remove_all(dir);
 }

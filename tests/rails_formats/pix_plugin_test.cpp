@@ -1,6 +1,9 @@
 // The pix.so plugin loaded through the ABI.
+#include <unistd.h>
+
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "plugins/pix/br_code.hpp"
 #include "plugins/pix/end_to_end_id.hpp"
@@ -10,9 +13,27 @@ using corridor::plugin_test::plugin_host;
 
 namespace {
 
-const std::string config =
-    R"({"ispb":"12345678","pix_key":"11222333000181","pix_key_type":"CNPJ","tax_id":"11222333000181",)"
-    R"("merchant_name":"CORRIDOR SANDBOX","merchant_city":"SAO PAULO"})";
+namespace fs = std::filesystem;
+
+std::string config_in(const fs::path& dir) {
+    return R"({"ispb":"12345678","pix_key":"11222333000181","pix_key_type":"CNPJ","tax_id":"11222333000181",)"
+           R"("merchant_name":"CORRIDOR SANDBOX","merchant_city":"SAO PAULO","data_dir":")" +
+           dir.string() + R"("})";
+}
+
+// A new, empty folder for the rail's state each time.
+fs::path fresh_dir() {
+    static int made = 0;
+    fs::path dir =
+        fs::temp_directory_path() /
+        ("corridor-pix-plugin-" + std::to_string(::getpid()) + "-" + std::to_string(made++));
+    fs::remove_all(dir);
+    return dir;
+}
+
+std::string fresh_config() {
+    return config_in(fresh_dir());
+}
 const std::string account =
     R"({"accountType":"PIX","pixKey":"fulano@example.com.br","pixKeyType":"EMAIL","taxId":"52998224725"})";
 constexpr std::int64_t now_ms = 1773151530000;  // 2026-03-10 14:05:30 UTC
@@ -28,7 +49,7 @@ TEST_CASE("pix plugin: config and account validation", "[plugins][pix]") {
     CHECK(host.create(R"({"ispb":"12345678","pix_key":"11222333000180","pix_key_type":"CNPJ",)"
                       R"("tax_id":"11222333000181","merchant_name":"A","merchant_city":"B"})")
               .status == CORRIDOR_RAIL_INVALID_ARGUMENT);
-    REQUIRE(host.create(config).status == CORRIDOR_RAIL_OK);
+    REQUIRE(host.create(fresh_config()).status == CORRIDOR_RAIL_OK);
 
     auto ok = host.validate("PIX", "BRL", account);
     CHECK(ok.status == CORRIDOR_RAIL_OK);
@@ -71,7 +92,7 @@ TEST_CASE("pix plugin: config and account validation", "[plugins][pix]") {
 
 TEST_CASE("pix plugin: funding instructions carry a valid BR Code", "[plugins][pix]") {
     plugin_host host(CORRIDOR_PIX_PLUGIN);
-    REQUIRE(host.create(config).status == CORRIDOR_RAIL_OK);
+    REQUIRE(host.create(fresh_config()).status == CORRIDOR_RAIL_OK);
     auto result = host.funding("BRL", 12'345, now_ms, "Quote:0190-ab_cd");
     REQUIRE(result.status == CORRIDOR_RAIL_OK);
     auto info = boost::json::parse(result.result)
@@ -102,7 +123,7 @@ TEST_CASE("pix plugin: funding instructions carry a valid BR Code", "[plugins][p
 TEST_CASE("pix plugin: a payout gets an EndToEndId and settles on the next tick",
           "[plugins][pix]") {
     plugin_host host(CORRIDOR_PIX_PLUGIN);
-    REQUIRE(host.create(config).status == CORRIDOR_RAIL_OK);
+    REQUIRE(host.create(fresh_config()).status == CORRIDOR_RAIL_OK);
     REQUIRE(
         host.initiate("op-1", CORRIDOR_RAIL_PAYOUT, "PIX", account, "BRL", 5'000, now_ms).status ==
         CORRIDOR_RAIL_OK);
@@ -138,4 +159,34 @@ TEST_CASE("pix plugin: a payout gets an EndToEndId and settles on the next tick"
         host.initiate("op-2", CORRIDOR_RAIL_PAYOUT, "PIX", account, "BRL", 5'000, now_ms).status ==
         CORRIDOR_RAIL_OK);
     CHECK(host.reports_of("op-2").back().rail_reference != e2e);
+}
+
+TEST_CASE("pix plugin: after a restart a retry gets the same EndToEndId and settles",
+          "[plugins][pix]") {
+    fs::path dir = fresh_dir();
+    std::string e2e;
+    {
+        plugin_host host(CORRIDOR_PIX_PLUGIN);
+        REQUIRE(host.create(config_in(dir)).status == CORRIDOR_RAIL_OK);
+        REQUIRE(host.initiate("op-1", CORRIDOR_RAIL_PAYOUT, "PIX", account, "BRL", 5'000, now_ms)
+                    .status == CORRIDOR_RAIL_OK);
+        e2e = host.reports_of("op-1").at(0).rail_reference;
+        // A second instance on the folder (a `plugins list` beside the server) pays nothing.
+        plugin_host other(CORRIDOR_PIX_PLUGIN);
+        REQUIRE(other.create(config_in(dir)).status == CORRIDOR_RAIL_OK);
+        CHECK(
+            other.initiate("op-2", CORRIDOR_RAIL_PAYOUT, "PIX", account, "BRL", 1, now_ms).status ==
+            CORRIDOR_RAIL_UNAVAILABLE);
+    }  // gone before SPI's answer was reported
+    plugin_host restarted(CORRIDOR_PIX_PLUGIN);
+    REQUIRE(restarted.create(config_in(dir)).status == CORRIDOR_RAIL_OK);
+    REQUIRE(
+        restarted
+            .initiate("op-1", CORRIDOR_RAIL_PAYOUT, "PIX", account, "BRL", 5'000, now_ms + 60'000)
+            .status == CORRIDOR_RAIL_OK);
+    CHECK(restarted.reports_of("op-1").at(0).rail_reference == e2e);
+    REQUIRE(restarted.tick(now_ms + 61'000).status == CORRIDOR_RAIL_OK);
+    CHECK(restarted.reports_of("op-1").back().outcome == CORRIDOR_RAIL_OUTCOME_SETTLED);
+    CHECK(restarted.reports_of("op-1").back().rail_reference == e2e);
+    fs::remove_all(dir);
 }

@@ -3,23 +3,28 @@
 #include "server/rails_runtime.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <future>
 #include <thread>
 
 #include "ledger/book.hpp"
 #include "ledger/ledger_writer.hpp"
+#include "tests/rails/funded_account.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor {
 
-TEST_CASE("the sandbox rail's timeout comes from sandbox.timeout_seconds unless set",
+TEST_CASE("each rail gets its folder under rails.data_dir, the sandbox its timeout, unless set",
           "[server][rails]") {
-    service_config config = service_config::defaults(".");
+    service_config config = service_config::defaults("/etc/corridor");
+    CHECK(config.rails_data_dir == "/etc/corridor/rail-data");
     config.plugins_dir = "/opt/plugins";
     config.plugins_rails = {"sandbox", "ach"};
     config.sandbox_timeout_seconds = 7;
@@ -29,20 +34,46 @@ TEST_CASE("the sandbox rail's timeout comes from sandbox.timeout_seconds unless 
     CHECK(loaded.plugins_dir == "/opt/plugins");
     CHECK(loaded.rails == config.plugins_rails);
     CHECK(loaded.sha256_pins == config.plugins_sha256);
-    CHECK(loaded.settings_json.at("ach") == R"({"origin":"1"})");
-    CHECK(loaded.settings_json.at("sandbox") == R"({"timeout_ms":7000})");
-    config.plugins_settings["sandbox"] = R"({"timeout_ms":5})";
-    CHECK(rail_load_config_of(config).settings_json.at("sandbox") == R"({"timeout_ms":5})");
+    CHECK(loaded.settings_json.at("ach") ==
+          R"({"origin":"1","data_dir":"/etc/corridor/rail-data/ach"})");
+    CHECK(loaded.settings_json.at("sandbox") ==
+          R"({"data_dir":"/etc/corridor/rail-data/sandbox","timeout_ms":7000})");
+    config.plugins_settings["sandbox"] = R"({"timeout_ms":5,"data_dir":"/srv/sbx"})";
+    CHECK(rail_load_config_of(config).settings_json.at("sandbox") ==
+          R"({"timeout_ms":5,"data_dir":"/srv/sbx"})");
+}
+
+TEST_CASE("a rails data folder is one node: the same id at every start, one process at a time",
+          "[server][rails]") {
+    namespace fs = std::filesystem;
+    fs::path dir = fs::temp_directory_path() / ("corridor-node-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    seeded_random random(7);
+    std::string id;
+    {
+        rail_node_lock node(dir.string(), random);
+        id = node.id();
+        CHECK(id.size() == 32);
+        CHECK_THROWS_WITH(rail_node_lock(dir.string(), random),
+                          Catch::Contains("another running corridor process uses this folder"));
+    }
+    rail_node_lock again(dir.string(), random);
+    CHECK(again.id() == id);
+    rail_node_lock elsewhere((dir / "other").string(), random);
+    CHECK(elsewhere.id() != id);
+    fs::remove_all(dir);
 }
 
 TEST_CASE("the spark rail plays the sandbox timeout too", "[server][rails]") {
     service_config config = service_config::defaults(".");
     config.sandbox_timeout_seconds = 3;
+    config.plugins_rails = {"spark"};
     config.plugins_settings = {{"spark", R"({"network":"regtest"})"}};
     CHECK(rail_load_config_of(config).settings_json.at("spark") ==
-          R"({"network":"regtest","sandbox_timeout_ms":3000})");
+          R"({"network":"regtest","data_dir":"rail-data/spark","sandbox_timeout_ms":3000})");
     config.plugins_settings["spark"] = R"({"sandbox_timeout_ms":9})";
-    CHECK(rail_load_config_of(config).settings_json.at("spark") == R"({"sandbox_timeout_ms":9})");
+    CHECK(rail_load_config_of(config).settings_json.at("spark") ==
+          R"({"sandbox_timeout_ms":9,"data_dir":"rail-data/spark"})");
 }
 
 TEST_CASE("the spark settings get absolute paths and, off mainnet, a node key made once",
@@ -159,4 +190,134 @@ TEST_CASE("the rail driver completes a transfer-out through the ledger writer",
     CHECK(*account_balance(f.session(), account_id) == 300);
 }
 
+TEST_CASE("a slow rail holds up no ledger command: one sent while its hook runs commits first",
+          "[server][rails][store]") {
+    namespace fs = std::filesystem;
+    testing::store_fixture f;
+    auto currencies = currency_registry::from_json(
+        R"({"currencies": [{"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}]})");
+    fs::path started = fs::temp_directory_path() /
+                       ("corridor-slow-rail-" + std::to_string(::getpid()) + ".started");
+    fs::remove(started);
+    rail_registry rails;
+    rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_slow.so", "", "",
+                             R"({"started_file":")" + started.string() + R"("})", nullptr));
+    tenant owner{f.make_platform("slow.example"), environment::sandbox};
+    std::string account_id = testing::funded_platform_account(f, owner, "USD", 500);
+    rail_engine_services services{f.ids, f.random, f.clock, currencies, rails, {}};
+    std::string transaction_id;
+    {
+        write_transaction transaction(f.session());
+        auto begun = begin_transfer_out(
+            f.session(), services,
+            {owner,
+             account_id,
+             {"ExternalAccount:slow", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"42"})"},
+             200,
+             ""});
+        REQUIRE(begun.ok());
+        transaction_id = begun->id;
+        transaction.commit();
+    }
+    const auto& initiations = rails.by_name("test_slow")->stats(rail_hook::initiate);
+    ledger_writer writer(f.database.url(), 16, 1000);
+    rail_driver driver(services, writer, 10);
+    for (int i = 0; i < 1000 && !fs::exists(started); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(fs::exists(started));  // the driver is inside the plugin's initiate, for a second
+
+    // A money-moving command sent now: it must not wait for the hook.
+    class deposit final : public session_job {
+    public:
+        explicit deposit(std::function<bool(soci::session&)> work) : work_(std::move(work)) {}
+        bool run(soci::session& session) noexcept override {
+            try {
+                return work_(session);
+            } catch (...) {
+                return false;
+            }
+        }
+        void finish(bool durable) noexcept override { done_.set_value(durable); }
+        std::promise<bool> done_;
+
+    private:
+        std::function<bool(soci::session&)> work_;
+    };
+    book_services book{f.ids, f.random, f.clock};
+    std::uint64_t initiations_returned_at_commit = 99;
+    auto job = std::make_unique<deposit>([&](soci::session& session) {
+        std::string settlement =
+            ensure_account(session, book, owner, account_kind::settlement, "", "USD");
+        return post_transfer(session, book, owner,
+                             {settlement, account_id, 1, "USD", "fund", "Transaction:dep"})
+            .ok();
+    });
+    auto committed = job->done_.get_future();
+    writer.submit(std::move(job));
+    REQUIRE(committed.get());
+    initiations_returned_at_commit = initiations.calls.load();
+    CHECK(initiations_returned_at_commit == 0);  // the hook was still running
+
+    std::string status;
+    for (int i = 0; i < 1000 && status != "COMPLETED"; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        auto session = f.database.open_another();
+        status = find_transaction(*session, owner, transaction_id)->status;
+    }
+    driver.stop();
+    writer.stop();
+    CHECK(status == "COMPLETED");
+    CHECK(initiations.calls.load() == 1);
+    CHECK(*account_balance(f.session(), account_id) == 500 - 200 + 1);
+    fs::remove(started);
+}
+
 }  // namespace corridor
+
+#ifdef CORRIDOR_SOURCE_DIR
+namespace corridor {
+
+TEST_CASE("the shipped configuration loads the four shipped rails with working settings",
+          "[server][rails]") {
+    namespace fs = std::filesystem;
+    auto config = service_config::load_file(
+        (fs::path(CORRIDOR_SOURCE_DIR) / "conf" / "corridor.json").string());
+    CHECK(config.plugins_rails == std::vector<std::string>{"sandbox", "ach", "pix", "spark"});
+    CHECK(fs::path(config.rails_data_dir) == fs::path(CORRIDOR_SOURCE_DIR) / "var" / "rails");
+    // As served from this build, with the state kept away from the source tree.
+    fs::path dir = fs::temp_directory_path() / ("corridor-shipped-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    config.plugins_dir = CORRIDOR_PLUGIN_DIR;
+    config.rails_data_dir = dir.string();
+    // The Spark node key is made at start-up, as serve does, here in the same folder.
+    auto spark = boost::json::parse(config.plugins_settings.at("spark")).as_object();
+    spark["node_private_key_file"] = (dir / "spark-node.key").string();
+    spark["sandbox_network_dir"] = (dir / "lightning-sandbox").string();
+    config.plugins_settings["spark"] = boost::json::serialize(spark);
+    CHECK(prepare_spark_settings(config, (fs::path(CORRIDOR_SOURCE_DIR) / "conf").string()) ==
+          (dir / "spark-node.key").string());
+    {
+        auto rails = load_rails(rail_load_config_of(config), nullptr);
+        REQUIRE(rails.all().size() == 4);
+        CHECK(rails.for_account_type("production", "US_ACCOUNT")->name() == "ach");
+        CHECK(rails.for_account_type("production", "PIX")->name() == "pix");
+        CHECK(rails.for_account_type("production", "SPARK_WALLET")->name() == "spark");
+        CHECK(rails.for_account_type("sandbox", "US_ACCOUNT")->name() == "sandbox");
+        for (const auto* currency : {"USD", "BRL", "BTC"}) {
+            INFO(currency);
+            rail_funding_input request{"production", "InternalAccount:x", currency, "REF1", 0,
+                                       1773151200000};
+            bool answered = false;
+            for (const auto& rail : rails.all())
+                if (rail->name() != "sandbox" && rail->funding_instructions(request).ok())
+                    answered = true;
+            CHECK(answered);
+        }
+    }
+    CHECK(fs::is_directory(dir / "ach" / "state"));
+    CHECK(fs::is_directory(dir / "pix" / "state"));
+    fs::remove_all(dir);
+}
+
+}  // namespace corridor
+#endif

@@ -70,6 +70,8 @@ export async function startCorridor(options = {}) {
       ...(options.plugins || {}),
     },
     bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },
+    // Each process keeps its rails' state (its node) in a folder of its own.
+    rails: { ...base.rails, data_dir: join(dir, 'rails') },
     ...(options.config || {}),
   };
   const configPath = join(dir, 'corridor.json');
@@ -84,6 +86,18 @@ export async function startCorridor(options = {}) {
   }
   await launch(server);
   return server;
+}
+
+// A second serve process beside `server`: the same database and settings, its own rails data
+// folder (a rails node is one process). Start it with launch().
+let processesMade = 0;
+export function anotherProcess(server) {
+  const config = JSON.parse(readFileSync(server.configPath, 'utf8'));
+  processesMade += 1;
+  config.rails = { ...config.rails, data_dir: join(server.dir, `rails-${processesMade}`) };
+  const configPath = join(server.dir, `corridor-${processesMade}.json`);
+  writeFileSync(configPath, JSON.stringify(config, null, 2));
+  return { ...server, configPath, process: undefined };
 }
 
 // Starts (or restarts) the serve process of an existing server object.

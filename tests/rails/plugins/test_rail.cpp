@@ -4,9 +4,14 @@
 //     amount 13 is UNAVAILABLE and 14 DECLINED
 //   1 throws: every hook throws a std::exception (the host must see INTERNAL and keep running)
 //   2 silent: accepts operations and never reports (the host's deadline must close them)
+//   3 slow: like good, but initiate first creates the file named by the setting "started_file"
+//     and then sleeps a second (a plugin that breaks the "hooks never block" rule)
 // TEST_RAIL_CAPABILITIES, when defined, is the rail's ABI 1.1 capabilities (both when not).
+#include <chrono>
+#include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "rails/plugin_sdk.hpp"
 
@@ -36,6 +41,12 @@ public:
             throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, "config says refuse");
         }
         host_.log(CORRIDOR_RAIL_LOG_INFO, "test rail created");
+        std::string_view key = "\"started_file\":\"";
+        if (auto at = config_json.find(key); at != std::string_view::npos) {
+            auto begin = at + key.size();
+            started_file_ =
+                std::string(config_json.substr(begin, config_json.find('"', begin) - begin));
+        }
     }
 
     sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
@@ -66,6 +77,10 @@ public:
         // 14: the rail declines the operation outright.
         if (op.amount_minor == 14) return c.fail(CORRIDOR_RAIL_DECLINED, "over the rail's limit");
         if (TEST_RAIL_BEHAVIOUR == 2) return CORRIDOR_RAIL_OK;
+        if (TEST_RAIL_BEHAVIOUR == 3) {
+            std::ofstream(started_file_) << "started\n";
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+        }
         std::string id(op.operation_id);
         if (op.direction == CORRIDOR_RAIL_PAYOUT) {
             host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
@@ -95,6 +110,7 @@ private:
 
     sdk::host host_;
     std::map<std::string, int64_t> pending_;
+    std::string started_file_;
 };
 
 }  // namespace
