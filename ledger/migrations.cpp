@@ -574,6 +574,16 @@ const std::vector<migration>& all_migrations() {
              "ALTER TABLE rail_operations ADD COLUMN rail_epoch TEXT NOT NULL DEFAULT ''",
              "CREATE INDEX rail_operations_by_node ON rail_operations (rail_node, status)",
          }},
+        {17,
+         "ledger transfers keep no per-account indexes",
+         {
+             // No query looks transfers up by account (the audit reads the whole table), and an
+             // account is never deleted nor its id changed, so no foreign-key check needs them
+             // either. Each transfer wrote into both, at a page of its accounts' range that differs
+             // from one payment to the next: dirty pages every group commit wrote to the log.
+             "DROP INDEX ledger_transfers_debit",
+             "DROP INDEX ledger_transfers_credit",
+         }},
     };
     return migrations;
 }
