@@ -2,12 +2,15 @@
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
-#include <unistd.h>
+#include <pthread.h>
 
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
+
+#include "ledger/assert.hpp"
 
 namespace corridor {
 
@@ -26,10 +29,22 @@ struct random_block {
     static constexpr std::size_t size = 512;
     std::array<std::uint8_t, size> bytes{};
     std::size_t used = size;
-    pid_t owner = 0;
+    unsigned owner = 0;  // the fork_generation it was drawn in
 
     ~random_block() { OPENSSL_cleanse(bytes.data(), bytes.size()); }
 };
+
+// Counts the forks this process came through. Comparing it, rather than calling getpid (a system
+// call each time, a dozen times a payment), tells a forked child that its block is its parent's.
+std::atomic<unsigned> forks_seen{1};
+
+void note_fork_in_child() { forks_seen.fetch_add(1, std::memory_order_relaxed); }
+
+unsigned fork_generation() {
+    static const bool watching = [] { return pthread_atfork(nullptr, nullptr, note_fork_in_child) == 0; }();
+    CORRIDOR_ASSERT(watching);
+    return forks_seen.load(std::memory_order_relaxed);
+}
 
 }  // namespace
 
@@ -40,11 +55,11 @@ void os_random::fill(std::span<std::uint8_t> out) {
         return;
     }
     thread_local random_block block;
-    pid_t pid = getpid();
-    if (block.owner != pid || block.size - block.used < out.size()) {
+    unsigned generation = fork_generation();
+    if (block.owner != generation || block.size - block.used < out.size()) {
         draw(block.bytes.data(), block.size);
         block.used = 0;
-        block.owner = pid;
+        block.owner = generation;
     }
     std::memcpy(out.data(), block.bytes.data() + block.used, out.size());
     OPENSSL_cleanse(block.bytes.data() + block.used, out.size());
