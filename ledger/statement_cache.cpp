@@ -3,6 +3,8 @@
 #include <soci/sqlite3/soci-sqlite3.h>
 #include <sqlite3.h>
 
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 
 namespace corridor {
@@ -14,14 +16,32 @@ std::unordered_map<const soci::session*, std::unique_ptr<statement_cache>>& regi
     static auto* caches = new std::unordered_map<const soci::session*, std::unique_ptr<statement_cache>>();
     return *caches;
 }
+// Changes whenever a cache is attached or detached, so that a thread's remembered answer is only
+// trusted while the registry is as it was when the answer was read.
+std::atomic<std::uint64_t> registry_generation{0};
+
+// The last answer on this thread: a thread runs statement after statement on one session (the
+// ledger writer a few dozen per payment), and each lookup would otherwise take the lock.
+struct remembered_cache {
+    const soci::session* session = nullptr;
+    statement_cache* cache = nullptr;
+    std::uint64_t generation = 0;
+};
+thread_local remembered_cache last_lookup;
 
 }  // namespace
 
 statement_cache* statement_cache_of(soci::session& session) {
+    std::uint64_t generation = registry_generation.load(std::memory_order_acquire);
+    if (last_lookup.session == &session && last_lookup.generation == generation) {
+        return last_lookup.cache;
+    }
     std::lock_guard lock(registry_mutex);
     auto& caches = registry();
     auto found = caches.find(&session);
-    return found == caches.end() ? nullptr : found->second.get();
+    statement_cache* cache = found == caches.end() ? nullptr : found->second.get();
+    last_lookup = {&session, cache, registry_generation.load(std::memory_order_relaxed)};
+    return cache;
 }
 
 void attach_statement_cache(soci::session& session) {
@@ -30,6 +50,7 @@ void attach_statement_cache(soci::session& session) {
     auto& slot = registry()[&session];
     CORRIDOR_ASSERT(!slot);
     slot = std::move(cache);
+    registry_generation.fetch_add(1, std::memory_order_release);
 }
 
 void detach_statement_cache(soci::session& session) {
@@ -41,6 +62,7 @@ void detach_statement_cache(soci::session& session) {
         if (found == caches.end()) return;
         cache = std::move(found->second);
         caches.erase(found);
+        registry_generation.fetch_add(1, std::memory_order_release);
     }
     // The statements finalize here, while their connection is still open.
 }
