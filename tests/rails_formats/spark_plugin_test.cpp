@@ -111,8 +111,8 @@ TEST_CASE("spark plugin: config, node key from a file", "[plugins][spark]") {
 
 TEST_CASE("spark plugin: funding instructions carry an invoice signed by the node key",
           "[plugins][spark]") {
-    plugin_host host(CORRIDOR_SPARK_PLUGIN);
     scratch_dir state("funding");
+    plugin_host host(CORRIDOR_SPARK_PLUGIN);
     REQUIRE(host.create(state.config()).status == CORRIDOR_RAIL_OK);
     auto result = host.funding("BTC", 1500, now_ms, "Quote:0190");
     REQUIRE(result.status == CORRIDOR_RAIL_OK);
@@ -147,8 +147,8 @@ TEST_CASE("spark plugin: funding instructions carry an invoice signed by the nod
 }
 
 TEST_CASE("spark plugin: SPARK_WALLET and LIGHTNING validation", "[plugins][spark]") {
-    plugin_host host(CORRIDOR_SPARK_PLUGIN);
     scratch_dir state("validation");
+    plugin_host host(CORRIDOR_SPARK_PLUGIN);
     REQUIRE(host.create(state.config()).status == CORRIDOR_RAIL_OK);
     auto wallet = host.validate(
         "SPARK_WALLET", "BTC",
@@ -184,8 +184,8 @@ TEST_CASE("spark plugin: SPARK_WALLET and LIGHTNING validation", "[plugins][spar
 }
 
 TEST_CASE("spark plugin: payouts to a wallet and to an invoice", "[plugins][spark]") {
-    plugin_host host(CORRIDOR_SPARK_PLUGIN);
     scratch_dir state("payouts");
+    plugin_host host(CORRIDOR_SPARK_PLUGIN);
     REQUIRE(host.create(state.config()).status == CORRIDOR_RAIL_OK);
     const std::string wallet =
         R"({"address":"sparkrt1pgssy7d7vel0nh9m4326qc54e6rskpczn07dktww9rv4nu5ptvt0s9uc8pt5y4"})";
@@ -422,11 +422,10 @@ TEST_CASE("spark plugin: the network's payments of our invoices are received onc
     CHECK(restarted.incoming.size() == 2);
 }
 
-TEST_CASE("spark plugin: sandbox failure patterns on the destination", "[plugins][spark]") {
-    plugin_host host(CORRIDOR_SPARK_PLUGIN);
-    scratch_dir state("patterns");
-    REQUIRE(host.create(state.config()).status == CORRIDOR_RAIL_OK);
-    // Spark addresses of made-up keys until one ends in 002 and one in 005.
+namespace {
+
+// Spark addresses of made-up keys until one ends in 002 and one in 005, by that ending.
+std::map<std::string, std::string> pattern_addresses() {
     std::map<std::string, std::string> by_pattern;
     for (std::uint32_t i = 1; by_pattern.size() < 2 && i < 2'000'000; ++i) {
         bytes32 secret{};
@@ -439,6 +438,16 @@ TEST_CASE("spark plugin: sandbox failure patterns on the destination", "[plugins
         std::string tail = address.substr(address.size() - 3);
         if (tail == "002" || tail == "005") by_pattern.emplace(tail, address);
     }
+    return by_pattern;
+}
+
+}  // namespace
+
+TEST_CASE("spark plugin: sandbox failure patterns on the destination", "[plugins][spark]") {
+    scratch_dir state("patterns");
+    plugin_host host(CORRIDOR_SPARK_PLUGIN);
+    REQUIRE(host.create(state.config()).status == CORRIDOR_RAIL_OK);
+    auto by_pattern = pattern_addresses();
     REQUIRE(by_pattern.size() == 2);
     auto wallet = [](const std::string& address) { return "{\"address\":\"" + address + "\"}"; };
     REQUIRE(host.initiate("op-002", CORRIDOR_RAIL_PAYOUT, "SPARK_WALLET",
@@ -763,4 +772,44 @@ TEST_CASE("spark plugin: a second instance on the same state folder moves no mon
     CHECK(
         owner.initiate("op-x", CORRIDOR_RAIL_PAYOUT, "SPARK_WALLET", test_wallet, "BTC", 5, now_ms)
             .status == CORRIDOR_RAIL_OK);
+}
+
+TEST_CASE("spark plugin: sandbox patterns keep their outcome and deadline across a restart",
+          "[plugins][spark][restart]") {
+    scratch_dir state("pattern-restart");
+    auto by_pattern = pattern_addresses();
+    REQUIRE(by_pattern.size() == 2);
+    auto wallet = [](const std::string& address) { return "{\"address\":\"" + address + "\"}"; };
+    std::vector<corridor::plugin_test::recorded_report> before;
+    {
+        plugin_host host(CORRIDOR_SPARK_PLUGIN);
+        REQUIRE(host.create(state.config()).status == CORRIDOR_RAIL_OK);
+        for (const char* tail : {"002", "005"})
+            REQUIRE(host.initiate(std::string("op-") + tail, CORRIDOR_RAIL_PAYOUT, "SPARK_WALLET",
+                                  wallet(by_pattern.at(tail)), "BTC", 10, now_ms)
+                        .status == CORRIDOR_RAIL_OK);
+        before = host.reports;
+    }
+    REQUIRE(before.size() == 2);
+    plugin_host host(CORRIDOR_SPARK_PLUGIN);
+    REQUIRE(host.create(state.config()).status == CORRIDOR_RAIL_OK);
+    // 20 s later, the host retries both: the failure again, and the same wait.
+    for (const char* tail : {"002", "005"})
+        REQUIRE(host.initiate(std::string("op-") + tail, CORRIDOR_RAIL_PAYOUT, "SPARK_WALLET",
+                              wallet(by_pattern.at(tail)), "BTC", 10, now_ms + 20'000)
+                    .status == CORRIDOR_RAIL_OK);
+    REQUIRE(host.reports.size() == 2);
+    CHECK(host.reports[0].outcome == CORRIDOR_RAIL_OUTCOME_FAILED);
+    CHECK(host.reports[0].rail_reason_code == "INSUFFICIENT_BALANCE");
+    CHECK(host.reports[0].rail_reference == before[0].rail_reference);
+    CHECK(host.reports[1].outcome == CORRIDOR_RAIL_OUTCOME_PENDING);
+    CHECK(host.reports[1].rail_reference == before[1].rail_reference);
+    // The 005 deadline counts from the first initiate (30 s), not from the retry.
+    REQUIRE(host.tick(now_ms + 29'999).status == CORRIDOR_RAIL_OK);
+    CHECK(host.reports.size() == 2);
+    REQUIRE(host.tick(now_ms + 30'000).status == CORRIDOR_RAIL_OK);
+    auto timed_out = host.reports_of("op-005").back();
+    CHECK(timed_out.outcome == CORRIDOR_RAIL_OUTCOME_FAILED);
+    CHECK(timed_out.failure == CORRIDOR_RAIL_FAILURE_TIMEOUT);
+    CHECK(timed_out.rail_reference == before[1].rail_reference);
 }
