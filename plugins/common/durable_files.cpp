@@ -85,6 +85,7 @@ line_log::line_log(fs::path path) : path_(std::move(path)) {
         lines_at_open_.emplace_back(text, start, end - start);
     size_ = static_cast<long long>(start);
     bool torn = start != text.size();
+    cut_at_open_ = static_cast<long long>(text.size() - start);
     open_for_append();
     if (torn) {
         // A crash in the middle of an append that never returned: that line was never promised.

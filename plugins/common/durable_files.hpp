@@ -30,6 +30,8 @@ public:
 
     // The lines found when the log was opened, oldest first (not updated by append).
     const std::vector<std::string>& lines_at_open() const { return lines_at_open_; }
+    // Bytes of a torn last line cut off when the log was opened (0 when it ended with a newline).
+    long long cut_at_open() const { return cut_at_open_; }
     // Appends one line (no '\n' inside); durable when it returns. A failed append leaves the log
     // as it was.
     void append(std::string_view line);
@@ -43,6 +45,7 @@ private:
     std::filesystem::path path_;
     int fd_ = -1;
     long long size_ = 0;  // bytes of complete lines
+    long long cut_at_open_ = 0;
     std::vector<std::string> lines_at_open_;
 };
 

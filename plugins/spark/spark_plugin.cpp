@@ -14,18 +14,30 @@
 // report_incoming (ABI 1.2), with the funding reference read back from its own funding invoices;
 // the host records each once, so a restarted rail reporting them again is harmless.
 //
+// Payouts survive a restart (plugins/spark/payout_journal.hpp): each is logged (synced) in
+// data_dir/state/payouts.log before any money moves or initiate answers OK, and its final outcome
+// before it is reported. The host re-initiates after a restart every operation it handed over
+// without a final report; a known operation id is answered from the log (the final outcome again,
+// or the same wait resumed) and never paid twice. One that had started through the sandbox network
+// asks the network again, which counts the payer's own earlier payment of the invoice as this
+// operation's success. One process writes the folder; an instance that finds it locked moves no
+// money.
+//
 // Config (JSON): network (mainnet, testnet, signet, regtest), and the node key as
-// node_private_key_hex or node_private_key_file (a file holding the hex); optional
-// invoice_expiry_seconds (default 3600), min_final_cltv_expiry_delta (default 18),
-// sandbox_network_dir (a folder shared by the instances that form one sandbox network; absent or
-// empty: sandbox Lightning payouts settle without it), sandbox_timeout_ms (default 30000).
+// node_private_key_hex or node_private_key_file (a file holding the hex), data_dir (the rail's own
+// folder; the host gives one); optional invoice_expiry_seconds (default 3600),
+// min_final_cltv_expiry_delta (default 18), sandbox_network_dir (a folder shared by the instances
+// that form one sandbox network; absent or empty: sandbox Lightning payouts settle without it),
+// sandbox_timeout_ms (default 30000).
 #include <openssl/sha.h>
 
 #include <array>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +45,7 @@
 #include "plugins/common/random_bytes.hpp"
 #include "plugins/common/text.hpp"
 #include "plugins/spark/bolt11.hpp"
+#include "plugins/spark/payout_journal.hpp"
 #include "plugins/spark/sandbox_network.hpp"
 #include "plugins/spark/spark_address.hpp"
 #include "rails/plugin_sdk.hpp"
@@ -71,42 +84,31 @@ char failure_pattern(std::string_view identifier) {
     return 0;
 }
 
-// What one operation came to, kept to answer the host again when it retries the same operation.
-struct outcome {
-    corridor_rail_outcome state = CORRIDOR_RAIL_OUTCOME_PENDING;
-    std::string reference;
-    corridor_rail_failure failure = CORRIDOR_RAIL_FAILURE_NONE;
-    std::string code, reason, message;
-};
+// An outcome without a failure (PENDING, SETTLED).
+payout_outcome plain(corridor_rail_outcome state) {
+    payout_outcome o;
+    o.state = state;
+    return o;
+}
 
 // The Lightning failure of a sandbox pattern (the codes of rails.md section 5).
-outcome pattern_failure(char pattern, std::string reference) {
+payout_outcome pattern_failure(char pattern) {
     switch (pattern) {
         case '2':
-            return {CORRIDOR_RAIL_OUTCOME_FAILED,
-                    std::move(reference),
-                    CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS,
-                    "INSUFFICIENT_BALANCE",
-                    "LIGHTNING_PAYMENT_FAILED",
+            return {CORRIDOR_RAIL_OUTCOME_FAILED, CORRIDOR_RAIL_FAILURE_INSUFFICIENT_FUNDS,
+                    "INSUFFICIENT_BALANCE", "LIGHTNING_PAYMENT_FAILED",
                     "sandbox failure pattern 002"};
         case '3':
-            return {CORRIDOR_RAIL_OUTCOME_FAILED,
-                    std::move(reference),
-                    CORRIDOR_RAIL_FAILURE_ACCOUNT_INVALID,
-                    "INCORRECT_PAYMENT_DETAILS",
-                    "LIGHTNING_PAYMENT_FAILED",
+            return {CORRIDOR_RAIL_OUTCOME_FAILED, CORRIDOR_RAIL_FAILURE_ACCOUNT_INVALID,
+                    "INCORRECT_PAYMENT_DETAILS", "LIGHTNING_PAYMENT_FAILED",
                     "sandbox failure pattern 003"};
         case '4':
-            return {CORRIDOR_RAIL_OUTCOME_FAILED,   std::move(reference),
-                    CORRIDOR_RAIL_FAILURE_REJECTED, "RISK_SCREENING_FAILED",
-                    "LIGHTNING_PAYMENT_FAILED",     "sandbox failure pattern 004"};
+            return {CORRIDOR_RAIL_OUTCOME_FAILED, CORRIDOR_RAIL_FAILURE_REJECTED,
+                    "RISK_SCREENING_FAILED", "LIGHTNING_PAYMENT_FAILED",
+                    "sandbox failure pattern 004"};
         default:
-            return {CORRIDOR_RAIL_OUTCOME_FAILED,
-                    std::move(reference),
-                    CORRIDOR_RAIL_FAILURE_TIMEOUT,
-                    "TIMEOUT",
-                    "TIMEOUT",
-                    "sandbox failure pattern 005"};
+            return {CORRIDOR_RAIL_OUTCOME_FAILED, CORRIDOR_RAIL_FAILURE_TIMEOUT, "TIMEOUT",
+                    "TIMEOUT", "sandbox failure pattern 005"};
     }
 }
 
@@ -181,6 +183,7 @@ public:
                 throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, where + error.what());
             }
         }
+        open_journal(std::filesystem::path(required_string(config, "data_dir", where)) / "state");
     }
 
     sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
@@ -256,11 +259,16 @@ public:
     }
 
     sdk::status initiate(sdk::call& c, const sdk::operation& op) override {
+        if (!journal_->writable())
+            return c.fail(CORRIDOR_RAIL_UNAVAILABLE,
+                          "the spark state folder is in use by another process");
         std::string id(op.operation_id);
-        if (auto known = operations_.find(id); known != operations_.end()) {
-            // The host retries an operation it lost the outcome of: tell it again.
-            send(id, known->second);
-            return CORRIDOR_RAIL_OK;
+        if (const payout_record* known = journal_->find(id)) {
+            // The host retries an operation it handed over before (after its restart or ours):
+            // answered from the log, never paid again.
+            if (auto mismatch = differs(*known, op))
+                return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, *mismatch);
+            return proceed(c, *known, op.now_ms);
         }
         if (op.account_type != "SPARK_WALLET" && op.account_type != "LIGHTNING")
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED,
@@ -273,13 +281,20 @@ public:
             return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "amount must be positive");
         auto object = corridor::plugin_json::parse_object(op.account_json, "accountInfo");
         const bool sandbox = op.environment == "sandbox";
+        payout_record record;
+        record.operation_id = id;
+        record.account_type = std::string(op.account_type);
+        record.amount_minor = op.amount_minor;
+        record.amount_msat = static_cast<std::uint64_t>(op.amount_minor) * 1000;
+        record.started_at_ms = op.now_ms;
         if (op.account_type == "SPARK_WALLET") {
-            std::string address = required_string(object, "address", "");
+            record.destination = required_string(object, "address", "");
             read_address(object);
             std::array<std::uint8_t, 16> transfer{};
             corridor::plugin_random::fill(transfer.data(), transfer.size());
-            return start(id, hex_encode(transfer), sandbox ? failure_pattern(address) : 0,
-                         op.now_ms);
+            record.reference = hex_encode(transfer);
+            record.pattern = sandbox ? failure_pattern(record.destination) : 0;
+            return start(c, std::move(record), op.now_ms);
         }
         auto invoice_text = optional_string(object, "invoice", "");
         if (!invoice_text)
@@ -293,7 +308,6 @@ public:
         // An invoice with an amount is paid exactly that many millisatoshis, by a payout of the
         // whole satoshis that cover it (an UMA invoice need not be a whole number of satoshis);
         // one without is paid the payout's amount.
-        std::uint64_t amount_msat = static_cast<std::uint64_t>(op.amount_minor) * 1000;
         if (invoice.fields.amount_msat) {
             std::uint64_t asked = *invoice.fields.amount_msat;
             if ((asked + 999) / 1000 != static_cast<std::uint64_t>(op.amount_minor))
@@ -301,82 +315,147 @@ public:
                               "the amount differs from the invoice's " + std::to_string(asked) +
                                   " msat (a payout of " + std::to_string((asked + 999) / 1000) +
                                   " sat)");
-            amount_msat = asked;
+            record.amount_msat = asked;
         }
-        std::string hash = hex_encode(invoice.fields.payment_hash);
-        char pattern = sandbox ? failure_pattern(*invoice_text) : 0;
-        if (sandbox && pattern == 0 && network_folder_)
-            return pay_through_network(c, id, *invoice_text, invoice, amount_msat, op.now_ms);
-        return start(id, hash, pattern, op.now_ms);
+        record.destination = *invoice_text;
+        record.reference = hex_encode(invoice.fields.payment_hash);
+        record.pattern = sandbox ? failure_pattern(*invoice_text) : 0;
+        if (sandbox && record.pattern == 0 && network_folder_) record.route = payout_route::network;
+        return start(c, std::move(record), op.now_ms);
     }
 
     sdk::status tick(sdk::call& c, int64_t now_ms) override {
-        for (const auto& id : pending_) {
-            outcome& settled = operations_[id];
-            settled.state = CORRIDOR_RAIL_OUTCOME_SETTLED;
-            send(id, settled);
+        for (auto it = pending_.begin(); it != pending_.end();) {
+            bool done = finish(*journal_->find(*it), plain(CORRIDOR_RAIL_OUTCOME_SETTLED));
+            it = done ? pending_.erase(it) : std::next(it);
         }
-        pending_.clear();
         for (auto it = timing_out_.begin(); it != timing_out_.end();) {
-            if (it->second > now_ms) {
-                ++it;
-                continue;
-            }
-            outcome& failed = operations_[it->first];
-            failed = pattern_failure('5', failed.reference);
-            send(it->first, failed);
-            it = timing_out_.erase(it);
+            bool done =
+                it->second <= now_ms && finish(*journal_->find(it->first), pattern_failure('5'));
+            it = done ? timing_out_.erase(it) : std::next(it);
         }
         if (network_folder_) receive_from_network(now_ms);
         return CORRIDOR_RAIL_OK;
     }
 
 private:
-    void send(const std::string& id, const outcome& o) const {
-        host_.send({o.state, id, o.failure, o.code, o.reason, o.reference, o.message});
+    void send(const payout_record& record, const payout_outcome& o) const {
+        host_.send({o.state, record.operation_id, o.failure, o.code, o.reason, record.reference,
+                    o.message});
     }
 
-    // A payout without a network to cross: a sandbox pattern's outcome, or PENDING now and
-    // SETTLED on the next tick.
-    sdk::status start(const std::string& id, std::string reference, char pattern,
-                      std::int64_t now_ms) {
-        outcome& o = operations_[id];
-        o.reference = std::move(reference);
-        if (pattern == '2' || pattern == '3' || pattern == '4') {
-            o = pattern_failure(pattern, o.reference);
-        } else if (pattern == '5') {
-            timing_out_[id] = now_ms + sandbox_timeout_ms_;
-        } else {
-            pending_.push_back(id);
+    // Why a retried operation is not the one logged under its id, if it is not.
+    static std::optional<std::string> differs(const payout_record& known,
+                                              const sdk::operation& op) {
+        std::string destination;
+        boost::system::error_code error;
+        auto parsed = boost::json::parse(op.account_json, error);
+        if (!error && parsed.is_object()) {
+            const char* key = known.account_type == "SPARK_WALLET" ? "address" : "invoice";
+            if (const auto* value = parsed.as_object().if_contains(key);
+                value && value->is_string())
+                destination = std::string(value->as_string());
         }
-        send(id, o);
+        if (op.account_type != known.account_type || op.amount_minor != known.amount_minor ||
+            destination != known.destination || op.direction != CORRIDOR_RAIL_PAYOUT)
+            return "operation " + known.operation_id +
+                   " was initiated before with another destination or amount";
+        return std::nullopt;
+    }
+
+    // Logs a new payout, then sets it going; nothing moves when it cannot be logged.
+    sdk::status start(sdk::call& c, payout_record record, std::int64_t now_ms) {
+        try {
+            journal_->start(record);
+        } catch (const std::exception& error) {
+            host_.log(CORRIDOR_RAIL_LOG_ERROR, error.what());
+            return c.fail(CORRIDOR_RAIL_UNAVAILABLE, "the spark state cannot be written now");
+        }
+        return proceed(c, *journal_->find(record.operation_id), now_ms);
+    }
+
+    // Takes a logged payout on from where it stands: its final outcome again; through the
+    // network (which finds its own earlier payment); a sandbox pattern's outcome; or PENDING
+    // until a tick settles it or times it out.
+    sdk::status proceed(sdk::call& c, const payout_record& record, std::int64_t now_ms) {
+        if (record.outcome) {
+            send(record, *record.outcome);
+            return CORRIDOR_RAIL_OK;
+        }
+        if (record.route == payout_route::network) return pay_through_network(c, record, now_ms);
+        if (record.pattern == '2' || record.pattern == '3' || record.pattern == '4')
+            return finish(record, pattern_failure(record.pattern))
+                       ? CORRIDOR_RAIL_OK
+                       : c.fail(CORRIDOR_RAIL_UNAVAILABLE, "the spark state cannot be written now");
+        if (record.pattern == '5')
+            timing_out_[record.operation_id] = record.started_at_ms + sandbox_timeout_ms_;
+        else
+            pending_.insert(record.operation_id);
+        send(record, plain(CORRIDOR_RAIL_OUTCOME_PENDING));
         return CORRIDOR_RAIL_OK;
     }
 
-    sdk::status pay_through_network(sdk::call& c, const std::string& id,
-                                    const std::string& invoice_text, const decoded_invoice& invoice,
-                                    std::uint64_t amount_msat, std::int64_t now_ms) {
-        std::string hash = hex_encode(invoice.fields.payment_hash);
-        auto paid = network_folder_->pay(invoice_text, invoice, amount_msat,
-                                         hex_encode(node_public_), id, now_ms);
-        outcome o;
-        o.state = CORRIDOR_RAIL_OUTCOME_SETTLED;
-        o.reference = hash;
+    // Logs a final outcome, then reports it; false (and nothing reported) when it cannot be
+    // logged, so that it is tried again rather than reported and forgotten.
+    bool finish(const payout_record& record, const payout_outcome& o) {
+        try {
+            journal_->finish(record.operation_id, o);
+        } catch (const std::exception& error) {
+            host_.log(CORRIDOR_RAIL_LOG_ERROR, error.what());
+            return false;
+        }
+        send(record, o);
+        return true;
+    }
+
+    sdk::status pay_through_network(sdk::call& c, const payout_record& record,
+                                    std::int64_t now_ms) {
+        if (!network_folder_)
+            return c.fail(CORRIDOR_RAIL_UNAVAILABLE,
+                          "operation " + record.operation_id +
+                              " started through the sandbox network, which is not configured now");
+        auto invoice = decode_invoice(record.destination);
+        if (!invoice)
+            return c.fail(CORRIDOR_RAIL_INTERNAL,
+                          "a logged invoice does not decode: " + invoice.error().message);
+        // The record in the network names this node and operation, so asking again after a
+        // crash finds the payment made before it rather than making another.
+        auto paid = network_folder_->pay(record.destination, invoice.value(), record.amount_msat,
+                                         hex_encode(node_public_), record.operation_id, now_ms);
+        payout_outcome o = plain(CORRIDOR_RAIL_OUTCOME_SETTLED);
         switch (paid.outcome) {
             case payment_outcome::paid:
             case payment_outcome::paid_before_by_us: break;
             case payment_outcome::already_paid:
-                o = {CORRIDOR_RAIL_OUTCOME_FAILED,   hash,
-                     CORRIDOR_RAIL_FAILURE_REJECTED, "INVOICE_ALREADY_PAID",
-                     "LIGHTNING_PAYMENT_FAILED",     paid.message};
+                o = {CORRIDOR_RAIL_OUTCOME_FAILED, CORRIDOR_RAIL_FAILURE_REJECTED,
+                     "INVOICE_ALREADY_PAID", "LIGHTNING_PAYMENT_FAILED", paid.message};
                 break;
             case payment_outcome::failed:
                 // Nothing was paid: the host tries again once its lease runs out.
                 return c.fail(CORRIDOR_RAIL_UNAVAILABLE, paid.message);
         }
-        operations_[id] = o;
-        send(id, o);
+        // Paid but not logged: the retry asks the network again and finds this payment.
+        if (!finish(record, o))
+            return c.fail(CORRIDOR_RAIL_UNAVAILABLE, "the spark state cannot be written now");
         return CORRIDOR_RAIL_OK;
+    }
+
+    // Takes the state folder's lock and reads back every payout handed over before.
+    void open_journal(const std::filesystem::path& state_dir) {
+        try {
+            journal_ = std::make_unique<payout_journal>(state_dir);
+        } catch (const std::exception& error) {
+            throw sdk::rail_error(CORRIDOR_RAIL_INTERNAL, std::string("spark: ") + error.what());
+        }
+        if (!journal_->writable())
+            host_.log(CORRIDOR_RAIL_LOG_WARN,
+                      "the state folder " + state_dir.string() +
+                          " is in use by another process: this instance moves no money");
+        if (journal_->cut_at_open() > 0)
+            host_.log(CORRIDOR_RAIL_LOG_WARN,
+                      journal_->path().string() + ": cut off a torn last line of " +
+                          std::to_string(journal_->cut_at_open()) +
+                          " bytes (an append a crash interrupted; it was never acknowledged)");
     }
 
     // Payments of our invoices found in the sandbox network, each reported once per run (the host
@@ -445,8 +524,8 @@ private:
     std::int64_t sandbox_timeout_ms_ = 30000;
     std::unique_ptr<sandbox_network> network_folder_;  // null: no sandbox network
     std::map<std::string, bytes32> preimages_;         // payment hash -> preimage of our invoices
-    std::map<std::string, outcome> operations_;        // operation id -> what it came to so far
-    std::vector<std::string> pending_;                 // settle on the next tick
+    std::unique_ptr<payout_journal> journal_;          // every payout handed to us, on disk
+    std::set<std::string> pending_;                    // operation ids that settle on a tick
     std::map<std::string, std::int64_t> timing_out_;   // operation id -> when pattern 005 fails
 };
 

@@ -422,7 +422,12 @@ test('a post-transaction callback the receiver refuses is retried, then given up
 });
 
 test('without a rail that pays Lightning invoices, UMA quotes are refused before the receiver is asked', async (t) => {
-  const bare = await startCorridor({ platforms: 1, config: { outbound: { allow_private_addresses: true, timeout_ms: 1500 } } });
+  // Only the sandbox rail, which pays nothing in production.
+  const bare = await startCorridor({
+    platforms: 1,
+    plugins: { rails: ['sandbox'] },
+    config: { outbound: { allow_private_addresses: true, timeout_ms: 1500 } },
+  });
   t.after(() => stopCorridor(bare));
   const credentials = bare.platforms[0].production;
   const bareDomain = new URL(bare.baseUrl).host;

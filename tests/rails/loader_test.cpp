@@ -255,7 +255,10 @@ TEST_CASE("the shipped rails declare what they can do", "[rails][loader][abi]") 
     CHECK_FALSE(sandbox->serves_sandbox());
     auto spark = load_rail_file(
         std::string(CORRIDOR_PLUGIN_DIR) + "/spark.so", "spark", "",
-        R"({"network":"regtest","node_private_key_hex":"e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734"})",
+        R"({"network":"regtest","node_private_key_hex":"e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734",)"
+        R"("data_dir":")" +
+            (std::filesystem::temp_directory_path() / "corridor-rails-loader-spark").string() +
+            "\"}",
         nullptr);
     CHECK(spark->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_SERVES_SANDBOX));
     CHECK(spark->serves_sandbox());

@@ -23,8 +23,13 @@ const std::string pix_settings =
      ("corridor-real-rails-pix-" + std::to_string(::getpid())))
         .string() +
     R"("})";
-constexpr const char* spark_settings =
-    R"({"network":"regtest","node_private_key_hex":"e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734"})";
+const std::string spark_settings =
+    R"({"network":"regtest","node_private_key_hex":"e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734",)"
+    R"("data_dir":")" +
+    (std::filesystem::temp_directory_path() /
+     ("corridor-real-rails-spark-" + std::to_string(::getpid())))
+        .string() +
+    R"("})";
 
 rail_load_config production_rails() {
     rail_load_config config;

@@ -46,8 +46,11 @@ struct instance {
     instance(testing::store_fixture& f, const currency_registry& currencies,
              const std::function<payment_services()>& payments, const std::string& key,
              const std::filesystem::path& network) {
+        // Each node its own state folder (data_dir), as each Corridor instance has.
         std::string settings = R"({"network":"regtest","node_private_key_hex":")" + key +
-                               R"(","sandbox_network_dir":")" + network.string() + "\"}";
+                               R"(","sandbox_network_dir":")" + network.string() +
+                               R"(","data_dir":")" +
+                               (network / ("node-" + key.substr(0, 8))).string() + "\"}";
         rails.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/spark.so", "spark", "",
                                  settings, nullptr));
         arrivals = std::make_unique<routed_arrivals>(incoming_routing{&router, payments});
