@@ -5,6 +5,11 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <thread>
@@ -180,4 +185,30 @@ TEST_CASE("a seeded random source replays the same ids", "[ledger][ids]") {
         REQUIRE(a.substr(0, 19) == c.substr(0, 19));
         REQUIRE(a.substr(19) != c.substr(19));
     }
+}
+
+TEST_CASE("a forked child never hands out its parent's random bytes", "[ledger][random]") {
+    os_random random;
+    std::array<std::uint8_t, 16> first{};
+    random.fill(first);  // the parent's block now holds unused bytes
+    int pipe_ends[2];
+    REQUIRE(pipe(pipe_ends) == 0);
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::array<std::uint8_t, 16> drawn{};
+        random.fill(drawn);
+        bool written = write(pipe_ends[1], drawn.data(), drawn.size()) == static_cast<ssize_t>(drawn.size());
+        _exit(written ? 0 : 1);
+    }
+    close(pipe_ends[1]);
+    std::array<std::uint8_t, 16> in_child{};
+    REQUIRE(read(pipe_ends[0], in_child.data(), in_child.size()) == static_cast<ssize_t>(in_child.size()));
+    close(pipe_ends[0]);
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status));
+    std::array<std::uint8_t, 16> in_parent{};
+    random.fill(in_parent);  // the next bytes of the parent's block
+    CHECK(in_child != in_parent);
 }

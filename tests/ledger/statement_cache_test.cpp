@@ -123,3 +123,21 @@ TEST_CASE("a session made without open_session runs statements uncached", "[ledg
     REQUIRE(fetch_prepared(session, select_probe, row, std::string("a")));
     CHECK(row.amount == 5);
 }
+
+TEST_CASE("a thread's remembered cache lookup follows attach and detach", "[ledger]") {
+    test_database db;
+    auto& session = db.session();
+    statement_cache* attached = statement_cache_of(session);
+    REQUIRE(attached != nullptr);
+    CHECK(statement_cache_of(session) == attached);  // the remembered answer
+    detach_statement_cache(session);
+    CHECK(statement_cache_of(session) == nullptr);
+    attach_statement_cache(session);
+    statement_cache* again = statement_cache_of(session);
+    REQUIRE(again != nullptr);
+    session << "CREATE TABLE cache_probe (id TEXT PRIMARY KEY, amount BIGINT NOT NULL)";
+    CHECK(run_prepared(session, insert_probe, std::string("a"), 7LL) == 1);
+    probe_row row;
+    REQUIRE(fetch_prepared(session, select_probe, row, std::string("a")));
+    CHECK(row.amount == 7);
+}
