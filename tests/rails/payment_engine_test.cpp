@@ -50,11 +50,11 @@ struct engine_fixture : store_fixture {
     }
 
     transaction_record transfer_out_on(const rail_engine_services& on,
-                                       const external_account_ref& destination,
-                                       std::int64_t amount, const std::string& description) {
+                                       const external_account_ref& destination, std::int64_t amount,
+                                       const std::string& description) {
         write_transaction transaction(session());
-        auto begun =
-            begin_transfer_out(session(), on, {owner, account_id, destination, amount, description});
+        auto begun = begin_transfer_out(session(), on,
+                                        {owner, account_id, destination, amount, description});
         REQUIRE(begun.ok());
         transaction.commit();
         return begun.value();
@@ -73,8 +73,8 @@ struct engine_fixture : store_fixture {
     transaction_record transfer_out_on_test_rail(const rail_engine_services& on,
                                                  std::int64_t amount) {
         return transfer_out_on(
-            on, {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"}, amount,
-            "");
+            on, {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+            amount, "");
     }
 
     int drive(payment_engine& engine) {
