@@ -46,12 +46,35 @@ struct engine_fixture : store_fixture {
 
     transaction_record transfer_out(const external_account_ref& destination,
                                     std::int64_t amount = 2500) {
+        return transfer_out_on(services(), destination, amount, "payout");
+    }
+
+    transaction_record transfer_out_on(const rail_engine_services& on,
+                                       const external_account_ref& destination, std::int64_t amount,
+                                       const std::string& description) {
         write_transaction transaction(session());
-        auto begun = begin_transfer_out(session(), services(),
-                                        {owner, account_id, destination, amount, "payout"});
+        auto begun = begin_transfer_out(session(), on,
+                                        {owner, account_id, destination, amount, description});
         REQUIRE(begun.ok());
         transaction.commit();
         return begun.value();
+    }
+
+    // Services over the test rail alone, whose answer the payout's amount chooses
+    // (13: UNAVAILABLE, 14: declined).
+    rail_engine_services test_rail_services() {
+        if (!test_rail.by_name("test_good")) {
+            test_rail.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so",
+                                         "", "", "{}", nullptr));
+        }
+        return {ids, random, clock, currencies, test_rail, services().settings};
+    }
+
+    transaction_record transfer_out_on_test_rail(const rail_engine_services& on,
+                                                 std::int64_t amount) {
+        return transfer_out_on(
+            on, {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+            amount, "");
     }
 
     int drive(payment_engine& engine) {
@@ -76,6 +99,7 @@ struct engine_fixture : store_fixture {
 
     currency_registry currencies;
     rail_registry rails;
+    rail_registry test_rail;
     std::string platform_id, account_id;
     tenant owner;
 };
@@ -439,27 +463,11 @@ namespace corridor {
 TEST_CASE("an unavailable rail is retried after the lease; a declined operation is refunded",
           "[store][rails][engine]") {
     engine_fixture f;
-    rail_registry good;
-    good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
-                            nullptr));
-    auto settings = f.services().settings;
-    rail_engine_services services{f.ids, f.random, f.clock, f.currencies, good, settings};
+    auto services = f.test_rail_services();
+    auto settings = services.settings;
     payment_engine engine(services);
-    auto begin = [&](std::int64_t amount) {
-        write_transaction transaction(f.session());
-        auto begun = begin_transfer_out(
-            f.session(), services,
-            {f.owner,
-             f.account_id,
-             {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
-             amount,
-             ""});
-        REQUIRE(begun.ok());
-        transaction.commit();
-        return begun.value();
-    };
-    auto unavailable = begin(13);
-    auto declined = begin(14);
+    auto unavailable = f.transfer_out_on_test_rail(services, 13);
+    auto declined = f.transfer_out_on_test_rail(services, 14);
     f.drive(engine);
     auto op = f.operation_of(unavailable);
     CHECK(op.status == "INITIATING");
@@ -578,24 +586,11 @@ TEST_CASE("an operation claimed before a crash stays with its node and is retrie
 TEST_CASE("a first initiation the rail cannot take goes back to every node",
           "[store][rails][engine]") {
     engine_fixture f;
-    rail_registry good;
-    good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
-                            nullptr));
-    rail_engine_services services{f.ids,        f.random, f.clock,
-                                  f.currencies, good,     f.services().settings};
-    write_transaction begun_transaction(f.session());
-    auto begun = begin_transfer_out(
-        f.session(), services,
-        {f.owner,
-         f.account_id,
-         {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
-         13,  // the test rail answers UNAVAILABLE
-         ""});
-    REQUIRE(begun.ok());
-    begun_transaction.commit();
+    auto services = f.test_rail_services();
+    auto begun = f.transfer_out_on_test_rail(services, 13);  // the test rail answers UNAVAILABLE
     payment_engine engine(services);
     f.drive(engine);
-    auto op = f.operation_of(begun.value());
+    auto op = f.operation_of(begun);
     CHECK(op.status == "INITIATING");
     CHECK(op.rail_node.empty());  // nothing was started: any node may try it
     auto other_services = services;
@@ -603,7 +598,7 @@ TEST_CASE("a first initiation the rail cannot take goes back to every node",
     payment_engine other(other_services);
     f.clock.advance_ms(services.settings.call_timeout_ms);
     f.drive(other);
-    CHECK(f.operation_of(begun.value()).attempts == 2);
+    CHECK(f.operation_of(begun).attempts == 2);
 }
 
 TEST_CASE("pending operations from before nodes were recorded are adopted by one node",
@@ -669,37 +664,24 @@ namespace corridor {
 TEST_CASE("a retry the rail cannot take stays with the node and is tried again after its lease",
           "[store][rails][engine]") {
     engine_fixture f;
-    rail_registry good;
-    good.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_good.so", "", "", "{}",
-                            nullptr));
-    rail_engine_services services{f.ids,        f.random, f.clock,
-                                  f.currencies, good,     f.services().settings};
-    write_transaction begun_transaction(f.session());
-    auto begun = begin_transfer_out(
-        f.session(), services,
-        {f.owner,
-         f.account_id,
-         {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
-         13,  // the test rail answers UNAVAILABLE
-         ""});
-    REQUIRE(begun.ok());
-    begun_transaction.commit();
+    auto services = f.test_rail_services();
+    auto begun = f.transfer_out_on_test_rail(services, 13);  // the test rail answers UNAVAILABLE
     // As an earlier run of this node left it: accepted by the rail, no outcome yet.
     f.session() << "UPDATE rail_operations SET status = 'PENDING', rail_node = 'local', "
                    "rail_epoch = 'RailRun:earlier'";
     payment_engine engine(services);
     f.drive(engine);
-    auto op = f.operation_of(begun.value());
+    auto op = f.operation_of(begun);
     CHECK(op.attempts == 1);
     CHECK(op.status == "PENDING");
     CHECK(op.rail_node == "local");  // its rail may still hold it
     CHECK(op.message == "try again later");
     f.drive(engine);
-    CHECK(f.operation_of(begun.value()).attempts == 1);  // leased
+    CHECK(f.operation_of(begun).attempts == 1);  // leased
     f.clock.advance_ms(services.settings.call_timeout_ms);
     f.drive(engine);
-    CHECK(f.operation_of(begun.value()).attempts == 2);
-    CHECK(f.reread(begun.value()).status == "PENDING");
+    CHECK(f.operation_of(begun).attempts == 2);
+    CHECK(f.reread(begun).status == "PENDING");
 }
 
 }  // namespace corridor

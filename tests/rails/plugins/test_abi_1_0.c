@@ -1,8 +1,6 @@
 /* A plugin built for rail ABI 1.0, before the capabilities field: its table is the 1.0 layout,
  * written out here as that older header declared it, so the host must neither refuse it nor read
  * past its end. It serves LEGACY_ACCOUNT and settles every operation as soon as it is initiated. */
-#include <string.h>
-
 #include "rails/rail_abi.h"
 
 /* The plugin table as ABI 1.0 declared it: everything up to and including tick. */
@@ -26,49 +24,7 @@ typedef struct legacy_plugin_table {
     int32_t (*tick)(corridor_rail_type_self*, corridor_rail_type_call*, int64_t);
 } legacy_plugin_table;
 
-static const corridor_rail_host_api* host_api;
-static corridor_rail_type_host* host_self;
-static int instance;
-
-static int32_t create(corridor_rail_type_call* call, corridor_rail_type_host* host,
-                      corridor_rail_type_span config, corridor_rail_type_self** out) {
-    (void)call;
-    (void)config;
-    host_self = host;
-    *out = (corridor_rail_type_self*)&instance;
-    return CORRIDOR_RAIL_OK;
-}
-static void destroy(corridor_rail_type_self* self) {
-    (void)self;
-}
-static int32_t validate_account(corridor_rail_type_self* self, corridor_rail_type_call* call,
-                                corridor_rail_type_span type, corridor_rail_type_span currency,
-                                corridor_rail_type_span json) {
-    (void)self;
-    (void)call;
-    (void)type;
-    (void)currency;
-    (void)json;
-    return CORRIDOR_RAIL_OK;
-}
-static int32_t funding_instructions(corridor_rail_type_self* self, corridor_rail_type_call* call,
-                                    const corridor_rail_type_funding_request* request) {
-    (void)self;
-    (void)call;
-    (void)request;
-    return CORRIDOR_RAIL_UNSUPPORTED;
-}
-static int32_t initiate(corridor_rail_type_self* self, corridor_rail_type_call* call,
-                        const corridor_rail_type_operation* op) {
-    corridor_rail_type_report report;
-    (void)self;
-    (void)call;
-    memset(&report, 0, sizeof report);
-    report.struct_size = sizeof report;
-    report.outcome = CORRIDOR_RAIL_OUTCOME_SETTLED;
-    report.operation_id = op->operation_id;
-    return host_api->report(host_self, &report);
-}
+#include "settle_at_once.h"
 
 static const corridor_rail_type_span types[] = {{"LEGACY_ACCOUNT", 14}};
 static const legacy_plugin_table table = {

@@ -2,53 +2,8 @@
  * magic says 1.1, and it sets the bit 1.2 gave a meaning to (a 1.1 plugin could carry any value
  * there), so the host must load it and must not read the bit as the 1.2 capability. It serves
  * LIGHTNING, as the sandbox rail does, and settles every operation as soon as it is initiated. */
-#include <string.h>
-
 #include "rails/rail_abi.h"
-
-static const corridor_rail_host_api* host_api;
-static corridor_rail_type_host* host_self;
-static int instance;
-
-static int32_t create(corridor_rail_type_call* call, corridor_rail_type_host* host,
-                      corridor_rail_type_span config, corridor_rail_type_self** out) {
-    (void)call;
-    (void)config;
-    host_self = host;
-    *out = (corridor_rail_type_self*)&instance;
-    return CORRIDOR_RAIL_OK;
-}
-static void destroy(corridor_rail_type_self* self) {
-    (void)self;
-}
-static int32_t validate_account(corridor_rail_type_self* self, corridor_rail_type_call* call,
-                                corridor_rail_type_span type, corridor_rail_type_span currency,
-                                corridor_rail_type_span json) {
-    (void)self;
-    (void)call;
-    (void)type;
-    (void)currency;
-    (void)json;
-    return CORRIDOR_RAIL_OK;
-}
-static int32_t funding_instructions(corridor_rail_type_self* self, corridor_rail_type_call* call,
-                                    const corridor_rail_type_funding_request* request) {
-    (void)self;
-    (void)call;
-    (void)request;
-    return CORRIDOR_RAIL_UNSUPPORTED;
-}
-static int32_t initiate(corridor_rail_type_self* self, corridor_rail_type_call* call,
-                        const corridor_rail_type_operation* op) {
-    corridor_rail_type_report report;
-    (void)self;
-    (void)call;
-    memset(&report, 0, sizeof report);
-    report.struct_size = sizeof report;
-    report.outcome = CORRIDOR_RAIL_OUTCOME_SETTLED;
-    report.operation_id = op->operation_id;
-    return host_api->report(host_self, &report);
-}
+#include "settle_at_once.h"
 
 static const corridor_rail_type_span types[] = {{"LIGHTNING", 9}};
 /* The 1.1 plugin table is the 1.2 one: 1.2 added to the host table only. */
