@@ -107,7 +107,9 @@ test('without rails the configuration answers, and a currency it lacks cannot be
   const usd = onlyInstruction(accounts.USD);
   assert.deepEqual({ ...usd.accountOrWalletInfo, reference: undefined }, { ...configured.USD, reference: undefined });
   assert.ok(!usd.instructionsNotes.includes(sandboxNote));
-  if (accounts.BTC) assert.deepEqual(accounts.BTC.fundingPaymentInstructions, []);
+  // Every currency gets an account; with no rail and no configured BTC instruction it lists none.
+  assert.ok(accounts.BTC, JSON.stringify(Object.keys(accounts)));
+  assert.deepEqual(accounts.BTC.fundingPaymentInstructions, []);
   const receiver = await newCustomer(bare, credentials);
   const destination = (await accountsOf(bare, credentials, receiver.id)).USD;
   const refused = await call(bare, credentials, 'POST', '/quotes', {
