@@ -54,11 +54,10 @@ test('sandbox accounts get the sandbox rail\'s bank details for every currency',
     checked++;
   }
   assert.ok(checked >= 5, `only ${checked} currencies checked`);
-  if (accounts.BTC) {
-    const info = onlyInstruction(accounts.BTC).accountOrWalletInfo;
-    assert.equal(info.accountType, 'SPARK_WALLET');
-    assert.match(info.address, /^spark/);
-  }
+  assert.ok(accounts.BTC, JSON.stringify(Object.keys(accounts)));
+  const btc = onlyInstruction(accounts.BTC).accountOrWalletInfo;
+  assert.equal(btc.accountType, 'SPARK_WALLET');
+  assert.match(btc.address, /^spark/);
 });
 
 test('a sandbox REALTIME_FUNDING quote stores the rail\'s instructions with its reference', async () => {
