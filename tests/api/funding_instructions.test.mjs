@@ -54,11 +54,10 @@ test('sandbox accounts get the sandbox rail\'s bank details for every currency',
     checked++;
   }
   assert.ok(checked >= 5, `only ${checked} currencies checked`);
-  if (accounts.BTC) {
-    const info = onlyInstruction(accounts.BTC).accountOrWalletInfo;
-    assert.equal(info.accountType, 'SPARK_WALLET');
-    assert.match(info.address, /^spark/);
-  }
+  assert.ok(accounts.BTC, JSON.stringify(Object.keys(accounts)));
+  const btc = onlyInstruction(accounts.BTC).accountOrWalletInfo;
+  assert.equal(btc.accountType, 'SPARK_WALLET');
+  assert.match(btc.address, /^spark/);
 });
 
 test('a sandbox REALTIME_FUNDING quote stores the rail\'s instructions with its reference', async () => {
@@ -107,7 +106,9 @@ test('without rails the configuration answers, and a currency it lacks cannot be
   const usd = onlyInstruction(accounts.USD);
   assert.deepEqual({ ...usd.accountOrWalletInfo, reference: undefined }, { ...configured.USD, reference: undefined });
   assert.ok(!usd.instructionsNotes.includes(sandboxNote));
-  if (accounts.BTC) assert.deepEqual(accounts.BTC.fundingPaymentInstructions, []);
+  // Every currency gets an account; with no rail and no configured BTC instruction it lists none.
+  assert.ok(accounts.BTC, JSON.stringify(Object.keys(accounts)));
+  assert.deepEqual(accounts.BTC.fundingPaymentInstructions, []);
   const receiver = await newCustomer(bare, credentials);
   const destination = (await accountsOf(bare, credentials, receiver.id)).USD;
   const refused = await call(bare, credentials, 'POST', '/quotes', {

@@ -7,8 +7,7 @@
 // payment once B's platform approved it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { randomBytes, sign } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { startCorridor, stopCorridor, launch, call, runCli } from './lib/harness
 import { newCustomer, accountsOf, platformAccounts, fund, eventually, idempotencyKey, sleep } from './lib/money.mjs';
 import { outboxEvents, queryRows } from './lib/database.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
+import { keyPair, startKeyServer } from './lib/uma_sender.mjs';
 
 let network;  // the shared sandbox network folder
 let keys;     // where each instance keeps its node key
@@ -227,23 +227,8 @@ test('A pays the invoice of B\'s REALTIME_FUNDING quote and the quote completes'
 
 // A sending UMA provider at its own loopback port, publishing one secp256k1 key for both roles.
 async function startSender() {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'secp256k1' });
-  const jwk = publicKey.export({ format: 'jwk' });
-  const coordinate = (text) => Buffer.from(text, 'base64url').toString('hex').padStart(64, '0');
-  const pubHex = `04${coordinate(jwk.x)}${coordinate(jwk.y)}`;
-  const stub = { privateKey };
-  stub.server = createServer((request, response) => {
-    if (request.url !== '/.well-known/lnurlpubkey') {
-      response.writeHead(404);
-      response.end();
-      return;
-    }
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ signingPubKey: pubHex, encryptionPubKey: pubHex }));
-  });
-  await new Promise((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
-  stub.domain = `127.0.0.1:${stub.server.address().port}`;
-  return stub;
+  const { privateKey, pubHex } = keyPair();
+  return { privateKey, ...(await startKeyServer(pubHex)) };
 }
 
 // A signed UMA v1 pay request of `cents` USD from $alice at the stub's domain.

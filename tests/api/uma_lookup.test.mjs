@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
+import { freePort, startCorridor, stopCorridor, call } from './lib/harness.mjs';
 
 let corridor, senderPlatform, receiverPlatform, senderDomain, receiverDomain, alice, bob;
 
@@ -116,10 +116,7 @@ test('an unknown receiver is 404; a provider that is not there or never answers 
   assert.equal(reply.body.details.field, 'receiverUmaAddress');
 
   // A port nothing listens on.
-  const closed = createServer();
-  await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve));
-  const closedPort = closed.address().port;
-  await new Promise((resolve) => closed.close(resolve));
+  const closedPort = await freePort();
   reply = await lookup(`$bob@127.0.0.1:${closedPort}`, aliceQuery);
   assert.equal(reply.status, 424, reply.text);
   assert.equal(reply.body.code, 'LNURLP_REQUEST_FAILED');

@@ -5,10 +5,10 @@
 // unknown receivers and missing payer data are refused and write nothing.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import { randomBytes, sign } from 'node:crypto';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
+import { keyPair, startKeyServer } from './lib/uma_sender.mjs';
 import { newCustomer, accountsOf, balanceOf } from './lib/money.mjs';
 
 let server;
@@ -37,15 +37,6 @@ after(async () => {
   if (webhooks) await stopReceiver(webhooks);
 });
 
-// A secp256k1 key pair: the private key for node:crypto, the public key as UMA publishes it
-// (uncompressed SEC1, hex).
-function keyPair() {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'secp256k1' });
-  const jwk = publicKey.export({ format: 'jwk' });
-  const coordinate = (text) => Buffer.from(text, 'base64url').toString('hex').padStart(64, '0');
-  return { privateKey, pubHex: `04${coordinate(jwk.x)}${coordinate(jwk.y)}` };
-}
-
 // A sending provider on its own port (so its keys are not in the receiver's cache). With
 // `holdKeys`, its key document is withheld until release() or, as a bound, after holdMs.
 async function startSender({ holdKeys = false, holdMs = 5000 } = {}) {
@@ -55,12 +46,7 @@ async function startSender({ holdKeys = false, holdMs = 5000 } = {}) {
   stub.release = release;
   let keysAsked;
   stub.keysAsked = new Promise((resolve) => { keysAsked = resolve; });
-  stub.server = createServer(async (request, response) => {
-    if (request.url !== '/.well-known/lnurlpubkey') {
-      response.writeHead(404);
-      response.end();
-      return;
-    }
+  Object.assign(stub, await startKeyServer(stub.pair.pubHex, async () => {
     stub.keyRequests += 1;
     keysAsked();
     if (holdKeys) {
@@ -68,11 +54,7 @@ async function startSender({ holdKeys = false, holdMs = 5000 } = {}) {
       await released;
       clearTimeout(bound);
     }
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ signingPubKey: stub.pair.pubHex, encryptionPubKey: stub.pair.pubHex }));
-  });
-  await new Promise((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
-  stub.domain = `127.0.0.1:${stub.server.address().port}`;
+  }));
   stubs.push(stub);
   return stub;
 }

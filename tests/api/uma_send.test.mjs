@@ -6,11 +6,10 @@
 // 127.0.0.1:<port>; the spark rail is the only rail loaded, so it pays sandbox invoices too.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
+import { startCorridor, startOnOwnPort, stopCorridor, call } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { accountsOf, assertError, eventually, expectedPrice, fund, idempotencyKey, sleep } from './lib/money.mjs';
 import { decodeInvoice, startUmaProvider, stopUmaProvider } from '../interop/lib/uma_provider.mjs';
@@ -449,26 +448,21 @@ test('a platform pays a customer of another platform on this corridor, both side
   // before it starts. Its invoices are signed with the spark rail's node key, and the rail pays
   // sandbox invoices over the sandbox Lightning network (a folder), where it also finds the
   // payments of invoices its own key signed: the receiver's payment settles too.
-  const probe = createServer();
-  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = probe.address().port;
-  await new Promise((resolve) => probe.close(resolve));
   const network = mkdtempSync(join(tmpdir(), 'corridor-lightning-'));
   t.after(() => rmSync(network, { recursive: true, force: true }));
   const approvals = await startReceiver(() => ({ status: 200 }));
   t.after(() => stopReceiver(approvals));
-  const both = await startCorridor({
+  const both = await startOnOwnPort({
     platforms: 2,
     plugins: { rails: ['spark'], settings: { spark: { ...sparkSettings, sandbox_network_dir: network } } },
     config: {
-      listen: `127.0.0.1:${port}`,
-      public_base_url: `http://127.0.0.1:${port}`,
       outbound: { allow_private_addresses: true, timeout_ms: 3000 },
       webhooks: { poll_interval_ms: 20, connect_timeout_ms: 1000, response_timeout_ms: 2000 },
       rails: { call_timeout_ms: 10000, settlement_timeout_ms: 259200000, drive_interval_ms: 20 },
     },
   });
   t.after(() => stopCorridor(both));
+  const { port } = both;
   const [payer, payee] = both.platforms.map((item) => item.sandbox);
   for (const [credentials, host, hooks] of [[payer, `127.0.0.1:${port}`, {}], [payee, `localhost:${port}`, { webhookEndpoint: approvals.url }]]) {
     const patched = await call(both, credentials, 'PATCH', '/config', { umaDomain: host, ...hooks });

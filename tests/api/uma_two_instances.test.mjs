@@ -5,46 +5,34 @@
 // transactions and both platforms' webhooks are checked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
+import { startOnOwnPort, stopCorridor, call } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { accountsOf, eventually, fund, sleep } from './lib/money.mjs';
 
 const initialUsd = 50_000;
 let network, a, b, hooksA, hooksB;
 
-async function freePort() {
-  const probe = createServer();
-  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 // One instance whose platform's UMA domain is its own loopback address, with its webhooks at
 // `hooks` (B's platform approves incoming payments there with a 200).
 async function instance(hooks) {
-  const port = await freePort();
-  const server = await startCorridor({
+  const server = await startOnOwnPort({
     platforms: 1,
     plugins: { rails: ['spark'], settings: {
       // Each instance is its own Lightning node: the network tells their invoices apart by payee.
       spark: { network: 'regtest', node_private_key_hex: randomBytes(32).toString('hex'), sandbox_network_dir: network },
     } },
     config: {
-      listen: `127.0.0.1:${port}`,
-      public_base_url: `http://127.0.0.1:${port}`,
       outbound: { allow_private_addresses: true, timeout_ms: 3000 },
       webhooks: { poll_interval_ms: 20, connect_timeout_ms: 1000, response_timeout_ms: 2000 },
       rails: { call_timeout_ms: 10000, settlement_timeout_ms: 259200000, drive_interval_ms: 20 },
       uma: { post_transaction_poll_interval_ms: 20 },
     },
   });
-  server.domain = `127.0.0.1:${port}`;
+  server.domain = server.address;
   server.credentials = server.platforms[0].sandbox;
   const patched = await call(server, server.credentials, 'PATCH', '/config', { umaDomain: server.domain, webhookEndpoint: hooks.url });
   assert.equal(patched.status, 200, patched.text);

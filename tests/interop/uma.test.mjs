@@ -225,7 +225,7 @@ test('we verify the SDK pay response and post-transaction callback', async () =>
 
 // --- (c) a running corridor answers SDK lookups --------------------------------------------
 
-import { createServer } from 'node:http';
+import { startKeyServer } from '../api/lib/uma_sender.mjs';
 import { InMemoryPublicKeyCache, fetchPublicKeyForVasp, selectHighestSupportedVersion } from '@uma-sdk/core';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -235,20 +235,7 @@ import { startReceiver, stopReceiver } from '../api/lib/receiver.mjs';
 
 // A sending VASP played by the SDK: it serves its own keys at /.well-known/lnurlpubkey, where
 // Corridor fetches them to check the lookup's signature.
-async function startSender(pair) {
-  const body = JSON.stringify({ signingPubKey: pair.pubHex, encryptionPubKey: pair.pubHex });
-  const server = createServer((request, response) => {
-    if (request.url === '/.well-known/lnurlpubkey') {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(body);
-    } else {
-      response.writeHead(404);
-      response.end();
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, domain: `127.0.0.1:${server.address().port}` };
-}
+const startSender = (pair) => startKeyServer(pair.pubHex);
 
 test('a running corridor answers an SDK UMA lookup that the SDK verifies', async (t) => {
   // The platform's private keys are sealed at rest under an operator key.

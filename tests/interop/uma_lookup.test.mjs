@@ -5,19 +5,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { randomBytes } from 'node:crypto';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import {
   Currency, InMemoryNonceValidator, InMemoryPublicKeyCache, KycStatus, fetchPublicKeyForVasp,
   getLnurlpResponse, parseLnurlpRequest, verifyUmaLnurlpQuerySignature,
 } from '@uma-sdk/core';
 import { startCorridor, stopCorridor, call } from '../api/lib/harness.mjs';
-
-function keyPair() {
-  const secret = new Uint8Array(randomBytes(32));
-  const pubHex = Buffer.from(secp256k1.getPublicKey(secret, false)).toString('hex');
-  return { secret, pubHex };
-}
+import { keyPair } from './lib/uma_provider.mjs';
 
 // The receiving provider. `mode` says how it answers the next lookups.
 function startProvider() {

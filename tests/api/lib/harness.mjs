@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
 
 export const VERSION = '2025-10-13';
 
@@ -85,6 +86,34 @@ export async function startCorridor(options = {}) {
     server.platforms.push(JSON.parse(runCli(server, args)));
   }
   await launch(server);
+  return server;
+}
+
+// A free loopback port: a server whose public_base_url must name its port before it starts, or a
+// port nothing listens on.
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+// startCorridor on a port chosen first, so that public_base_url (the hosted pages, the UMA
+// callbacks and .well-known endpoints) names the server's own loopback address; server.address is
+// that `127.0.0.1:port`. options.config is merged over listen and public_base_url.
+export async function startOnOwnPort(options = {}) {
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const server = await startCorridor({
+    ...options,
+    config: { listen: address, public_base_url: `http://${address}`, ...(options.config || {}) },
+  });
+  server.port = port;
+  server.address = address;
   return server;
 }
 

@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 
-import { startCorridor } from '../../api/lib/harness.mjs';
+import { startOnOwnPort } from '../../api/lib/harness.mjs';
 
 export const CHROMIUM = process.env.CORRIDOR_CHROMIUM || '/usr/bin/chromium';
 
@@ -49,28 +48,11 @@ export async function screenshot(page, suite, name) {
   return path;
 }
 
-// A free loopback port, so a server's public_base_url can name it before it starts.
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 // A server whose hosted pages are reached at its own address: the port is chosen first so that
 // public_base_url can name it. Options as the harness's startCorridor (one platform by default);
 // the sandbox credentials of the first platform are on server.credentials.
 export async function startPagesServer(options = {}) {
-  const port = await freePort();
-  const server = await startCorridor({
-    platforms: 1,
-    ...options,
-    config: { listen: `127.0.0.1:${port}`, public_base_url: `http://127.0.0.1:${port}`, ...(options.config || {}) },
-  });
+  const server = await startOnOwnPort({ platforms: 1, ...options });
   server.credentials = server.platforms[0].sandbox;
   return server;
 }

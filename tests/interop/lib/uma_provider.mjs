@@ -20,7 +20,9 @@ import {
 
 const regtest = { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, validWitnessVersions: [0, 1] };
 
-function keyPair() {
+// A secp256k1 key pair as the SDK takes it: the secret as bytes (and hex), the public key as UMA
+// publishes it (uncompressed SEC1, hex).
+export function keyPair() {
   const secret = new Uint8Array(randomBytes(32));
   const pubHex = Buffer.from(secp256k1.getPublicKey(secret, false)).toString('hex');
   return { secret, secretHex: Buffer.from(secret).toString('hex'), pubHex };
