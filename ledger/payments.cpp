@@ -389,6 +389,31 @@ result<std::optional<std::pair<external_destination, payout_leg>>, payment_failu
         std::pair{std::move(checked.value()), payout_leg{"BTC", payment->payout_sats}}};
 }
 
+// The quote's OUTGOING transaction: the caller's copy when it has one (written in this same
+// command), otherwise read.
+transaction_record outgoing_of(soci::session& session, const quote_record& quote,
+                               const transaction_record* outgoing_in_hand) {
+    if (outgoing_in_hand) {
+        CORRIDOR_ASSERT(outgoing_in_hand->id == quote.transaction_id);
+        return *outgoing_in_hand;
+    }
+    auto outgoing = find_transaction(session, quote.owner, quote.transaction_id);
+    CORRIDOR_ASSERT(outgoing.has_value());
+    return std::move(*outgoing);
+}
+
+// The ACCOUNT_STATUS event of the internal account that paid the quote, read after its debit.
+void record_funding_balance(soci::session& session, const payment_services& services,
+                            const quote_record& quote, const std::string& funding_account_id,
+                            const std::string& platform_customer_id) {
+    auto source_after = account_balance(session, funding_account_id);
+    CORRIDOR_ASSERT(source_after.has_value());
+    record_balance_event(session, services.ids, services.time, services.currencies, quote.owner,
+                         funding_account_id, quote.source_customer_id, quote.sending_currency,
+                         *source_after + quote.priced.total_sending, *source_after,
+                         platform_customer_id);
+}
+
 // The payout half of settle() for an external destination: the payout is held in its currency's
 // settlement account and the payment engine takes it from there. The quote is PROCESSING and its
 // OUTGOING transaction PENDING until the rail reports.
@@ -412,22 +437,12 @@ result<transaction_record, payment_failure> start_quote_payout(
     services.payouts->start(session, owner, destination, quote.transaction_id,
                             funding_is_internal ? funding_account_id : std::string(), leg.amount,
                             quote.description);
-    std::optional<transaction_record> outgoing;
-    if (outgoing_in_hand) {
-        outgoing = *outgoing_in_hand;
-    } else {
-        outgoing = find_transaction(session, owner, quote.transaction_id);
-    }
-    CORRIDOR_ASSERT(outgoing.has_value());
+    transaction_record outgoing = outgoing_of(session, quote, outgoing_in_hand);
     if (funding_is_internal) {
-        auto source_after = account_balance(session, funding_account_id);
-        CORRIDOR_ASSERT(source_after.has_value());
-        record_balance_event(session, services.ids, services.time, services.currencies, owner,
-                             funding_account_id, quote.source_customer_id, quote.sending_currency,
-                             *source_after + quote.priced.total_sending, *source_after,
-                             outgoing->platform_customer_id);
+        record_funding_balance(session, services, quote, funding_account_id,
+                               outgoing.platform_customer_id);
     }
-    return std::move(*outgoing);
+    return outgoing;
 }
 
 // Moves a priced quote's money: `funding_account` pays total_sending into the sending liquidity
@@ -484,18 +499,11 @@ result<transaction_record, payment_failure> settle(soci::session& session,
 
     std::int64_t now_ms = services.time.now_ms();
     update_quote_status(session, quote, "COMPLETED", now_ms);
-    std::optional<transaction_record> outgoing;
-    if (outgoing_in_hand) {
-        CORRIDOR_ASSERT(outgoing_in_hand->id == quote.transaction_id);
-        outgoing = *outgoing_in_hand;
-    } else {
-        outgoing = find_transaction(session, owner, quote.transaction_id);
-    }
-    CORRIDOR_ASSERT(outgoing.has_value());
-    outgoing->status = "COMPLETED";
-    outgoing->settled_at_ms = now_ms;
-    outgoing->updated_at_ms = now_ms;
-    store_transaction_outcome(session, *outgoing);
+    transaction_record outgoing = outgoing_of(session, quote, outgoing_in_hand);
+    outgoing.status = "COMPLETED";
+    outgoing.settled_at_ms = now_ms;
+    outgoing.updated_at_ms = now_ms;
+    store_transaction_outcome(session, outgoing);
 
     transaction_record incoming;
     incoming.id = services.ids.next("Transaction");
@@ -507,8 +515,8 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     // A customer's platformCustomerId never changes: the sender's, just looked up, serves when the
     // receiver is the same customer.
     incoming.platform_customer_id =
-        !incoming.customer_id.empty() && incoming.customer_id == outgoing->customer_id
-            ? outgoing->platform_customer_id
+        !incoming.customer_id.empty() && incoming.customer_id == outgoing.customer_id
+            ? outgoing.platform_customer_id
             : platform_customer_id_of(session, owner, incoming.customer_id);
     incoming.source_type = quote.source_type;
     incoming.source_account_id = quote.source_account_id;
@@ -517,21 +525,17 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.destination_account_id = quote.destination_account_id;
     incoming.destination_currency = quote.receiving_currency;
     incoming.received_amount = quote.priced.total_receiving;
-    incoming.rate_details = outgoing->rate_details;
+    incoming.rate_details = outgoing.rate_details;
     incoming.description = quote.description;
-    incoming.reference = outgoing->reference;
+    incoming.reference = outgoing.reference;
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
     store_new_transaction(session, incoming);
 
-    record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
     record_payment_event(session, services.ids, services.time, services.currencies, incoming);
     if (funding_is_internal) {
-        auto source_after = account_balance(session, funding_account_id);
-        CORRIDOR_ASSERT(source_after.has_value());
-        record_balance_event(session, services.ids, services.time, services.currencies, owner,
-                             funding_account_id, quote.source_customer_id, quote.sending_currency,
-                             *source_after + quote.priced.total_sending, *source_after,
-                             outgoing->platform_customer_id);
+        record_funding_balance(session, services, quote, funding_account_id,
+                               outgoing.platform_customer_id);
     }
     auto destination_after = account_balance(session, quote.destination_account_id);
     CORRIDOR_ASSERT(destination_after.has_value());
@@ -540,7 +544,7 @@ result<transaction_record, payment_failure> settle(soci::session& session,
                          quote.receiving_currency,
                          *destination_after - quote.priced.total_receiving, *destination_after,
                          incoming.platform_customer_id);
-    return std::move(*outgoing);
+    return outgoing;
 }
 
 // Executes a quote as found (or as just created), after the checks of execute_quote.

@@ -1,12 +1,12 @@
 #include "ledger/webhook_deliveries.hpp"
 
 #include <algorithm>
-#include <array>
 #include <map>
 
 #include "ledger/assert.hpp"
 #include "ledger/database.hpp"
 #include "ledger/platform_store.hpp"
+#include "ledger/random.hpp"
 #include "ledger/statement_cache.hpp"
 #include "ledger/time_format.hpp"
 #include "ledger/webhook_keys.hpp"
@@ -29,18 +29,6 @@ event_purpose purpose_from(const std::string& name) {
     if (name == "TEST") return event_purpose::test;
     if (name == "APPROVAL") return event_purpose::approval;
     return event_purpose::notify;
-}
-
-std::string claim_token(random_source& random) {
-    std::array<std::uint8_t, 16> bytes{};
-    random.fill(bytes);
-    static constexpr char hex[] = "0123456789abcdef";
-    std::string out;
-    for (auto byte : bytes) {
-        out += hex[byte >> 4];
-        out += hex[byte & 15];
-    }
-    return out;
 }
 
 // Printable ASCII only: a response body can hold anything, and PostgreSQL TEXT refuses NUL bytes
@@ -84,7 +72,7 @@ public:
         }
         claim.url = facts.url;
         claim.private_key_pem = facts.private_key_pem;
-        claim.claim_token = claim_token(random_);
+        claim.claim_token = random_hex(random_, 16);
         long long lease_until = now_ms_ + policy_.lease_ms, now = now_ms_;
         // Prepared once per session: the hot statements of delivery run thousands of times a
         // second.

@@ -50,6 +50,15 @@ http_response method_not_allowed(const std::vector<http_method>& allowed) {
     return response;
 }
 
+// What is wrong with an Idempotency-Key header, or empty when it is well formed.
+std::string idempotency_key_error(std::string_view key) {
+    if (key.empty() || key.size() > idempotency_key_chars_max) return "must be 1 to 255 characters";
+    for (char c : key) {
+        if (c < 0x21 || c > 0x7e) return "must be printable ASCII without spaces";
+    }
+    return {};
+}
+
 }  // namespace
 
 std::string versioned(std::string_view path) {
@@ -208,18 +217,25 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
             auto key = request->header("idempotency-key");
             if (route.idempotent && who && key) in_flight = claim_in_flight(who->client_id, *key);
             plan.on_ledger_writer = route.on_ledger_writer;
-            auto prepared = std::make_shared<std::any>();
+            // What the prepare step hands the writer step: its result, and the caller it
+            // authenticated (so the writer does not look the token up again).
+            struct prepared_state {
+                std::optional<principal> who;
+                std::any value;
+            };
+            auto state = std::make_shared<prepared_state>(prepared_state{who, {}});
             if (route.prepare) {
                 CORRIDOR_ASSERT(route.on_ledger_writer);
-                plan.prepare = [this, request, match, who, credentials,
-                                prepared](soci::session& session) {
-                    return run_prepare(session, *request, match, who, credentials, *prepared);
+                plan.prepare = [this, request, match, credentials,
+                                state](soci::session& session) {
+                    return run_prepare(session, *request, match, state->who, credentials,
+                                       state->value);
                 };
             }
-            plan.job = [this, request, match, who, credentials, in_flight,
-                        prepared](soci::session& session) {
-                return run_with_database(session, *request, match, who, credentials,
-                                         std::move(*prepared));
+            plan.job = [this, request, match, credentials, in_flight,
+                        state](soci::session& session) {
+                return run_with_database(session, *request, match, state->who, credentials,
+                                         std::move(state->value));
             };
             return plan;
         }
@@ -273,7 +289,7 @@ void api::authenticate(soci::session& session, const route_spec& route,
 std::optional<http_response> api::run_prepare(soci::session& session,
                                               const http_request& request,
                                               const route_match& match,
-                                              std::optional<principal> who,
+                                              std::optional<principal>& who,
                                               const std::optional<basic_credentials>& credentials,
                                               std::any& prepared) const {
     bool go_on = false;
@@ -285,8 +301,7 @@ std::optional<http_response> api::run_prepare(soci::session& session,
         // A replay is answered from the stored response by the writer step: preparing it again
         // would repeat the work (another invoice, another signature check) for nothing.
         auto key = request.header("idempotency-key");
-        bool replay = route.idempotent && key && !key->empty() &&
-                      key->size() <= idempotency_key_chars_max &&
+        bool replay = route.idempotent && key && idempotency_key_error(*key).empty() &&
                       find_idempotent_response(session, context.owner(), std::string(*key));
         if (!replay) prepared = route.prepare(context);
         // A step may answer the request itself, in a body shape other than the service's errors
@@ -357,11 +372,8 @@ std::string request_fingerprint(const http_request& request) {
 
 http_response api::run_idempotent(soci::session& session, const route_spec& route,
                                   request_context& context, const std::string& key) const {
-    if (key.empty() || key.size() > idempotency_key_chars_max) {
-        fail_field("Idempotency-Key", "must be 1 to 255 characters");
-    }
-    for (char c : key) {
-        if (c < 0x21 || c > 0x7e) fail_field("Idempotency-Key", "must be printable ASCII without spaces");
+    if (auto problem = idempotency_key_error(key); !problem.empty()) {
+        fail_field("Idempotency-Key", problem);
     }
     std::string fingerprint = request_fingerprint(context.request);
     if (auto stored = find_idempotent_response(session, context.owner(), key)) {

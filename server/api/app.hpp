@@ -143,9 +143,11 @@ private:
                                     std::optional<principal> who,
                                     const std::optional<basic_credentials>& credentials,
                                     std::any prepared) const;
+    // Runs the route's prepare step; on going on, `who` holds the caller it authenticated, for
+    // the writer step to reuse.
     std::optional<http_response> run_prepare(soci::session& session, const http_request& request,
                                              const route_match& match,
-                                             std::optional<principal> who,
+                                             std::optional<principal>& who,
                                              const std::optional<basic_credentials>& credentials,
                                              std::any& prepared) const;
     void authenticate(soci::session& session, const route_spec& route,

@@ -7,43 +7,16 @@
 #include <catch2/catch.hpp>
 
 #include "ledger/outbox.hpp"
-#include "tests/support/store_fixture.hpp"
+#include "tests/support/receiver_fixture.hpp"
 
 using namespace corridor;
-using corridor::testing::store_fixture;
+using corridor::testing::receiver_fixture;
 
 namespace {
 
-constexpr const char* currencies_json = R"({"currencies": [
-    {"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}]})";
-constexpr const char* rates_json = R"({"base": "USD", "rates": {"USD": "1"},
-    "pricing": {"spread_bps": 0, "variable_fee_bps": 0, "fixed_fee": {}}})";
-
-struct approval_fixture : store_fixture {
-    approval_fixture()
-        : currencies(currency_registry::from_json(currencies_json)),
-          rates(rate_table::from_json(rates_json)),
-          funding(funding_directory::from_json("{}")) {
-        owner = tenant{make_platform("receiver.example"), environment::sandbox};
-        auto config = load_platform_config(session(), owner);
-        new_customer request{std::string("alice"), "INDIVIDUAL", "APPROVED", {}, {"USD"}};
-        auto created = create_customer(session(), customers(), owner, config->uma_domain, request);
-        REQUIRE(created.ok());
-        customer_id = created.value().id;
-        session() << "SELECT id FROM ledger_accounts WHERE owner_id = :c AND currency = 'USD'",
-            soci::use(customer_id), soci::into(account_id);
-        REQUIRE(!account_id.empty());
-    }
-    payment_services services() {
-        return payment_services{ids, random, clock, currencies, rates, funding, 60000};
-    }
-
+struct approval_fixture : receiver_fixture {
     transaction_record begin(std::vector<counterparty_field> requested = {}) {
-        incoming_payment_request request;
-        request.owner = owner;
-        request.destination_account_id = account_id;
-        request.amount = 1234;
-        request.sender_uma_address = "$bob@sender.example";
+        incoming_payment_request request = incoming_request();
         request.counterparty_information = R"({"FULL_NAME":"Bob Sender"})";
         request.requested_fields = std::move(requested);
         auto begun = begin_incoming_approval(session(), services(), request);
@@ -75,11 +48,6 @@ struct approval_fixture : store_fixture {
         return out;
     }
 
-    currency_registry currencies;
-    table_rate_source rates;
-    funding_directory funding;
-    tenant owner;
-    std::string customer_id, account_id;
     std::int64_t timeout_ms = 5000;
 };
 

@@ -5,60 +5,26 @@
 
 #include <catch2/catch.hpp>
 
-#include "ledger/approvals.hpp"
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
-#include "ledger/uma_receipts.hpp"
-#include "tests/support/store_fixture.hpp"
+#include "tests/support/receiver_fixture.hpp"
 
 using namespace corridor;
-using corridor::testing::store_fixture;
+using corridor::testing::receiver_fixture;
 
 namespace {
 
-constexpr const char* currencies_json = R"({"currencies": [
-    {"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}]})";
-constexpr const char* rates_json = R"({"base": "USD", "rates": {"USD": "1"},
-    "pricing": {"spread_bps": 0, "variable_fee_bps": 0, "fixed_fee": {}}})";
-
-struct sink_fixture : store_fixture {
-    currency_registry currencies = currency_registry::from_json(currencies_json);
-    table_rate_source rates{rate_table::from_json(rates_json)};
-    funding_directory funding = funding_directory::from_json("{}");
-    tenant owner;
-    std::string account_id;
+struct sink_fixture : receiver_fixture {
     uma_incoming_sink sink;
     incoming_payment_router router;
-    int serial = 0;
 
-    sink_fixture() {
-        owner = tenant{make_platform("receiver.example"), environment::sandbox};
-        auto config = load_platform_config(session(), owner);
-        new_customer request{std::string("alice"), "INDIVIDUAL", "APPROVED", {}, {"USD"}};
-        auto created = create_customer(session(), customers(), owner, config->uma_domain, request);
-        REQUIRE(created.ok());
-        session() << "SELECT id FROM ledger_accounts WHERE owner_id = :c AND currency = 'USD'",
-            soci::use(created.value().id), soci::into(account_id);
-        router.add_sink("uma", sink);
-    }
-    payment_services services() {
-        return payment_services{ids, random, clock, currencies, rates, funding, 60000};
-    }
+    sink_fixture() { router.add_sink("uma", sink); }
     // An approved incoming UMA payment of 1234 cents whose invoice asks 12,340,000 msat.
     std::pair<std::string, std::string> approved_invoice() {
-        incoming_payment_request request;
-        request.owner = owner;
-        request.destination_account_id = account_id;
-        request.amount = 1234;
-        request.sender_uma_address = "$bob@sender.example";
-        auto begun = begin_incoming_approval(session(), services(), request);
-        REQUIRE(begun.ok());
-        std::string hash = std::string(63, 'b') + std::to_string(++serial % 10);
-        record_uma_invoice(session(), {hash, begun.value().id, owner, "lnbcrt1...", 12'340'000,
-                                       "OPEN", clock.now_ms(), 0});
-        REQUIRE(apply_approval_answer(session(), services(), owner, begun.value().id, 200, "", 5000)
+        auto [transaction_id, hash] = begin_invoiced('b');
+        REQUIRE(apply_approval_answer(session(), services(), owner, transaction_id, 200, "", 5000)
                     .ok());
-        return {begun.value().id, hash};
+        return {transaction_id, hash};
     }
     std::optional<incoming_payment> arrive(const std::string& rail_reference,
                                            const std::string& hash, std::int64_t msat,

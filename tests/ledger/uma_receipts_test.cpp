@@ -5,51 +5,17 @@
 
 #include <catch2/catch.hpp>
 
-#include "ledger/approvals.hpp"
 #include "ledger/book.hpp"
-#include "tests/support/store_fixture.hpp"
+#include "tests/support/receiver_fixture.hpp"
 
 using namespace corridor;
-using corridor::testing::store_fixture;
+using corridor::testing::receiver_fixture;
 
 namespace {
 
-constexpr const char* currencies_json = R"({"currencies": [
-    {"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}]})";
-constexpr const char* rates_json = R"({"base": "USD", "rates": {"USD": "1"},
-    "pricing": {"spread_bps": 0, "variable_fee_bps": 0, "fixed_fee": {}}})";
-
-struct receipt_fixture : store_fixture {
-    receipt_fixture()
-        : currencies(currency_registry::from_json(currencies_json)),
-          rates(rate_table::from_json(rates_json)),
-          funding(funding_directory::from_json("{}")) {
-        owner = tenant{make_platform("receiver.example"), environment::sandbox};
-        auto config = load_platform_config(session(), owner);
-        new_customer request{std::string("alice"), "INDIVIDUAL", "APPROVED", {}, {"USD"}};
-        auto created = create_customer(session(), customers(), owner, config->uma_domain, request);
-        REQUIRE(created.ok());
-        session() << "SELECT id FROM ledger_accounts WHERE owner_id = :c AND currency = 'USD'",
-            soci::use(created.value().id), soci::into(account_id);
-        REQUIRE(!account_id.empty());
-    }
-    payment_services services() {
-        return payment_services{ids, random, clock, currencies, rates, funding, 60000};
-    }
+struct receipt_fixture : receiver_fixture {
     // An incoming payment of 1234 cents with its invoice; returns {transaction id, payment hash}.
-    std::pair<std::string, std::string> begin() {
-        incoming_payment_request request;
-        request.owner = owner;
-        request.destination_account_id = account_id;
-        request.amount = 1234;
-        request.sender_uma_address = "$bob@sender.example";
-        auto begun = begin_incoming_approval(session(), services(), request);
-        REQUIRE(begun.ok());
-        std::string hash = std::string(63, 'a') + std::to_string(++serial % 10);
-        record_uma_invoice(session(), {hash, begun.value().id, owner, "lnbcrt1...", 12340000,
-                                       "OPEN", clock.now_ms(), 0});
-        return {begun.value().id, hash};
-    }
+    std::pair<std::string, std::string> begin() { return begin_invoiced('a'); }
     void answer(const std::string& transaction_id, int status) {
         REQUIRE(
             apply_approval_answer(session(), services(), owner, transaction_id, status, "", 5000)
@@ -62,13 +28,6 @@ struct receipt_fixture : store_fixture {
     result<transaction_record, receipt_failure> pay(const std::string& hash) {
         return receive_uma_invoice_payment(session(), services(), owner, hash);
     }
-
-    currency_registry currencies;
-    table_rate_source rates;
-    funding_directory funding;
-    tenant owner;
-    std::string account_id;
-    int serial = 0;
 };
 
 }  // namespace
