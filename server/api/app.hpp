@@ -38,6 +38,8 @@
 
 namespace corridor {
 
+struct lightning_node;  // server/uma/uma_receipt.hpp
+
 constexpr std::string_view api_version = "2025-10-13";
 
 class webhook_sender;
@@ -63,6 +65,8 @@ struct app_services {
     std::unique_ptr<uma::pubkey_fetcher> uma_keys;
     // Seals the UMA private keys at rest (uma.key_encryption_key_file); none when unset.
     std::optional<uma::sealing_key> uma_sealing;
+    // Issues UMA receive invoices (plugins.settings.spark), read once in init_uma.
+    std::shared_ptr<const lightning_node> uma_node;
     rail_registry rails;  // loaded at serve start; empty elsewhere
     // External accounts as the payment engine needs them; null until a store provides them.
     std::unique_ptr<external_account_directory> external_accounts;

@@ -90,14 +90,8 @@ http_response post_transaction(request_context& context) {
 }  // namespace
 
 const lightning_node& uma_lightning_node(app_services& services) {
-    // One app_services per process; the settings do not change while it runs.
-    static const lightning_node node = [&] {
-        auto found = services.config.plugins_settings.find("spark");
-        return lightning_node_from_settings(
-            found == services.config.plugins_settings.end() ? std::string() : found->second,
-            services.random);
-    }();
-    return node;
+    CORRIDOR_ASSERT(services.uma_node != nullptr);
+    return *services.uma_node;
 }
 
 void app_services::init_uma() {
@@ -116,7 +110,11 @@ void app_services::init_uma() {
         config.outbound_allow_private_addresses, config.outbound_timeout_ms, 64 * 1024});
     uma_keys = std::make_unique<uma::cached_pubkey_fetcher>(*uma_transport, time,
                                                             counterparty_keys_cache_ms);
-    uma_lightning_node(*this);  // a bad node key stops start-up
+    // Per app_services, not per process: each instance has its own settings. A bad node key
+    // stops start-up.
+    auto spark = config.plugins_settings.find("spark");
+    uma_node = std::make_shared<const lightning_node>(lightning_node_from_settings(
+        spark == config.plugins_settings.end() ? std::string() : spark->second, random));
 }
 
 void register_uma_routes(router& routes) {
