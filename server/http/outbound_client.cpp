@@ -5,13 +5,13 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <boost/url/parse.hpp>
 #include <chrono>
 #include <future>
 #include <map>
 #include <thread>
 
 #include "server/http/address_policy.hpp"
+#include "server/http/http_target.hpp"
 
 namespace corridor {
 namespace net = boost::asio;
@@ -30,38 +30,6 @@ outbound_response outbound_transport::post_and_wait(outbound_request request) {
 
 namespace {
 
-struct target {
-    bool tls = false;
-    std::string host, port, path;
-};
-
-// nullopt with `error` set when the URL is not one we send to.
-std::optional<target> parse_target(const std::string& url, std::string& error) {
-    auto parsed = boost::urls::parse_absolute_uri(url);
-    if (!parsed) {
-        error = "the webhook endpoint is not an absolute URL";
-        return std::nullopt;
-    }
-    target out;
-    std::string scheme(parsed->scheme());
-    if (scheme == "https")
-        out.tls = true;
-    else if (scheme != "http") {
-        error = "the webhook endpoint must be http or https";
-        return std::nullopt;
-    }
-    // Without the brackets of an IPv6 literal, percent-decoded.
-    out.host = std::string(parsed->host_address());
-    if (out.host.empty()) {
-        error = "the webhook endpoint has no host";
-        return std::nullopt;
-    }
-    out.port = parsed->has_port() ? std::string(parsed->port()) : (out.tls ? "443" : "80");
-    out.path = std::string(parsed->encoded_path());
-    if (out.path.empty()) out.path = "/";
-    if (parsed->has_query()) out.path += "?" + std::string(parsed->encoded_query());
-    return out;
-}
 
 std::string timeout_or(const beast::error_code& error, std::string_view step) {
     if (error == beast::error::timeout) return std::string(step) + " timed out";
@@ -101,14 +69,11 @@ struct outbound_client::impl {
 
     template <class Stream>
     net::awaitable<exchange_result> exchange(Stream& stream, pooled_connection& connection,
-                                             const target& to, const outbound_request& request,
+                                             const http_target& to, const outbound_request& request,
                                              bool reused, outbound_response& out,
                                              bool& keep_alive) {
         http::request<http::string_body> message{http::verb::post, to.path, 11};
-        bool default_port = to.port == (to.tls ? "443" : "80");
-        bool ipv6 = to.host.find(':') != std::string::npos;
-        std::string host = ipv6 ? "[" + to.host + "]" : to.host;
-        message.set(http::field::host, default_port ? host : host + ":" + to.port);
+        message.set(http::field::host, host_header(to));
         message.set(http::field::user_agent, "Corridor-Webhooks/1");
         message.set(http::field::content_type, "application/json");
         for (const auto& [name, value] : request.headers) message.set(name, value);
@@ -140,7 +105,7 @@ struct outbound_client::impl {
 
     // A new connection to the origin, to an address that passed the policy; null with out.error
     // set.
-    net::awaitable<std::unique_ptr<pooled_connection>> open(const target& to,
+    net::awaitable<std::unique_ptr<pooled_connection>> open(const http_target& to,
                                                             outbound_response& out) {
         auto executor = co_await net::this_coro::executor;
         // Resolution counts against the connect time-out too: a resolver that hangs is cancelled.
@@ -221,10 +186,10 @@ struct outbound_client::impl {
 
     net::awaitable<outbound_response> perform(outbound_request request) {
         outbound_response out;
-        std::string error;
-        auto to = parse_target(request.url, error);
+        std::string problem;
+        auto to = parse_http_target(request.url, problem);
         if (!to) {
-            out.error = error;
+            out.error = "the webhook endpoint " + problem;
             co_return out;
         }
         std::string origin = (to->tls ? "https://" : "http://") + to->host + ":" + to->port;

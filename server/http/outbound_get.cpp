@@ -5,11 +5,11 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <boost/url/parse.hpp>
 #include <chrono>
 #include <optional>
 
 #include "server/http/address_policy.hpp"
+#include "server/http/http_target.hpp"
 
 namespace corridor {
 namespace {
@@ -19,34 +19,14 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
 
-struct target {
-    bool tls = false;
-    std::string host, port, path;
-};
-
-std::optional<target> parse_target(const std::string& text) {
-    auto url = boost::urls::parse_absolute_uri(text);
-    if (!url) return std::nullopt;
-    target out;
-    if (url->scheme() == "https")
-        out.tls = true;
-    else if (url->scheme() != "http")
-        return std::nullopt;
-    out.host = url->host_address();
-    if (out.host.empty()) return std::nullopt;
-    out.port = url->has_port() ? std::string(url->port()) : (out.tls ? "443" : "80");
-    out.path = url->encoded_resource().empty() ? "/" : std::string(url->encoded_resource());
-    return out;
-}
 
 // A GET without a body, or a POST of `body` as JSON.
 template <class Stream>
-net::awaitable<uma::http_reply> exchange(Stream& stream, const target& where,
+net::awaitable<uma::http_reply> exchange(Stream& stream, const http_target& where,
                                          const std::string* body, std::size_t body_max) {
     http::request<http::string_body> request{body ? http::verb::post : http::verb::get, where.path,
                                              11};
-    bool default_port = where.port == (where.tls ? "443" : "80");
-    request.set(http::field::host, default_port ? where.host : where.host + ":" + where.port);
+    request.set(http::field::host, host_header(where));
     request.set(http::field::user_agent, "corridor");
     request.set(http::field::accept, "application/json");
     if (body) {
@@ -75,7 +55,8 @@ result<uma::http_reply, std::string> outbound_get::post_json(const std::string& 
 
 result<uma::http_reply, std::string> outbound_get::send(const std::string& url,
                                                         const std::string* body) {
-    auto where = parse_target(url);
+    std::string problem;
+    auto where = parse_http_target(url, problem);
     if (!where) return std::string("not an http(s) URL");
     // Declared before the io_context: its handlers refer to them until it is destroyed.
     std::optional<uma::http_reply> reply;
