@@ -15,6 +15,11 @@ funding_directory funding_directory::from_json(std::string_view text) {
         throw std::runtime_error("funding: expected an object by currency");
     funding_directory directory;
     for (const auto& [code, value] : document.as_object()) {
+        if (code == "sample") {
+            if (!value.is_bool()) throw std::runtime_error("funding: \"sample\" must be true or false");
+            directory.sample_ = value.as_bool();
+            continue;
+        }
         if (!value.is_object() || !value.as_object().contains("accountType")) {
             throw std::runtime_error("funding: " + std::string(code) +
                                      " needs an object with accountType");

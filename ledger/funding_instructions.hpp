@@ -25,9 +25,13 @@ public:
     boost::json::array instructions(const std::string& currency, const std::string& reference,
                                     const std::string& notes) const;
     bool has(const std::string& currency) const { return details_.contains(currency); }
+    bool empty() const { return details_.empty(); }
+    // The file says "sample": true: illustrative details, fit for the sandbox only.
+    bool sample() const { return sample_; }
 
 private:
     std::map<std::string, boost::json::object> details_;
+    bool sample_ = false;
 };
 
 struct funding_instruction_request {

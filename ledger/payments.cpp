@@ -742,11 +742,14 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     }
     std::optional<price> priced_here;
     if (!request.uma) {
-        auto terms = services.rates.terms(*sending, *receiving);
+        const rate_source& rates = services.rates_for(owner.env);
+        auto terms = rates.terms(*sending, *receiving);
         if (!terms) {
             return failure(payment_error::currency_not_supported,
-                           "no exchange rate for " + quote.sending_currency + " to " +
-                               quote.receiving_currency);
+                           rates.configured() ? "no exchange rate for " + quote.sending_currency + " to " +
+                                                    quote.receiving_currency
+                                              : "the operator has not configured exchange rates for " +
+                                                    std::string(to_string(owner.env)));
         }
         auto priced =
             price_transfer(*sending, *receiving, *terms, request.side, request.locked_amount);
@@ -800,7 +803,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         // Stored with the quote: a rail may give fresh details per call (a Lightning invoice), and
         // the quote must show the same ones on every read.
         auto found = select_funding_instructions(
-            services.funding_rails, services.funding,
+            services.funding_rails, services.funding_for(owner.env),
             funding_instruction_request{owner, quote.id, quote.sending_currency, quote.funding_reference,
                                         p.total_sending, now_ms},
             notes);

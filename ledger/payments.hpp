@@ -140,6 +140,16 @@ struct payment_services {
     external_payout_gateway* payouts = nullptr;
     // The rails' funding instructions; null: only the configured ones (funding).
     funding_instruction_source* funding_rails = nullptr;
+    // The sandbox's own prices and bank details; null: the sandbox uses `rates` and `funding`.
+    const rate_source* sandbox_rates = nullptr;
+    const funding_directory* sandbox_funding = nullptr;
+
+    const rate_source& rates_for(environment env) const {
+        return env == environment::sandbox && sandbox_rates != nullptr ? *sandbox_rates : rates;
+    }
+    const funding_directory& funding_for(environment env) const {
+        return env == environment::sandbox && sandbox_funding != nullptr ? *sandbox_funding : funding;
+    }
 };
 
 struct uma_quote_terms;  // ledger/uma_payments.hpp

@@ -36,6 +36,10 @@ rate_table rate_table::from_json(std::string_view text) {
     if (ec || !document.is_object()) bad("the file must hold a JSON object");
     const auto& root = document.as_object();
     rate_table table;
+    if (const auto* sample = root.if_contains("sample")) {
+        if (!sample->is_bool()) bad("\"sample\" must be true or false");
+        table.sample = sample->as_bool();
+    }
     const auto* base = root.if_contains("base");
     if (!base || !base->is_string()) bad("\"base\" must name a currency");
     table.base = std::string(base->as_string());

@@ -30,6 +30,17 @@ public:
     virtual ~rate_source() = default;
     virtual std::optional<corridor_terms> terms(const currency& sending,
                                                 const currency& receiving) const = 0;
+    // False for a source that prices nothing because the operator configured no rates.
+    virtual bool configured() const { return true; }
+};
+
+// Production before the operator configured rates: no terms for any pair, never a sample.
+class unconfigured_rate_source final : public rate_source {
+public:
+    std::optional<corridor_terms> terms(const currency&, const currency&) const override {
+        return std::nullopt;
+    }
+    bool configured() const override { return false; }
 };
 
 struct rate_table {
@@ -45,6 +56,7 @@ struct rate_table {
     };
     std::map<std::string, override_terms> corridors;  // "USD:EUR"
     std::map<std::string, std::string> payment_rails;  // by receiving currency
+    bool sample = false;  // "sample": true marks illustrative data, fit for the sandbox only
 
     // Throws std::runtime_error naming the problem.
     static rate_table from_json(std::string_view text);

@@ -3,6 +3,8 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -19,6 +21,11 @@ namespace {
 std::string resolve(const std::string& base_dir, const std::string& path) {
     if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
     return (std::filesystem::path(base_dir) / path).lexically_normal().string();
+}
+
+std::string fmt_percent(unsigned char c) {
+    static constexpr char digits[] = "0123456789ABCDEF";
+    return {'%', digits[c >> 4], digits[c & 15]};
 }
 
 [[noreturn]] void bad(const std::string& key, const std::string& expected) {
@@ -175,6 +182,51 @@ private:
     std::set<std::string> known_;
 };
 
+// The state folder: the key (relative to the file's folder), else the folder systemd made for the
+// unit (StateDirectory= sets STATE_DIRECTORY, colon-separated when it names several), else the
+// configuration file's own folder.
+std::string state_dir_of(const std::string& base_dir, const std::string& key) {
+    if (!key.empty()) return resolve(base_dir, key);
+    if (const char* systemd = std::getenv("STATE_DIRECTORY"); systemd != nullptr && *systemd != 0) {
+        std::string first(systemd);
+        return first.substr(0, first.find(':'));
+    }
+    return base_dir;
+}
+
+// A PostgreSQL URL with the password of `password_file` put in, so the password lives in a file
+// only its owner reads rather than in the configuration or in argv.
+std::string with_password(const std::string& url, const std::string& password_file) {
+    const std::string key = "database_password_file";
+    if (!url.starts_with("postgresql://") && !url.starts_with("postgres://")) {
+        bad(key, "used with a postgresql:// database");
+    }
+    std::ifstream in(password_file);
+    if (!in) throw config_error("cannot read " + key + " " + password_file);
+    std::string password;
+    std::getline(in, password);
+    if (password.empty()) bad(key, "a file whose first line is the password");
+    std::size_t authority = url.find("://") + 3;
+    std::size_t at = url.find('@', authority);
+    std::size_t slash = url.find('/', authority);
+    if (at == std::string::npos || (slash != std::string::npos && at > slash)) {
+        bad("database", "postgresql://USER@HOST/DB when database_password_file is set");
+    }
+    std::string user = url.substr(authority, at - authority);
+    if (user.find(':') != std::string::npos) {
+        bad("database", "a URL without a password when database_password_file is set");
+    }
+    std::string encoded;
+    for (unsigned char c : password) {
+        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+            encoded += static_cast<char>(c);
+        } else {
+            encoded += fmt_percent(c);
+        }
+    }
+    return url.substr(0, at) + ":" + encoded + url.substr(at);
+}
+
 void validate(const service_config& config) {
     std::string host;
     std::uint16_t port = 0;
@@ -225,16 +277,29 @@ bool split_host_port(const std::string& text, std::string& host, std::uint16_t& 
     return !host.empty();
 }
 
-service_config service_config::defaults(const std::string& base_dir) {
+std::optional<std::string> find_default_config_file() {
+    for (const char* candidate : {"conf/corridor.json", "/etc/corridor/corridor.json"}) {
+        if (std::filesystem::exists(candidate)) return std::string(candidate);
+    }
+    return std::nullopt;
+}
+
+std::string default_plugins_dir() {
+    std::error_code ec;
+    auto bin = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+    if (ec) return "plugins";
+    auto installed = bin.parent_path() / "lib" / "corridor" / "rails";
+    if (bin.filename() == "bin" && std::filesystem::is_directory(installed)) return installed.string();
+    return (bin / "plugins").string();
+}
+
+service_config service_config::defaults(const std::string& state_dir) {
     service_config config;
-    config.currencies_file = resolve(base_dir, config.currencies_file);
-    config.rates_file = resolve(base_dir, config.rates_file);
-    config.funding_file = resolve(base_dir, config.funding_file);
-    config.uma_providers_file = resolve(base_dir, config.uma_providers_file);
-    config.plugins_dir = resolve(base_dir, config.plugins_dir);
-    config.bulk_import.dir = resolve(base_dir, config.bulk_import.dir);
-    config.rails_data_dir = resolve(base_dir, config.rails_data_dir);
-    config.database = "sqlite:" + resolve(base_dir, "corridor.db");
+    config.state_dir = std::filesystem::absolute(state_dir).lexically_normal().string();
+    config.plugins_dir = default_plugins_dir();
+    config.bulk_import.dir = resolve(config.state_dir, config.bulk_import.dir);
+    config.rails_data_dir = resolve(config.state_dir, config.rails_data_dir);
+    config.database = "sqlite:" + resolve(config.state_dir, "corridor.db");
     return config;
 }
 
@@ -250,11 +315,16 @@ service_config service_config::load_file(const std::string& path) {
 
     std::string base_dir = std::filesystem::path(path).parent_path().string();
     if (base_dir.empty()) base_dir = ".";
-    service_config config = defaults(base_dir);
-    std::string currencies_file, rates_file, funding_file, uma_providers_file, plugins_dir, database;
     reader keys(document.as_object());
+    std::string state_dir;
+    keys.text("state_dir", state_dir);
+    service_config config = defaults(state_dir_of(base_dir, state_dir));
+    config.config_file = std::filesystem::absolute(path).lexically_normal().string();
+    std::string currencies_file, rates_file, funding_file, uma_providers_file, plugins_dir, database;
+    std::string sandbox_rates_file, sandbox_funding_file, database_password_file;
     keys.text("listen", config.listen);
     keys.text("database", database);
+    keys.text("database_password_file", database_password_file);
     keys.integer("threads", config.threads, 0, 256);
     keys.integer("database_threads", config.database_threads, 1, 256);
     keys.text("public_base_url", config.public_base_url);
@@ -279,6 +349,8 @@ service_config service_config::load_file(const std::string& path) {
                  100);
     keys.integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600);
     keys.integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600);
+    keys.text("sandbox.rates_file", sandbox_rates_file);
+    keys.text("sandbox.funding_file", sandbox_funding_file);
     keys.integer("external_accounts.screening_delay_ms", config.external_accounts_screening_delay_ms, 0, 86400000);
     keys.integer("bank_link.token_ttl_seconds", config.bank_link_token_ttl_seconds, 1, 7 * 86400);
     keys.boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses);
@@ -327,12 +399,12 @@ service_config service_config::load_file(const std::string& path) {
     keys.text_list("platform_defaults.supported_currencies", config.platform_default_currencies);
     keys.check_unknown(document.as_object(), "");
 
-    if (!currencies_file.empty()) config.currencies_file = resolve(base_dir, currencies_file);
-    if (!rates_file.empty()) config.rates_file = resolve(base_dir, rates_file);
-    if (!funding_file.empty()) config.funding_file = resolve(base_dir, funding_file);
-    if (!uma_providers_file.empty()) {
-        config.uma_providers_file = resolve(base_dir, uma_providers_file);
-    }
+    config.currencies_file = resolve(base_dir, currencies_file);
+    config.rates_file = resolve(base_dir, rates_file);
+    config.funding_file = resolve(base_dir, funding_file);
+    config.sandbox_rates_file = resolve(base_dir, sandbox_rates_file);
+    config.sandbox_funding_file = resolve(base_dir, sandbox_funding_file);
+    config.uma_providers_file = resolve(base_dir, uma_providers_file);
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
     if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
     if (!rails_data_dir.empty()) config.rails_data_dir = resolve(base_dir, rails_data_dir);
@@ -349,6 +421,9 @@ service_config service_config::load_file(const std::string& path) {
         config.database = "sqlite:" + resolve(base_dir, file);
     } else if (!database.empty()) {
         config.database = database;
+    }
+    if (!database_password_file.empty()) {
+        config.database = with_password(config.database, resolve(base_dir, database_password_file));
     }
     validate(config);
     return config;

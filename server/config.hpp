@@ -59,11 +59,22 @@ struct service_config {
     int threads = 0;           // io threads; 0 = one per core
     int database_threads = 4;  // threads that own a database session each
     std::string public_base_url = "http://127.0.0.1:8080";
-    std::string currencies_file = "currencies.json";
-    std::string rates_file = "rates.json";
+    // Where this process keeps what it makes (the SQLite database, rail data, bulk imports, key
+    // files) unless a key names another place: `state_dir`, else systemd's STATE_DIRECTORY, else
+    // the configuration file's folder. Always absolute once loaded.
+    std::string state_dir;
+    std::string config_file;  // the file this was loaded from, absolute; empty for defaults
+    // Reference data. Empty = built in: the currencies and the UMA provider list ship with the
+    // binary. Rates and bank details for funding are the operator's: empty leaves production
+    // without them (quotes and funding instructions are refused, start-up warns), while the
+    // sandbox always has prices and details, its own (sandbox.*) or the built-in samples.
+    std::string currencies_file;
+    std::string rates_file;
     std::int64_t rates_cache_seconds = 300;   // operator edits to the rates file show within this
-    std::string funding_file = "funding.json";
-    std::string uma_providers_file = "uma-providers.json";  // the UMA provider catalogue
+    std::string funding_file;
+    std::string sandbox_rates_file;
+    std::string sandbox_funding_file;
+    std::string uma_providers_file;  // the UMA provider catalogue
     std::int64_t ledger_batch_commands_max = 512;  // 1 turns group commit off
     std::int64_t ledger_queue_commands_max = 65536;
     std::int64_t quotes_sweep_interval_ms = 1000;
@@ -87,8 +98,10 @@ struct service_config {
     std::int64_t outbound_timeout_ms = 5000;  // one outbound UMA exchange, connect to last byte
     std::int64_t webhooks_approval_timeout_ms = 5000;
     webhooks_config webhooks;
-    std::string plugins_dir = "plugins";
-    std::vector<std::string> plugins_rails;
+    // Empty until loaded: then the key's folder, or the rails installed beside the binary
+    // (PREFIX/lib/corridor/rails, or build/plugins in a build tree).
+    std::string plugins_dir;
+    std::vector<std::string> plugins_rails = {"sandbox"};  // no key: the sandbox rail alone
     std::map<std::string, std::string> plugins_sha256;    // rail name -> pinned SHA-256 (hex)
     std::map<std::string, std::string> plugins_settings;  // rail name -> its settings, JSON object
     std::int64_t rails_call_timeout_ms = 10000;        // lease of one initiation to one process
@@ -108,13 +121,21 @@ struct service_config {
 
     // Loads the file; throws config_error naming the key on any problem.
     static service_config load_file(const std::string& path);
-    // Defaults only, with file paths relative to `base_dir`.
-    static service_config defaults(const std::string& base_dir);
+    // Defaults only, with the state folder `state_dir` (made absolute).
+    static service_config defaults(const std::string& state_dir);
 };
 
 struct config_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+// The configuration file to use when none is given: ./conf/corridor.json, then
+// /etc/corridor/corridor.json; nullopt when neither exists.
+std::optional<std::string> find_default_config_file();
+
+// The rails installed with this binary: PREFIX/lib/corridor/rails beside PREFIX/bin/corridor, or
+// the plugins folder of a build tree.
+std::string default_plugins_dir();
 
 // "HOST:PORT" with a numeric port 0..65535 (IPv6 hosts in brackets).
 bool split_host_port(const std::string& text, std::string& host, std::uint16_t& port);

@@ -16,7 +16,7 @@ constexpr std::int64_t sandbox_fund_amount_max = 100'000'000'000;
 
 json::object render_account(request_context& context, const ledger_account& account) {
     auto& services = context.services;
-    return render_internal_account(account, services.currencies, services.funding,
+    return render_internal_account(account, services.currencies, services.funding_for(account.owner.env),
                                    services.funding_rails.get(), services.time.now_ms());
 }
 

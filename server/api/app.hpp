@@ -53,8 +53,12 @@ struct app_services {
     shared_cache<token_credentials> tokens;  // by clientId
     shared_cache<std::string> configs;       // rendered PlatformConfig by tenant key
     std::unique_ptr<metrics> stats;
-    std::unique_ptr<rate_source> rates;
-    funding_directory funding;
+    std::unique_ptr<rate_source> rates;  // production's: the operator's, never samples
+    funding_directory funding;           // production's
+    // The sandbox's prices and bank details (its own files or the built-in samples); null: the
+    // sandbox shares production's, as tests that build services by hand do.
+    std::unique_ptr<rate_source> sandbox_rates;
+    std::optional<funding_directory> sandbox_funding;
     // Signs and sends webhooks (POST /webhooks/test); null when delivery is not running.
     webhook_sender* webhooks = nullptr;
     uma_provider_catalog uma_providers;  // GET /uma-providers; empty until serve loads the file
@@ -91,12 +95,20 @@ struct app_services {
     }
     void init_uma();
 
+    const rate_source& rates_for(environment env) const {
+        return env == environment::sandbox && sandbox_rates ? *sandbox_rates : *rates;
+    }
+    const funding_directory& funding_for(environment env) const {
+        return env == environment::sandbox && sandbox_funding ? *sandbox_funding : funding;
+    }
+
     payment_services payments() {
         return payment_services{ids,     random,
                                 time,    currencies,
                                 *rates,  funding,
                                 config.quotes_ttl_seconds * 1000, payouts.get(),
-                                funding_rails.get()};
+                                funding_rails.get(), sandbox_rates.get(),
+                                sandbox_funding ? &*sandbox_funding : nullptr};
     }
     rail_engine_services rail_payments() {
         rail_engine_settings settings;

@@ -57,7 +57,7 @@ http_response list_exchange_rates(request_context& context) {
             const currency* sending = services.currencies.find(source.currency_code);
             const currency* receiving = services.currencies.find(destination.currency_code);
             if (!sending || !receiving) continue;
-            auto terms = services.rates->terms(*sending, *receiving);
+            auto terms = services.rates_for(context.owner().env).terms(*sending, *receiving);
             if (!terms) continue;
             std::int64_t receiving_amount = 0;
             rational rate = rational::integer(1) / (terms->mid_rate * rational(10000 - terms->spread_bps, 10000));

@@ -166,7 +166,7 @@ double estimated_rate(const request_context& context, const std::string& sending
     const currency* sending = context.services.currencies.find(sending_code);
     const currency* receiving = context.services.currencies.find(receiving_code);
     CORRIDOR_ASSERT(sending && receiving);
-    auto terms = context.services.rates->terms(*sending, *receiving);
+    auto terms = context.services.rates_for(context.owner().env).terms(*sending, *receiving);
     if (!terms) {
         fail(error_code::invalid_currency,
              "no exchange rate from " + sending_code + " to " + receiving_code,

@@ -19,14 +19,16 @@ constexpr std::int64_t counterparty_keys_cache_ms = 10 * 60 * 1000;
 
 uma_receiver_services receiver_services(request_context& context) {
     auto& services = context.services;
-    return uma_receiver_services{services.time,
-                                 services.random,
-                                 services.currencies,
-                                 *services.rates,
-                                 *services.uma_keys,
-                                 services.config.uma_proxy_host,
-                                 services.config.public_base_url,
-                                 services.uma_sealing ? &*services.uma_sealing : nullptr};
+    uma_receiver_services out{services.time,
+                              services.random,
+                              services.currencies,
+                              *services.rates,
+                              *services.uma_keys,
+                              services.config.uma_proxy_host,
+                              services.config.public_base_url,
+                              services.uma_sealing ? &*services.uma_sealing : nullptr};
+    out.sandbox_rates = services.sandbox_rates.get();
+    return out;
 }
 
 std::string host_of(const request_context& context) {

@@ -100,7 +100,7 @@ http_response lookup_uma_receiver(request_context& context) {
     record.receiver_keys = std::move(found->receiver_keys);
     record.created_at_ms = services.time.now_ms();
     insert_uma_lookup(session, record);
-    return json_response(200, render_uma_lookup(record, services.currencies, *services.rates));
+    return json_response(200, render_uma_lookup(record, services.currencies, services.rates_for(record.owner.env)));
 }
 
 }  // namespace

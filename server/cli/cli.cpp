@@ -38,6 +38,7 @@
 #include "server/webhooks/delivery_worker.hpp"
 #include "uma/sql_stores.hpp"
 #include "server/rail_funding_source.hpp"
+#include "server/reference_data.hpp"
 #include "server/rails_runtime.hpp"
 
 namespace corridor {
@@ -84,28 +85,32 @@ po::variables_map parse(const std::vector<std::string>& args, const po::options_
     return values;
 }
 
+// --config, else ./conf/corridor.json, else /etc/corridor/corridor.json: never a database made
+// silently in whatever folder the command ran in. The database URL may come from the environment
+// (CORRIDOR_DATABASE), so that a password stays out of argv and the file; --database wins.
 service_config load_config(const po::variables_map& values) {
-    service_config config;
-    if (values.count("config")) {
-        config = service_config::load_file(values["config"].as<std::string>());
-    } else if (std::filesystem::exists("conf/corridor.json")) {
-        config = service_config::load_file("conf/corridor.json");
-    } else {
-        config = service_config::defaults(".");
+    std::optional<std::string> file;
+    if (values.count("config")) file = values["config"].as<std::string>();
+    else file = find_default_config_file();
+    if (!file) {
+        throw usage_error("no configuration file: give --config FILE, or create ./conf/corridor.json or "
+                          "/etc/corridor/corridor.json");
     }
-    if (values.count("database")) {
-        auto url = values["database"].as<std::string>();
-        if (!database_url::parse(url)) throw usage_error("--database must be sqlite:PATH or postgresql://...");
+    service_config config = service_config::load_file(*file);
+    auto override_database = [&config](const std::string& url, const std::string& where) {
+        if (!database_url::parse(url)) throw usage_error(where + " must be sqlite:PATH or postgresql://...");
         config.database = url;
+    };
+    if (const char* url = std::getenv("CORRIDOR_DATABASE"); url != nullptr && *url != 0) {
+        override_database(url, "CORRIDOR_DATABASE");
     }
+    if (values.count("database")) override_database(values["database"].as<std::string>(), "--database");
     return config;
 }
 
 // The folder relative paths of the configuration are resolved against (as load_config reads it).
-std::string config_dir_of(const po::variables_map& values) {
-    if (values.count("config"))
-        return std::filesystem::path(values["config"].as<std::string>()).parent_path().string();
-    return std::filesystem::exists("conf/corridor.json") ? "conf" : ".";
+std::string config_dir_of(const service_config& config) {
+    return std::filesystem::path(config.config_file).parent_path().string();
 }
 
 session_ptr open_migrated(const service_config& config) {
@@ -227,20 +232,22 @@ int serve(const std::vector<std::string>& args) {
     setup_logging(config);
     // The spark rail and the host's own invoices must sign with one node key: settle its settings
     // before either reads them.
-    if (auto created = prepare_spark_settings(config, config_dir_of(values)); !created.empty())
+    if (auto created = prepare_spark_settings(config, config_dir_of(config)); !created.empty())
         spdlog::info("made a new Lightning node key in {}", created);
     auto tls = load_tls_context(config.tls);  // a bad certificate or key stops start-up here
-    auto currencies = currency_registry::load_file(config.currencies_file);
-    auto funding = funding_directory::load_file(config.funding_file);
-    auto uma_providers = uma_provider_catalog::load_file(config.uma_providers_file, currencies);
+    auto currencies = load_currencies(config);
+    auto uma_providers = load_uma_providers(config, currencies);
+    for (const auto& warning : reference_data_warnings(config)) spdlog::warn("{}", warning);
     {
         auto session = open_migrated(config);
     }
     system_clock wall;
     os_random random;
     id_generator ids(wall, random);
-    auto rates = std::make_unique<file_rate_source>(config.rates_file, wall, config.rates_cache_seconds * 1000);
-    app_services services(config, wall, random, ids, std::move(currencies), std::move(rates), std::move(funding));
+    app_services services(config, wall, random, ids, std::move(currencies), production_rates(config, wall),
+                          production_funding(config));
+    services.sandbox_rates = sandbox_rates(config, wall);
+    services.sandbox_funding = sandbox_funding(config);
     // Rails load now or never: a plugin that cannot load stops start-up with its file named.
     services.uma_providers = std::move(uma_providers);
     // The rails' state folder belongs to one process: a second one on it stops here.
@@ -313,7 +320,7 @@ int plugins_list(const std::vector<std::string>& args) {
     options.add_options()("json", "print JSON");
     auto values = parse(args, options);
     auto config = load_config(values);
-    prepare_spark_settings(config, config_dir_of(values));  // as serve does
+    prepare_spark_settings(config, config_dir_of(config));  // as serve does
     auto registry = load_rails(rail_load_config_of(config), nullptr);
     // ABI 1.1 capabilities as words: what operators check before routing pulls.
     auto capabilities = [](const rail_instance& rail) {
@@ -369,7 +376,7 @@ int migrate(const std::vector<std::string>& args) {
 }
 
 std::vector<supported_currency> default_currencies(const service_config& config) {
-    auto registry = currency_registry::load_file(config.currencies_file);
+    auto registry = load_currencies(config);
     std::vector<supported_currency> out;
     for (const auto& code : config.platform_default_currencies) {
         const currency* known = registry.find(code);

@@ -256,7 +256,7 @@ uma_quote_terms prepare_uma_quote(soci::session& session, app_services& services
     const currency& btc = btc_of(services);
     const currency* sending = services.currencies.find(source.currency);
     CORRIDOR_ASSERT(sending != nullptr);  // accounts are opened only in known currencies
-    auto terms = services.rates->terms(*sending, btc);
+    auto terms = services.rates_for(owner.env).terms(*sending, btc);
     if (!terms) {
         fail(error_code::invalid_currency, "no exchange rate for " + source.currency + " to BTC",
              json::object{{"field", "source"}});

@@ -77,7 +77,7 @@ result<conversion, uma::uma_error> convert(const payment_services& services,
             return error_of(uma::error_kind::amount_out_of_range, "amount is below one satoshi");
         return out;
     }
-    auto terms = services.rates.terms(*btc, receiving);
+    auto terms = services.rates_for(request.receiver.owner.env).terms(*btc, receiving);
     if (!terms) {
         return error_of(uma::error_kind::invalid_currency,
                         "no exchange rate from BTC to " + receiving.code);

@@ -71,11 +71,12 @@ std::optional<std::string> proxy_subdomain(std::string_view host, std::string_vi
 
 // LUD-21 multiplier: millisatoshis per smallest unit of the currency, from the rate source's BTC
 // price. Only for the wire (UMA sends it as a JSON number); no stored amount is computed from it.
-std::optional<double> multiplier_of(const uma_receiver_services& services, const currency& item) {
+std::optional<double> multiplier_of(const uma_receiver_services& services, environment env,
+                                    const currency& item) {
     const currency* btc = services.currencies.find("BTC");
     if (btc == nullptr) return std::nullopt;
     if (item.code == "BTC") return static_cast<double>(msats_per_btc) / 1e8;
-    auto terms = services.rates.terms(item, *btc);
+    auto terms = services.rates_for(env).terms(item, *btc);
     if (!terms || terms->mid_rate.is_zero()) return std::nullopt;
     // Exact until the one division at the end: BTC per major unit * msats per BTC / 10^decimals.
     big_int scale = 1;
@@ -111,7 +112,7 @@ uma::receiver_terms terms_for(const uma_receiver_services& services, const platf
         if (!enabled_for(item, "INCOMING")) continue;
         const currency* known = services.currencies.find(item.currency_code);
         if (known == nullptr) continue;
-        auto multiplier = multiplier_of(services, *known);
+        auto multiplier = multiplier_of(services, config.owner.env, *known);
         if (!multiplier) continue;
         terms.currencies.push_back({known->code, known->name, known->symbol, *multiplier,
                                     item.min_amount, item.max_amount, known->decimals});

@@ -43,6 +43,11 @@ struct uma_receiver_services {
     // For the pay-request callback, which creates the incoming payment (on the ledger writer).
     const payment_services* payments = nullptr;
     const lightning_node* node = nullptr;
+    const rate_source* sandbox_rates = nullptr;  // null: the sandbox prices with `rates`
+
+    const rate_source& rates_for(environment env) const {
+        return env == environment::sandbox && sandbox_rates != nullptr ? *sandbox_rates : rates;
+    }
 };
 
 // The platform environments that serve `host`, production first. A proxy subdomain names one

@@ -79,9 +79,63 @@ TEST_CASE("an empty file gives the defaults, paths next to the file", "[server][
     CHECK(config.limits.request_body_bytes_max == 1048576);
     CHECK(config.cache_ttl_ms == 1000);
     CHECK(config.log_level == "info");
-    CHECK(config.currencies_file == (conf / "currencies.json").string());
-    CHECK(config.plugins_dir == (conf / "plugins").string());
+    // Reference data is built in; production has no rates or bank details of its own yet.
+    CHECK(config.currencies_file.empty());
+    CHECK(config.uma_providers_file.empty());
+    CHECK(config.rates_file.empty());
+    CHECK(config.funding_file.empty());
+    // The binary's own rails, the sandbox rail alone, and the state next to the file.
+    CHECK(config.plugins_dir == default_plugins_dir());
+    CHECK(config.plugins_rails == std::vector<std::string>{"sandbox"});
+    CHECK(config.state_dir == conf.string());
+    CHECK(config.config_file == (conf / "corridor.json").string());
     CHECK(config.database == "sqlite:" + (conf / "corridor.db").string());
+    CHECK(config.rails_data_dir == (conf / "rail-data").string());
+    CHECK(config.bulk_import.dir == (conf / "bulk-imports").string());
+}
+
+TEST_CASE("state_dir holds what the process makes unless a key says otherwise", "[server][config]") {
+    temp_folder folder;
+    const fs::path conf = folder.path() / "conf";
+    auto config = service_config::load_file(folder.write(R"({"state_dir": "../state",
+        "bulk_import": {"dir": "uploads"}})"));
+    const fs::path state = folder.path() / "state";
+    CHECK(config.state_dir == state.string());
+    CHECK(config.database == "sqlite:" + (state / "corridor.db").string());
+    CHECK(config.rails_data_dir == (state / "rail-data").string());
+    CHECK(config.bulk_import.dir == (conf / "uploads").string());  // a key: next to the file
+
+    // systemd's StateDirectory= names the folder when the file does not.
+    ::setenv("STATE_DIRECTORY", "/var/lib/corridor:/var/lib/other", 1);
+    auto under_systemd = service_config::load_file(folder.write("{}"));
+    ::unsetenv("STATE_DIRECTORY");
+    CHECK(under_systemd.state_dir == "/var/lib/corridor");
+    CHECK(under_systemd.database == "sqlite:/var/lib/corridor/corridor.db");
+}
+
+TEST_CASE("an absent plugins.rails loads the sandbox rail; an empty list loads none", "[server][config]") {
+    temp_folder folder;
+    CHECK(service_config::load_file(folder.write(R"({"plugins": {"rails": []}})")).plugins_rails.empty());
+    CHECK(service_config::load_file(folder.write(R"({"plugins": {"dir": "p"}})")).plugins_rails ==
+          std::vector<std::string>{"sandbox"});
+}
+
+TEST_CASE("database_password_file puts the password into the PostgreSQL URL", "[server][config]") {
+    temp_folder folder;
+    folder.write("s3cret:p@ss/word\n", "conf/db-password");
+    auto config = service_config::load_file(folder.write(R"({
+        "database": "postgresql://corridor@db.internal:5432/corridor",
+        "database_password_file": "db-password"})"));
+    CHECK(config.database == "postgresql://corridor:s3cret%3Ap%40ss%2Fword@db.internal:5432/corridor");
+    auto url = database_url::parse(config.database);
+    REQUIRE(url);
+    CHECK(url->redacted() == "postgresql://corridor:***@db.internal:5432/corridor");
+
+    CHECK(load_error(R"({"database": "sqlite:x.db", "database_password_file": "db-password"})") ==
+          "configuration key \"database_password_file\" must be used with a postgresql:// database");
+    CHECK(load_error(R"({"database": "postgresql://corridor:inline@db/c",
+                         "database_password_file": "/nonexistent/db-password"})")
+              .starts_with("cannot read database_password_file"));
 }
 
 TEST_CASE("every key is read", "[server][config]") {
@@ -398,7 +452,11 @@ TEST_CASE("the shipped configuration and currencies load", "[server][config]") {
 }
 #endif
 
-TEST_CASE("uma_providers_file is resolved against the file's folder", "[server][config]") {
-    auto defaults = service_config::defaults("/etc/corridor");
-    CHECK(defaults.uma_providers_file == "/etc/corridor/uma-providers.json");
+TEST_CASE("defaults put what the process makes in the state folder", "[server][config]") {
+    auto defaults = service_config::defaults("/var/lib/corridor");
+    CHECK(defaults.state_dir == "/var/lib/corridor");
+    CHECK(defaults.database == "sqlite:/var/lib/corridor/corridor.db");
+    CHECK(defaults.rails_data_dir == "/var/lib/corridor/rail-data");
+    CHECK(defaults.bulk_import.dir == "/var/lib/corridor/bulk-imports");
+    CHECK(defaults.uma_providers_file.empty());
 }

@@ -65,15 +65,15 @@ TEST_CASE("a rails data folder is one node: the same id at every start, one proc
 }
 
 TEST_CASE("the spark rail plays the sandbox timeout too", "[server][rails]") {
-    service_config config = service_config::defaults(".");
+    service_config config = service_config::defaults("/srv/corridor");
     config.sandbox_timeout_seconds = 3;
     config.plugins_rails = {"spark"};
     config.plugins_settings = {{"spark", R"({"network":"regtest"})"}};
     CHECK(rail_load_config_of(config).settings_json.at("spark") ==
-          R"({"network":"regtest","data_dir":"rail-data/spark","sandbox_timeout_ms":3000})");
+          R"({"network":"regtest","data_dir":"/srv/corridor/rail-data/spark","sandbox_timeout_ms":3000})");
     config.plugins_settings["spark"] = R"({"sandbox_timeout_ms":9})";
     CHECK(rail_load_config_of(config).settings_json.at("spark") ==
-          R"({"sandbox_timeout_ms":9,"data_dir":"rail-data/spark"})");
+          R"({"sandbox_timeout_ms":9,"data_dir":"/srv/corridor/rail-data/spark"})");
 }
 
 TEST_CASE("the spark settings get absolute paths and, off mainnet, a node key made once",

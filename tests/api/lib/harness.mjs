@@ -57,6 +57,8 @@ export async function startCorridor(options = {}) {
     ...base,
     listen: '127.0.0.1:0',
     database,
+    // What the process makes (keys, rail data) stays in the test's own folder.
+    state_dir: dir,
     threads: 2,
     currencies_file: join(confDir, 'currencies.json'),
     rates_file: join(confDir, 'rates.json'),
