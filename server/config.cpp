@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -225,8 +226,23 @@ bool split_host_port(const std::string& text, std::string& host, std::uint16_t& 
     return !host.empty();
 }
 
+// $STATE_DIRECTORY (systemd may list several, colon-separated: the first is ours), else the
+// configuration's folder; always absolute, so that no later chdir moves the keys.
+std::string default_state_dir(const std::string& base_dir) {
+    const char* from_systemd = std::getenv("STATE_DIRECTORY");
+    std::string dir = from_systemd != nullptr && *from_systemd != '\0' ? from_systemd : base_dir;
+    dir = dir.substr(0, dir.find(':'));
+    return std::filesystem::absolute(dir).lexically_normal().string();
+}
+
+std::string key_file_in(const std::string& state_dir) {
+    return (std::filesystem::path(state_dir) / "key-encryption.key").string();
+}
+
 service_config service_config::defaults(const std::string& base_dir) {
     service_config config;
+    config.state_dir = default_state_dir(base_dir);
+    config.key_encryption_key_file = key_file_in(config.state_dir);
     config.currencies_file = resolve(base_dir, config.currencies_file);
     config.rates_file = resolve(base_dir, config.rates_file);
     config.funding_file = resolve(base_dir, config.funding_file);
@@ -268,8 +284,10 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000);
     keys.integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90);
     keys.text("uma.proxy_host", config.uma_proxy_host);
-    std::string key_encryption_key_file;
-    keys.text("uma.key_encryption_key_file", key_encryption_key_file);
+    std::string state_dir, key_encryption_key_file, uma_key_encryption_key_file;
+    keys.text("state_dir", state_dir);
+    keys.text("key_encryption_key_file", key_encryption_key_file);
+    keys.text("uma.key_encryption_key_file", uma_key_encryption_key_file);
     keys.integer("uma.lookup_ttl_seconds", config.uma_lookup_ttl_seconds, 10, 86400);
     keys.integer("uma.post_transaction_poll_interval_ms",
                  config.uma_post_transaction_poll_interval_ms, 5, 60000);
@@ -336,9 +354,21 @@ service_config service_config::load_file(const std::string& path) {
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
     if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
     if (!rails_data_dir.empty()) config.rails_data_dir = resolve(base_dir, rails_data_dir);
-    if (!key_encryption_key_file.empty()) {
-        config.uma_key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
+    if (!state_dir.empty()) {
+        config.state_dir =
+            std::filesystem::absolute(resolve(base_dir, state_dir)).lexically_normal().string();
+        config.key_encryption_key_file = key_file_in(config.state_dir);
     }
+    // uma.key_encryption_key_file is the key's older name, from when it sealed UMA keys only.
+    key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
+    uma_key_encryption_key_file = resolve(base_dir, uma_key_encryption_key_file);
+    if (!key_encryption_key_file.empty() && !uma_key_encryption_key_file.empty() &&
+        key_encryption_key_file != uma_key_encryption_key_file) {
+        bad("uma.key_encryption_key_file",
+            "left out, or the same file as key_encryption_key_file (it is its older name)");
+    }
+    if (key_encryption_key_file.empty()) key_encryption_key_file = uma_key_encryption_key_file;
+    if (!key_encryption_key_file.empty()) config.key_encryption_key_file = key_encryption_key_file;
     config.tls.certificate_file = resolve(base_dir, tls_certificate_file);
     config.tls.private_key_file = resolve(base_dir, tls_private_key_file);
     if (database.starts_with("sqlite:")) {

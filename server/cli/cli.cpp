@@ -34,6 +34,7 @@
 #include "server/http/outbound_client.hpp"
 #include "server/http/server.hpp"
 #include "server/http/tls_context.hpp"
+#include "server/key_encryption.hpp"
 #include "server/uma/uma_post_transaction_worker.hpp"
 #include "server/webhooks/delivery_worker.hpp"
 #include "uma/sql_stores.hpp"
@@ -235,6 +236,8 @@ int serve(const std::vector<std::string>& args) {
     auto uma_providers = uma_provider_catalog::load_file(config.uma_providers_file, currencies);
     {
         auto session = open_migrated(config);
+        if (int sealed = prepare_keys_at_rest(config, *session))
+            spdlog::info("sealed {} private key(s) stored in clear", sealed);
     }
     system_clock wall;
     os_random random;
@@ -363,6 +366,7 @@ int migrate(const std::vector<std::string>& args) {
     auto url = database_url::parse(config.database);
     auto session = open_session(*url);
     int applied = apply_migrations(*session);
+    prepare_keys_at_rest(config, *session);
     std::cout << "applied " << applied << " migration(s); schema at version "
               << applied_migration_version(*session) << std::endl;
     return 0;
@@ -400,6 +404,7 @@ int platform_create(const std::vector<std::string>& args) {
     if (!domain) throw usage_error("--uma-domain must be a DNS name or an IP literal, optionally with :port");
     auto config = load_config(values);
     auto session = open_migrated(config);
+    prepare_keys_at_rest(config, *session);
     system_clock wall;
     os_random random;
     id_generator ids(wall, random);
@@ -495,6 +500,7 @@ int webhook_key(const std::string& action, const std::vector<std::string>& args)
     if (!env) throw usage_error("--environment must be sandbox or production");
     auto config = load_config(values);
     auto session = open_migrated(config);
+    prepare_keys_at_rest(config, *session);
     auto platform_id = values["platform"].as<std::string>();
     if (!platform_exists(*session, platform_id)) throw std::runtime_error("no platform " + platform_id);
     system_clock wall;
