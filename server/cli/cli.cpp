@@ -29,6 +29,7 @@
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
 #include "server/bulk_import_runner.hpp"
+#include "server/cli/backup_commands.hpp"
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/outbound_client.hpp"
@@ -59,6 +60,7 @@ constexpr const char* usage_text = R"(usage:
   corridor webhook-key show   --platform ID --environment sandbox|production
   corridor webhook-key rotate --platform ID --environment sandbox|production
   corridor plugins list [--json]          (loaded rails, versions, ABI)
+  corridor backup --to DIR ;  corridor restore --from DIR [--force]
 Every command takes --config FILE (default conf/corridor.json when present) and --database URL
 (sqlite:PATH or postgresql://...).
 )";
@@ -519,6 +521,8 @@ int dispatch(const std::vector<std::string>& words) {
     std::vector<std::string> rest(words.begin() + 1, words.end());
     if (command == "serve") return serve(rest);
     if (command == "migrate") return migrate(rest);
+    if (command == "backup" || command == "restore")
+        return backup_command(command, rest, {load_config, config_dir_of});
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;
