@@ -61,6 +61,7 @@ function freshServer(from, overrides = {}) {
   const config = {
     ...base,
     database: postgres ? from.database : `sqlite:${join(dir, 'corridor.db')}`,
+    state_dir: dir,
     rails: { ...base.rails, data_dir: join(dir, 'rails') },
     bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },
     plugins: {

@@ -73,6 +73,8 @@ export async function startCorridor(options = {}) {
     bulk_import: { ...base.bulk_import, dir: join(dir, 'bulk-imports') },
     // Each process keeps its rails' state (its node) in a folder of its own.
     rails: { ...base.rails, data_dir: join(dir, 'rails') },
+    // The service's own files (the key-encryption key) stay in the test's folder too.
+    state_dir: dir,
     ...(options.config || {}),
   };
   const configPath = join(dir, 'corridor.json');
