@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -395,6 +396,21 @@ std::vector<manifest_entry> verify_files(const fs::path& dir, const json::object
     return out;
 }
 
+// A serving process holds the lock of its rails folder (rails_runtime's node.lock) while it runs:
+// replacing files under it, even with --force, would corrupt what it writes next.
+void refuse_when_serving(const std::string& rail_data_dir) {
+    fs::path lock = fs::path(rail_data_dir) / "node.lock";
+    if (rail_data_dir.empty() || !fs::exists(lock)) return;
+    int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return;
+    bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    if (held) {
+        fail("a corridor process is running on " + rail_data_dir +
+             " (it holds node.lock): stop it before restoring");
+    }
+}
+
 int restore(const std::vector<std::string>& args, const cli_config_access& access) {
     auto values = parse_options(args, options_for("restore"));
     if (!values.count("from") || values["from"].as<std::string>().empty()) {
@@ -406,6 +422,7 @@ int restore(const std::vector<std::string>& args, const cli_config_access& acces
     auto files = verify_files(dir, manifest);
     auto config = access.load(values);
     auto where = locations_of(config, access.dir_of(values));
+    refuse_when_serving(where.rail_data_dir);
     const json::object& database = manifest.at("database").as_object();
     bool sqlite_backup = database.contains("kind") && database.at("kind").is_string() &&
                          database.at("kind").as_string() == "sqlite";

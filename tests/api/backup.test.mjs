@@ -199,6 +199,10 @@ test('a backup under payment load restores every acknowledged payment, balanced'
   const again = cli(server, ['backup', '--to', backupDir]);
   assert.notEqual(again.code, 0);
   assert.match(again.stderr, /not empty/);
+  // Nothing is restored under a running server, even with --force.
+  const live = cli(server, ['restore', '--from', backupDir, '--force']);
+  assert.notEqual(live.code, 0);
+  assert.match(live.stderr, /running/);
 
   await stopCorridor(server, { keepFiles: true });
   const restored = freshServer(server);
