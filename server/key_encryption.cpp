@@ -24,7 +24,8 @@ namespace {
     throw std::runtime_error("key-encryption key file " + path + ": " + what);
 }
 
-void write_new_key(const std::filesystem::path& file) {
+// False when another process linked its key into place first.
+bool write_new_key(const std::filesystem::path& file) {
     std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : ".";
     if (!std::filesystem::exists(folder)) {
         std::error_code error;
@@ -54,16 +55,18 @@ void write_new_key(const std::filesystem::path& file) {
         ::fsync(dir_fd);
         ::close(dir_fd);
     }
+    return linked == 0;
 }
 
 }  // namespace
 
-sealing_key load_key_encryption_key(const std::string& path, bool create) {
+sealing_key load_key_encryption_key(const std::string& path, bool create, bool* made) {
     if (path.empty()) throw std::runtime_error("no key-encryption key file is configured");
     std::filesystem::path file(path);
     if (!std::filesystem::exists(file)) {
         if (!create) fail(path, "does not exist");
-        write_new_key(file);
+        bool wrote = write_new_key(file);
+        if (made != nullptr) *made = wrote;
     }
     std::ifstream in(file);
     if (!in) fail(path, std::string("cannot be read: ") + std::strerror(errno));
@@ -74,15 +77,15 @@ sealing_key load_key_encryption_key(const std::string& path, bool create) {
     return *key;
 }
 
-int prepare_keys_at_rest(const service_config& config, soci::session& session) {
-    auto kek = load_key_encryption_key(config.key_encryption_key_file, true);
+keys_at_rest prepare_keys_at_rest(const service_config& config, soci::session& session) {
+    keys_at_rest report;
+    auto kek = load_key_encryption_key(config.key_encryption_key_file, true, &report.made_key);
     install_key_encryption_key(kek);
     os_random random;
     write_transaction transaction(session);
-    int sealed = 0;
     try {
-        sealed += seal_stored_webhook_keys(session, kek, random);
-        sealed += uma::seal_stored_uma_keys(session, kek, random);
+        report.sealed += seal_stored_webhook_keys(session, kek, random);
+        report.sealed += uma::seal_stored_uma_keys(session, kek, random);
     } catch (const soci::soci_error&) {
         throw;
     } catch (const std::runtime_error& error) {
@@ -93,7 +96,7 @@ int prepare_keys_at_rest(const service_config& config, soci::session& session) {
             "webhook receivers and UMA counterparties hold their public halves");
     }
     transaction.commit();
-    return sealed;
+    return report;
 }
 
 }  // namespace corridor

@@ -17,7 +17,8 @@ struct service_config;
 // temporary file linked into place, so a process starting at the same moment reads either no file
 // or the whole key, and two such processes end up with the same one). Throws std::runtime_error
 // naming the file on any problem.
-sealing_key load_key_encryption_key(const std::string& path, bool create);
+// `made`, when given, is set to whether this call wrote the file.
+sealing_key load_key_encryption_key(const std::string& path, bool create, bool* made = nullptr);
 
 // What `serve`, `migrate` and the commands that write keys run once the schema is current: loads
 // (or makes) the configured KEK, installs it for the process, seals the private keys still stored
@@ -29,7 +30,10 @@ sealing_key load_key_encryption_key(const std::string& path, bool create);
 // sealing needs the KEK, which lives outside the database. This step runs after the migrations
 // instead, every time; it is idempotent (sealed rows are only checked) and runs in one
 // transaction, so processes starting together on one PostgreSQL database do not interfere.
-// Returns how many keys it sealed.
-int prepare_keys_at_rest(const service_config& config, soci::session& session);
+struct keys_at_rest {
+    bool made_key = false;  // the KEK file did not exist and was written now
+    int sealed = 0;         // keys found in clear and sealed now
+};
+keys_at_rest prepare_keys_at_rest(const service_config& config, soci::session& session);
 
 }  // namespace corridor

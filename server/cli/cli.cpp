@@ -238,8 +238,11 @@ int serve(const std::vector<std::string>& args) {
     auto uma_providers = uma_provider_catalog::load_file(config.uma_providers_file, currencies);
     {
         auto session = open_migrated(config);
-        if (int sealed = prepare_keys_at_rest(config, *session))
-            spdlog::info("sealed {} private key(s) stored in clear", sealed);
+        auto keys = prepare_keys_at_rest(config, *session);
+        if (keys.made_key)
+            spdlog::info("made a new key-encryption key in {}: back it up",
+                         config.key_encryption_key_file);
+        if (keys.sealed > 0) spdlog::info("sealed {} private key(s) stored in clear", keys.sealed);
     }
     system_clock wall;
     os_random random;
