@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "ledger/assert.hpp"
+#include "ledger/key_sealing.hpp"
+#include "ledger/random.hpp"
 
 namespace corridor {
 namespace {
@@ -98,6 +100,39 @@ std::vector<unsigned char> low_s_der(const std::vector<unsigned char>& der) {
     return out;
 }
 
+std::string seal_context(const std::string& platform_id, std::string_view env_name) {
+    return "webhook|" + platform_id + "|" + std::string(env_name);
+}
+
+std::span<const std::uint8_t> bytes_of(const std::string& text) {
+    return {reinterpret_cast<const std::uint8_t*>(text.data()), text.size()};
+}
+
+// What goes into private_key_pem: sealed under the process's key-encryption key when one is
+// installed (always in `serve`), the PEM itself otherwise (unit tests, tools without keys).
+std::string stored_form(const std::string& private_key_pem, const tenant& owner) {
+    const sealing_key* kek = installed_key_encryption_key();
+    if (kek == nullptr) return private_key_pem;
+    os_random random;
+    return seal_bytes(*kek, bytes_of(private_key_pem),
+                      seal_context(owner.platform_id, owner.env_name()), random);
+}
+
+std::string opened_form(const std::string& stored, const tenant& owner) {
+    if (!is_sealed(stored)) return stored;
+    const sealing_key* kek = installed_key_encryption_key();
+    if (kek == nullptr) {
+        throw std::runtime_error(
+            "webhook signing keys are sealed but no key-encryption key is loaded");
+    }
+    auto opened = unseal_bytes(*kek, stored, seal_context(owner.platform_id, owner.env_name()));
+    if (!opened) {
+        throw std::runtime_error("the webhook signing key of " + owner.platform_id +
+                                 " does not open with the key-encryption key");
+    }
+    return std::string(opened->begin(), opened->end());
+}
+
 }  // namespace
 
 webhook_key_pair generate_webhook_key_pair() {
@@ -123,6 +158,7 @@ std::optional<webhook_key_pair> find_webhook_key(soci::session& session, const t
         soci::use(owner.platform_id), soci::use(env_name),
         soci::into(pair.private_key_pem, private_ind), soci::into(pair.public_key_pem, public_ind);
     if (!session.got_data() || private_ind != soci::i_ok) return std::nullopt;
+    pair.private_key_pem = opened_form(pair.private_key_pem, owner);
     return pair;
 }
 
@@ -132,17 +168,18 @@ webhook_key_pair ensure_webhook_key(soci::session& session, const clock& time,
     auto fresh = generate_webhook_key_pair();
     std::string env_name(owner.env_name());
     long long now_ms = time.now_ms();
+    std::string stored = stored_form(fresh.private_key_pem, owner);
     // ON CONFLICT: another process may create the same tenant's key at the same moment; the first
     // one stays and both use it.
     session
         << "INSERT INTO webhook_keys (platform_id, environment, private_key_pem, public_key_pem, "
            "created_at_ms) VALUES (:p, :e, :k, :u, :t) ON CONFLICT (platform_id, environment) DO "
            "NOTHING",
-        soci::use(owner.platform_id), soci::use(env_name), soci::use(fresh.private_key_pem),
+        soci::use(owner.platform_id), soci::use(env_name), soci::use(stored),
         soci::use(fresh.public_key_pem), soci::use(now_ms);
-    auto stored = find_webhook_key(session, owner);
-    CORRIDOR_ASSERT(stored.has_value());
-    return *stored;
+    auto found = find_webhook_key(session, owner);
+    CORRIDOR_ASSERT(found.has_value());
+    return *found;
 }
 
 webhook_key_pair rotate_webhook_key(soci::session& session, const clock& time,
@@ -151,12 +188,52 @@ webhook_key_pair rotate_webhook_key(soci::session& session, const clock& time,
     auto fresh = generate_webhook_key_pair();
     std::string env_name(owner.env_name());
     long long now_ms = time.now_ms();
+    std::string stored = stored_form(fresh.private_key_pem, owner);
     session
         << "UPDATE webhook_keys SET private_key_pem = :k, public_key_pem = :u, created_at_ms = :t "
            "WHERE platform_id = :p AND environment = :e",
-        soci::use(fresh.private_key_pem), soci::use(fresh.public_key_pem), soci::use(now_ms),
+        soci::use(stored), soci::use(fresh.public_key_pem), soci::use(now_ms),
         soci::use(owner.platform_id), soci::use(env_name);
     return fresh;
+}
+
+int seal_stored_webhook_keys(soci::session& session, const sealing_key& kek,
+                             random_source& random) {
+    struct row {
+        std::string platform_id, environment, private_key;
+    };
+    std::vector<row> rows;
+    {
+        row current;
+        soci::statement select =
+            (session.prepare
+                 << "SELECT platform_id, environment, private_key_pem FROM webhook_keys "
+                    "ORDER BY platform_id, environment",
+             soci::into(current.platform_id), soci::into(current.environment),
+             soci::into(current.private_key));
+        select.execute(false);
+        while (select.fetch()) rows.push_back(current);
+    }
+    int sealed = 0;
+    for (const auto& key : rows) {
+        std::string context = seal_context(key.platform_id, key.environment);
+        if (is_sealed(key.private_key)) {
+            if (!unseal_bytes(kek, key.private_key, context)) {
+                throw std::runtime_error("the webhook signing key of " + key.platform_id + " (" +
+                                         key.environment +
+                                         ") does not open with the key-encryption key");
+            }
+            continue;
+        }
+        read_private_key(key.private_key);  // throws on a row that is neither sealed nor a key
+        std::string stored = seal_bytes(kek, bytes_of(key.private_key), context, random);
+        session << "UPDATE webhook_keys SET private_key_pem = :k WHERE platform_id = :p AND "
+                   "environment = :e AND private_key_pem = :old",
+            soci::use(stored), soci::use(key.platform_id), soci::use(key.environment),
+            soci::use(key.private_key);
+        ++sealed;
+    }
+    return sealed;
 }
 
 struct webhook_signer::key {

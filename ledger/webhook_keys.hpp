@@ -1,6 +1,8 @@
 #pragma once
 // Webhook signing keys: one ECDSA P-256 key pair per platform environment. The private key is kept
-// in the database and used only to sign; only the public key (SubjectPublicKeyInfo PEM) is shown.
+// in the database, sealed with the key-encryption key when the process has one installed
+// (ledger/key_sealing.hpp), and used only to sign; only the public key (SubjectPublicKeyInfo PEM)
+// is shown. The functions here take and return the private key opened.
 // Signatures are ECDSA over SHA-256 of the exact body bytes, DER-encoded, then standard base64.
 #include <soci/soci.h>
 
@@ -10,6 +12,8 @@
 #include <string_view>
 
 #include "ledger/clock.hpp"
+#include "ledger/key_sealing.hpp"
+#include "ledger/random.hpp"
 #include "ledger/tenant.hpp"
 
 namespace corridor {
@@ -27,7 +31,12 @@ webhook_key_pair generate_webhook_key_pair();
 webhook_key_pair ensure_webhook_key(soci::session& session, const clock& time, const tenant& owner);
 // Replaces the tenant's key pair with a new one; returns it.
 webhook_key_pair rotate_webhook_key(soci::session& session, const clock& time, const tenant& owner);
+// Throws std::runtime_error when the stored key is sealed and does not open.
 std::optional<webhook_key_pair> find_webhook_key(soci::session& session, const tenant& owner);
+// Seals every private key still stored in clear (databases from before keys were sealed by
+// default) and checks that every sealed one opens with `kek`; throws std::runtime_error naming the
+// first that does not. Returns how many rows it sealed. Runs in the caller's transaction.
+int seal_stored_webhook_keys(soci::session& session, const sealing_key& kek, random_source& random);
 
 // A parsed private key, for signing many bodies without parsing the PEM each time.
 class webhook_signer {

@@ -277,6 +277,10 @@ bool split_host_port(const std::string& text, std::string& host, std::uint16_t& 
     return !host.empty();
 }
 
+std::string key_file_in(const std::string& state_dir) {
+    return (std::filesystem::path(state_dir) / "key-encryption.key").string();
+}
+
 std::optional<std::string> find_default_config_file() {
     for (const char* candidate : {"conf/corridor.json", "/etc/corridor/corridor.json"}) {
         if (std::filesystem::exists(candidate)) return std::string(candidate);
@@ -300,6 +304,7 @@ service_config service_config::defaults(const std::string& state_dir) {
     config.bulk_import.dir = resolve(config.state_dir, config.bulk_import.dir);
     config.rails_data_dir = resolve(config.state_dir, config.rails_data_dir);
     config.database = "sqlite:" + resolve(config.state_dir, "corridor.db");
+    config.key_encryption_key_file = key_file_in(config.state_dir);
     return config;
 }
 
@@ -338,8 +343,9 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000);
     keys.integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90);
     keys.text("uma.proxy_host", config.uma_proxy_host);
-    std::string key_encryption_key_file;
-    keys.text("uma.key_encryption_key_file", key_encryption_key_file);
+    std::string key_encryption_key_file, uma_key_encryption_key_file;
+    keys.text("key_encryption_key_file", key_encryption_key_file);
+    keys.text("uma.key_encryption_key_file", uma_key_encryption_key_file);
     keys.integer("uma.lookup_ttl_seconds", config.uma_lookup_ttl_seconds, 10, 86400);
     keys.integer("uma.post_transaction_poll_interval_ms",
                  config.uma_post_transaction_poll_interval_ms, 5, 60000);
@@ -408,9 +414,16 @@ service_config service_config::load_file(const std::string& path) {
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
     if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
     if (!rails_data_dir.empty()) config.rails_data_dir = resolve(base_dir, rails_data_dir);
-    if (!key_encryption_key_file.empty()) {
-        config.uma_key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
+    // uma.key_encryption_key_file is the key's older name, from when it sealed UMA keys only.
+    key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
+    uma_key_encryption_key_file = resolve(base_dir, uma_key_encryption_key_file);
+    if (!key_encryption_key_file.empty() && !uma_key_encryption_key_file.empty() &&
+        key_encryption_key_file != uma_key_encryption_key_file) {
+        bad("uma.key_encryption_key_file",
+            "left out, or the same file as key_encryption_key_file (it is its older name)");
     }
+    if (key_encryption_key_file.empty()) key_encryption_key_file = uma_key_encryption_key_file;
+    if (!key_encryption_key_file.empty()) config.key_encryption_key_file = key_encryption_key_file;
     config.tls.certificate_file = resolve(base_dir, tls_certificate_file);
     config.tls.private_key_file = resolve(base_dir, tls_private_key_file);
     if (database.starts_with("sqlite:")) {

@@ -75,13 +75,14 @@ struct service_config {
     std::string sandbox_rates_file;
     std::string sandbox_funding_file;
     std::string uma_providers_file;  // the UMA provider catalogue
+    // 64 hex digits sealing every private key in the database (key_encryption_key_file, alias
+    // uma.key_encryption_key_file); default <state_dir>/key-encryption.key, made on first start.
+    std::string key_encryption_key_file;
     std::int64_t ledger_batch_commands_max = 512;  // 1 turns group commit off
     std::int64_t ledger_queue_commands_max = 65536;
     std::int64_t quotes_sweep_interval_ms = 1000;
     std::int64_t idempotency_retention_hours = 72;
     std::string uma_proxy_host = "uma.corridor.localhost";
-    // 64 hex digits sealing the UMA private keys in the database; empty = stored unsealed.
-    std::string uma_key_encryption_key_file;
     std::int64_t uma_lookup_ttl_seconds = 600;  // a receiver lookup serves quotes this long
     // Post-transaction callbacks to the providers of UMA receivers we paid: how often the worker
     // looks for due ones, the wait after a failed attempt (doubling per attempt, at most an hour),

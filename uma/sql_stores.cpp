@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ledger/assert.hpp"
 #include "uma/certificate.hpp"
@@ -31,12 +32,11 @@ key_pair decode_pair(const std::string& stored_secret, const std::string& certif
     std::optional<private_key> key;
     if (is_sealed(stored_secret)) {
         if (sealing == nullptr) {
-            throw std::runtime_error(
-                "UMA keys are sealed but no uma.key_encryption_key_file is set");
+            throw std::runtime_error("UMA keys are sealed but no key-encryption key is loaded");
         }
         key = unseal_secret(*sealing, stored_secret, context);
         if (!key) {
-            throw std::runtime_error("UMA keys do not unseal with uma.key_encryption_key_file");
+            throw std::runtime_error("UMA keys do not unseal with the key-encryption key");
         }
     } else {
         auto secret = from_hex(stored_secret);
@@ -88,6 +88,51 @@ environment_keys sql_key_store::keys_for(const tenant& owner, std::string_view u
     }
     CORRIDOR_ASSERT(load(owner, keys));
     return keys;
+}
+
+int seal_stored_uma_keys(soci::session& session, const sealing_key& sealing,
+                         random_source& random) {
+    struct row {
+        std::string platform_id, environment, purpose, private_key;
+    };
+    std::vector<row> rows;
+    {
+        row current;
+        soci::statement select =
+            (session.prepare << "SELECT platform_id, environment, purpose, private_key FROM "
+                                "uma_keys ORDER BY platform_id, environment, purpose",
+             soci::into(current.platform_id), soci::into(current.environment),
+             soci::into(current.purpose), soci::into(current.private_key));
+        select.execute(false);
+        while (select.fetch()) rows.push_back(current);
+    }
+    int sealed = 0;
+    for (const auto& key : rows) {
+        auto env = parse_environment(key.environment);
+        CORRIDOR_ASSERT(env.has_value());
+        std::string context = row_context(tenant{key.platform_id, *env}, key.purpose);
+        if (is_sealed(key.private_key)) {
+            if (!unseal_secret(sealing, key.private_key, context)) {
+                throw std::runtime_error("the UMA " + key.purpose + " key of " + key.platform_id +
+                                         " (" + key.environment +
+                                         ") does not open with the key-encryption key");
+            }
+            continue;
+        }
+        auto plain = from_hex(key.private_key);
+        auto secret = plain ? private_key_from_bytes(*plain) : std::nullopt;
+        if (!secret) {
+            throw std::runtime_error("the UMA " + key.purpose + " key of " + key.platform_id +
+                                     " is neither sealed nor a private key");
+        }
+        std::string stored = seal_secret(sealing, *secret, context, random);
+        session << "UPDATE uma_keys SET private_key = :k WHERE platform_id = :p AND environment "
+                   "= :e AND purpose = :u AND private_key = :old",
+            soci::use(stored), soci::use(key.platform_id), soci::use(key.environment),
+            soci::use(key.purpose), soci::use(key.private_key);
+        ++sealed;
+    }
+    return sealed;
 }
 
 bool sql_nonce_store::check_and_save(std::string_view scope, std::string_view nonce,

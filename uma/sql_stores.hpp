@@ -29,6 +29,11 @@ private:
     const sealing_key* sealing_;
 };
 
+// Seals every UMA private key still stored in clear (databases from before keys were sealed by
+// default) and checks that every sealed one opens with `sealing`; throws std::runtime_error naming
+// the first row that does not. Returns how many rows it sealed. Run in the caller's transaction.
+int seal_stored_uma_keys(soci::session& session, const sealing_key& sealing, random_source& random);
+
 class sql_nonce_store final : public nonce_store {
 public:
     sql_nonce_store(soci::session& session, const clock& time, std::int64_t window_s)

@@ -97,17 +97,9 @@ const lightning_node& uma_lightning_node(app_services& services) {
 }
 
 void app_services::init_uma() {
-    if (!config.uma_key_encryption_key_file.empty()) {
-        std::ifstream in(config.uma_key_encryption_key_file);
-        std::stringstream text;
-        text << in.rdbuf();
-        uma_sealing = uma::parse_sealing_key(text.str());
-        if (!in || !uma_sealing) {
-            throw std::runtime_error(
-                "uma.key_encryption_key_file: " + config.uma_key_encryption_key_file +
-                " must hold 64 hex digits (openssl rand -hex 32)");
-        }
-    }
+    // The process's key-encryption key, installed by serve before the services start
+    // (server/key_encryption.hpp); none in tests that never seal.
+    if (const auto* kek = installed_key_encryption_key()) uma_sealing = *kek;
     uma_transport = std::make_unique<outbound_get>(outbound_get_limits{
         config.outbound_allow_private_addresses, config.outbound_timeout_ms, 64 * 1024});
     uma_keys = std::make_unique<uma::cached_pubkey_fetcher>(*uma_transport, time,

@@ -29,11 +29,13 @@
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
 #include "server/bulk_import_runner.hpp"
+#include "server/cli/backup_commands.hpp"
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/outbound_client.hpp"
 #include "server/http/server.hpp"
 #include "server/http/tls_context.hpp"
+#include "server/key_encryption.hpp"
 #include "server/uma/uma_post_transaction_worker.hpp"
 #include "server/webhooks/delivery_worker.hpp"
 #include "uma/sql_stores.hpp"
@@ -59,6 +61,7 @@ constexpr const char* usage_text = R"(usage:
   corridor webhook-key show   --platform ID --environment sandbox|production
   corridor webhook-key rotate --platform ID --environment sandbox|production
   corridor plugins list [--json]          (loaded rails, versions, ABI)
+  corridor backup --to DIR ;  corridor restore --from DIR [--force]
 Every command takes --config FILE (default conf/corridor.json when present) and --database URL
 (sqlite:PATH or postgresql://...).
 )";
@@ -240,6 +243,11 @@ int serve(const std::vector<std::string>& args) {
     for (const auto& warning : reference_data_warnings(config)) spdlog::warn("{}", warning);
     {
         auto session = open_migrated(config);
+        auto keys = prepare_keys_at_rest(config, *session);
+        if (keys.made_key)
+            spdlog::info("made a new key-encryption key in {}: back it up",
+                         config.key_encryption_key_file);
+        if (keys.sealed > 0) spdlog::info("sealed {} private key(s) stored in clear", keys.sealed);
     }
     system_clock wall;
     os_random random;
@@ -370,6 +378,7 @@ int migrate(const std::vector<std::string>& args) {
     auto url = database_url::parse(config.database);
     auto session = open_session(*url);
     int applied = apply_migrations(*session);
+    prepare_keys_at_rest(config, *session);
     std::cout << "applied " << applied << " migration(s); schema at version "
               << applied_migration_version(*session) << std::endl;
     return 0;
@@ -407,6 +416,7 @@ int platform_create(const std::vector<std::string>& args) {
     if (!domain) throw usage_error("--uma-domain must be a DNS name or an IP literal, optionally with :port");
     auto config = load_config(values);
     auto session = open_migrated(config);
+    prepare_keys_at_rest(config, *session);
     system_clock wall;
     os_random random;
     id_generator ids(wall, random);
@@ -502,6 +512,7 @@ int webhook_key(const std::string& action, const std::vector<std::string>& args)
     if (!env) throw usage_error("--environment must be sandbox or production");
     auto config = load_config(values);
     auto session = open_migrated(config);
+    prepare_keys_at_rest(config, *session);
     auto platform_id = values["platform"].as<std::string>();
     if (!platform_exists(*session, platform_id)) throw std::runtime_error("no platform " + platform_id);
     system_clock wall;
@@ -520,6 +531,8 @@ int dispatch(const std::vector<std::string>& words) {
     std::vector<std::string> rest(words.begin() + 1, words.end());
     if (command == "serve") return serve(rest);
     if (command == "migrate") return migrate(rest);
+    if (command == "backup" || command == "restore")
+        return backup_command(command, rest, {load_config, config_dir_of});
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;

@@ -5,6 +5,7 @@
 #include "server/config.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -172,7 +173,7 @@ TEST_CASE("every key is read", "[server][config]") {
     CHECK(config.public_base_url == "https://pay.example");
     CHECK(config.currencies_file == "/etc/corridor/currencies.json");
     CHECK(config.uma_proxy_host == "uma.pay.example");
-    CHECK(config.uma_key_encryption_key_file == "/etc/corridor/uma.key");
+    CHECK(config.key_encryption_key_file == "/etc/corridor/uma.key");
     CHECK(config.uma_lookup_ttl_seconds == 120);
     CHECK(config.uma_post_transaction_poll_interval_ms == 50);
     CHECK(config.uma_post_transaction_retry_initial_interval_ms == 200);
@@ -459,4 +460,39 @@ TEST_CASE("defaults put what the process makes in the state folder", "[server][c
     CHECK(defaults.rails_data_dir == "/var/lib/corridor/rail-data");
     CHECK(defaults.bulk_import.dir == "/var/lib/corridor/bulk-imports");
     CHECK(defaults.uma_providers_file.empty());
+}
+
+TEST_CASE("the key-encryption key defaults into the state folder; the UMA name is an alias",
+          "[server][config]") {
+    temp_folder folder;
+    fs::path conf = fs::absolute(folder.path() / "conf");
+    ::unsetenv("STATE_DIRECTORY");
+    auto plain = service_config::load_file(folder.write("{}"));
+    CHECK(fs::path(plain.state_dir) == conf);
+    CHECK(fs::path(plain.key_encryption_key_file) == conf / "key-encryption.key");
+
+    auto moved = service_config::load_file(folder.write(R"({"state_dir": "../state"})"));
+    CHECK(fs::path(moved.state_dir) == fs::absolute(folder.path() / "state"));
+    CHECK(fs::path(moved.key_encryption_key_file) ==
+          fs::absolute(folder.path() / "state" / "key-encryption.key"));
+
+    auto named = service_config::load_file(folder.write(R"({"key_encryption_key_file": "k.hex"})"));
+    CHECK(fs::path(named.key_encryption_key_file) == conf / "k.hex");
+    auto alias = service_config::load_file(
+        folder.write(R"({"uma": {"key_encryption_key_file": "/etc/corridor/kek"}})"));
+    CHECK(alias.key_encryption_key_file == "/etc/corridor/kek");
+    auto both = service_config::load_file(folder.write(
+        R"({"key_encryption_key_file": "k", "uma": {"key_encryption_key_file": "k"}})"));
+    CHECK(fs::path(both.key_encryption_key_file) == conf / "k");
+    CHECK_THAT(
+        load_error(R"({"key_encryption_key_file": "a", "uma": {"key_encryption_key_file": "b"}})"),
+        Catch::Contains("uma.key_encryption_key_file") &&
+            Catch::Contains("key_encryption_key_file"));
+
+    ::setenv("STATE_DIRECTORY", (folder.path() / "systemd").c_str(), 1);
+    auto from_systemd = service_config::load_file(folder.write("{}"));
+    ::unsetenv("STATE_DIRECTORY");
+    CHECK(fs::path(from_systemd.state_dir) == folder.path() / "systemd");
+    CHECK(fs::path(from_systemd.key_encryption_key_file) ==
+          folder.path() / "systemd" / "key-encryption.key");
 }

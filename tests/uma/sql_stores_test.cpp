@@ -115,7 +115,7 @@ TEST_CASE("with a sealing key the database never holds a private key in clear",
     CHECK_THROWS_WITH(sql_key_store(database.session(), time, random, &wrong).keys_for(owner, "x"),
                       Catch::Contains("do not unseal"));
     CHECK_THROWS_WITH(sql_key_store(database.session(), time, random).keys_for(owner, "x"),
-                      Catch::Contains("no uma.key_encryption_key_file"));
+                      Catch::Contains("no key-encryption key is loaded"));
     // A row moved to another environment does not unseal there.
     database.session() << "UPDATE uma_keys SET environment = 'production'";
     CHECK_THROWS(sql_key_store(database.session(), time, random, &sealing)
