@@ -532,7 +532,10 @@ int dispatch(const std::vector<std::string>& words) {
     if (command == "serve") return serve(rest);
     if (command == "migrate") return migrate(rest);
     if (command == "backup" || command == "restore")
-        return backup_command(command, rest, {load_config, config_dir_of});
+        return backup_command(command, rest,
+                              {load_config, [](const po::variables_map& values) {
+                                   return config_dir_of(load_config(values));
+                               }});
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;
