@@ -29,6 +29,7 @@
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
 #include "server/bulk_import_runner.hpp"
+#include "server/cli/cli_internal.hpp"
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/outbound_client.hpp"
@@ -43,21 +44,24 @@
 namespace corridor {
 namespace po = boost::program_options;
 namespace json = boost::json;
-namespace {
-
-struct usage_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 constexpr const char* usage_text = R"(usage:
-  corridor serve    [--config FILE] [--listen HOST:PORT] [--database URL] [--threads N]
-  corridor migrate  [--config FILE] [--database URL]
+  corridor serve    [--config FILE] [--listen HOST:PORT] [--database URL] [--threads N] [--no-migrate]
+  corridor migrate  [--config FILE] [--database URL] [--status | --dry-run] [--json]
+  corridor --version | version [--json]
   corridor platform create --name NAME --uma-domain DOMAIN [--regulated] [--json]
   corridor token create --platform ID --environment sandbox|production --name NAME
                         --permissions VIEW,TRANSACT,MANAGE [--json]
   corridor webhook-key show   --platform ID --environment sandbox|production
   corridor webhook-key rotate --platform ID --environment sandbox|production
   corridor plugins list [--json]          (loaded rails, versions, ABI)
+  corridor platform list [--json]
+  corridor token list --platform ID [--json] ;  corridor token revoke ID [--json]
+  corridor payment show ID [--json]
+  corridor rails operations [--stuck] [--limit N] [--json]
+  corridor webhooks backlog [--platform ID] [--json]
+  corridor kyc approve|reject --customer ID [--reason TEXT] [--json]
+  corridor audit [--json]                 (rebuilds every balance from the postings)
 Every command takes --config FILE (default conf/corridor.json when present) and --database URL
 (sqlite:PATH or postgresql://...).
 )";
@@ -114,6 +118,8 @@ session_ptr open_migrated(const service_config& config) {
     apply_migrations(*session);
     return session;
 }
+
+namespace {
 
 void setup_logging(const service_config& config) {
     auto errors = spdlog::stderr_logger_mt("corridor");
@@ -215,7 +221,8 @@ std::string writer_metrics(const ledger_writer& writer) {
 int serve(const std::vector<std::string>& args) {
     auto options = common_options();
     options.add_options()("listen", po::value<std::string>(), "HOST:PORT")(
-        "threads", po::value<int>(), "io threads");
+        "threads", po::value<int>(), "io threads")("no-migrate",
+                                                   "refuse a database that needs migrations");
     auto values = parse(args, options);
     auto config = load_config(values);
     if (values.count("listen")) config.listen = values["listen"].as<std::string>();
@@ -233,9 +240,7 @@ int serve(const std::vector<std::string>& args) {
     auto currencies = currency_registry::load_file(config.currencies_file);
     auto funding = funding_directory::load_file(config.funding_file);
     auto uma_providers = uma_provider_catalog::load_file(config.uma_providers_file, currencies);
-    {
-        auto session = open_migrated(config);
-    }
+    prepare_schema_for_serve(config, config.migrate_on_start && !values.count("no-migrate"));
     system_clock wall;
     os_random random;
     id_generator ids(wall, random);
@@ -354,17 +359,6 @@ int plugins_list(const std::vector<std::string>& args) {
                                  rail->file(), types, can);
     }
     std::cout << std::flush;
-    return 0;
-}
-
-int migrate(const std::vector<std::string>& args) {
-    auto values = parse(args, common_options());
-    auto config = load_config(values);
-    auto url = database_url::parse(config.database);
-    auto session = open_session(*url);
-    int applied = apply_migrations(*session);
-    std::cout << "applied " << applied << " migration(s); schema at version "
-              << applied_migration_version(*session) << std::endl;
     return 0;
 }
 
@@ -512,7 +506,10 @@ int dispatch(const std::vector<std::string>& words) {
     const std::string& command = words[0];
     std::vector<std::string> rest(words.begin() + 1, words.end());
     if (command == "serve") return serve(rest);
-    if (command == "migrate") return migrate(rest);
+    if (command == "migrate") return migrate_command(rest);
+    if (command == "--version" || command == "version")
+        return version_command(rest, command == "--version");
+    if (auto done = run_operator_command(command, rest)) return *done;
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;
