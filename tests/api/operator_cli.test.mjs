@@ -360,6 +360,28 @@ test('audit passes on the live book and fails, naming the account, on a tampered
   assert.equal(cli(['audit']).code, 0);
 });
 
+test('rails operations --stuck marks an operation past its deadline OVERDUE', () => {
+  assert.ok(stopped, 'runs after the server stopped (no engine times the row out meanwhile)');
+  const overdueId = `RailOperation:${randomUUID()}`;
+  runStatement(server, `INSERT INTO rail_operations (id, platform_id, environment, rail, direction, status, transaction_id,
+    internal_account_id, external_account_id, account_type, account_json, currency, amount, description, rail_reference,
+    rail_reason_code, failure_class, failure_reason, message, attempts, lease_until_ms, deadline_at_ms, created_at_ms,
+    updated_at_ms, rail_node, rail_epoch) VALUES ('${overdueId}', '${platformId(0)}', 'sandbox', 'sandbox', 'PAYOUT',
+    'PENDING', 'Transaction:00000000-0000-0000-0000-000000000002', '', '', 'US_ACCOUNT', '{}', 'USD', 100, '', 'ref-1', '',
+    '', '', '', 1, 0, 5000, 1000, ${Date.now()}, '', '')`);
+  try {
+    const stuck = cliJson(['rails', 'operations', '--stuck']).operations;
+    assert.deepEqual(stuck.map((o) => [o.id, o.status, o.stuckReason]), [[overdueId, 'PENDING', 'OVERDUE']]);
+    assert.match(stuck[0].deadlineAt, /^1970-01-01T00:00:05/);
+    // Without --stuck it is listed with the others, the settled payout unmarked.
+    const all = cliJson(['rails', 'operations']).operations;
+    assert.ok(all.length >= 2);
+    assert.ok(all.every((o) => o.stuckReason === (o.id === overdueId ? 'OVERDUE' : null)), JSON.stringify(all));
+  } finally {
+    runStatement(server, `DELETE FROM rail_operations WHERE id = '${overdueId}'`);
+  }
+});
+
 // A copy of the server's configuration with some keys replaced.
 function configWith(name, overrides) {
   const config = { ...JSON.parse(readFileSync(server.configPath, 'utf8')), ...overrides };
