@@ -245,37 +245,4 @@ std::optional<std::int64_t> account_balance(soci::session& session, const std::s
     return row.balance;
 }
 
-std::vector<std::string> audit_book(soci::session& session) {
-    std::map<std::string, std::pair<long long, long long>> totals;  // id -> debits, credits
-    {
-        std::string debit, credit;
-        long long amount = 0;
-        soci::statement transfers = (session.prepare << "SELECT debit_account_id, "
-                                                        "credit_account_id, amount FROM "
-                                                        "ledger_transfers",
-                                     soci::into(debit), soci::into(credit), soci::into(amount));
-        transfers.execute(false);
-        while (transfers.fetch()) {
-            totals[debit].first += amount;
-            totals[credit].second += amount;
-        }
-    }
-    std::vector<std::string> wrong;
-    std::string id;
-    long long debits = 0, credits = 0;
-    int guard = 0;
-    soci::statement accounts = (session.prepare << "SELECT id, debits_posted, credits_posted, "
-                                                   "must_not_overdraw FROM ledger_accounts",
-                                soci::into(id), soci::into(debits), soci::into(credits),
-                                soci::into(guard));
-    accounts.execute(false);
-    while (accounts.fetch()) {
-        auto expected = totals[id];
-        if (expected.first != debits || expected.second != credits || (guard && debits > credits)) {
-            wrong.push_back(id);
-        }
-    }
-    return wrong;
-}
-
 }  // namespace corridor

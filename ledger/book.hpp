@@ -92,7 +92,8 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
 std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id);
 
 // Recomputes every account's posted totals from the transfers and compares; returns the ids of
-// accounts that disagree, or are overdrawn against their flag. The auditor of the simulation tests.
+// accounts that disagree, or are overdrawn against their flag (and a message for any other finding
+// of audit_ledger, ledger/audit.hpp, where it is defined). The auditor of the simulation tests.
 std::vector<std::string> audit_book(soci::session& session);
 
 }  // namespace corridor

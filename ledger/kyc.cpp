@@ -145,6 +145,67 @@ std::string sandbox_kyc_decision(std::string_view subject_name) {
     return lower.find("reject") != std::string::npos ? "REJECTED" : "APPROVED";
 }
 
+namespace {
+
+// What every decision writes besides the review itself: the customer's status and its KYC_STATUS
+// event, in the caller's transaction.
+void apply_kyc_decision(soci::session& session, id_generator& ids, const clock& time,
+                        const tenant& owner, const std::string& customer_id,
+                        const std::string& decision) {
+    long long now_ms = time.now_ms();
+    std::string env_name(owner.env_name());
+    run_prepared(session,
+                 "UPDATE customers SET kyc_status = :k, updated_at_ms = :t WHERE id = :i AND "
+                 "platform_id = :p AND environment = :e",
+                 decision, now_ms, customer_id, owner.platform_id, env_name);
+    std::string platform_customer_id;
+    session << "SELECT platform_customer_id FROM customers WHERE id = :i", soci::use(customer_id),
+        soci::into(platform_customer_id);
+    boost::json::object payload{{"customerId", customer_id},
+                                {"platformCustomerId", platform_customer_id},
+                                {"kycStatus", decision}};
+    record_event(session, ids, time, owner, "KYC_STATUS", boost::json::serialize(payload));
+}
+
+}  // namespace
+
+result<kyc_manual_decision, kyc_decision_error> decide_kyc_review(
+    soci::session& session, id_generator& ids, const clock& time, const std::string& customer_id,
+    bool approve, const std::string& reason) {
+    write_transaction transaction(session);
+    std::string platform_id, environment, kyc_status;
+    soci::statement customer =
+        (session.prepare << "SELECT platform_id, environment, kyc_status FROM customers WHERE "
+                            "id = :i AND is_deleted = 0",
+         soci::use(customer_id), soci::into(platform_id), soci::into(environment),
+         soci::into(kyc_status));
+    if (!customer.execute(true)) return kyc_decision_error::customer_not_found;
+    std::string review_id;
+    soci::statement review =
+        (session.prepare << "SELECT id FROM kyc_reviews WHERE customer_id = :c AND decision IS "
+                            "NULL ORDER BY created_at_ms DESC, id DESC LIMIT 1",
+         soci::use(customer_id), soci::into(review_id));
+    if (!review.execute(true) || kyc_status != "PENDING_REVIEW") {
+        return kyc_decision_error::no_pending_review;
+    }
+    std::string decision = approve ? "APPROVED" : "REJECTED";
+    long long now_ms = time.now_ms();
+    soci::indicator reason_indicator = reason.empty() ? soci::i_null : soci::i_ok;
+    // Claimed by the update, as the sandbox's decisions are: the upkeep loop of a running server
+    // deciding the same (sandbox) review first leaves this one nothing to do.
+    soci::statement claim =
+        (session.prepare << "UPDATE kyc_reviews SET decision = :d, decided_at_ms = :n, "
+                            "decision_reason = :r WHERE id = :i AND decision IS NULL",
+         soci::use(decision), soci::use(now_ms), soci::use(reason, reason_indicator),
+         soci::use(review_id));
+    claim.execute(true);
+    if (claim.get_affected_rows() != 1) return kyc_decision_error::no_pending_review;
+    tenant owner = tenant_of_row(platform_id, environment);
+    apply_kyc_decision(session, ids, time, owner, customer_id, decision);
+    transaction.commit();
+    return kyc_manual_decision{review_id, owner, decision};
+}
+
 int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const clock& time,
                            int limit) {
     CORRIDOR_ASSERT(limit > 0);
@@ -180,18 +241,9 @@ int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const cloc
                          "id = :i AND decision IS NULL",
                          decision, now_ms, review.id);
         if (claimed != 1) continue;
-        tenant owner = tenant_of_row(review.platform_id, review.environment);
-        run_prepared(session,
-                     "UPDATE customers SET kyc_status = :k, updated_at_ms = :t WHERE id = :i AND "
-                     "platform_id = :p AND environment = :e",
-                     decision, now_ms, review.customer_id, review.platform_id, review.environment);
-        std::string platform_customer_id;
-        session << "SELECT platform_customer_id FROM customers WHERE id = :i",
-            soci::use(review.customer_id), soci::into(platform_customer_id);
-        boost::json::object payload{{"customerId", review.customer_id},
-                                    {"platformCustomerId", platform_customer_id},
-                                    {"kycStatus", decision}};
-        record_event(session, ids, time, owner, "KYC_STATUS", boost::json::serialize(payload));
+        apply_kyc_decision(session, ids, time,
+                           tenant_of_row(review.platform_id, review.environment),
+                           review.customer_id, decision);
         transaction.commit();
         ++decided;
     }

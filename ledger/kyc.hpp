@@ -12,6 +12,7 @@
 #include "ledger/clock.hpp"
 #include "ledger/ids.hpp"
 #include "ledger/random.hpp"
+#include "ledger/result.hpp"
 #include "ledger/tenant.hpp"
 
 namespace corridor {
@@ -59,5 +60,18 @@ std::string sandbox_kyc_decision(std::string_view subject_name);
 // KYC_STATUS event in the same transaction. Safe from several processes (each review is claimed by
 // a conditional update). Returns how many were decided.
 int decide_due_kyc_reviews(soci::session& session, id_generator& ids, const clock& time, int limit);
+
+struct kyc_manual_decision {
+    std::string review_id;
+    tenant owner;          // the customer's platform and environment
+    std::string decision;  // APPROVED or REJECTED
+};
+enum class kyc_decision_error { customer_not_found, no_pending_review };
+// The operator's decision on a customer's pending review (production reviews wait for it): records
+// it on the review with the reason (empty = none), sets the customer's status and writes the same
+// KYC_STATUS event as a sandbox decision, in one transaction. Any tenant: the customer id names it.
+result<kyc_manual_decision, kyc_decision_error> decide_kyc_review(
+    soci::session& session, id_generator& ids, const clock& time, const std::string& customer_id,
+    bool approve, const std::string& reason);
 
 }  // namespace corridor

@@ -1,5 +1,7 @@
 #include "ledger/migrations.hpp"
 
+#include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -205,7 +207,8 @@ const std::vector<migration>& all_migrations() {
          "UMA domain claims",
          {
              // One row per domain decides, in the database, which platform owns it: two platforms
-             // setting one domain at once (in either environment, from any process) cannot both win.
+             // setting one domain at once (in either environment, from any process) cannot both
+             // win.
              R"(CREATE TABLE uma_domain_claims (
                 uma_domain TEXT PRIMARY KEY,
                 platform_id TEXT NOT NULL REFERENCES platforms(id)))",
@@ -328,12 +331,16 @@ const std::vector<migration>& all_migrations() {
                 screening_due_at_ms BIGINT,
                 created_at_ms BIGINT NOT NULL,
                 updated_at_ms BIGINT NOT NULL))",
-             "CREATE INDEX external_accounts_by_tenant ON external_accounts (platform_id, environment, id)",
-             "CREATE UNIQUE INDEX external_accounts_identity ON external_accounts (platform_id, environment, "
+             "CREATE INDEX external_accounts_by_tenant ON external_accounts (platform_id, "
+             "environment, id)",
+             "CREATE UNIQUE INDEX external_accounts_identity ON external_accounts (platform_id, "
+             "environment, "
              "customer_id, identity)",
-             "CREATE UNIQUE INDEX external_accounts_default_uma ON external_accounts (platform_id, environment, "
+             "CREATE UNIQUE INDEX external_accounts_default_uma ON external_accounts (platform_id, "
+             "environment, "
              "customer_id) WHERE default_uma_deposit = 1",
-             "CREATE INDEX external_accounts_screening_due ON external_accounts (screening_due_at_ms) WHERE "
+             "CREATE INDEX external_accounts_screening_due ON external_accounts "
+             "(screening_due_at_ms) WHERE "
              "screening_due_at_ms IS NOT NULL",
              // Link tokens and the public tokens issued for them are stored only as SHA-256 hashes.
              R"(CREATE TABLE bank_link_tokens (
@@ -353,7 +360,8 @@ const std::vector<migration>& all_migrations() {
          "uma keys and nonces",
          {
              // One signing and one encryption key per platform environment, with the self-signed
-             // certificate published at /.well-known/lnurlpubkey. Hex text, portable to both stores.
+             // certificate published at /.well-known/lnurlpubkey. Hex text, portable to both
+             // stores.
              R"(CREATE TABLE uma_keys (
                 platform_id TEXT NOT NULL REFERENCES platforms(id),
                 environment TEXT NOT NULL,
@@ -403,7 +411,8 @@ const std::vector<migration>& all_migrations() {
                 details TEXT NOT NULL,
                 correlation_id TEXT NOT NULL,
                 PRIMARY KEY (job_id, row_number)))",
-             // Only the SHA-256 of a link's token is stored: the database never holds a usable link.
+             // Only the SHA-256 of a link's token is stored: the database never holds a usable
+             // link.
              R"(CREATE TABLE kyc_links (
                 token_hash TEXT PRIMARY KEY,
                 platform_id TEXT NOT NULL REFERENCES platforms(id),
@@ -584,6 +593,12 @@ const std::vector<migration>& all_migrations() {
              "DROP INDEX ledger_transfers_debit",
              "DROP INDEX ledger_transfers_credit",
          }},
+        {21,
+         "kyc reviews keep the reason of an operator's decision",
+         {
+             // `corridor kyc approve|reject --reason TEXT`; NULL for the sandbox's decisions.
+             "ALTER TABLE kyc_reviews ADD COLUMN decision_reason TEXT",
+         }},
     };
     return migrations;
 }
@@ -601,9 +616,86 @@ void lock_migrations(soci::session& session) {
     }
 }
 
+bool migrations_table_exists(soci::session& session) {
+    int found = 0;
+    if (backend_of(session) == database_backend::postgresql) {
+        session << "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = "
+                   "current_schema() AND table_name = 'schema_migrations'",
+            soci::into(found);
+    } else {
+        session << "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = "
+                   "'schema_migrations'",
+            soci::into(found);
+    }
+    return found > 0;
+}
+
+std::set<int> applied_versions(soci::session& session) {
+    std::set<int> versions;
+    if (!migrations_table_exists(session)) return versions;
+    soci::rowset<int> rows = (session.prepare << "SELECT version FROM schema_migrations");
+    for (int version : rows) versions.insert(version);
+    return versions;
+}
+
+std::string joined(const std::vector<int>& versions) {
+    std::string out;
+    for (int version : versions) out += (out.empty() ? "" : ", ") + std::to_string(version);
+    return out;
+}
+
 }  // namespace
 
-int latest_migration_version() { return all_migrations().back().version; }
+schema_status read_schema_status(soci::session& session) {
+    schema_status status;
+    status.binary_version = latest_migration_version();
+    auto applied = applied_versions(session);
+    if (!applied.empty()) status.database_version = *applied.rbegin();
+    std::set<int> known;
+    for (const auto& step : all_migrations()) {
+        known.insert(step.version);
+        if (!applied.contains(step.version)) status.pending.push_back({step.version, step.name});
+    }
+    for (int version : applied) {
+        if (!known.contains(version)) status.unknown.push_back(version);
+    }
+    return status;
+}
+
+std::vector<migration_step> known_migrations() {
+    std::vector<migration_step> out;
+    for (const auto& step : all_migrations()) out.push_back({step.version, step.name});
+    return out;
+}
+
+std::string newer_schema_message(const schema_status& status) {
+    std::string message =
+        "the database schema (version " + std::to_string(status.database_version) +
+        ") is newer than this binary (schema version " + std::to_string(status.binary_version) +
+        "): it holds migration(s) " + joined(status.unknown) + " that this binary does not know";
+    return message + ". Run a Corridor release of schema version " +
+           std::to_string(std::max(status.database_version, status.binary_version)) +
+           " or later, or restore a backup taken before the upgrade";
+}
+
+void require_current_schema(soci::session& session) {
+    auto status = read_schema_status(session);
+    if (status.newer_than_binary()) throw schema_newer_than_binary(newer_schema_message(status));
+    if (!status.pending.empty()) {
+        std::vector<int> pending;
+        for (const auto& step : status.pending) pending.push_back(step.version);
+        throw schema_not_migrated(
+            "the database schema is at version " + std::to_string(status.database_version) +
+            " and this binary needs version " + std::to_string(status.binary_version) +
+            " (pending migration(s) " + joined(pending) + "): run `corridor migrate` first");
+    }
+}
+
+int latest_migration_version() {
+    int latest = 0;
+    for (const auto& step : all_migrations()) latest = std::max(latest, step.version);
+    return latest;
+}
 
 int migration_count() { return static_cast<int>(all_migrations().size()); }
 
@@ -622,6 +714,10 @@ int apply_migrations(soci::session& session) {
         write_transaction transaction(session);
         lock_migrations(session);
         ensure_migrations_table(session);
+        // Checked under the lock: a newer binary migrating at the same moment is seen here.
+        auto status = read_schema_status(session);
+        if (status.newer_than_binary())
+            throw schema_newer_than_binary(newer_schema_message(status));
         transaction.commit();
     }
     int applied = 0;

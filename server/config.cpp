@@ -332,6 +332,7 @@ service_config service_config::load_file(const std::string& path) {
     keys.text("database_password_file", database_password_file);
     keys.integer("threads", config.threads, 0, 256);
     keys.integer("database_threads", config.database_threads, 1, 256);
+    keys.boolean("migrate_on_start", config.migrate_on_start);
     keys.text("public_base_url", config.public_base_url);
     keys.text("currencies_file", currencies_file);
     keys.text("rates_file", rates_file);

@@ -58,6 +58,9 @@ struct service_config {
     std::string database = "sqlite:corridor.db";
     int threads = 0;           // io threads; 0 = one per core
     int database_threads = 4;  // threads that own a database session each
+    // serve applies pending migrations at start; false (fleets that migrate as a step of their
+    // own) makes it refuse a database that needs them, as `serve --no-migrate` does.
+    bool migrate_on_start = true;
     std::string public_base_url = "http://127.0.0.1:8080";
     // Where this process keeps what it makes (the SQLite database, rail data, bulk imports, key
     // files) unless a key names another place: `state_dir`, else systemd's STATE_DIRECTORY, else

@@ -30,6 +30,7 @@
 #include "server/api/auth.hpp"
 #include "server/bulk_import_runner.hpp"
 #include "server/cli/backup_commands.hpp"
+#include "server/cli/cli_internal.hpp"
 #include "server/config.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/outbound_client.hpp"
@@ -46,21 +47,24 @@
 namespace corridor {
 namespace po = boost::program_options;
 namespace json = boost::json;
-namespace {
-
-struct usage_error : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
 
 constexpr const char* usage_text = R"(usage:
-  corridor serve    [--config FILE] [--listen HOST:PORT] [--database URL] [--threads N]
-  corridor migrate  [--config FILE] [--database URL]
+  corridor serve    [--config FILE] [--listen HOST:PORT] [--database URL] [--threads N] [--no-migrate]
+  corridor migrate  [--config FILE] [--database URL] [--status | --dry-run] [--json]
+  corridor --version | version [--json]
   corridor platform create --name NAME --uma-domain DOMAIN [--regulated] [--json]
   corridor token create --platform ID --environment sandbox|production --name NAME
                         --permissions VIEW,TRANSACT,MANAGE [--json]
   corridor webhook-key show   --platform ID --environment sandbox|production
   corridor webhook-key rotate --platform ID --environment sandbox|production
   corridor plugins list [--json]          (loaded rails, versions, ABI)
+  corridor platform list [--json]
+  corridor token list --platform ID [--json] ;  corridor token revoke ID [--json]
+  corridor payment show ID [--json]
+  corridor rails operations [--stuck] [--limit N] [--json]
+  corridor webhooks backlog [--platform ID] [--json]
+  corridor kyc approve|reject --customer ID [--reason TEXT] [--json]
+  corridor audit [--json]                 (rebuilds every balance from the postings)
   corridor backup --to DIR ;  corridor restore --from DIR [--force]
 Every command takes --config FILE (default conf/corridor.json when present) and --database URL
 (sqlite:PATH or postgresql://...).
@@ -122,6 +126,8 @@ session_ptr open_migrated(const service_config& config) {
     apply_migrations(*session);
     return session;
 }
+
+namespace {
 
 void setup_logging(const service_config& config) {
     auto errors = spdlog::stderr_logger_mt("corridor");
@@ -223,7 +229,8 @@ std::string writer_metrics(const ledger_writer& writer) {
 int serve(const std::vector<std::string>& args) {
     auto options = common_options();
     options.add_options()("listen", po::value<std::string>(), "HOST:PORT")(
-        "threads", po::value<int>(), "io threads");
+        "threads", po::value<int>(), "io threads")("no-migrate",
+                                                   "refuse a database that needs migrations");
     auto values = parse(args, options);
     auto config = load_config(values);
     if (values.count("listen")) config.listen = values["listen"].as<std::string>();
@@ -241,8 +248,9 @@ int serve(const std::vector<std::string>& args) {
     auto currencies = load_currencies(config);
     auto uma_providers = load_uma_providers(config, currencies);
     for (const auto& warning : reference_data_warnings(config)) spdlog::warn("{}", warning);
+    prepare_schema_for_serve(config, config.migrate_on_start && !values.count("no-migrate"));
     {
-        auto session = open_migrated(config);
+        auto session = open_session(*database_url::parse(config.database));
         auto keys = prepare_keys_at_rest(config, *session);
         if (keys.made_key)
             spdlog::info("made a new key-encryption key in {}: back it up",
@@ -369,18 +377,6 @@ int plugins_list(const std::vector<std::string>& args) {
                                  rail->file(), types, can);
     }
     std::cout << std::flush;
-    return 0;
-}
-
-int migrate(const std::vector<std::string>& args) {
-    auto values = parse(args, common_options());
-    auto config = load_config(values);
-    auto url = database_url::parse(config.database);
-    auto session = open_session(*url);
-    int applied = apply_migrations(*session);
-    prepare_keys_at_rest(config, *session);
-    std::cout << "applied " << applied << " migration(s); schema at version "
-              << applied_migration_version(*session) << std::endl;
     return 0;
 }
 
@@ -530,12 +526,15 @@ int dispatch(const std::vector<std::string>& words) {
     const std::string& command = words[0];
     std::vector<std::string> rest(words.begin() + 1, words.end());
     if (command == "serve") return serve(rest);
-    if (command == "migrate") return migrate(rest);
+    if (command == "migrate") return migrate_command(rest);
+    if (command == "--version" || command == "version")
+        return version_command(rest, command == "--version");
     if (command == "backup" || command == "restore")
         return backup_command(command, rest,
                               {load_config, [](const po::variables_map& values) {
                                    return config_dir_of(load_config(values));
                                }});
+    if (auto done = run_operator_command(command, rest)) return *done;
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;

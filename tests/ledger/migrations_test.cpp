@@ -91,3 +91,66 @@ TEST_CASE("processes starting together migrate once without errors", "[store][mi
         CHECK(applied_migration_version(database.session()) == latest_migration_version());
     }
 }
+
+TEST_CASE("schema status reads pending migrations without writing anything",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    auto fresh = read_schema_status(session);
+    CHECK(fresh.database_version == 0);
+    CHECK(fresh.binary_version == latest_migration_version());
+    CHECK(static_cast<int>(fresh.pending.size()) == migration_count());
+    CHECK(fresh.pending.back().version == latest_migration_version());
+    CHECK_FALSE(fresh.current());
+    // Looking created nothing, not even the migrations table.
+    CHECK(read_schema_status(session).pending.size() == fresh.pending.size());
+    CHECK_THROWS_AS(require_current_schema(session), schema_not_migrated);
+    apply_migrations(session);
+    CHECK(read_schema_status(session).current());
+    CHECK_NOTHROW(require_current_schema(session));
+
+    // One migration unrecorded: it alone is pending, and a process that must not migrate refuses.
+    int latest = latest_migration_version();
+    session << "DELETE FROM schema_migrations WHERE version = :v", soci::use(latest);
+    auto behind = read_schema_status(session);
+    REQUIRE(behind.pending.size() == 1);
+    CHECK(behind.pending[0].version == latest);
+    CHECK(behind.database_version < latest);
+    try {
+        require_current_schema(session);
+        FAIL("a pending migration must be refused");
+    } catch (const schema_not_migrated& error) {
+        CHECK_THAT(error.what(), Catch::Contains("needs version " + std::to_string(latest)));
+    }
+}
+
+TEST_CASE("a database newer than the binary is refused, naming both versions, before any change",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations(session);
+    int latest = latest_migration_version();
+    int newer = latest + 5;
+    session
+        << "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (:v, 'later', 1)",
+        soci::use(newer);
+    // And one of this binary's own migrations unrecorded: nothing of it may be applied either.
+    session << "DELETE FROM schema_migrations WHERE version = :v", soci::use(latest);
+    auto status = read_schema_status(session);
+    CHECK(status.newer_than_binary());
+    CHECK(status.database_version == newer);
+    CHECK(status.unknown == std::vector<int>{newer});
+    std::string expected = "schema (version " + std::to_string(newer) +
+                           ") is newer than this binary (schema version " + std::to_string(latest) +
+                           ")";
+    CHECK_THAT(newer_schema_message(status), Catch::Contains(expected));
+    try {
+        apply_migrations(session);
+        FAIL("a newer database must be refused");
+    } catch (const schema_newer_than_binary& error) {
+        CHECK_THAT(error.what(), Catch::Contains(expected));
+    }
+    CHECK_THROWS_AS(require_current_schema(session), schema_newer_than_binary);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM schema_migrations WHERE version = " +
+                                std::to_string(latest)) == 0);
+}
