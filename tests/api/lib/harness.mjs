@@ -150,11 +150,16 @@ export async function launch(server) {
   const child = spawn(server.bin, ['serve', '--config', server.configPath, ...serveFlags()],
     { stdio: ['ignore', 'pipe', 'pipe'] });
   server.process = child;
-  server.stderr = '';
+  // Chunks, the oldest dropped past the limit: no copy of the whole log per chunk in long runs.
+  const kept = [];
+  let keptChars = 0;
+  child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk) => {
-    server.stderr += chunk;
-    if (server.stderr.length > stderrKeptChars) server.stderr = server.stderr.slice(-stderrKeptChars);
+    kept.push(chunk);
+    keptChars += chunk.length;
+    while (keptChars > stderrKeptChars && kept.length > 1) keptChars -= kept.shift().length;
   });
+  Object.defineProperty(server, 'stderr', { get: () => kept.join(''), configurable: true, enumerable: true });
   server.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   const [url, adminUrl] = await new Promise((resolve, reject) => {
     let out = '';
