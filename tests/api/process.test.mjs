@@ -129,7 +129,7 @@ test('the admin listener serves metrics and health; the public listener answers 
   assert.match(text, /# TYPE corridor_rail_operations_overdue gauge/);
 });
 
-test('the database backlogs show in the metrics: webhook events, bulk-import jobs, UMA callbacks', async () => {
+test('the database backlogs show in the metrics: rail operations, webhook events, bulk-import jobs, UMA callbacks', async () => {
   const platformId = server.platforms[0].platformId;
   const now = Date.now();
   const later = now + 86400000;  // never due during the test: nothing works on these rows
@@ -139,6 +139,10 @@ test('the database backlogs show in the metrics: webhook events, bulk-import job
     VALUES ('BulkImport:metrics-test', '${platformId}', 'sandbox', 'FAILED', '', 0, 0, 0, 0, 0, 0, 0, ${now}, ${now})`);
   runStatement(server, `INSERT INTO uma_post_transactions (transaction_id, platform_id, environment, quote_id, url, vasp_domain, amount_msats, state, attempts, next_attempt_at_ms, last_error, created_at_ms, updated_at_ms)
     VALUES ('Transaction:metrics-test', '${platformId}', 'sandbox', 'Quote:x', 'https://vasp.example/cb', 'vasp.example', 1000, 'PENDING', 0, ${later}, '', ${now - 30000}, ${now})`);
+  // An operation of a rail this process has not loaded, held by another node, due in a day: no
+  // part of this process touches it, so it stays open.
+  runStatement(server, `INSERT INTO rail_operations (id, platform_id, environment, rail, direction, status, transaction_id, internal_account_id, external_account_id, account_type, account_json, currency, amount, description, rail_reference, rail_reason_code, failure_class, failure_reason, message, attempts, lease_until_ms, deadline_at_ms, created_at_ms, updated_at_ms, rail_node)
+    VALUES ('RailOperation:metrics-test', '${platformId}', 'sandbox', 'metrics_test_rail', 'OUTGOING', 'PENDING', 'Transaction:y', 'InternalAccount:y', 'ExternalAccount:y', 'US_ACCOUNT', '{}', 'USD', 100, '', 'ref', '', '', '', '', 1, ${later}, ${later}, ${now}, ${now}, 'another-node')`);
   let text = '';
   for (let i = 0; i < 60; i++) {
     text = await metricsText(server);
@@ -150,6 +154,8 @@ test('the database backlogs show in the metrics: webhook events, bulk-import job
   assert.equal(Number(text.match(/^corridor_bulk_import_jobs\{state="FAILED"\} (\d+)$/m)?.[1]), 1, text);
   assert.match(text, /^corridor_bulk_import_jobs\{state="PENDING"\} 0$/m);
   assert.equal(Number(text.match(/^corridor_uma_post_transaction_backlog (\d+)$/m)?.[1]), 1, text);
+  assert.match(text, /^corridor_rail_operations_open\{rail="metrics_test_rail"\} 1$/m);
+  assert.match(text, /^corridor_rail_operations_overdue\{rail="metrics_test_rail"\} 0$/m);
   assert.ok(Number(text.match(/^corridor_uma_post_transaction_oldest_age_seconds ([\d.]+)$/m)?.[1]) >= 29, text);
 });
 
