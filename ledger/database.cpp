@@ -8,7 +8,11 @@
 
 #include <libpq-fe.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <stdexcept>
 
@@ -34,12 +38,22 @@ std::optional<database_url> database_url::parse(std::string_view text) {
 
 std::string database_url::redacted() const {
     if (backend != database_backend::postgresql) return text;
-    auto scheme_end = text.find("://");
-    auto at = text.find('@');
-    if (scheme_end == std::string::npos || at == std::string::npos) return text;
-    auto colon = text.find(':', scheme_end + 3);
-    if (colon == std::string::npos || colon > at) return text;
-    return text.substr(0, colon + 1) + "***" + text.substr(at);
+    std::string out = text;
+    auto scheme_end = out.find("://");
+    auto at = out.find('@');
+    if (scheme_end != std::string::npos && at != std::string::npos) {
+        auto colon = out.find(':', scheme_end + 3);
+        if (colon != std::string::npos && colon < at)
+            out = out.substr(0, colon + 1) + "***" + out.substr(at);
+    }
+    // A password given as a query parameter (password=...) is hidden too.
+    for (auto key = out.find("password="); key != std::string::npos;
+         key = out.find("password=", key + 12)) {
+        auto end = out.find('&', key);
+        out =
+            out.substr(0, key) + "password=***" + (end == std::string::npos ? "" : out.substr(end));
+    }
+    return out;
 }
 
 namespace {
@@ -82,6 +96,43 @@ void configure_sqlite_once() {
     });
 }
 
+// A driver message on one line, without soci's preamble.
+std::string one_line(std::string text) {
+    static constexpr std::string_view preamble = "Cannot establish connection to the database.";
+    if (text.starts_with(preamble)) text.erase(0, preamble.size());
+    std::string out;
+    for (char c : text) {
+        if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+        if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+        out += c;
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+// Why SQLite could not open `path`, in the operating system's words where the cause is the file
+// or its folder (SQLite itself says only "unable to open database file").
+std::string sqlite_open_failure(const std::string& path, const std::string& driver_message) {
+    namespace fs = std::filesystem;
+    fs::path file(path);
+    fs::path folder = file.parent_path();
+    if (folder.empty()) folder = ".";
+    std::error_code error;
+    auto folder_status = fs::status(folder, error);
+    if (error || !fs::exists(folder_status)) {
+        return "its folder " + folder.string() + " does not exist";
+    }
+    if (!fs::is_directory(folder_status)) return folder.string() + " is not a folder";
+    auto file_status = fs::status(file, error);
+    if (!error && fs::exists(file_status)) {
+        if (fs::is_directory(file_status)) return "it is a folder, not a file";
+        if (::access(path.c_str(), R_OK | W_OK) != 0) return std::strerror(errno);
+    } else if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+        return "cannot create it in " + folder.string() + ": " + std::strerror(errno);
+    }
+    return one_line(driver_message);
+}
+
 }  // namespace
 
 void session_closer::operator()(soci::session* session) const noexcept {
@@ -94,9 +145,14 @@ session_ptr open_session(const database_url& url) {
     std::unique_ptr<soci::session> session;
     if (url.backend == database_backend::sqlite) {
         configure_sqlite_once();
-        session = std::make_unique<soci::session>(*soci::factory_sqlite3(),
-                                                  "db=\"" + url.connect_string + "\"");
-        *session << "PRAGMA journal_mode=WAL";
+        try {
+            session = std::make_unique<soci::session>(*soci::factory_sqlite3(),
+                                                      "db=\"" + url.connect_string + "\"");
+            *session << "PRAGMA journal_mode=WAL";
+        } catch (const std::exception& error) {
+            throw std::runtime_error("cannot open SQLite database " + url.connect_string + ": " +
+                                     sqlite_open_failure(url.connect_string, error.what()));
+        }
         *session << "PRAGMA synchronous=FULL";
         *session << "PRAGMA foreign_keys=ON";
         *session << "PRAGMA busy_timeout=10000";
@@ -112,8 +168,13 @@ session_ptr open_session(const database_url& url) {
         // quarter as often. The WAL may grow to about 16 MiB between checkpoints.
         *session << "PRAGMA wal_autocheckpoint=4000";
     } else {
-        session = std::make_unique<soci::session>(*soci::factory_postgresql(),
-                                                  postgresql_keyword_string(url.connect_string));
+        auto keywords = postgresql_keyword_string(url.connect_string);
+        try {
+            session = std::make_unique<soci::session>(*soci::factory_postgresql(), keywords);
+        } catch (const std::exception& error) {
+            throw std::runtime_error("cannot connect to PostgreSQL database " + url.redacted() +
+                                     ": " + one_line(error.what()));
+        }
         *session << "SET synchronous_commit = on";
         *session << "SET client_min_messages = warning";
     }

@@ -37,4 +37,11 @@ Try it:
        -d '{"customerType":"INDIVIDUAL","fullName":"Ada Lovelace"}' http://127.0.0.1:8080/2025-10-13/customers
 
 INFO
-exec "$bin" serve --config "$config"
+# serve refuses to run as root; a throwaway container often is root, so the quickstart (only) says
+# so and passes --allow-root then. Run Corridor as its own user in production.
+serve_flags=()
+if [ "$(id -u)" -eq 0 ]; then
+  echo "note: running as root, so the quickstart passes --allow-root to serve (do not do this in production)"
+  serve_flags+=(--allow-root)
+fi
+exec "$bin" serve --config "$config" "${serve_flags[@]}"

@@ -231,6 +231,9 @@ void validate(const service_config& config) {
     std::string host;
     std::uint16_t port = 0;
     if (!split_host_port(config.listen, host, port)) bad("listen", "HOST:PORT");
+    if (!config.admin_listen.empty() && !split_host_port(config.admin_listen, host, port)) {
+        bad("admin_listen", "HOST:PORT, or \"\" for no admin listener");
+    }
     if (!database_url::parse(config.database)) {
         bad("database", "sqlite:PATH or postgresql://...");
     }
@@ -256,6 +259,28 @@ void validate(const service_config& config) {
         bad("tls.min_version", "\"1.2\" or \"1.3\"");
     }
     if (!levels.contains(config.log_level)) bad("log.level", "one of trace, debug, info, warn, error, off");
+}
+
+// The document, or a config_error naming the line and column (1-based) where parsing stopped.
+json::value parse_config_json(const std::string& path, const std::string& text) {
+    json::stream_parser parser;
+    boost::system::error_code ec;
+    std::size_t consumed = parser.write(text.data(), text.size(), ec);
+    if (!ec) parser.finish(ec);
+    if (!ec) return parser.release();
+    std::size_t at = std::min(consumed, text.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < at; ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    throw config_error("configuration file " + path + " is not valid JSON: line " +
+                       std::to_string(line) + ", column " + std::to_string(column) + ": " +
+                       ec.message());
 }
 
 }  // namespace
@@ -313,9 +338,7 @@ service_config service_config::load_file(const std::string& path) {
     if (!in) throw config_error("cannot read configuration file " + path);
     std::stringstream buffer;
     buffer << in.rdbuf();
-    boost::system::error_code ec;
-    json::value document = json::parse(buffer.str(), ec);
-    if (ec) throw config_error("configuration file " + path + " is not valid JSON: " + ec.message());
+    json::value document = parse_config_json(path, buffer.str());
     if (!document.is_object()) throw config_error("configuration file " + path + " must hold an object");
 
     std::string base_dir = std::filesystem::path(path).parent_path().string();
@@ -328,6 +351,7 @@ service_config service_config::load_file(const std::string& path) {
     std::string currencies_file, rates_file, funding_file, uma_providers_file, plugins_dir, database;
     std::string sandbox_rates_file, sandbox_funding_file, database_password_file;
     keys.text("listen", config.listen);
+    keys.text_or_empty("admin_listen", config.admin_listen);
     keys.text("database", database);
     keys.text("database_password_file", database_password_file);
     keys.integer("threads", config.threads, 0, 256);
@@ -403,6 +427,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("tls.handshake_timeout_ms", config.tls.handshake_timeout_ms, 100, 600000);
     keys.boolean("log.access", config.log_access);
     keys.text("log.level", config.log_level);
+    std::string log_file;
+    keys.text_or_empty("log.file", log_file);
     keys.text_list("platform_defaults.supported_currencies", config.platform_default_currencies);
     keys.check_unknown(document.as_object(), "");
 
@@ -412,6 +438,7 @@ service_config service_config::load_file(const std::string& path) {
     config.sandbox_rates_file = resolve(base_dir, sandbox_rates_file);
     config.sandbox_funding_file = resolve(base_dir, sandbox_funding_file);
     config.uma_providers_file = resolve(base_dir, uma_providers_file);
+    if (!log_file.empty()) config.log_file = resolve(base_dir, log_file);
     if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
     if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
     if (!rails_data_dir.empty()) config.rails_data_dir = resolve(base_dir, rails_data_dir);

@@ -55,6 +55,9 @@ struct webhooks_config {
 
 struct service_config {
     std::string listen = "127.0.0.1:8080";
+    // The admin listener (/metrics, /healthz, /readyz), loopback by default: metrics and health
+    // are for the operator's tools, not for the public listener. Empty = no admin listener.
+    std::string admin_listen = "127.0.0.1:9464";
     std::string database = "sqlite:corridor.db";
     int threads = 0;           // io threads; 0 = one per core
     int database_threads = 4;  // threads that own a database session each
@@ -120,6 +123,8 @@ struct service_config {
     std::int64_t cache_ttl_ms = 1000;  // how stale another process's token or config change may be
     bool log_access = true;
     std::string log_level = "info";
+    std::string
+        log_file;  // every log line goes here (opened 0600, reopened on SIGHUP); empty = stderr
     std::vector<std::string> platform_default_currencies = {"USD", "EUR", "GBP", "MXN",
                                                             "BRL", "INR", "BTC"};
 

@@ -86,7 +86,11 @@ const tenant& request_context::owner() const {
     return who->owner;
 }
 
-api::api(app_services& services) : services_(services) {
+api::api(app_services& services, api_surface surface) : services_(services) {
+    if (surface == api_surface::admin) {
+        register_admin_routes(router_);
+        return;
+    }
     register_health_routes(router_);
     register_config_routes(router_);
     register_token_routes(router_);

@@ -140,9 +140,13 @@ struct dispatch_plan {
     bool on_ledger_writer = false;                      // run job on the writer, not the pool
 };
 
+// The public API, or the admin listener's routes (/metrics, /healthz, /readyz). The public api
+// creates services.stats; an admin api is made after it and reports into the same.
+enum class api_surface { public_api, admin };
+
 class api {
 public:
-    explicit api(app_services& services);
+    explicit api(app_services& services, api_surface surface = api_surface::public_api);
     dispatch_plan plan(std::shared_ptr<const http_request> request) const;
     // Whether the route of this request streams its body to a file (decided from the head alone).
     bool body_to_file(http_method method, std::string_view target) const;
@@ -185,6 +189,7 @@ private:
 
 // Route registration, one function per resource file.
 void register_health_routes(router& routes);
+void register_admin_routes(router& routes);  // the health routes and GET /metrics
 void register_config_routes(router& routes);
 void register_token_routes(router& routes);
 void register_customer_routes(router& routes);

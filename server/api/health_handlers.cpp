@@ -1,5 +1,6 @@
-// GET /healthz (the process is alive), GET /readyz (the store answers and is migrated),
-// GET /metrics (Prometheus text).
+// GET /healthz (the process is alive), GET /readyz (the store answers and is migrated) on both
+// listeners; GET /metrics (Prometheus text) on the admin listener only, as metrics describe the
+// whole service and are for the operator's tools.
 #include "ledger/migrations.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
@@ -35,6 +36,10 @@ void register_health_routes(router& routes) {
                 .needs_database = false, .handler = healthz});
     routes.add({.method = http_method::get, .pattern = "/readyz", .who = access::public_route,
                 .handler = readyz});
+}
+
+void register_admin_routes(router& routes) {
+    register_health_routes(routes);
     routes.add({.method = http_method::get, .pattern = "/metrics", .who = access::public_route,
                 .needs_database = false, .handler = metrics_text});
 }

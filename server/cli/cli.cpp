@@ -2,9 +2,10 @@
 
 #include <boost/json.hpp>
 #include <boost/program_options.hpp>
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <condition_variable>
 #include <filesystem>
 #include <fmt/format.h>
@@ -28,10 +29,14 @@
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
+#include "server/build_info.hpp"
 #include "server/bulk_import_runner.hpp"
 #include "server/cli/backup_commands.hpp"
 #include "server/cli/cli_internal.hpp"
 #include "server/config.hpp"
+#include "server/file_modes.hpp"
+#include "server/logging.hpp"
+#include "server/ops_metrics.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/outbound_client.hpp"
 #include "server/http/server.hpp"
@@ -50,6 +55,7 @@ namespace json = boost::json;
 
 constexpr const char* usage_text = R"(usage:
   corridor serve    [--config FILE] [--listen HOST:PORT] [--database URL] [--threads N] [--no-migrate]
+                    [--admin-listen HOST:PORT] [--allow-root]
   corridor migrate  [--config FILE] [--database URL] [--status | --dry-run] [--json]
   corridor --version | version [--json]
   corridor platform create --name NAME --uma-domain DOMAIN [--regulated] [--json]
@@ -124,20 +130,59 @@ session_ptr open_migrated(const service_config& config) {
     auto url = database_url::parse(config.database);
     auto session = open_session(*url);
     apply_migrations(*session);
+    restrict_database_files(config.database);  // an older version made them 0644
     return session;
 }
 
 namespace {
 
 void setup_logging(const service_config& config) {
-    auto errors = spdlog::stderr_logger_mt("corridor");
-    spdlog::set_default_logger(errors);
-    spdlog::set_level(spdlog::level::from_str(config.log_level));
-    auto access = spdlog::stdout_logger_mt("access");
-    access->set_pattern("%v");
-    access->set_level(spdlog::level::info);
-    access->flush_on(spdlog::level::info);
+    install_json_logging(config.log_level, config.log_file);
 }
+
+// The start-up line: what runs, from where, on what, listening where.
+void log_started(const service_config& config, const std::string& config_file,
+                 const rail_registry& rails, const std::string& public_url,
+                 const std::string& admin_url) {
+    json::array rail_list;
+    for (const auto& rail : rails.all()) {
+        rail_list.push_back(json::object{{"name", rail->name()}, {"version", rail->version()}});
+    }
+    json::object listeners{{"public", public_url}};
+    listeners["admin"] = admin_url.empty() ? json::value(nullptr) : json::value(admin_url);
+    const auto& build = this_build();
+    json::object fields{
+        {"version", build.version},
+        {"revision", build.git_revision},
+        {"config", config_file.empty() ? json::value(nullptr) : json::value(config_file)},
+        {"database", database_url::parse(config.database)->redacted()},
+        {"rails", std::move(rail_list)},
+        {"listeners", std::move(listeners)},
+        {"logFile", config.log_file.empty() ? json::value(nullptr) : json::value(config.log_file)},
+        {"pid", static_cast<std::int64_t>(::getpid())}};
+    log_info_fields("corridor started", json::serialize(fields));
+}
+
+// SIGHUP: reopen log.file (logrotate's postrotate or systemd's ExecReload), never stop.
+void on_hangup() {
+    const std::string& file = log_file_path();
+    if (file.empty()) {
+        spdlog::info("SIGHUP received: no log.file to reopen (logging to stderr)");
+        return;
+    }
+    std::string failure = reopen_log_file();
+    if (failure.empty()) {
+        log_info_fields("SIGHUP received: log file reopened",
+                        json::serialize(json::object{{"logFile", file}}));
+    } else {
+        spdlog::error(
+            "SIGHUP received: cannot reopen log file {}: {}; still writing to the old one", file,
+            failure);
+    }
+}
+
+// Database backlogs are counted this often for the metrics (on a database thread).
+constexpr std::int64_t database_gauges_interval_ms = 2000;
 
 // Background upkeep on the ledger writer: expiring quotes past their time, failing incoming
 // payments whose platform did not decide within the approval time-out, turning screened external
@@ -227,13 +272,31 @@ std::string writer_metrics(const ledger_writer& writer) {
 }
 
 int serve(const std::vector<std::string>& args) {
+    // Until the listener's signal handler is installed, SIGHUP (a logrotate run during start-up)
+    // must not end the process either.
+    std::signal(SIGHUP, SIG_IGN);
     auto options = common_options();
     options.add_options()("listen", po::value<std::string>(), "HOST:PORT")(
-        "threads", po::value<int>(), "io threads")("no-migrate",
-                                                   "refuse a database that needs migrations");
+        "threads", po::value<int>(), "io threads")(
+        "no-migrate", "refuse a database that needs migrations")(
+        "admin-listen", po::value<std::string>(),
+        "HOST:PORT of the admin listener (\"\" for none)")("allow-root",
+                                                           "run even as root (uid 0)");
     auto values = parse(args, options);
+    if (::geteuid() == 0 && !values.count("allow-root")) {
+        throw std::runtime_error(
+            "refusing to serve as root (uid 0): run Corridor as its own unprivileged user (the "
+            "systemd unit does), or pass --allow-root to run as root anyway");
+    }
     auto config = load_config(values);
     if (values.count("listen")) config.listen = values["listen"].as<std::string>();
+    if (values.count("admin-listen")) {
+        config.admin_listen = values["admin-listen"].as<std::string>();
+        std::string host;
+        std::uint16_t port = 0;
+        if (!config.admin_listen.empty() && !split_host_port(config.admin_listen, host, port))
+            throw usage_error("--admin-listen must be HOST:PORT, or \"\" for no admin listener");
+    }
     if (values.count("threads")) {
         int threads = values["threads"].as<int>();
         if (threads < 0 || threads > 256) throw usage_error("--threads must be 0 to 256");
@@ -257,6 +320,7 @@ int serve(const std::vector<std::string>& args) {
                          config.key_encryption_key_file);
         if (keys.sealed > 0) spdlog::info("sealed {} private key(s) stored in clear", keys.sealed);
     }
+    restrict_state_files(config);
     system_clock wall;
     os_random random;
     id_generator ids(wall, random);
@@ -278,16 +342,42 @@ int serve(const std::vector<std::string>& args) {
         spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(), rail->file(),
                      rail->abi_major(), rail->abi_minor());
     }
+    // Each rail's own folder, made by its plugin at load (or by an earlier run).
+    auto rail_settings = rail_load_config_of(config).settings_json;
+    for (const auto& [name, settings] : rail_settings) {
+        auto parsed = json::parse(settings);
+        if (const auto* dir = parsed.as_object().if_contains("data_dir"); dir && dir->is_string())
+            restrict_folder_tree(std::string(dir->as_string()));
+    }
     api application(services);
     auto url = *database_url::parse(config.database);
     db_pool database(url, config.database_threads);
     ledger_writer writer(url, static_cast<std::size_t>(config.ledger_batch_commands_max),
                          static_cast<std::size_t>(config.ledger_queue_commands_max));
     services.stats->add_source([&writer] { return writer_metrics(writer); });
+    services.stats->add_source([] { return build_metrics() + process_metrics(); });
+    services.stats->add_source([&database] {
+        return fmt::format(
+            "# HELP corridor_db_pool_sessions_in_use Database pool sessions running a job.\n"
+            "# TYPE corridor_db_pool_sessions_in_use gauge\ncorridor_db_pool_sessions_in_use {}\n"
+            "# HELP corridor_db_pool_sessions Database pool sessions (database_threads).\n"
+            "# TYPE corridor_db_pool_sessions gauge\ncorridor_db_pool_sessions {}\n"
+            "# HELP corridor_db_pool_queue_depth Jobs waiting for a database pool session.\n"
+            "# TYPE corridor_db_pool_queue_depth gauge\ncorridor_db_pool_queue_depth {}\n",
+            database.sessions_in_use(), database.sessions_total(), database.queue_depth());
+    });
+    database_gauges backlogs(database, wall, database_gauges_interval_ms);
+    services.stats->add_source([&backlogs] { return backlogs.render(); });
     bulk_import_runner bulk_imports(services, url);
     services.wake_bulk_import = [&bulk_imports] { bulk_imports.wake(); };  // before any request
     services.stats->add_source([&services] { return rail_metrics(services.rails); });
     http_server server(application, database, writer, services.config, tls);
+    api admin_application(services, api_surface::admin);
+    std::optional<http_server> admin;
+    if (!config.admin_listen.empty()) {
+        admin.emplace(admin_application, database, writer, services.config, nullptr,
+                      listener_role::admin);
+    }
     outbound_client outbound(outbound_options{config.webhooks.connect_timeout_ms,
                                               config.webhooks.response_timeout_ms,
                                               config.outbound_allow_private_addresses});
@@ -296,6 +386,7 @@ int serve(const std::vector<std::string>& args) {
     delivery_worker deliveries(services, writer, outbound);
     services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
+    std::uint16_t admin_port = admin ? admin->start() : 0;
     upkeep_loop upkeep(services, writer);
     // Money rails report arriving (a paid invoice of our node) is recorded and routed here. Code
     // that issues invoices of its own registers a sink for their match keys before this point:
@@ -310,20 +401,31 @@ int serve(const std::vector<std::string>& args) {
     uma_post_transaction_worker uma_callbacks(services, url);
     deliveries.start();
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
-    std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":"
-              << port << std::endl;
-    int signal_number = server.wait_for_signal();
+    std::string public_url = fmt::format("{}://{}:{}", tls ? "https" : "http", host, port);
+    std::string admin_url;
+    if (admin) {
+        admin_url =
+            fmt::format("http://{}:{}",
+                        config.admin_listen.substr(0, config.admin_listen.rfind(':')), admin_port);
+    }
+    log_started(config, config.config_file, services.rails, public_url, admin_url);
+    // Scripts and the test harness read these lines from stdout.
+    std::cout << "corridor listening on " << public_url << std::endl;
+    if (admin) std::cout << "corridor admin listening on " << admin_url << std::endl;
+    int signal_number = server.wait_for_signal(on_hangup);
     spdlog::info("signal {} received: draining", signal_number);
     // Background work hands its jobs back now, while requests in flight finish: a drain that
     // waits on slow clients must not go on importing.
     bulk_imports.request_stop();
     server.drain();
+    if (admin) admin->drain();
     deliveries.stop(config.limits.shutdown_timeout_ms / 2);
     outbound.stop();
     bulk_imports.stop();
     uma_callbacks.stop();
     rails.stop();
     upkeep.stop();
+    backlogs.stop();
     writer.stop();
     database.stop();
     spdlog::info("stopped cleanly");
@@ -556,7 +658,10 @@ int dispatch(const std::vector<std::string>& words) {
 
 int run_cli(int argc, char** argv) {
     std::vector<std::string> words(argv + 1, argv + argc);
+    // Whatever a command creates (the database, its WAL, keys, folders) is its user's alone.
+    restrict_umask();
     try {
+        install_json_logging("info");  // serve switches to the configured level and file
         return dispatch(words);
     } catch (const usage_error& error) {
         std::cerr << "corridor: " << error.what() << "\n\n" << usage_text;

@@ -10,6 +10,7 @@
 #include "rails/rail_abi.h"
 #include "server/build_info.hpp"
 #include "server/cli/cli_internal.hpp"
+#include "server/file_modes.hpp"
 #include "server/key_encryption.hpp"
 
 namespace corridor {
@@ -126,6 +127,7 @@ int migrate_command(const std::vector<std::string>& args) {
     int applied = apply_migrations(*session);
     // Keys stored in clear by older versions are sealed as part of the upgrade.
     prepare_keys_at_rest(config, *session);
+    restrict_database_files(config.database);
     auto after = read_schema_status(*session);
     if (as_json) {
         std::cout << json::serialize(json::object{{"database", url.redacted()},

@@ -10,7 +10,7 @@
 namespace corridor {
 
 db_pool::db_pool(database_url url, int threads, std::size_t queue_jobs_max)
-    : url_(std::move(url)), queue_jobs_max_(queue_jobs_max) {
+    : url_(std::move(url)), queue_jobs_max_(queue_jobs_max), threads_total_(threads) {
     CORRIDOR_ASSERT(threads > 0);
     for (int i = 0; i < threads; ++i) {
         threads_.emplace_back([this, i] {
@@ -63,6 +63,11 @@ void db_pool::worker() {
             work = std::move(queue_.front());
             queue_.pop_front();
         }
+        in_use_.fetch_add(1, std::memory_order_relaxed);
+        struct release {
+            std::atomic<int>& in_use;
+            ~release() { in_use.fetch_sub(1, std::memory_order_relaxed); }
+        } busy{in_use_};
         try {
             if (!session) session = open_session(url_);
         } catch (const std::exception& error) {

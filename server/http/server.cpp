@@ -254,15 +254,25 @@ struct http_server::impl {
     std::atomic<std::int64_t> sessions_open{0};
     request_id_source request_ids;
     std::shared_ptr<spdlog::logger> access_log;
-    bool access_log_batched = false;  // the "access" logger prints messages as they are ("%v")
-    // Installed before any io thread starts, so an early SIGTERM still drains gracefully.
+    bool access_log_batched = false;  // the "access" logger takes JSON objects, one per line
+    // Installed before any io thread starts, so an early SIGTERM still drains gracefully; SIGHUP
+    // (logrotate's reopen) is taken here too so that it never ends the process.
     net::io_context signals_context{1};
-    net::signal_set signals{signals_context, SIGTERM, SIGINT};
+    std::optional<net::signal_set> signals;
     std::shared_ptr<tls_context> tls;  // set: the listener speaks only TLS
+    listener_role role;
+    bool is_public() const { return role == listener_role::public_api; }
 
     impl(const api& app, db_pool& database, session_executor& writer, const service_config& config,
-         std::shared_ptr<tls_context> tls)
-        : app(app), database(database), writer(writer), config(config), tls(std::move(tls)) {}
+         std::shared_ptr<tls_context> tls, listener_role role)
+        : app(app),
+          database(database),
+          writer(writer),
+          config(config),
+          tls(std::move(tls)),
+          role(role) {
+        if (is_public()) signals.emplace(signals_context, SIGTERM, SIGINT, SIGHUP);
+    }
 
     net::awaitable<http_response> run_job(core& owner, session_executor& executor,
                                           std::function<http_response(soci::session&)> work);
@@ -394,7 +404,7 @@ void http_server::impl::log_access(core& owner, const http_request* request,
                                    const http_response& response, http::verb verb,
                                    std::string_view target, std::int64_t duration_us,
                                    std::size_t bytes_out) {
-    if (!config.log_access) return;
+    if (!config.log_access || !is_public()) return;
     // The path only: query strings can carry personal data (UMA addresses, names).
     std::string redacted;
     std::string_view path = loggable_path(target.substr(0, target.find('?')), redacted);
@@ -448,7 +458,7 @@ net::awaitable<void> http_server::impl::run_session(core& owner, Stream stream) 
     auto slot =
         owner.sessions.insert(owner.sessions.end(), session_slot{&socket, true, is_tls<Stream>});
     sessions_open.fetch_add(1);
-    app.services().stats->connection_opened();
+    if (is_public()) app.services().stats->connection_opened();
     auto timeouts = std::make_shared<connection_deadline>(owner.context, socket);
     net::co_spawn(owner.context, watch_deadline(timeouts), [](std::exception_ptr failure) {
         if (failure) spdlog::error("connection deadline watchdog ended with an error");
@@ -463,7 +473,7 @@ net::awaitable<void> http_server::impl::run_session(core& owner, Stream stream) 
             timeouts.timer.cancel();
             owner.sessions.erase(slot);
             self.sessions_open.fetch_sub(1);
-            self.app.services().stats->connection_closed();
+            if (self.is_public()) self.app.services().stats->connection_closed();
         }
     } on_exit{*this, owner, slot, *timeouts};
 
@@ -617,7 +627,10 @@ net::awaitable<void> http_server::impl::run_session(core& owner, Stream stream) 
         auto duration_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::steady_clock::now() - started)
                                .count();
-        app.services().stats->observe_request(response.route_index, response.status, duration_us);
+        // The admin routes are not in the public route table the metrics are labelled by.
+        if (is_public())
+            app.services().stats->observe_request(response.route_index, response.status,
+                                                  duration_us);
         http::verb verb = read_error ? http::verb::unknown : parser.get().method();
         std::string_view target =
             read_error ? std::string_view() : std::string_view(parser.get().target());
@@ -750,8 +763,9 @@ net::awaitable<void> http_server::impl::accept_loop(core& owner) {
 }
 
 http_server::http_server(const api& api, db_pool& database, session_executor& writer,
-                         const service_config& config, std::shared_ptr<tls_context> tls)
-    : impl_(std::make_unique<impl>(api, database, writer, config, std::move(tls))) {}
+                         const service_config& config, std::shared_ptr<tls_context> tls,
+                         listener_role role)
+    : impl_(std::make_unique<impl>(api, database, writer, config, std::move(tls), role)) {}
 
 http_server::~http_server() {
     for (auto& owner : impl_->cores) {
@@ -766,25 +780,35 @@ std::uint16_t http_server::start() {
     self.access_log = spdlog::get("access");
     self.access_log_batched = self.access_log != nullptr;
     if (!self.access_log) self.access_log = spdlog::default_logger();
+    const std::string& listen = self.is_public() ? self.config.listen : self.config.admin_listen;
+    const char* setting = self.is_public() ? "listen" : "admin_listen";
     std::string host;
     std::uint16_t port = 0;
-    if (!split_host_port(self.config.listen, host, port)) {
-        throw std::runtime_error("listen address " + self.config.listen + " is not HOST:PORT");
+    if (!split_host_port(listen, host, port)) {
+        throw std::runtime_error(std::string(setting) + " address " + listen + " is not HOST:PORT");
     }
     int threads = self.config.threads > 0 ? self.config.threads
                                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (!self.is_public()) threads = 1;  // a scrape now and then
     beast::error_code ec;
     auto address = net::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
-    if (ec) throw std::runtime_error("listen host " + host + " is not an IP address");
+    if (ec)
+        throw std::runtime_error(std::string(setting) + " host " + host + " is not an IP address");
     for (int i = 0; i < threads; ++i) {
         auto owner = std::make_unique<core>();
         tcp::endpoint endpoint(address, port);
         owner->acceptor.emplace(owner->context);
         owner->acceptor->open(endpoint.protocol());
         owner->acceptor->set_option(net::socket_base::reuse_address(true));
-        owner->acceptor->set_option(reuse_port(true));
+        // The public port is shared by this process's io threads. The admin port is not shared,
+        // so a second process configured with the same admin_listen fails here instead of
+        // splitting the scrapes between two processes.
+        if (self.is_public()) owner->acceptor->set_option(reuse_port(true));
         owner->acceptor->bind(endpoint, ec);
-        if (ec) throw std::runtime_error("cannot listen on " + self.config.listen + ": " + ec.message());
+        if (ec) {
+            throw std::runtime_error("cannot listen on " + listen + " (" + setting +
+                                     "): " + ec.message());
+        }
         owner->acceptor->listen(net::socket_base::max_listen_connections);
         port = owner->acceptor->local_endpoint().port();  // later listeners share the bound port
         self.cores.push_back(std::move(owner));
@@ -794,8 +818,10 @@ std::uint16_t http_server::start() {
         net::co_spawn(ref.context, self.accept_loop(ref), [](std::exception_ptr failure) {
             if (failure) spdlog::critical("listener stopped with an error");
         });
-        ref.thread = std::thread([&ref, index] {
-            name_this_thread("io-" + std::to_string(index));
+        std::string thread_name =
+            self.is_public() ? "io-" + std::to_string(index) : std::string("admin");
+        ref.thread = std::thread([&ref, thread_name] {
+            name_this_thread(thread_name);
             ref.context.run();
         });
     }
@@ -803,10 +829,20 @@ std::uint16_t http_server::start() {
     return port;
 }
 
-int http_server::wait_for_signal() {
+int http_server::wait_for_signal(const std::function<void()>& on_hangup) {
     auto& self = *impl_;
+    CORRIDOR_ASSERT(self.signals.has_value());
     int received = 0;
-    self.signals.async_wait([&](const beast::error_code&, int number) { received = number; });
+    std::function<void(const beast::error_code&, int)> handler;
+    handler = [&](const beast::error_code& error, int number) {
+        if (!error && number == SIGHUP) {
+            if (on_hangup) on_hangup();
+            self.signals->async_wait(handler);
+            return;
+        }
+        received = number;
+    };
+    self.signals->async_wait(handler);
     self.signals_context.run();
     return received;
 }

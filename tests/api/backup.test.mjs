@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash, createVerify, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { startCorridor, stopCorridor, launch, call } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, launch, call, serveFlags } from './lib/harness.mjs';
 import { newCustomer, accountsOf, fund, quoteBody } from './lib/money.mjs';
 import { queryRows, runStatement } from './lib/database.mjs';
 import { startReceiver, stopReceiver, signatureOf } from './lib/receiver.mjs';
@@ -260,7 +260,7 @@ test('a wrong or missing key-encryption key stops start-up with a message and ch
     const configPath = join(dir, 'corridor.json');
     writeFileSync(configPath, JSON.stringify({ ...configOf(server), key_encryption_key_file: file,
       rails: { ...configOf(server).rails, data_dir: join(dir, 'rails') } }));
-    const result = spawnSync(server.bin, ['serve', '--config', configPath], { encoding: 'utf8', timeout: 20000 });
+    const result = spawnSync(server.bin, ['serve', '--config', configPath, ...serveFlags()], { encoding: 'utf8', timeout: 20000 });
     assert.notEqual(result.status, 0, `serve started with ${file}`);
     assert.match(result.stderr, /does not open with the key-encryption key/);
     assert.ok(result.stderr.includes(file), result.stderr);

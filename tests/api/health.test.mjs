@@ -1,7 +1,7 @@
 // Liveness, readiness, metrics and graceful shutdown of the real binary.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, call, metricsText } from './lib/harness.mjs';
 
 let server;
 before(async () => { server = await startCorridor({ platforms: 1 }); });
@@ -16,13 +16,22 @@ test('healthz and readyz answer without credentials', async () => {
   assert.equal(ready.body.status, 'ready');
 });
 
-test('metrics count requests by route and status', async () => {
+test('metrics count requests by route and status, on the admin listener only', async () => {
   await call(server, null, 'GET', '/config');  // 401
-  const metrics = await call(server, null, 'GET', '/metrics', undefined, { raw: true });
+  await call(server, null, 'GET', '/healthz', undefined, { raw: true });
+  const metrics = await fetch(`${server.adminUrl}/metrics`);
   assert.equal(metrics.status, 200);
   assert.match(metrics.headers.get('content-type'), /text\/plain/);
-  assert.match(metrics.text, /corridor_http_requests_total\{route="GET \/2025-10-13\/config",status="401"\} [1-9]/);
-  assert.match(metrics.text, /corridor_http_request_duration_seconds_bucket\{route="GET \/healthz",le="\+Inf"\} [1-9]/);
+  const text = await metrics.text();
+  assert.match(text, /corridor_http_requests_total\{route="GET \/2025-10-13\/config",status="401"\} [1-9]/);
+  assert.match(text, /corridor_http_request_duration_seconds_bucket\{route="GET \/healthz",le="\+Inf"\} [1-9]/);
+  // The public listener no longer serves them.
+  const hidden = await call(server, null, 'GET', '/metrics', undefined, { raw: true });
+  assert.equal(hidden.status, 404);
+  assert.equal(hidden.body.code, 'NOT_FOUND');
+  assert.ok(!hidden.text.includes('corridor_http_requests_total'));
+  // Admin requests are not counted as API requests.
+  assert.ok(!/route="GET \/metrics"/.test(await metricsText(server)));
 });
 
 test('every response carries X-Request-Id, echoed when the client sends one', async () => {

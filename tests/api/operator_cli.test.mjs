@@ -9,7 +9,7 @@ import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { startCorridor, stopCorridor, call, freePort, umaDomainOf } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, call, freePort, umaDomainOf, serveFlags } from './lib/harness.mjs';
 import { queryRows, runStatement, outboxEvents } from './lib/database.mjs';
 import { platformAccounts, fund, eventually, idempotencyKey, newCustomer } from './lib/money.mjs';
 import { expectStatus } from './lib/expect.mjs';
@@ -393,7 +393,7 @@ function configWith(name, overrides) {
 // serve until it prints its address, then SIGTERM: resolves with the exit.
 function serveOnce(args, configPath) {
   return new Promise((resolve) => {
-    const child = spawn(server.bin, ['serve', ...args, '--config', configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(server.bin, ['serve', ...args, '--config', configPath, ...serveFlags()], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '', stderr = '', listening = false;
     const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
     child.stderr.on('data', (chunk) => { stderr += chunk; });

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { startCorridor, stopCorridor, runCli, launch } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, runCli, launch, metricsText } from './lib/harness.mjs';
 
 let server;
 
@@ -31,7 +31,7 @@ test('/metrics counts calls into each rail hook', async () => {
   let text = '';
   // The payment engine ticks the sandbox rail every 250 ms; wait for the first tick to show.
   for (let i = 0; i < 50 && !/corridor_rail_calls_total\{rail="sandbox",hook="tick"\} [1-9]/.test(text); i++) {
-    text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    text = await metricsText(server);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.match(text, /corridor_rail_calls_total\{rail="sandbox",hook="create"\} 1\n/);

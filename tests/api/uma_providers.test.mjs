@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startCorridor, stopCorridor, call, walkPages, launch } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, call, walkPages, launch, serveFlags } from './lib/harness.mjs';
 import { assertError } from './lib/money.mjs';
 
 let server;
@@ -160,7 +160,7 @@ test('a malformed provider file stops start-up naming the problem', async () => 
     writeFileSync(badPath, JSON.stringify({ ...config, uma_providers_file: broken, listen: '127.0.0.1:0' }));
     let failure;
     try {
-      execFileSync(server.bin, ['serve', '--config', badPath], { encoding: 'utf8', stdio: 'pipe', timeout: 20000 });
+      execFileSync(server.bin, ['serve', '--config', badPath, ...serveFlags()], { encoding: 'utf8', stdio: 'pipe', timeout: 20000 });
     } catch (error) {
       failure = error;
     }

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createVerify } from 'node:crypto';
-import { startCorridor, stopCorridor, call, runCli } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, call, runCli, metricsText } from './lib/harness.mjs';
 import { startReceiver, stopReceiver, signatureOf } from './lib/receiver.mjs';
 import { newCustomer, accountsOf, fund, payer, quoteBody, createQuote, eventually, sleep } from './lib/money.mjs';
 import { expectError } from './lib/expect.mjs';
@@ -229,7 +229,7 @@ test('the attempts list is the tenant\'s own, validates its filters, and /metric
   expectError(await call(server, sandbox, 'GET', '/webhooks/deliveries?webhookId=nope'), 400, 'INVALID_INPUT', 'webhookId');
   expectError(await call(server, sandbox, 'GET', '/webhooks/deliveries?outcome=MAYBE'), 400, 'INVALID_INPUT', 'outcome');
   expectError(await call(server, sandbox, 'GET', '/webhooks/deliveries?type=NOPE'), 400, 'INVALID_INPUT', 'type');
-  const metrics = await fetch(`${server.baseUrl}/metrics`).then((r) => r.text());
+  const metrics = await metricsText(server);
   const succeeded = Number(metrics.match(/corridor_webhook_attempts_total\{outcome="SUCCEEDED"\} (\d+)/)?.[1]);
   assert.ok(succeeded >= 5, metrics);
   assert.match(metrics, /corridor_webhook_queue_depth \d+/);

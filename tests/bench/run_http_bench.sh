@@ -98,7 +98,7 @@ wait_for_port() {
         [[ -n "$port" ]] && { echo "$port"; return 0; }
         if ! kill -0 "$pid" 2>/dev/null; then
             echo "run_http_bench.sh: $name exited at start:" >&2
-            cat "$output" "$output.err" >&2 2>/dev/null || true
+            cat "$output" "$output.err" "${output%.out}.log" >&2 2>/dev/null || true
             return 1
         fi
         sleep 0.1
@@ -109,7 +109,7 @@ wait_for_port() {
 
 # Writes a corridor configuration for a fresh SQLite database in the work folder.
 write_config() {
-    local file=$1 database=$2 log_access=$3
+    local file=$1 database=$2 log_access=$3 log_file=$4
     cat >"$file" <<EOF
 {
   "listen": "127.0.0.1:0",
@@ -120,7 +120,8 @@ write_config() {
   "funding_file": "$SOURCE_DIR/conf/funding.json",
   "uma_providers_file": "$SOURCE_DIR/conf/uma-providers.json",
   "plugins": {"dir": "$WORK/plugins", "rails": []},
-  "log": {"access": $log_access, "level": "info"}
+  "admin_listen": "127.0.0.1:0",
+  "log": {"access": $log_access, "level": "info", "file": "$log_file"}
 }
 EOF
 }
@@ -129,7 +130,7 @@ EOF
 start_corridor() {
     local name=$1 log_access=$2
     local config="$WORK/$name.json" output="$WORK/$name.out"
-    write_config "$config" "$WORK/$name.db" "$log_access"
+    write_config "$config" "$WORK/$name.db" "$log_access" "$WORK/$name.log"
     local created client_id client_secret
     created=$("$CORRIDOR" platform create --config "$config" --name "Bench $name" \
         --uma-domain "$name.bench.example" --json)
@@ -137,8 +138,12 @@ start_corridor() {
     client_secret=$(printf '%s' "$created" | grep -o '"sandbox":{[^}]*}' | grep -o '"clientSecret":"[^"]*"' | cut -d'"' -f4)
     [[ -n "$client_id" && -n "$client_secret" ]] || { echo "cannot read credentials: $created" >&2; exit 1; }
     CORRIDOR_AUTH="Basic $(printf '%s:%s' "$client_id" "$client_secret" | base64 -w0)"
-    # The access log goes to a file, as an operator's would; appended so it can be emptied between runs.
-    "$CORRIDOR" serve --config "$config" --listen 127.0.0.1:0 >>"$output" 2>"$output.err" &
+    # The log (access lines included) goes to log.file, as an operator's would; it is opened for
+    # appending, so it can be emptied between runs. The tests run as root in their containers:
+    # --allow-root is a setting of this benchmark only (serve refuses root without it).
+    local allow_root=()
+    [[ $(id -u) -eq 0 ]] && allow_root=(--allow-root)
+    "$CORRIDOR" serve --config "$config" --listen 127.0.0.1:0 "${allow_root[@]}" >>"$output" 2>"$output.err" &
     CORRIDOR_PID=$!
     STARTED+=("$CORRIDOR_PID")
     CORRIDOR_PORT=$(wait_for_port "$output" "$CORRIDOR_PID" "corridor ($name)")
@@ -244,8 +249,8 @@ POST="corridor POST /customers"
 GET_OFF="corridor GET /config, access log off"
 MAIN_PID=$CORRIDOR_PID
 run_target "$REF" "http://127.0.0.1:$REFERENCE_PORT/" "$WORK/plain.lua" "$REFERENCE_PID"
-run_target "$GET" "$CONFIG_URL" "$WORK/get.lua" "$MAIN_PID" "$WORK/corridor.out"
-run_target "$POST" "$CUSTOMERS_URL" "$WORK/post.lua" "$MAIN_PID" "$WORK/corridor.out"
+run_target "$GET" "$CONFIG_URL" "$WORK/get.lua" "$MAIN_PID" "$WORK/corridor.log"
+run_target "$POST" "$CUSTOMERS_URL" "$WORK/post.lua" "$MAIN_PID" "$WORK/corridor.log"
 if [[ $WITH_LOG_OFF -eq 1 ]]; then
     stop_started
     start_corridor nolog false

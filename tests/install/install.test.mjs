@@ -43,7 +43,8 @@ test('an install into a prefix serves a sandbox payment out through its own rail
   const installed = JSON.parse(readFileSync(configPath, 'utf8'));
   assert.deepEqual(Object.keys(installed).sort(), ['listen', 'public_base_url', 'state_dir']);
   assert.equal(installed.state_dir, join(prefix, 'var', 'lib', 'corridor'));
-  writeFileSync(configPath, JSON.stringify({ ...installed, listen: '127.0.0.1:0' }));
+  // admin_listen likewise, off its default 9464.
+  writeFileSync(configPath, JSON.stringify({ ...installed, listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0' }));
 
   // Run from an unrelated folder: nothing may depend on the working directory.
   const cwd = mkdtempSync(join(work, 'cwd-'));

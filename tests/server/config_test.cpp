@@ -496,3 +496,31 @@ TEST_CASE("the key-encryption key defaults into the state folder; the UMA name i
     CHECK(fs::path(from_systemd.key_encryption_key_file) ==
           folder.path() / "systemd" / "key-encryption.key");
 }
+
+TEST_CASE("JSON errors name the line and column where the file goes wrong", "[server][config]") {
+    temp_folder folder;
+    std::string path =
+        folder.write("{\n  \"listen\": \"127.0.0.1:0\",\n  \"database\" \"sqlite:x\"\n}\n");
+    CHECK_THAT(error_of(path), Catch::Contains("is not valid JSON: line 3, column 14: "));
+    path = folder.write("{\"listen\": ");
+    CHECK_THAT(error_of(path), Catch::Contains("is not valid JSON: line 1, column 12: "));
+    path = folder.write("{}\n}");
+    CHECK_THAT(error_of(path), Catch::Contains("is not valid JSON: line 2, column 1: "));
+}
+
+TEST_CASE("admin_listen and log.file", "[server][config]") {
+    temp_folder folder;
+    auto defaults = service_config::load_file(folder.write("{}"));
+    CHECK(defaults.admin_listen == "127.0.0.1:9464");
+    CHECK(defaults.log_file.empty());
+    auto set = service_config::load_file(
+        folder.write(R"({"admin_listen": "0.0.0.0:0", "log": {"file": "logs/corridor.log"}})"));
+    CHECK(set.admin_listen == "0.0.0.0:0");
+    CHECK(set.log_file == (folder.path() / "conf/logs/corridor.log").string());
+    auto off = service_config::load_file(folder.write(R"({"admin_listen": ""})"));
+    CHECK(off.admin_listen.empty());
+    CHECK(load_error(R"({"admin_listen": "9464"})") ==
+          "configuration key \"admin_listen\" must be HOST:PORT, or \"\" for no admin listener");
+    CHECK(load_error(R"({"log": {"file": 3}})") ==
+          "configuration key \"log.file\" must be a string");
+}

@@ -28,6 +28,13 @@ function freshDatabase(dir) {
   return base.replace(/\/[^/]*$/, `/${name}`);
 }
 
+// HARNESS-ONLY SETTING: `serve` refuses to run as root unless given --allow-root. The test
+// containers and CI run everything as root, so every serve the tests start passes it then; an
+// operator never should (the systemd unit runs Corridor as its own user).
+export function serveFlags() {
+  return process.getuid && process.getuid() === 0 ? ['--allow-root'] : [];
+}
+
 export function runCli(server, args) {
   return execFileSync(server.bin, [...args, '--config', server.configPath], { encoding: 'utf8' });
 }
@@ -56,6 +63,9 @@ export async function startCorridor(options = {}) {
   const config = {
     ...base,
     listen: '127.0.0.1:0',
+    // Each test server's admin listener (/metrics, health) on a port of its own: launch() records
+    // its address as server.adminUrl.
+    admin_listen: '127.0.0.1:0',
     database,
     // What the process makes (keys, rail data) stays in the test's own folder.
     state_dir: dir,
@@ -132,31 +142,56 @@ export function anotherProcess(server) {
 }
 
 // Starts (or restarts) the serve process of an existing server object.
+// The log (JSON lines on stderr, access lines included) is kept up to this many characters, the
+// most recent: enough for a failing test's message without growing through a long run.
+const stderrKeptChars = 4 * 1024 * 1024;
+
 export async function launch(server) {
-  const child = spawn(server.bin, ['serve', '--config', server.configPath], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const config = JSON.parse(readFileSync(server.configPath, 'utf8'));
+  const adminExpected = config.admin_listen !== '';
+  const child = spawn(server.bin, ['serve', '--config', server.configPath, ...serveFlags()],
+    { stdio: ['ignore', 'pipe', 'pipe'] });
   server.process = child;
-  server.stderr = '';
-  child.stderr.on('data', (chunk) => { server.stderr += chunk; });
+  // Chunks, the oldest dropped past the limit: no copy of the whole log per chunk in long runs.
+  const kept = [];
+  let keptChars = 0;
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    kept.push(chunk);
+    keptChars += chunk.length;
+    while (keptChars > stderrKeptChars && kept.length > 1) keptChars -= kept.shift().length;
+  });
+  Object.defineProperty(server, 'stderr', { get: () => kept.join(''), configurable: true, enumerable: true });
   server.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const url = await new Promise((resolve, reject) => {
+  const [url, adminUrl] = await new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`server did not start: ${server.stderr}`)), 20000);
-    // After the start line stdout carries only the access log: drained, not kept.
+    // stdout carries the two start lines only; anything after them is drained.
     const onData = (chunk) => {
       out += chunk;
-      const match = out.match(/listening on (https?:\/\/\S+)/);
-      if (!match) return;
+      const match = out.match(/corridor listening on (https?:\/\/\S+)/);
+      const admin = out.match(/corridor admin listening on (http:\/\/\S+)/);
+      if (!match || (adminExpected && !admin)) return;
       clearTimeout(timer);
       child.stdout.off('data', onData);
       child.stdout.resume();
-      resolve(match[1]);
+      resolve([match[1], admin ? admin[1] : undefined]);
     };
     child.stdout.on('data', onData);
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${server.stderr}`)); });
   });
   server.baseUrl = url;
+  server.adminUrl = adminUrl;
   server.api = `${url}/${VERSION}`;
   return server;
+}
+
+// GET /metrics from the server's admin listener: the Prometheus text.
+export async function metricsText(server) {
+  if (!server.adminUrl) throw new Error('this server has no admin listener');
+  const response = await fetch(`${server.adminUrl}/metrics`);
+  if (response.status !== 200) throw new Error(`GET /metrics -> ${response.status}`);
+  return response.text();
 }
 
 export async function stopCorridor(server, { keepFiles = false } = {}) {

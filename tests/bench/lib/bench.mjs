@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-import { basic, call, startCorridor, stopCorridor } from '../../api/lib/harness.mjs';
+import { basic, call, metricsText, startCorridor, stopCorridor } from '../../api/lib/harness.mjs';
 
 export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const confDir = resolve(benchDir, '../../conf');
@@ -33,7 +33,7 @@ export async function api(server, method, path, body) {
 }
 
 export async function metrics(server) {
-  return (await fetch(`${server.baseUrl}/metrics`)).text();
+  return metricsText(server);  // from the admin listener
 }
 
 // `count` customers, each with its internal accounts in `currencies` and the first one funded.
