@@ -188,9 +188,14 @@ struct rail_host_callbacks {
     static void log(corridor_rail_type_host* host, int32_t level, corridor_rail_type_span message) {
         if (host == nullptr) return;
         rail_instance* instance = instance_of(host);
-        if (instance->log_ == nullptr) return;
         if (level < CORRIDOR_RAIL_LOG_DEBUG || level > CORRIDOR_RAIL_LOG_ERROR)
             level = CORRIDOR_RAIL_LOG_ERROR;
+        try {
+            if (level == CORRIDOR_RAIL_LOG_ERROR && instance->reports_ != nullptr)
+                instance->last_logged_error_ = copy(message);
+        } catch (...) {
+        }
+        if (instance->log_ == nullptr) return;
         try {
             instance->log_->write(instance->name_, static_cast<corridor_rail_log_level>(level),
                                   copy(message));

@@ -135,6 +135,9 @@ public:
     bool serves_sandbox() const {
         return abi_minor() >= 2 && (capabilities() & CORRIDOR_RAIL_SERVES_SANDBOX) != 0;
     }
+    // The last line the plugin logged at ERROR level (the SDK logs there the text of an exception
+    // it turned into INTERNAL), or "".
+    const std::string& last_logged_error() const { return last_logged_error_; }
     const rail_call_stats& stats(rail_hook hook) const {
         return stats_[static_cast<std::size_t>(hook)];
     }
@@ -157,6 +160,7 @@ private:
     // The running hook's arrivals; set only while initiate or tick runs, under mutex_.
     std::vector<rail_incoming>* incoming_ = nullptr;
     std::array<rail_call_stats, rail_hook_names.size()> stats_;
+    std::string last_logged_error_;  // written under mutex_ (from inside a hook)
 
     friend struct rail_host_callbacks;
 };

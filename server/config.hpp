@@ -87,7 +87,7 @@ struct service_config {
     std::int64_t outbound_timeout_ms = 5000;  // one outbound UMA exchange, connect to last byte
     std::int64_t webhooks_approval_timeout_ms = 5000;
     webhooks_config webhooks;
-    std::string plugins_dir = "plugins";
+    std::vector<std::string> plugins_dirs = {"plugins"};  // plugins.dir, searched in order
     std::vector<std::string> plugins_rails;
     std::map<std::string, std::string> plugins_sha256;    // rail name -> pinned SHA-256 (hex)
     std::map<std::string, std::string> plugins_settings;  // rail name -> its settings, JSON object
