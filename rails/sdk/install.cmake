@@ -11,7 +11,12 @@
 # Everything is architecture-independent (header-only), hence share/. The .pc and the CMake
 # package find the prefix from their own location, so `cmake --install --prefix P` works for any P.
 include(CMakePackageConfigHelpers)
-set(CORRIDOR_RAIL_ABI_VERSION 1.3)
+# The ABI version the .pc describes, read from the header so the two never disagree.
+file(STRINGS ${CMAKE_SOURCE_DIR}/rails/rail_abi.h CORRIDOR_RAIL_ABI_LINES
+  REGEX "^#define CORRIDOR_RAIL_ABI_(MAJOR|MINOR) [0-9]+$")
+string(REGEX REPLACE ".*MAJOR ([0-9]+).*" "\\1" CORRIDOR_RAIL_ABI_MAJOR_NUMBER "${CORRIDOR_RAIL_ABI_LINES}")
+string(REGEX REPLACE ".*MINOR ([0-9]+).*" "\\1" CORRIDOR_RAIL_ABI_MINOR_NUMBER "${CORRIDOR_RAIL_ABI_LINES}")
+set(CORRIDOR_RAIL_ABI_VERSION ${CORRIDOR_RAIL_ABI_MAJOR_NUMBER}.${CORRIDOR_RAIL_ABI_MINOR_NUMBER})
 set(CORRIDOR_RAIL_SDK_CMAKE_DIR share/cmake/CorridorRailSdk)
 
 install(FILES ${CMAKE_SOURCE_DIR}/rails/rail_abi.h DESTINATION include/corridor COMPONENT sdk)
