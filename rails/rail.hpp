@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rails/rail_abi.h"
@@ -161,6 +162,9 @@ private:
     std::vector<rail_incoming>* incoming_ = nullptr;
     std::array<rail_call_stats, rail_hook_names.size()> stats_;
     std::string last_logged_error_;  // written under mutex_ (from inside a hook)
+    // The thread running a hook of this instance (none between hooks): callbacks from any other
+    // thread are refused.
+    std::atomic<std::thread::id> hook_thread_{};
 
     friend struct rail_host_callbacks;
 };

@@ -475,6 +475,20 @@ TEST_CASE("load_each_rail carries on past a rail that cannot load, with its erro
     CHECK(attempts[0].error.empty());
 }
 
+TEST_CASE("a report from a thread of the plugin's own is refused", "[rails][loader]") {
+    // test_thread_report settles a payout through a thread it starts inside initiate.
+    auto rail = load_rail_file(test_plugin("test_thread_report"), "", "", "{}", nullptr);
+    auto started = rail->initiate({CORRIDOR_RAIL_PAYOUT, "RailOperation:t", "sandbox",
+                                   "SOLANA_WALLET", R"({"address":"a"})", "USD", "", 100, 1000});
+    CHECK(started.ok());
+    CHECK(started.reports.empty());
+    // The same rail on the hook's thread is heard (test_good shares its source).
+    auto good = load_rail_file(test_plugin("test_good"), "", "", "{}", nullptr);
+    CHECK(good->initiate({CORRIDOR_RAIL_PAYOUT, "RailOperation:g", "sandbox", "SOLANA_WALLET",
+                          R"({"address":"a"})", "USD", "", 100, 1000})
+              .reports.size() == 1);
+}
+
 TEST_CASE("sandbox operations never reach a rail that does not serve the sandbox",
           "[rails][loader]") {
     rail_registry registry;

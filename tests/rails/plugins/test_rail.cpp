@@ -9,6 +9,8 @@
 //   4 pays twice: keeps nothing across a restart, so an operation initiated again is paid again
 //     (a new rail reference each time)
 //   5 reports twice: reports a payout SETTLED in initiate and again on the next tick
+//   6 reports from its own thread: initiate reports through a thread it starts (and joins), not
+//     on the thread running the hook
 // TEST_RAIL_CAPABILITIES, when defined, is the rail's capabilities (payout, pull and serving the
 // sandbox when not). TEST_RAIL_EXTRA_TYPE, when defined, is a third account type it declares.
 // Settings: "refuse" makes create fail with a message, "throw_in_create" makes it throw a plain
@@ -111,8 +113,15 @@ public:
         if (op.direction == CORRIDOR_RAIL_PAYOUT) {
             // Paying twice: every instance makes a new payment, with its own reference.
             std::string reference = TEST_RAIL_BEHAVIOUR == 4 ? "pay-" + nonce_ : "trace-1";
-            host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
-                        reference, ""});
+            auto settle = [&] {
+                host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
+                            reference, ""});
+            };
+            if (TEST_RAIL_BEHAVIOUR == 6) {
+                std::thread(settle).join();
+            } else {
+                settle();
+            }
             if (TEST_RAIL_BEHAVIOUR == 5) settled_again_.push_back(id);
         } else {
             host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
