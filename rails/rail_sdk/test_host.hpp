@@ -3,7 +3,7 @@
 // its hooks with the times and inputs the test chooses:
 //
 //   corridor::rail_sdk::test_host host(corridor_rail_entry);
-//   auto made = host.create(R"({"data_dir":"/tmp/x"})");     // made.status, made.message
+//   auto made = host.create(R"({"data_dir":"state"})");      // made.status, made.message
 //   auto paid = host.initiate(op);                            // paid.reports: what was reported
 //   auto later = host.tick(now_ms);
 //
