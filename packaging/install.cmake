@@ -6,7 +6,6 @@
 # to /var/lib/corridor, as Debian's policy wants; under any other prefix P both stay inside P
 # (P/etc/corridor, P/var/lib/corridor), so that a trial install never touches the system.
 install(TARGETS corridor RUNTIME DESTINATION bin COMPONENT runtime)
-install(TARGETS sandbox ach pix spark LIBRARY DESTINATION lib/corridor/rails COMPONENT runtime)
 install(FILES conf/currencies.json conf/uma-providers.json conf/rates.json conf/funding.json README.md
   DESTINATION share/corridor COMPONENT runtime)
 

@@ -103,9 +103,15 @@ result<rail_instance*, rail_payment_failure> rail_for(const rail_engine_services
     std::string env(owner.env_name());
     rail_instance* rail = services.rails.for_account_type(env, external.account_type);
     if (rail == nullptr) {
-        return failure_of(rail_payment_error::no_rail,
-                          field + ": no payment rail serves account type " + external.account_type,
-                          field);
+        std::string where =
+            owner.env == environment::sandbox
+                ? " in the sandbox (sandbox operations go only to the sandbox rail or to rails "
+                  "that declare SERVES_SANDBOX, never to a real-money rail)"
+                : "";
+        return failure_of(
+            rail_payment_error::no_rail,
+            field + ": no payment rail serves account type " + external.account_type + where,
+            field);
     }
     // Refused before the rail is asked anything: it declared it cannot move money this way.
     if (!rail->can(direction)) {

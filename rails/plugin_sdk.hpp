@@ -22,8 +22,12 @@
 // The SDK generates corridor_rail_entry and the hook trampolines. Every trampoline runs the
 // plugin's code inside barrier(): a rail_error becomes its status and message, any other exception
 // becomes CORRIDOR_RAIL_INTERNAL (logged, with a generic message for the caller), so no exception
-// ever crosses into the host. Build the plugin with -fvisibility=hidden (rails/rail_plugin.cmake
-// does), so corridor_rail_entry is its only exported symbol.
+// ever crosses into the host. Build the plugin with -fvisibility=hidden and the SDK's export map
+// (corridor_add_rail_plugin and `pkg-config --libs corridor-rail-sdk` do both), so
+// corridor_rail_entry is its only exported symbol.
+//
+// Installed, this header is <corridor/rail_sdk.hpp>; it brings <corridor/rail_abi.h> and the
+// helpers of <corridor/rail_sdk/...> (settings, durable files, clock) with it.
 #pragma once
 
 #include <array>
@@ -36,13 +40,16 @@
 #include <string_view>
 #include <utility>
 
-#include "rails/rail_abi.h"
+// Relative to this file: rails/... in the source tree, <corridor/...> once installed.
+#include "rail_abi.h"
+#include "rail_sdk/clock.hpp"
+#include "rail_sdk/durable_files.hpp"
+#include "rail_sdk/error.hpp"
+#include "rail_sdk/settings.hpp"
 
 #pragma GCC visibility push(hidden)
 
 namespace corridor::rail_sdk {
-
-using status = corridor_rail_status;
 
 inline std::string_view view(corridor_rail_type_span s) noexcept {
     return s.ptr == nullptr ? std::string_view() : std::string_view(s.ptr, s.length);
@@ -50,17 +57,6 @@ inline std::string_view view(corridor_rail_type_span s) noexcept {
 inline corridor_rail_type_span span(std::string_view s) noexcept {
     return {s.data(), s.size()};
 }
-
-// Thrown by plugin code to end a hook with a given status and a message for the caller.
-class rail_error : public std::runtime_error {
-public:
-    rail_error(status code, const std::string& message)
-        : std::runtime_error(message), code_(code) {}
-    status code() const noexcept { return code_; }
-
-private:
-    status code_;
-};
 
 // The result slot of one hook call. Valid only during that call.
 class call {
@@ -200,11 +196,11 @@ public:
     virtual ~rail() = default;
     virtual status validate_account(call& c, std::string_view account_type,
                                     std::string_view currency, std::string_view account_json) = 0;
-    virtual status funding_instructions(call& c, const funding_request& request) {
+    virtual status funding_instructions(call& c, const funding_request& /*request*/) {
         return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "this rail gives no funding instructions");
     }
     virtual status initiate(call& c, const operation& op) = 0;
-    virtual status tick(call& c, int64_t now_ms) { return CORRIDOR_RAIL_OK; }
+    virtual status tick(call& /*c*/, int64_t /*now_ms*/) { return CORRIDOR_RAIL_OK; }
 };
 
 // The exception barrier: runs body, turning every exception into a status. Never throws.
@@ -337,6 +333,9 @@ struct plugin_table {
     static int32_t entry(const corridor_rail_host_api* host_api,
                          const corridor_rail_plugin** out) noexcept {
         if (host_api == nullptr || out == nullptr) return CORRIDOR_RAIL_INVALID_ARGUMENT;
+        // Refusing, the table still goes out: its version block tells the host which ABI this
+        // plugin was built for, so the host's error names both versions.
+        *out = table();
         if (host_api->magic.abi_major != CORRIDOR_RAIL_ABI_MAJOR) return CORRIDOR_RAIL_UNSUPPORTED;
         if (host_api->magic.table_size < CORRIDOR_RAIL_HOST_API_SIZE_V1_0) {
             return CORRIDOR_RAIL_UNSUPPORTED;

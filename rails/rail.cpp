@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 #include <set>
+#include <thread>
 
 namespace corridor {
 namespace {
@@ -130,8 +131,11 @@ struct rail_host_callbacks {
             return CORRIDOR_RAIL_INVALID_ARGUMENT;
         }
         rail_instance* instance = instance_of(host);
-        // Reports are taken only from inside a hook of this instance (see rail_abi.h THREADING).
-        if (instance->reports_ == nullptr) return CORRIDOR_RAIL_INVALID_ARGUMENT;
+        // Reports are taken only from inside a hook of this instance, on the thread running it
+        // (see rail_abi.h THREADING).
+        if (instance->reports_ == nullptr ||
+            instance->hook_thread_.load() != std::this_thread::get_id())
+            return CORRIDOR_RAIL_INVALID_ARGUMENT;
         try {
             rail_report copied;
             copied.outcome = static_cast<rail_outcome>(r->outcome);
@@ -164,9 +168,11 @@ struct rail_host_callbacks {
         if (in->struct_size < sizeof(corridor_rail_type_incoming))
             return CORRIDOR_RAIL_INVALID_ARGUMENT;
         rail_instance* instance = instance_of(host);
-        // Only while initiate or tick runs (see rail_abi.h): their arrivals are what the engine
-        // records.
-        if (instance->incoming_ == nullptr) return CORRIDOR_RAIL_INVALID_ARGUMENT;
+        // Only while initiate or tick runs (see rail_abi.h), on its thread: their arrivals are
+        // what the engine records.
+        if (instance->incoming_ == nullptr ||
+            instance->hook_thread_.load() != std::this_thread::get_id())
+            return CORRIDOR_RAIL_INVALID_ARGUMENT;
         try {
             rail_incoming copied;
             copied.environment = copy(in->environment);
@@ -188,9 +194,14 @@ struct rail_host_callbacks {
     static void log(corridor_rail_type_host* host, int32_t level, corridor_rail_type_span message) {
         if (host == nullptr) return;
         rail_instance* instance = instance_of(host);
-        if (instance->log_ == nullptr) return;
         if (level < CORRIDOR_RAIL_LOG_DEBUG || level > CORRIDOR_RAIL_LOG_ERROR)
             level = CORRIDOR_RAIL_LOG_ERROR;
+        try {
+            if (level == CORRIDOR_RAIL_LOG_ERROR && instance->reports_ != nullptr)
+                instance->last_logged_error_ = copy(message);
+        } catch (...) {
+        }
+        if (instance->log_ == nullptr) return;
         try {
             instance->log_->write(instance->name_, static_cast<corridor_rail_log_level>(level),
                                   copy(message));
@@ -259,6 +270,7 @@ rail_call_result rail_instance::call(rail_hook which, Hook&& hook) {
     rail_call_result out;
     call_slot slot;
     reports_ = &out.reports;
+    hook_thread_ = std::this_thread::get_id();
     // Arrivals are taken only from the hooks whose results the payment engine applies.
     if (which == rail_hook::initiate || which == rail_hook::tick) incoming_ = &out.incoming;
     // Measured for metrics only; no decision depends on it.
@@ -267,6 +279,7 @@ rail_call_result rail_instance::call(rail_hook which, Hook&& hook) {
     auto elapsed = std::chrono::steady_clock::now() - started;
     reports_ = nullptr;
     incoming_ = nullptr;
+    hook_thread_ = std::thread::id();
     out.status = rail_status_from(code);
     rail_call_stats& stats = stats_[static_cast<std::size_t>(which)];
     stats.calls += 1;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rails/rail_abi.h"
@@ -135,6 +136,9 @@ public:
     bool serves_sandbox() const {
         return abi_minor() >= 2 && (capabilities() & CORRIDOR_RAIL_SERVES_SANDBOX) != 0;
     }
+    // The last line the plugin logged at ERROR level (the SDK logs there the text of an exception
+    // it turned into INTERNAL), or "".
+    const std::string& last_logged_error() const { return last_logged_error_; }
     const rail_call_stats& stats(rail_hook hook) const {
         return stats_[static_cast<std::size_t>(hook)];
     }
@@ -157,6 +161,10 @@ private:
     // The running hook's arrivals; set only while initiate or tick runs, under mutex_.
     std::vector<rail_incoming>* incoming_ = nullptr;
     std::array<rail_call_stats, rail_hook_names.size()> stats_;
+    std::string last_logged_error_;  // written under mutex_ (from inside a hook)
+    // The thread running a hook of this instance (none between hooks): callbacks from any other
+    // thread are refused.
+    std::atomic<std::thread::id> hook_thread_{};
 
     friend struct rail_host_callbacks;
 };

@@ -2,8 +2,9 @@
  * rail_abi.h: the whole contract between Corridor (the host) and a payment-rail plugin.
  *
  * Pure C, standard headers only, so plugins can be written in any language that speaks the C ABI.
- * C++ plugins should use rails/plugin_sdk.hpp, which implements the boilerplate and the exception
- * barrier on top of this header.
+ * C++ plugins should use the SDK, <corridor/rail_sdk.hpp> once installed (rails/plugin_sdk.hpp in
+ * the source tree), which implements the boilerplate and the exception barrier on top of this
+ * header. Installed, this header is <corridor/rail_abi.h>.
  *
  * NAMES
  *   corridor_rail_type_*     plain data types
@@ -31,6 +32,10 @@
  *          network) instead of the sandbox simulator rail. A 1.1 plugin never sees the callback
  *          (it reads only the 1.1 part of the host table) and never sets the flag, so it loads
  *          and behaves as before.
+ *     1.3  No layout change. The host creates the rail's data_dir before create (see SETTINGS);
+ *          CORRIDOR_RAIL_FOR_EACH_ACCOUNT_TYPE lists the account types a rail may declare, and
+ *          the host refuses a plugin declaring any other; an entry point that refuses the host
+ *          still sets *out_plugin, so the host can name the ABI the plugin was built for.
  *
  * OWNERSHIP (every type below repeats the rule that applies to it)
  *   - A corridor_rail_type_span passed INTO a hook or callback is borrowed: valid only until that
@@ -56,6 +61,13 @@
  *   - The host times out operations that never report (its own deadline); a late report for an
  *     operation the host has already closed is ignored.
  *
+ * SETTINGS
+ *   create receives the rail's settings as a JSON object: the operator's plugins.settings.<name>,
+ *   plus data_dir, a folder of the rail's own, the same at every start of the process, unless the
+ *   operator set it. The host creates data_dir (mode 0700, parents as needed) before create runs;
+ *   the plugin owns everything inside it. Keep there, synced to disk before initiate answers OK,
+ *   whatever is needed to finish an accepted operation after a restart.
+ *
  * ERRORS
  *   Every hook returns an int32_t from corridor_rail_status. Detail text goes through set_error.
  *   Unknown codes read as CORRIDOR_RAIL_INTERNAL. No exception, longjmp or signal may cross the
@@ -72,7 +84,7 @@ extern "C" {
 #endif
 
 #define CORRIDOR_RAIL_ABI_MAJOR 1
-#define CORRIDOR_RAIL_ABI_MINOR 2
+#define CORRIDOR_RAIL_ABI_MINOR 3
 
 #define CORRIDOR_RAIL_STRINGIFY_(x) #x
 #define CORRIDOR_RAIL_STRINGIFY(x) CORRIDOR_RAIL_STRINGIFY_(x)
@@ -85,6 +97,34 @@ extern "C" {
 
 /* The exported entry symbol's name, for the loader and for plugins written without the SDK. */
 #define CORRIDOR_RAIL_ENTRY_SYMBOL "corridor_rail_entry"
+
+/* 1.3: the account types a rail may declare (corridor_rail_plugin.account_types): the interface's
+ * accountType values. The host refuses at load a plugin declaring any other, naming it and this
+ * list. X(name) is called once per type, e.g.
+ *   #define AS_STRING(name) #name,
+ *   static const char* const types[] = {CORRIDOR_RAIL_FOR_EACH_ACCOUNT_TYPE(AS_STRING)}; */
+#define CORRIDOR_RAIL_FOR_EACH_ACCOUNT_TYPE(X) \
+    X(US_ACCOUNT)                               \
+    X(USD_ACCOUNT)                              \
+    X(CLABE)                                    \
+    X(MXN_ACCOUNT)                              \
+    X(PIX)                                      \
+    X(BRL_ACCOUNT)                              \
+    X(IBAN)                                     \
+    X(EUR_ACCOUNT)                              \
+    X(GBP_ACCOUNT)                              \
+    X(UPI)                                      \
+    X(INR_ACCOUNT)                              \
+    X(NGN_ACCOUNT)                              \
+    X(CAD_ACCOUNT)                              \
+    X(PHP_ACCOUNT)                              \
+    X(SGD_ACCOUNT)                              \
+    X(SPARK_WALLET)                             \
+    X(LIGHTNING)                                \
+    X(SOLANA_WALLET)                            \
+    X(TRON_WALLET)                              \
+    X(POLYGON_WALLET)                           \
+    X(BASE_WALLET)
 
 /* Status of every hook. Explicit values; never renumbered. */
 typedef enum corridor_rail_status {
@@ -276,13 +316,14 @@ typedef struct corridor_rail_plugin {
     corridor_rail_type_magic magic;
     corridor_rail_type_span name;    /* the rail's unique name: [a-z0-9_-], 1..32 bytes */
     corridor_rail_type_span version; /* the plugin's own version, e.g. "1.2.0" */
-    const corridor_rail_type_span* account_types; /* the accountType values served */
+    const corridor_rail_type_span* account_types; /* the accountType values served, each one of
+                                                     CORRIDOR_RAIL_FOR_EACH_ACCOUNT_TYPE */
     uint32_t account_type_count;
     uint32_t tick_interval_ms; /* 0: tick is never called */
 
-    /* Makes an instance. config is the JSON object of the rail's settings (may be "{}"); host is the
-     * instance's host context, to keep for report and log. On failure return non-OK and call
-     * set_error; *out_self is then ignored. */
+    /* Makes an instance. config is the JSON object of the rail's settings (see SETTINGS: data_dir
+     * exists when create runs); host is the instance's host context, to keep for report and log.
+     * On failure return non-OK and call set_error; *out_self is then ignored. */
     int32_t (*create)(corridor_rail_type_call* call, corridor_rail_type_host* host,
                       corridor_rail_type_span config_json, corridor_rail_type_self** out_self);
     /* Releases an instance. Called at most once, after every other hook of it has returned. */
@@ -320,7 +361,9 @@ typedef struct corridor_rail_plugin {
 
 /* The one exported symbol. The host passes its table; the plugin checks host->magic (it may refuse a
  * host whose abi_major differs by returning UNSUPPORTED), stores the pointer for the process
- * lifetime and sets *out_plugin to its static table. No other plugin code runs before this. */
+ * lifetime and sets *out_plugin to its static table. No other plugin code runs before this.
+ * (1.3) A plugin that refuses the host should still set *out_plugin: the host then reads only its
+ * version block, to name in its error the ABI the plugin was built for. */
 typedef int32_t (*corridor_rail_entry_fn)(const corridor_rail_host_api* host,
                                           const corridor_rail_plugin** out_plugin);
 

@@ -29,6 +29,8 @@ rail_instance* rail_registry::for_account_type(const std::string& environment,
         }
         rail_instance* sandbox = by_name(std::string(sandbox_rail_name));
         if (sandbox != nullptr && sandbox->serves(account_type)) return sandbox;
+        // Never a real-money rail: sandbox operations move no money.
+        return nullptr;
     }
     for (const auto& rail : rails_) {
         if (rail->name() == sandbox_rail_name) continue;

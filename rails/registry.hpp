@@ -26,7 +26,9 @@ public:
 
     rail_instance* by_name(const std::string& name) const;
     // The rail that moves money for account_type in the environment ("sandbox" or "production"),
-    // or nullptr when none serves it.
+    // or nullptr when none serves it. In the sandbox only the sandbox rail and rails declaring
+    // CORRIDOR_RAIL_SERVES_SANDBOX are candidates: a sandbox operation never reaches a rail that
+    // moves real money.
     rail_instance* for_account_type(const std::string& environment,
                                     const std::string& account_type) const;
     const std::vector<std::unique_ptr<rail_instance>>& all() const { return rails_; }

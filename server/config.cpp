@@ -39,6 +39,24 @@ std::function<void(const json::value&)> text(const std::string& key, std::string
     };
 }
 
+// One folder (a string) or several (an array of strings, searched in order); none may be empty.
+std::function<void(const json::value&)> folder_list(const std::string& key,
+                                                    std::vector<std::string>& out) {
+    return [key, &out](const json::value& v) {
+        const char* expected = "a folder (a non-empty string) or a non-empty array of folders";
+        out.clear();
+        if (v.is_string() && !v.as_string().empty()) {
+            out.emplace_back(v.as_string());
+            return;
+        }
+        if (!v.is_array() || v.as_array().empty()) bad(key, expected);
+        for (const auto& item : v.as_array()) {
+            if (!item.is_string() || item.as_string().empty()) bad(key, expected);
+            out.emplace_back(item.as_string());
+        }
+    };
+}
+
 // A string that may be empty (an optional file: empty means unset).
 std::function<void(const json::value&)> text_or_empty(const std::string& key, std::string& out) {
     return [key, &out](const json::value& v) {
@@ -136,6 +154,9 @@ public:
     }
     void text_list(const std::string& key, std::vector<std::string>& out) {
         at(key, corridor::text_list(key, out));
+    }
+    void folders(const std::string& key, std::vector<std::string>& out) {
+        at(key, corridor::folder_list(key, out));
     }
     void pins(const std::string& key, std::map<std::string, std::string>& out) {
         at(key, corridor::pin_map(key, out));
@@ -325,7 +346,7 @@ std::string default_plugins_dir() {
 service_config service_config::defaults(const std::string& state_dir) {
     service_config config;
     config.state_dir = std::filesystem::absolute(state_dir).lexically_normal().string();
-    config.plugins_dir = default_plugins_dir();
+    config.plugins_dirs = {default_plugins_dir()};
     config.bulk_import.dir = resolve(config.state_dir, config.bulk_import.dir);
     config.rails_data_dir = resolve(config.state_dir, config.rails_data_dir);
     config.database = "sqlite:" + resolve(config.state_dir, "corridor.db");
@@ -343,12 +364,13 @@ service_config service_config::load_file(const std::string& path) {
 
     std::string base_dir = std::filesystem::path(path).parent_path().string();
     if (base_dir.empty()) base_dir = ".";
+    std::vector<std::string> plugins_dirs;
     reader keys(document.as_object());
     std::string state_dir;
     keys.text("state_dir", state_dir);
     service_config config = defaults(state_dir_of(base_dir, state_dir));
     config.config_file = std::filesystem::absolute(path).lexically_normal().string();
-    std::string currencies_file, rates_file, funding_file, uma_providers_file, plugins_dir, database;
+    std::string currencies_file, rates_file, funding_file, uma_providers_file, database;
     std::string sandbox_rates_file, sandbox_funding_file, database_password_file;
     keys.text("listen", config.listen);
     keys.text_or_empty("admin_listen", config.admin_listen);
@@ -395,7 +417,7 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("webhooks.retry_max_age_hours", hooks.retry_max_age_hours, 1, 24 * 30);
     keys.integer("webhooks.poll_interval_ms", hooks.poll_interval_ms, 5, 60000);
     keys.integer("webhooks.in_flight_max", hooks.in_flight_max, 1, 100000);
-    keys.text("plugins.dir", plugins_dir);
+    keys.folders("plugins.dir", plugins_dirs);
     keys.text_list("plugins.rails", config.plugins_rails);
     keys.pins("plugins.sha256", config.plugins_sha256);
     keys.settings("plugins.settings", config.plugins_settings);
@@ -439,7 +461,10 @@ service_config service_config::load_file(const std::string& path) {
     config.sandbox_funding_file = resolve(base_dir, sandbox_funding_file);
     config.uma_providers_file = resolve(base_dir, uma_providers_file);
     if (!log_file.empty()) config.log_file = resolve(base_dir, log_file);
-    if (!plugins_dir.empty()) config.plugins_dir = resolve(base_dir, plugins_dir);
+    if (!plugins_dirs.empty()) {
+        config.plugins_dirs.clear();
+        for (const auto& dir : plugins_dirs) config.plugins_dirs.push_back(resolve(base_dir, dir));
+    }
     if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
     if (!rails_data_dir.empty()) config.rails_data_dir = resolve(base_dir, rails_data_dir);
     // uma.key_encryption_key_file is the key's older name, from when it sealed UMA keys only.

@@ -105,9 +105,9 @@ struct service_config {
     std::int64_t outbound_timeout_ms = 5000;  // one outbound UMA exchange, connect to last byte
     std::int64_t webhooks_approval_timeout_ms = 5000;
     webhooks_config webhooks;
-    // Empty until loaded: then the key's folder, or the rails installed beside the binary
-    // (PREFIX/lib/corridor/rails, or build/plugins in a build tree).
-    std::string plugins_dir;
+    // plugins.dir, searched in order. The binary's own rails until loaded: PREFIX/lib/corridor/rails
+    // beside PREFIX/bin/corridor, or build/plugins in a build tree.
+    std::vector<std::string> plugins_dirs;
     std::vector<std::string> plugins_rails = {"sandbox"};  // no key: the sandbox rail alone
     std::map<std::string, std::string> plugins_sha256;    // rail name -> pinned SHA-256 (hex)
     std::map<std::string, std::string> plugins_settings;  // rail name -> its settings, JSON object

@@ -196,7 +196,7 @@ bool run_on_writer(session_executor& writer, std::function<void(soci::session&)>
 
 rail_load_config rail_load_config_of(const service_config& config) {
     rail_load_config out;
-    out.plugins_dir = config.plugins_dir;
+    out.plugins_dirs = config.plugins_dirs;
     out.rails = config.plugins_rails;
     out.sha256_pins = config.plugins_sha256;
     out.settings_json = config.plugins_settings;

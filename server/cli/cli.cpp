@@ -47,6 +47,7 @@
 #include "uma/sql_stores.hpp"
 #include "server/rail_funding_source.hpp"
 #include "server/reference_data.hpp"
+#include "server/cli/plugins_check.hpp"
 #include "server/rails_runtime.hpp"
 
 namespace corridor {
@@ -64,6 +65,7 @@ constexpr const char* usage_text = R"(usage:
   corridor webhook-key show   --platform ID --environment sandbox|production
   corridor webhook-key rotate --platform ID --environment sandbox|production
   corridor plugins list [--json]          (loaded rails, versions, ABI)
+  corridor plugins check FILE [--settings JSON|FILE] [--account JSON]   (conformance kit for one rail)
   corridor platform list [--json]
   corridor token list --platform ID [--json] ;  corridor token revoke ID [--json]
   corridor payment show ID [--json]
@@ -432,14 +434,28 @@ int serve(const std::vector<std::string>& args) {
     return 0;
 }
 
-// corridor plugins list: loads the configured rails as serve would and describes them.
+// Plugin log lines of `plugins list` go to stderr, so that a rail's own words (why its create
+// failed) reach the operator without a server log.
+struct stderr_rail_log final : rail_log_sink {
+    void write(const std::string& rail, corridor_rail_log_level level, const std::string& message) override {
+        static constexpr const char* levels[] = {"debug", "info", "warn", "error"};
+        std::cerr << "rail " << rail << " [" << levels[level] << "]: " << message << std::endl;
+    }
+};
+
+// corridor plugins list: loads the configured rails as serve would and describes them; a rail that
+// cannot load is listed with its error (the loader's words and the plugin's own), and the command
+// then exits 1.
 int plugins_list(const std::vector<std::string>& args) {
     auto options = common_options();
     options.add_options()("json", "print JSON");
     auto values = parse(args, options);
     auto config = load_config(values);
     prepare_spark_settings(config, config_dir_of(config));  // as serve does
-    auto registry = load_rails(rail_load_config_of(config), nullptr);
+    stderr_rail_log log;
+    auto attempts = load_each_rail(rail_load_config_of(config), &log);
+    bool failed = false;
+    for (const auto& attempt : attempts) failed = failed || !attempt.rail;
     // ABI 1.1 capabilities as words: what operators check before routing pulls.
     auto capabilities = [](const rail_instance& rail) {
         json::array out;
@@ -448,9 +464,16 @@ int plugins_list(const std::vector<std::string>& args) {
         if (rail.serves_sandbox()) out.emplace_back("SANDBOX");  // ABI 1.2: runs its own sandbox
         return out;
     };
+    std::string dirs;
+    for (const auto& dir : config.plugins_dirs) dirs += (dirs.empty() ? "" : ", ") + dir;
     if (values.count("json")) {
         json::array out;
-        for (const auto& rail : registry.all()) {
+        for (const auto& attempt : attempts) {
+            if (!attempt.rail) {
+                out.push_back(json::object{{"name", attempt.name}, {"file", attempt.file}, {"error", attempt.error}});
+                continue;
+            }
+            const auto& rail = attempt.rail;
             json::array types;
             for (const auto& type : rail->account_types()) types.emplace_back(type);
             out.push_back(json::object{{"name", rail->name()},
@@ -464,12 +487,18 @@ int plugins_list(const std::vector<std::string>& args) {
                                                                               CORRIDOR_RAIL_ABI_MINOR)},
                                                   {"rails", out}})
                   << std::endl;
-        return 0;
+        return failed ? 1 : 0;
     }
     std::cout << fmt::format("rail ABI {}.{}; plugins from {}\n", CORRIDOR_RAIL_ABI_MAJOR,
-                             CORRIDOR_RAIL_ABI_MINOR, config.plugins_dir);
-    if (registry.empty()) std::cout << "no rails configured (plugins.rails is empty)\n";
-    for (const auto& rail : registry.all()) {
+                             CORRIDOR_RAIL_ABI_MINOR, dirs);
+    if (attempts.empty()) std::cout << "no rails configured (plugins.rails is empty)\n";
+    for (const auto& attempt : attempts) {
+        if (!attempt.rail) {
+            std::cout << fmt::format("{:<12} NOT LOADED  {}\n  error: {}\n", attempt.name, attempt.file,
+                                     attempt.error);
+            continue;
+        }
+        const auto& rail = attempt.rail;
         std::string types;
         for (const auto& type : rail->account_types()) types += (types.empty() ? "" : ",") + type;
         std::string can;
@@ -479,7 +508,7 @@ int plugins_list(const std::vector<std::string>& args) {
                                  rail->file(), types, can);
     }
     std::cout << std::flush;
-    return 0;
+    return failed ? 1 : 0;
 }
 
 std::vector<supported_currency> default_currencies(const service_config& config) {
@@ -641,6 +670,7 @@ int dispatch(const std::vector<std::string>& words) {
         std::cout << usage_text;
         return 0;
     }
+    if (command == "plugins" && !rest.empty() && rest[0] == "check") return plugins_check({rest.begin() + 1, rest.end()});
     if (command == "plugins" && !rest.empty() && rest[0] == "list") {
         return plugins_list(std::vector<std::string>(rest.begin() + 1, rest.end()));
     }

@@ -119,7 +119,7 @@ test('the spark rail says it runs the sandbox itself', () => {
   const listed = JSON.parse(runCli(b, ['plugins', 'list', '--json']));
   const spark = listed.rails.find((rail) => rail.name === 'spark');
   assert.ok(spark, JSON.stringify(listed));
-  assert.equal(spark.abi, '1.2');
+  assert.equal(spark.abi, '1.3');
   assert.deepEqual(spark.capabilities, ['PAYOUT', 'SANDBOX']);
   assert.deepEqual(listed.rails.find((rail) => rail.name === 'sandbox').capabilities, ['PAYOUT', 'PULL']);
 });

@@ -3,6 +3,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { startCorridor, stopCorridor, runCli, launch, metricsText } from './lib/harness.mjs';
 
 let server;
@@ -12,18 +14,18 @@ after(async () => { if (server) await stopCorridor(server); });
 
 test('plugins list shows the loaded rails, their versions and ABI', () => {
   const listed = JSON.parse(runCli(server, ['plugins', 'list', '--json']));
-  assert.equal(listed.hostAbi, '1.2');
+  assert.equal(listed.hostAbi, '1.3');
   const sandbox = listed.rails.find((rail) => rail.name === 'sandbox');
   assert.ok(sandbox, JSON.stringify(listed));
   assert.equal(sandbox.version, '1.0.0');
-  assert.equal(sandbox.abi, '1.2');
+  assert.equal(sandbox.abi, '1.3');
   assert.deepEqual(sandbox.capabilities, ['PAYOUT', 'PULL']);
   assert.match(sandbox.file, /sandbox\.so$/);
   assert.ok(sandbox.accountTypes.includes('US_ACCOUNT'));
   assert.ok(sandbox.accountTypes.includes('SPARK_WALLET'));
   const text = runCli(server, ['plugins', 'list']);
-  assert.match(text, /^rail ABI 1\.2; plugins from /);
-  assert.match(text, /sandbox\s+1\.0\.0\s+ABI 1\.2/);
+  assert.match(text, /^rail ABI 1\.3; plugins from /);
+  assert.match(text, /sandbox\s+1\.0\.0\s+ABI 1\.3/);
   assert.match(text, /can: PAYOUT,PULL/);
 });
 
@@ -38,6 +40,29 @@ test('/metrics counts calls into each rail hook', async () => {
   assert.match(text, /corridor_rail_calls_total\{rail="sandbox",hook="tick"\} [1-9]/);
   assert.match(text, /corridor_rail_calls_not_ok_total\{rail="sandbox",hook="tick"\} 0\n/);
   assert.match(text, /corridor_rail_call_seconds_total\{rail="sandbox",hook="initiate"\} 0\.000000\n/);
+});
+
+test('plugins list shows a rail that cannot load with its own error, and exits 1', () => {
+  // The test plugins' folder first in plugins.dir (a list), the build's plugins after it.
+  const config = JSON.parse(readFileSync(server.configPath, 'utf8'));
+  const testPlugins = join(process.env.CORRIDOR_BUILD_DIR, 'tests', 'rails', 'plugins');
+  config.plugins = { ...config.plugins, dir: [testPlugins, config.plugins.dir], rails: ['sandbox', 'test_good'],
+    settings: { test_good: { throw_in_create: true } } };
+  const path = join(server.dir, 'list.json');
+  writeFileSync(path, JSON.stringify(config));
+  let failure;
+  try {
+    execFileSync(server.bin, ['plugins', 'list', '--config', path], { encoding: 'utf8', stdio: 'pipe' });
+  } catch (error) {
+    failure = error;
+  }
+  assert.ok(failure, 'plugins list exits non-zero');
+  assert.equal(failure.status, 1);
+  assert.match(failure.stdout, /sandbox\s+1\.0\.0\s+ABI 1\.3/);
+  assert.match(failure.stdout, /test_good\s+NOT LOADED/);
+  assert.ok(failure.stdout.includes('create threw on purpose: the settings name no bank'), failure.stdout);
+  assert.ok(failure.stderr.includes('rail test_good [error]: create threw on purpose'), failure.stderr);
+  assert.ok(failure.stdout.includes(`plugins from ${testPlugins}, ${config.plugins.dir[1]}`), failure.stdout);
 });
 
 // Rewrites the stopped server's configuration, then expects serve to exit with the message.

@@ -130,6 +130,15 @@ test('the Debian package installs the layout under /usr, /etc/corridor and /var/
   assert.ok(service, `the service package among ${debs}`);
   const deb = join(out, service);
 
+  // The rail SDK in its own package, for plugin authors.
+  const sdk = debs.find((name) => name.startsWith('corridor-dev_'));
+  assert.ok(sdk, `the SDK package among ${debs}`);
+  const sdkListing = execFileSync('dpkg-deb', ['-c', join(out, sdk)], { encoding: 'utf8' });
+  for (const path of ['./usr/include/corridor/rail_sdk.hpp', './usr/include/corridor/rail_abi.h',
+    './usr/share/pkgconfig/corridor-rail-sdk.pc', './usr/share/cmake/CorridorRailSdk/CorridorRailSdkConfig.cmake']) {
+    assert.ok(sdkListing.includes(` ${path}\n`), `${path} in ${sdk}:\n${sdkListing}`);
+  }
+
   const listing = execFileSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' });
   const entries = Object.fromEntries(listing.trim().split('\n').map((line) => {
     const fields = line.split(/\s+/);

@@ -57,7 +57,7 @@ const currency_registry& usd() {
 
 rail_load_config ach_only(const fs::path& dir) {
     rail_load_config config;
-    config.plugins_dir = CORRIDOR_PLUGIN_DIR;
+    config.plugins_dirs = {CORRIDOR_PLUGIN_DIR};
     config.rails = {"ach"};
     config.settings_json = {
         {"ach",

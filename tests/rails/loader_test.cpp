@@ -1,9 +1,14 @@
 // The rail loader and the host side of the ABI, through plugins built for these tests.
 #include "rails/loader.hpp"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+
+#include "ledger/account_details.hpp"
 
 namespace corridor {
 namespace {
@@ -38,15 +43,15 @@ TEST_CASE("a good plugin loads and answers through the ABI", "[rails][loader]") 
     CHECK(rail->version() == "0.0.1");
     CHECK(rail->abi_major() == CORRIDOR_RAIL_ABI_MAJOR);
     CHECK(rail->abi_minor() == CORRIDOR_RAIL_ABI_MINOR);
-    CHECK(rail->account_types() == std::vector<std::string>{"TEST_ACCOUNT", "OTHER_ACCOUNT"});
-    CHECK(rail->serves("TEST_ACCOUNT"));
+    CHECK(rail->account_types() == std::vector<std::string>{"SOLANA_WALLET", "TRON_WALLET"});
+    CHECK(rail->serves("SOLANA_WALLET"));
     CHECK_FALSE(rail->serves("US_ACCOUNT"));
     CHECK(log.lines == std::vector<std::string>{"test_good: test rail created"});
 
-    auto valid = rail->validate_account("TEST_ACCOUNT", "USD", R"({"accountNumber":"1"})");
+    auto valid = rail->validate_account("SOLANA_WALLET", "USD", R"({"accountNumber":"1"})");
     CHECK(valid.ok());
     CHECK(valid.result == R"({"normalised":true})");
-    auto invalid = rail->validate_account("TEST_ACCOUNT", "USD", R"({})");
+    auto invalid = rail->validate_account("SOLANA_WALLET", "USD", R"({})");
     CHECK(invalid.status == rail_status::invalid_argument);
     CHECK(invalid.message == "accountNumber is required");
     CHECK(rail->validate_account("US_ACCOUNT", "USD", "{}").status == rail_status::unsupported);
@@ -54,12 +59,12 @@ TEST_CASE("a good plugin loads and answers through the ABI", "[rails][loader]") 
     auto funding =
         rail->funding_instructions({"sandbox", "InternalAccount:x", "USD", "REF1", 0, 1});
     REQUIRE(funding.ok());
-    CHECK(funding.result == R"([{"accountType":"TEST_ACCOUNT","reference":"REF1"}])");
+    CHECK(funding.result == R"([{"accountType":"SOLANA_WALLET","reference":"REF1"}])");
 
     rail_operation_input payout{CORRIDOR_RAIL_PAYOUT,
                                 "RailOperation:1",
                                 "sandbox",
-                                "TEST_ACCOUNT",
+                                "SOLANA_WALLET",
                                 R"({"accountNumber":"1"})",
                                 "USD",
                                 "",
@@ -121,11 +126,11 @@ TEST_CASE("a plugin that throws inside a hook reads as internal and the host car
     collected_log log;
     auto rail = load_rail_file(test_plugin("test_throws"), "test_throws", "", "{}", &log);
     for (int round = 0; round < 3; ++round) {
-        auto valid = rail->validate_account("TEST_ACCOUNT", "USD", R"({"accountNumber":"1"})");
+        auto valid = rail->validate_account("SOLANA_WALLET", "USD", R"({"accountNumber":"1"})");
         CHECK(valid.status == rail_status::internal);
         CHECK(valid.message == "internal error in the rail plugin");
         auto started = rail->initiate({CORRIDOR_RAIL_PAYOUT, "RailOperation:1", "sandbox",
-                                       "TEST_ACCOUNT", "{}", "USD", "", 100, 1000});
+                                       "SOLANA_WALLET", "{}", "USD", "", 100, 1000});
         CHECK(started.status == rail_status::internal);
         CHECK(started.reports.empty());
         CHECK(rail->tick(1000).status == rail_status::internal);
@@ -154,14 +159,14 @@ TEST_CASE("the loader checks a pinned SHA-256 before loading", "[rails][loader]"
 
 TEST_CASE("load_rails takes names, never paths, and refuses duplicates", "[rails][loader]") {
     rail_load_config config;
-    config.plugins_dir = CORRIDOR_TEST_PLUGIN_DIR;
+    config.plugins_dirs = {CORRIDOR_TEST_PLUGIN_DIR};
     config.rails = {"test_good", "test_silent"};
     auto registry = load_rails(config, nullptr);
     REQUIRE(registry.all().size() == 2);
     CHECK(registry.by_name("test_silent") != nullptr);
     CHECK(registry.by_name("missing") == nullptr);
-    // Both serve TEST_ACCOUNT: the first configured wins; the sandbox rail is not there.
-    CHECK(registry.for_account_type("production", "TEST_ACCOUNT")->name() == "test_good");
+    // Both serve SOLANA_WALLET: the first configured wins; the sandbox rail is not there.
+    CHECK(registry.for_account_type("production", "SOLANA_WALLET")->name() == "test_good");
     CHECK(registry.for_account_type("sandbox", "US_ACCOUNT") == nullptr);
 
     config.rails = {"../plugins/test_good"};
@@ -171,7 +176,7 @@ TEST_CASE("load_rails takes names, never paths, and refuses duplicates", "[rails
     CHECK_THAT(load_error([&] { load_rails(config, nullptr); }), Catch::Contains("already uses"));
     config.rails = {"absent"};
     CHECK_THAT(load_error([&] { load_rails(config, nullptr); }),
-               Catch::Contains(config.plugins_dir + "/absent.so: no such file"));
+               Catch::Contains(config.plugins_dirs[0] + "/absent.so: no such file"));
     config.rails = {"test_good"};
     config.sha256_pins = {{"test_silent", std::string(64, '0')}};
     CHECK_THAT(load_error([&] { load_rails(config, nullptr); }),
@@ -183,7 +188,7 @@ TEST_CASE("load_rails takes names, never paths, and refuses duplicates", "[rails
     std::filesystem::copy_file(test_plugin("test_good"), dir / "renamed.so",
                                std::filesystem::copy_options::overwrite_existing);
     rail_load_config renamed;
-    renamed.plugins_dir = dir.string();
+    renamed.plugins_dirs = {dir.string()};
     renamed.rails = {"renamed"};
     CHECK_THAT(load_error([&] { load_rails(renamed, nullptr); }),
                Catch::Contains("declares the name \"test_good\" but is configured as \"renamed\""));
@@ -215,8 +220,8 @@ TEST_CASE("rail_abi.h does not change without a version bump", "[rails][abi]") {
     std::string hash = sha256_file_hex(std::string(CORRIDOR_SOURCE_DIR) + "/rails/rail_abi.h");
     INFO("rail_abi.h SHA-256 is now " << hash);
     CHECK(CORRIDOR_RAIL_ABI_MAJOR == 1);
-    CHECK(CORRIDOR_RAIL_ABI_MINOR == 2);
-    CHECK(hash == "7748f50bc97b3f70e2cafb52b5b510270ec84f993175db46215453ec6391785b");
+    CHECK(CORRIDOR_RAIL_ABI_MINOR == 3);
+    CHECK(hash == "8c902748cc1ef63a914007dbe9fa842731a1eb3532d5b1835718edc00179c057");
 }
 
 TEST_CASE("a plugin built for ABI 1.0 still loads and reads as able to pay out and pull",
@@ -226,7 +231,7 @@ TEST_CASE("a plugin built for ABI 1.0 still loads and reads as able to pay out a
     CHECK(rail->abi_minor() == 0);
     CHECK(rail->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));
     CHECK(rail->can(CORRIDOR_RAIL_PULL));
-    CHECK(rail->validate_account("LEGACY_ACCOUNT", "USD", "{}").ok());
+    CHECK(rail->validate_account("POLYGON_WALLET", "USD", "{}").ok());
     rail_operation_input op;
     op.operation_id = "RailOperation:legacy";
     op.amount_minor = 5;
@@ -240,10 +245,11 @@ TEST_CASE("a plugin built for ABI 1.0 still loads and reads as able to pay out a
 TEST_CASE("an ABI 1.1 plugin's capabilities are read from its table", "[rails][loader][abi]") {
     auto both = load_rail_file(test_plugin("test_good"), "test_good", "", "{}", nullptr);
     CHECK(both->abi_minor() == CORRIDOR_RAIL_ABI_MINOR);
-    CHECK(both->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL));
+    CHECK(both->capabilities() ==
+          (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL | CORRIDOR_RAIL_SERVES_SANDBOX));
     auto payout_only =
         load_rail_file(test_plugin("test_payout_only"), "test_payout_only", "", "{}", nullptr);
-    CHECK(payout_only->capabilities() == CORRIDOR_RAIL_CAN_PAYOUT);
+    CHECK(payout_only->capabilities() == (CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_SERVES_SANDBOX));
     CHECK(payout_only->can(CORRIDOR_RAIL_PAYOUT));
     CHECK_FALSE(payout_only->can(CORRIDOR_RAIL_PULL));
 }
@@ -307,7 +313,7 @@ TEST_CASE("report_incoming copies well-formed arrivals from initiate and tick an
           "[rails][loader][abi]") {
     collected_log log;
     auto rail = load_rail_file(test_plugin("test_incoming"), "test_incoming", "", "{}", &log);
-    CHECK(rail->abi_minor() == 2);
+    CHECK(rail->abi_minor() == 3);
 
     auto ticked = rail->tick(5000);
     REQUIRE(ticked.ok());
@@ -365,6 +371,134 @@ TEST_CASE("report_incoming copies well-formed arrivals from initiate and tick an
     CHECK(api->report_incoming(nullptr, &in) == CORRIDOR_RAIL_INVALID_ARGUMENT);
     rail.reset();  // a destroyed instance is unknown from then on
     CHECK(api->report_incoming(host, &in) == CORRIDOR_RAIL_INVALID_ARGUMENT);
+}
+
+}  // namespace corridor
+
+namespace corridor {
+
+TEST_CASE("the host makes data_dir (0700) before create", "[rails][loader]") {
+    auto root = std::filesystem::temp_directory_path() / "corridor-loader-data-dir-test";
+    std::filesystem::remove_all(root);
+    auto dir = root / "rails" / "test_good";
+    // test_good writes a file into data_dir from its constructor, and refuses to start if it
+    // cannot.
+    auto rail = load_rail_file(test_plugin("test_good"), "test_good", "",
+                               R"({"data_dir":")" + dir.string() + "\"}", nullptr);
+    CHECK(std::filesystem::exists(dir / "created"));
+    struct stat info {};
+    REQUIRE(::stat(dir.c_str(), &info) == 0);
+    CHECK((info.st_mode & 0777) == 0700);
+    // An existing folder is used as it is; a path that is a file is refused, named.
+    std::ofstream(root / "a-file") << "x";
+    std::string error = load_error([&] {
+        load_rail_file(test_plugin("test_good"), "", "",
+                       R"({"data_dir":")" + (root / "a-file").string() + "\"}", nullptr);
+    });
+    CHECK_THAT(error, Catch::Contains("its data_dir " + (root / "a-file").string()));
+    std::filesystem::remove_all(root);
+}
+
+TEST_CASE("a plugin declaring an account type outside the interface's list is refused",
+          "[rails][loader]") {
+    std::string error =
+        load_error([] { load_rail_file(test_plugin("test_unknown_type"), "", "", "{}", nullptr); });
+    CHECK_THAT(error, Catch::Contains(test_plugin("test_unknown_type")));
+    CHECK_THAT(error, Catch::Contains("declares the account type \"MARS_ACCOUNT\", which is not "
+                                      "one of the interface's account types (US_ACCOUNT, "
+                                      "USD_ACCOUNT, CLABE,"));
+    CHECK_THAT(error, Catch::Contains("BASE_WALLET)"));
+}
+
+TEST_CASE("the account types of rail_abi.h are the interface's", "[rails][abi]") {
+    std::vector<std::string> interface_types;
+    for (auto type : external_account_types()) interface_types.emplace_back(type);
+    std::vector<std::string> abi_types = rail_account_types();
+    std::sort(interface_types.begin(), interface_types.end());
+    std::sort(abi_types.begin(), abi_types.end());
+    CHECK(abi_types == interface_types);
+}
+
+TEST_CASE("an entry point refusing the host's ABI is named with both versions", "[rails][loader]") {
+    std::string error =
+        load_error([] { load_rail_file(test_plugin("test_refuses_host"), "", "", "{}", nullptr); });
+    CHECK_THAT(error, Catch::Contains(test_plugin("test_refuses_host")));
+    CHECK_THAT(error, Catch::Contains("it was built for rail ABI 2.4 and its entry point refused "
+                                      "this Corridor's rail ABI 1.3 (status unsupported; the "
+                                      "major versions must match)"));
+}
+
+TEST_CASE("a create that throws is refused with the plugin's own words", "[rails][loader]") {
+    std::string error = load_error([] {
+        load_rail_file(test_plugin("test_good"), "", "", R"({"throw_in_create":true})", nullptr);
+    });
+    CHECK_THAT(error, Catch::Contains("its create hook failed (internal): internal error in the "
+                                      "rail plugin (the plugin logged: create threw on purpose: "
+                                      "the settings name no bank)"));
+}
+
+TEST_CASE("plugins.dir folders are searched in order", "[rails][loader]") {
+    auto first = std::filesystem::temp_directory_path() / "corridor-loader-dirs-test";
+    std::filesystem::remove_all(first);
+    std::filesystem::create_directories(first);
+    std::filesystem::copy_file(test_plugin("test_silent"), first / "test_silent.so");
+    rail_load_config config;
+    config.plugins_dirs = {first.string(), CORRIDOR_TEST_PLUGIN_DIR};
+    config.rails = {"test_silent", "test_good"};
+    auto registry = load_rails(config, nullptr);
+    CHECK(registry.by_name("test_silent")->file() == (first / "test_silent.so").string());
+    CHECK(registry.by_name("test_good")->file() == test_plugin("test_good"));
+    config.rails = {"absent"};
+    CHECK_THAT(load_error([&] { load_rails(config, nullptr); }),
+               Catch::Contains("absent.so: no such file in any folder of plugins.dir (" +
+                               first.string() + ", " + CORRIDOR_TEST_PLUGIN_DIR + ")"));
+    std::filesystem::remove_all(first);
+}
+
+TEST_CASE("load_each_rail carries on past a rail that cannot load, with its error",
+          "[rails][loader]") {
+    rail_load_config config;
+    config.plugins_dirs = {CORRIDOR_TEST_PLUGIN_DIR};
+    config.rails = {"test_good", "test_unknown_type"};
+    config.settings_json["test_good"] = R"({"throw_in_create":true})";
+    auto attempts = load_each_rail(config, nullptr);
+    REQUIRE(attempts.size() == 2);
+    CHECK_FALSE(attempts[0].rail);
+    CHECK_THAT(attempts[0].error, Catch::Contains("create threw on purpose"));
+    CHECK_FALSE(attempts[1].rail);
+    CHECK_THAT(attempts[1].error, Catch::Contains("MARS_ACCOUNT"));
+    config.settings_json.clear();
+    config.rails = {"test_good"};
+    attempts = load_each_rail(config, nullptr);
+    REQUIRE(attempts.size() == 1);
+    CHECK(attempts[0].rail);
+    CHECK(attempts[0].error.empty());
+}
+
+TEST_CASE("a report from a thread of the plugin's own is refused", "[rails][loader]") {
+    // test_thread_report settles a payout through a thread it starts inside initiate.
+    auto rail = load_rail_file(test_plugin("test_thread_report"), "", "", "{}", nullptr);
+    auto started = rail->initiate({CORRIDOR_RAIL_PAYOUT, "RailOperation:t", "sandbox",
+                                   "SOLANA_WALLET", R"({"address":"a"})", "USD", "", 100, 1000});
+    CHECK(started.ok());
+    CHECK(started.reports.empty());
+    // The same rail on the hook's thread is heard (test_good shares its source).
+    auto good = load_rail_file(test_plugin("test_good"), "", "", "{}", nullptr);
+    CHECK(good->initiate({CORRIDOR_RAIL_PAYOUT, "RailOperation:g", "sandbox", "SOLANA_WALLET",
+                          R"({"address":"a"})", "USD", "", 100, 1000})
+              .reports.size() == 1);
+}
+
+TEST_CASE("sandbox operations never reach a rail that does not serve the sandbox",
+          "[rails][loader]") {
+    rail_registry registry;
+    registry.add(load_rail_file(test_plugin("test_production"), "", "", "{}", nullptr));
+    CHECK(registry.for_account_type("production", "SOLANA_WALLET")->name() == "test_production");
+    CHECK(registry.for_account_type("sandbox", "SOLANA_WALLET") == nullptr);
+    // A rail that serves the sandbox itself does get its account types there.
+    registry.add(load_rail_file(test_plugin("test_good"), "", "", "{}", nullptr));
+    CHECK(registry.for_account_type("sandbox", "SOLANA_WALLET")->name() == "test_good");
+    CHECK(registry.for_account_type("production", "SOLANA_WALLET")->name() == "test_production");
 }
 
 }  // namespace corridor

@@ -73,7 +73,7 @@ struct engine_fixture : store_fixture {
     transaction_record transfer_out_on_test_rail(const rail_engine_services& on,
                                                  std::int64_t amount) {
         return transfer_out_on(
-            on, {"ExternalAccount:g", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+            on, {"ExternalAccount:g", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"1"})"},
             amount, "");
     }
 
@@ -201,7 +201,7 @@ TEST_CASE("an operation the rail never completes fails at its deadline and is re
     engine_fixture f;
     payment_engine engine(f.services());
     auto t = f.transfer_out(
-        {"ExternalAccount:silent", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"});
+        {"ExternalAccount:silent", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"1"})"});
     CHECK(f.operation_of(t).rail == "test_silent");
     f.drive(engine);
     CHECK(f.operation_of(t).status == "PENDING");
@@ -250,7 +250,7 @@ TEST_CASE("a refused transfer-out writes nothing", "[store][rails][engine]") {
            "accountInfo.accountNumber is required for US_ACCOUNT");
     refuse(f.external("MARS_ACCOUNT", "accountNumber", "1"), 100, rail_payment_error::no_rail,
            "no payment rail serves account type MARS_ACCOUNT");
-    refuse({"ExternalAccount:t", "", "USD", "OTHER_ACCOUNT", "{}"}, 100,
+    refuse({"ExternalAccount:t", "", "USD", "TRON_WALLET", "{}"}, 100,
            rail_payment_error::account_invalid,
            "is not valid for rail test_silent: accountNumber is required");
     {
@@ -270,10 +270,38 @@ TEST_CASE("a refused transfer-out writes nothing", "[store][rails][engine]") {
     CHECK(f.balance() == 10000);
 }
 
+TEST_CASE(
+    "a sandbox transfer is refused when no rail serves the sandbox, never sent to a "
+    "real-money rail",
+    "[store][rails][engine]") {
+    engine_fixture f;
+    // test_production pays out and pulls, and does not declare SERVES_SANDBOX.
+    rail_registry production_only;
+    production_only.add(load_rail_file(
+        std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_production.so", "", "", "{}", nullptr));
+    rail_engine_services services{f.ids, f.random, f.clock, f.currencies, production_only, {}};
+    write_transaction transaction(f.session());
+    auto begun = begin_transfer_out(
+        f.session(), services,
+        {f.owner,
+         f.account_id,
+         {"ExternalAccount:p", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"1"})"},
+         100,
+         ""});
+    REQUIRE_FALSE(begun.ok());
+    CHECK(begun.error().code == rail_payment_error::no_rail);
+    CHECK_THAT(begun.error().message,
+               Catch::Contains("no payment rail serves account type SOLANA_WALLET in the sandbox"));
+    CHECK(production_only.by_name("test_production")->stats(rail_hook::validate_account).calls ==
+          0);
+    CHECK(f.balance() == 10000);
+    CHECK(f.count("SELECT COUNT(*) FROM rail_operations") == 0);
+}
+
 TEST_CASE("a throwing rail refuses the transfer and the host keeps running",
           "[store][rails][engine]") {
     engine_fixture f;
-    // test_throws serves OTHER_ACCOUNT only after test_silent, which serves it too: ask it
+    // test_throws serves TRON_WALLET only after test_silent, which serves it too: ask it
     // directly.
     rail_registry only_throws;
     only_throws.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_throws.so", "",
@@ -284,7 +312,7 @@ TEST_CASE("a throwing rail refuses the transfer and the host keeps running",
         f.session(), services,
         {f.owner,
          f.account_id,
-         {"ExternalAccount:t", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"},
+         {"ExternalAccount:t", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"1"})"},
          100,
          ""});
     REQUIRE_FALSE(begun.ok());
@@ -379,7 +407,7 @@ TEST_CASE("a rail that cannot pull refuses transfer-in up front", "[store][rails
     only.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_payout_only.so", "", "",
                             "{}", nullptr));
     rail_engine_services services{f.ids, f.random, f.clock, f.currencies, only, {}};
-    auto source = f.external("TEST_ACCOUNT", "accountNumber", "42");
+    auto source = f.external("SOLANA_WALLET", "accountNumber", "42");
     write_transaction transaction(f.session());
     auto pulled =
         begin_transfer_in(f.session(), services, {f.owner, source, f.account_id, 100, ""});
@@ -508,7 +536,8 @@ TEST_CASE("after a restart the node initiates again, once, every operation its r
     engine_fixture f;
     auto silent = [&] {
         return f.transfer_out(
-            {"ExternalAccount:silent", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"}, 100);
+            {"ExternalAccount:silent", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"1"})"},
+            100);
     };
     auto pending = silent();  // accepted by the rail, no outcome yet
     std::string first_epoch;
@@ -605,7 +634,7 @@ TEST_CASE("pending operations from before nodes were recorded are adopted by one
           "[store][rails][engine]") {
     engine_fixture f;
     auto t = f.transfer_out(
-        {"ExternalAccount:silent", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"1"})"}, 100);
+        {"ExternalAccount:silent", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"1"})"}, 100);
     {
         payment_engine engine(f.services());
         f.drive(engine);

@@ -33,7 +33,7 @@ const std::string spark_settings =
 
 rail_load_config production_rails() {
     rail_load_config config;
-    config.plugins_dir = CORRIDOR_PLUGIN_DIR;
+    config.plugins_dirs = {CORRIDOR_PLUGIN_DIR};
     config.rails = {"sandbox", "pix", "spark"};
     config.settings_json = {{"pix", pix_settings}, {"spark", spark_settings}};
     return config;
@@ -127,7 +127,7 @@ TEST_CASE("a production PIX payout settles through pix.so", "[store][rails][engi
 
 TEST_CASE("ach pulls; the sandbox both pays out and pulls", "[rails][registry]") {
     rail_load_config config;
-    config.plugins_dir = CORRIDOR_PLUGIN_DIR;
+    config.plugins_dirs = {CORRIDOR_PLUGIN_DIR};
     config.rails = {"sandbox", "ach"};
     auto dir = std::filesystem::temp_directory_path() / "corridor-ach-capabilities";
     std::filesystem::create_directories(dir);

@@ -86,7 +86,7 @@ TEST_CASE("an empty file gives the defaults, paths next to the file", "[server][
     CHECK(config.rates_file.empty());
     CHECK(config.funding_file.empty());
     // The binary's own rails, the sandbox rail alone, and the state next to the file.
-    CHECK(config.plugins_dir == default_plugins_dir());
+    CHECK(config.plugins_dirs == std::vector<std::string>{default_plugins_dir()});
     CHECK(config.plugins_rails == std::vector<std::string>{"sandbox"});
     CHECK(config.state_dir == conf.string());
     CHECK(config.config_file == (conf / "corridor.json").string());
@@ -190,7 +190,7 @@ TEST_CASE("every key is read", "[server][config]") {
     CHECK(config.webhooks.retry_max_age_hours == 24);
     CHECK(config.webhooks.poll_interval_ms == 10);
     CHECK(config.webhooks.in_flight_max == 8);
-    CHECK(config.plugins_dir == "/opt/corridor/plugins");
+    CHECK(config.plugins_dirs == std::vector<std::string>{"/opt/corridor/plugins"});
     CHECK(config.plugins_rails == std::vector<std::string>{"ach", "pix"});
     CHECK(config.limits.request_body_bytes_max == 4096);
     CHECK(config.limits.request_header_bytes_max == 2048);
@@ -214,7 +214,7 @@ TEST_CASE("relative paths resolve against the configuration file's folder", "[se
     })"));
     CHECK(config.database == "sqlite:" + (folder.path() / "var" / "corridor.db").string());
     CHECK(config.currencies_file == (conf / "data" / "currencies.json").string());
-    CHECK(config.plugins_dir == (conf / "rails").string());
+    CHECK(config.plugins_dirs == std::vector<std::string>{(conf / "rails").string()});
 
     // Absolute paths stay as they are, in either spelling.
     for (const char* absolute : {"sqlite:/srv/corridor.db", "sqlite:///srv/corridor.db"}) {
@@ -225,6 +225,22 @@ TEST_CASE("relative paths resolve against the configuration file's folder", "[se
         REQUIRE(url);
         CHECK(url->connect_string == "/srv/corridor.db");
     }
+}
+
+TEST_CASE("plugins.dir takes one folder or a list searched in order", "[server][config]") {
+    temp_folder folder;
+    const fs::path conf = folder.path() / "conf";
+    auto config = service_config::load_file(
+        folder.write(R"({"plugins": {"dir": ["my-rails", "/usr/lib/corridor/rails"]}})"));
+    CHECK(config.plugins_dirs ==
+          std::vector<std::string>{(conf / "my-rails").string(), "/usr/lib/corridor/rails"});
+    const char* expected =
+        "configuration key \"plugins.dir\" must be a folder (a non-empty string) or a non-empty "
+        "array of folders";
+    CHECK(load_error(R"({"plugins": {"dir": []}})") == expected);
+    CHECK(load_error(R"({"plugins": {"dir": ["a", ""]}})") == expected);
+    CHECK(load_error(R"({"plugins": {"dir": ["a", 3]}})") == expected);
+    CHECK(load_error(R"({"plugins": {"dir": ""}})") == expected);
 }
 
 TEST_CASE("sqlite:// URLs with a relative path resolve against the file's folder too",

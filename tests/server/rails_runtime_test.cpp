@@ -25,13 +25,13 @@ TEST_CASE("each rail gets its folder under rails.data_dir, the sandbox its timeo
           "[server][rails]") {
     service_config config = service_config::defaults("/etc/corridor");
     CHECK(config.rails_data_dir == "/etc/corridor/rail-data");
-    config.plugins_dir = "/opt/plugins";
+    config.plugins_dirs = {"/opt/plugins"};
     config.plugins_rails = {"sandbox", "ach"};
     config.sandbox_timeout_seconds = 7;
     config.plugins_sha256 = {{"ach", std::string(64, 'a')}};
     config.plugins_settings = {{"ach", R"({"origin":"1"})"}};
     auto loaded = rail_load_config_of(config);
-    CHECK(loaded.plugins_dir == "/opt/plugins");
+    CHECK(loaded.plugins_dirs == std::vector<std::string>{"/opt/plugins"});
     CHECK(loaded.rails == config.plugins_rails);
     CHECK(loaded.sha256_pins == config.plugins_sha256);
     CHECK(loaded.settings_json.at("ach") ==
@@ -212,7 +212,7 @@ TEST_CASE("a slow rail holds up no ledger command: one sent while its hook runs 
             f.session(), services,
             {owner,
              account_id,
-             {"ExternalAccount:slow", "", "USD", "TEST_ACCOUNT", R"({"accountNumber":"42"})"},
+             {"ExternalAccount:slow", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"42"})"},
              200,
              ""});
         REQUIRE(begun.ok());
@@ -287,7 +287,7 @@ TEST_CASE("the shipped configuration loads the four shipped rails with working s
     // As served from this build, with the state kept away from the source tree.
     fs::path dir = fs::temp_directory_path() / ("corridor-shipped-" + std::to_string(::getpid()));
     fs::remove_all(dir);
-    config.plugins_dir = CORRIDOR_PLUGIN_DIR;
+    config.plugins_dirs = {CORRIDOR_PLUGIN_DIR};
     config.rails_data_dir = dir.string();
     // The Spark node key is made at start-up, as serve does, here in the same folder.
     auto spark = boost::json::parse(config.plugins_settings.at("spark")).as_object();

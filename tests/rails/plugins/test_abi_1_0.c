@@ -1,6 +1,6 @@
 /* A plugin built for rail ABI 1.0, before the capabilities field: its table is the 1.0 layout,
  * written out here as that older header declared it, so the host must neither refuse it nor read
- * past its end. It serves LEGACY_ACCOUNT and settles every operation as soon as it is initiated. */
+ * past its end. It serves POLYGON_WALLET and settles every operation as soon as it is initiated. */
 #include "rails/rail_abi.h"
 
 /* The plugin table as ABI 1.0 declared it: everything up to and including tick. */
@@ -26,7 +26,7 @@ typedef struct legacy_plugin_table {
 
 #include "settle_at_once.h"
 
-static const corridor_rail_type_span types[] = {{"LEGACY_ACCOUNT", 14}};
+static const corridor_rail_type_span types[] = {{"POLYGON_WALLET", 14}};
 static const legacy_plugin_table table = {
     {sizeof(corridor_rail_type_magic),
      1,

@@ -6,12 +6,23 @@
 //   2 silent: accepts operations and never reports (the host's deadline must close them)
 //   3 slow: like good, but initiate first creates the file named by the setting "started_file"
 //     and then sleeps a second (a plugin that breaks the "hooks never block" rule)
-// TEST_RAIL_CAPABILITIES, when defined, is the rail's ABI 1.1 capabilities (both when not).
+//   4 pays twice: keeps nothing across a restart, so an operation initiated again is paid again
+//     (a new rail reference each time)
+//   5 reports twice: reports a payout SETTLED in initiate and again on the next tick
+//   6 reports from its own thread: initiate reports through a thread it starts (and joins), not
+//     on the thread running the hook
+// TEST_RAIL_CAPABILITIES, when defined, is the rail's capabilities (payout, pull and serving the
+// sandbox when not). TEST_RAIL_EXTRA_TYPE, when defined, is a third account type it declares.
+// Settings: "refuse" makes create fail with a message, "throw_in_create" makes it throw a plain
+// exception, and data_dir (when given) must exist when create runs: a file is written there.
 #include <chrono>
+#include <cstdint>
 #include <fstream>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "rails/plugin_sdk.hpp"
 
@@ -30,32 +41,49 @@ class test_rail final : public sdk::rail {
 public:
     static constexpr std::string_view name = TEST_RAIL_NAME;
     static constexpr std::string_view version = "0.0.1";
-    static constexpr std::array<std::string_view, 2> account_types{"TEST_ACCOUNT", "OTHER_ACCOUNT"};
+#ifdef TEST_RAIL_EXTRA_TYPE
+    static constexpr std::array<std::string_view, 3> account_types{"SOLANA_WALLET", "TRON_WALLET",
+                                                                   TEST_RAIL_EXTRA_TYPE};
+#else
+    static constexpr std::array<std::string_view, 2> account_types{"SOLANA_WALLET", "TRON_WALLET"};
+#endif
     static constexpr uint32_t tick_interval_ms = 1000;
 #ifdef TEST_RAIL_CAPABILITIES
     static constexpr uint32_t capabilities = TEST_RAIL_CAPABILITIES;
+#else
+    static constexpr uint32_t capabilities =
+        CORRIDOR_RAIL_CAN_PAYOUT | CORRIDOR_RAIL_CAN_PULL | CORRIDOR_RAIL_SERVES_SANDBOX;
 #endif
 
     test_rail(const sdk::host& host, std::string_view config_json) : host_(host) {
         if (config_json.find("\"refuse\"") != std::string_view::npos) {
             throw sdk::rail_error(CORRIDOR_RAIL_INVALID_ARGUMENT, "config says refuse");
         }
-        host_.log(CORRIDOR_RAIL_LOG_INFO, "test rail created");
-        std::string_view key = "\"started_file\":\"";
-        if (auto at = config_json.find(key); at != std::string_view::npos) {
-            auto begin = at + key.size();
-            started_file_ =
-                std::string(config_json.substr(begin, config_json.find('"', begin) - begin));
+        if (config_json.find("\"throw_in_create\"") != std::string_view::npos) {
+            throw std::runtime_error("create threw on purpose: the settings name no bank");
         }
+        host_.log(CORRIDOR_RAIL_LOG_INFO, "test rail created");
+        started_file_ = setting(config_json, "started_file");
+        // The host made data_dir before create: writing there must work now.
+        if (std::string dir = setting(config_json, "data_dir"); !dir.empty()) {
+            std::ofstream marker(dir + "/created");
+            if (!(marker << "created\n")) {
+                throw sdk::rail_error(CORRIDOR_RAIL_INTERNAL, "cannot write in data_dir " + dir);
+            }
+        }
+        nonce_ = std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "-" +
+                 std::to_string(instances_made++);
     }
 
     sdk::status validate_account(sdk::call& c, std::string_view type, std::string_view currency,
                                  std::string_view json) override {
         maybe_throw();
-        if (type != "TEST_ACCOUNT" && type != "OTHER_ACCOUNT") {
+        if (type != "SOLANA_WALLET" && type != "TRON_WALLET") {
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "account type not served");
         }
-        if (json.find("\"accountNumber\"") == std::string_view::npos) {
+        // An account number, or a wallet address (the conformance kit's samples).
+        if (json.find("\"accountNumber\"") == std::string_view::npos &&
+            json.find("\"address\"") == std::string_view::npos) {
             return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, "accountNumber is required");
         }
         c.set_result(R"({"normalised":true})");
@@ -64,7 +92,7 @@ public:
 
     sdk::status funding_instructions(sdk::call& c, const sdk::funding_request& r) override {
         maybe_throw();
-        c.set_result(std::string(R"([{"accountType":"TEST_ACCOUNT","reference":")") +
+        c.set_result(std::string(R"([{"accountType":"SOLANA_WALLET","reference":")") +
                      std::string(r.reference) + "\"}]");
         return CORRIDOR_RAIL_OK;
     }
@@ -83,8 +111,18 @@ public:
         }
         std::string id(op.operation_id);
         if (op.direction == CORRIDOR_RAIL_PAYOUT) {
-            host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
-                        "trace-1", ""});
+            // Paying twice: every instance makes a new payment, with its own reference.
+            std::string reference = TEST_RAIL_BEHAVIOUR == 4 ? "pay-" + nonce_ : "trace-1";
+            auto settle = [&] {
+                host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
+                            reference, ""});
+            };
+            if (TEST_RAIL_BEHAVIOUR == 6) {
+                std::thread(settle).join();
+            } else {
+                settle();
+            }
+            if (TEST_RAIL_BEHAVIOUR == 5) settled_again_.push_back(id);
         } else {
             host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
                         "trace-2", ""});
@@ -100,10 +138,24 @@ public:
                         "R01", "", "trace-2", "insufficient funds"});
         }
         pending_.clear();
+        for (const auto& id : settled_again_) {
+            host_.send({CORRIDOR_RAIL_OUTCOME_SETTLED, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
+                        "trace-1", ""});
+        }
+        settled_again_.clear();
         return CORRIDOR_RAIL_OK;
     }
 
 private:
+    // The string value of "key" in the settings, or "" (enough JSON for these tests).
+    static std::string setting(std::string_view config_json, std::string_view name) {
+        std::string key = "\"" + std::string(name) + "\":\"";
+        auto at = config_json.find(key);
+        if (at == std::string_view::npos) return "";
+        auto begin = at + key.size();
+        return std::string(config_json.substr(begin, config_json.find('"', begin) - begin));
+    }
+
     static void maybe_throw() {
         if (TEST_RAIL_BEHAVIOUR == 1) throw std::runtime_error("test rail throws on purpose");
     }
@@ -111,6 +163,9 @@ private:
     sdk::host host_;
     std::map<std::string, int64_t> pending_;
     std::string started_file_;
+    std::string nonce_;
+    std::vector<std::string> settled_again_;
+    static inline int instances_made = 0;
 };
 
 }  // namespace

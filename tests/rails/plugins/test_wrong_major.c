@@ -1,7 +1,7 @@
 /* A plugin built for a future rail ABI major version; the loader must refuse it by name. */
 #include "rails/rail_abi.h"
 
-static const corridor_rail_type_span types[] = {{"TEST_ACCOUNT", 12}};
+static const corridor_rail_type_span types[] = {{"SOLANA_WALLET", 13}};
 static const corridor_rail_plugin table = {
     {sizeof(corridor_rail_type_magic), CORRIDOR_RAIL_ABI_MAJOR + 1, 0, sizeof(corridor_rail_plugin), 0,
      {CORRIDOR_RAIL_BUILD_SIGNATURE, sizeof(CORRIDOR_RAIL_BUILD_SIGNATURE) - 1}},
