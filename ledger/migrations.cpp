@@ -1,5 +1,6 @@
 #include "ledger/migrations.hpp"
 
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -584,6 +585,27 @@ const std::vector<migration>& all_migrations() {
              "DROP INDEX ledger_transfers_debit",
              "DROP INDEX ledger_transfers_credit",
          }},
+        {20,
+         "one owner per UMA address across both environments",
+         {
+             // An address resolves at its domain to its one owner, whichever environment holds
+             // it. Addresses that both environments already hold keep production's behaviour: the
+             // sandbox customer is marked shadowed (it stays reachable through the sandbox's proxy
+             // subdomain) and a note names it, so that the platform can change one of them.
+             "ALTER TABLE customers ADD COLUMN uma_address_shadowed INTEGER NOT NULL DEFAULT 0",
+             "UPDATE customers SET uma_address_shadowed = 1 WHERE environment = 'sandbox' AND "
+             "is_deleted = 0 AND uma_address IN (SELECT uma_address FROM customers WHERE "
+             "environment = 'production' AND is_deleted = 0)",
+             "CREATE UNIQUE INDEX customers_uma_address_owner ON customers (uma_address) WHERE "
+             "is_deleted = 0 AND uma_address_shadowed = 0",
+             R"(CREATE TABLE IF NOT EXISTS schema_migration_notes (
+                version INTEGER NOT NULL,
+                note TEXT NOT NULL))",
+             "INSERT INTO schema_migration_notes (version, note) SELECT 20, 'UMA address ' || "
+             "uma_address || ' is held in both environments (sandbox customer ' || id || ' of "
+             "platform ' || platform_id || '): it resolves to the production customer; change "
+             "the address of one of them' FROM customers WHERE uma_address_shadowed = 1",
+         }},
     };
     return migrations;
 }
@@ -601,6 +623,18 @@ void lock_migrations(soci::session& session) {
     }
 }
 
+// What a migration found that the operator must act on (written by its own statements into
+// schema_migration_notes), on the standard error stream where the process logs.
+void report_notes(soci::session& session, int version) {
+    if (version < 20) return;  // the notes table comes with migration 20
+    std::string note;
+    soci::statement select = (session.prepare << "SELECT note FROM schema_migration_notes WHERE "
+                                                 "version = :v",
+                              soci::use(version), soci::into(note));
+    select.execute(false);
+    while (select.fetch()) std::cerr << "migration " << version << ": " << note << std::endl;
+}
+
 }  // namespace
 
 int latest_migration_version() { return all_migrations().back().version; }
@@ -616,6 +650,12 @@ int applied_migration_version(soci::session& session) {
 }
 
 int apply_migrations(soci::session& session) {
+    int applied = apply_migrations_up_to(session, latest_migration_version());
+    CORRIDOR_ASSERT(applied_migration_version(session) == latest_migration_version());
+    return applied;
+}
+
+int apply_migrations_up_to(soci::session& session, int version_max) {
     {
         // CREATE TABLE IF NOT EXISTS is not safe against itself on PostgreSQL: two sessions
         // that both find the table missing collide on the catalog's unique index. Take the lock.
@@ -627,6 +667,7 @@ int apply_migrations(soci::session& session) {
     int applied = 0;
     system_clock wall;
     for (const auto& step : all_migrations()) {
+        if (step.version > version_max) break;
         write_transaction transaction(session);
         lock_migrations(session);
         int present = 0;
@@ -634,6 +675,7 @@ int apply_migrations(soci::session& session) {
             soci::use(step.version), soci::into(present);
         if (present != 0) continue;
         for (const char* statement : step.statements) session << statement;
+        report_notes(session, step.version);
         long long now_ms = wall.now_ms();
         std::string name = step.name;
         session << "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (:v, :n, "
@@ -642,7 +684,6 @@ int apply_migrations(soci::session& session) {
         transaction.commit();
         ++applied;
     }
-    CORRIDOR_ASSERT(applied_migration_version(session) == latest_migration_version());
     return applied;
 }
 
