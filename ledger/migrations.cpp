@@ -606,6 +606,22 @@ const std::vector<migration>& all_migrations() {
              "platform ' || platform_id || '): it resolves to the production customer; change "
              "the address of one of them' FROM customers WHERE uma_address_shadowed = 1",
          }},
+        {21,
+         "hosted KYC links for people who are not customers yet",
+         {
+             // Completing such a link creates the customer with platform_customer_id; customer_id
+             // then records which one.
+             R"(CREATE TABLE kyc_onboarding_links (
+                token_hash TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                platform_customer_id TEXT NOT NULL,
+                redirect_uri TEXT,
+                expires_at_ms BIGINT NOT NULL,
+                used_at_ms BIGINT,
+                customer_id TEXT,
+                created_at_ms BIGINT NOT NULL))",
+         }},
     };
     return migrations;
 }
