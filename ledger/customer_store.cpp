@@ -249,8 +249,7 @@ result<customer, customer_error> update_customer(soci::session& session, const c
                    "birth_date = :bd, nationality = :na, address = :ad, business_info = :bi, "
                    "beneficial_owners = :bo, updated_at_ms = :t WHERE id = :i AND platform_id = "
                    ":p AND environment = :e",
-            soci::use(address), soci::use(address),
-            soci::use(full_name.value, full_name.indicator),
+            soci::use(address), soci::use(address), soci::use(full_name.value, full_name.indicator),
             soci::use(birth_date.value, birth_date.indicator),
             soci::use(nationality.value, nationality.indicator),
             soci::use(address_json.value, address_json.indicator),

@@ -21,20 +21,20 @@ constexpr std::size_t platform_account_id_chars_max = 256;
 // Every field of the external account bodies the interface defines, over all account types: a
 // field of the wrong type is refused even when the chosen accountType does not read it.
 constexpr field_shape address_shape[] = {
-    {"line1", json_kind::string}, {"line2", json_kind::string},      {"city", json_kind::string},
-    {"state", json_kind::string}, {"postalCode", json_kind::string}, {"country", json_kind::string}};
-constexpr field_shape beneficiary_shape[] = {
-    {"beneficiaryType", json_kind::string},
-    {"fullName", json_kind::string},
-    {"birthDate", json_kind::string},
-    {"nationality", json_kind::string},
-    {"legalName", json_kind::string},
-    {"registrationNumber", json_kind::string},
-    {"taxId", json_kind::string},
-    {"email", json_kind::string},
-    {"phoneNumber", json_kind::string},
-    {"countryOfResidence", json_kind::string},
-    {"address", json_kind::object, address_shape}};
+    {"line1", json_kind::string},      {"line2", json_kind::string},
+    {"city", json_kind::string},       {"state", json_kind::string},
+    {"postalCode", json_kind::string}, {"country", json_kind::string}};
+constexpr field_shape beneficiary_shape[] = {{"beneficiaryType", json_kind::string},
+                                             {"fullName", json_kind::string},
+                                             {"birthDate", json_kind::string},
+                                             {"nationality", json_kind::string},
+                                             {"legalName", json_kind::string},
+                                             {"registrationNumber", json_kind::string},
+                                             {"taxId", json_kind::string},
+                                             {"email", json_kind::string},
+                                             {"phoneNumber", json_kind::string},
+                                             {"countryOfResidence", json_kind::string},
+                                             {"address", json_kind::object, address_shape}};
 constexpr field_shape account_info_shape[] = {
     {"accountType", json_kind::string},
     {"paymentRails", json_kind::array, {}, json_kind::string},
