@@ -58,13 +58,16 @@ constexpr const char* customer_select =
     "kyc_status, full_name, birth_date, nationality, address, business_info, beneficial_owners, "
     "is_deleted, created_at_ms, updated_at_ms FROM customers";
 
-bool uma_address_taken(soci::session& session, const tenant& owner, const std::string& address,
+// An address has one owner across both environments: it resolves at its domain to that owner,
+// so a sandbox customer cannot take a production customer's address, nor the reverse. (The unique
+// index customers_uma_address_owner settles races that this check cannot see.) Both environments
+// are named so that the (environment, uma_address) index serves the check.
+bool uma_address_taken(soci::session& session, const std::string& address,
                        const std::string& except_id) {
     int count = 0;
-    std::string env_name(owner.env_name());
-    session << "SELECT COUNT(*) FROM customers WHERE environment = :e AND uma_address = :a AND "
-               "is_deleted = 0 AND id <> :i",
-        soci::use(env_name), soci::use(address), soci::use(except_id), soci::into(count);
+    session << "SELECT COUNT(*) FROM customers WHERE environment IN ('production', 'sandbox') "
+               "AND uma_address = :a AND is_deleted = 0 AND id <> :i",
+        soci::use(address), soci::use(except_id), soci::into(count);
     return count > 0;
 }
 
@@ -145,7 +148,7 @@ result<customer, customer_error> create_customer(soci::session& session,
         std::string address;
         if (request.fields.uma_address) {
             address = *request.fields.uma_address;
-            if (uma_address_taken(session, owner, address, id)) {
+            if (uma_address_taken(session, address, id)) {
                 return customer_error::uma_address_taken;
             }
         } else {
@@ -156,7 +159,7 @@ result<customer, customer_error> create_customer(soci::session& session,
             do {
                 CORRIDOR_ASSERT(attempt++ < attempts_max);
                 address = "$" + random_base32(services.random, 12) + "@" + uma_domain;
-            } while (uma_address_taken(session, owner, address, id));
+            } while (uma_address_taken(session, address, id));
         }
         if (platform_customer_id_taken(session, owner, platform_customer_id)) {
             return customer_error::platform_customer_id_taken;
@@ -223,7 +226,7 @@ result<customer, customer_error> update_customer(soci::session& session, const c
         CORRIDOR_ASSERT(live);
         if (current->customer_type != customer_type) return customer_error::customer_type_mismatch;
         if (changes.uma_address && *changes.uma_address != current->uma_address &&
-            uma_address_taken(session, owner, *changes.uma_address, id)) {
+            uma_address_taken(session, *changes.uma_address, id)) {
             return customer_error::uma_address_taken;
         }
         auto pick = [](const std::optional<std::string>& change,
@@ -240,11 +243,13 @@ result<customer, customer_error> update_customer(soci::session& session, const c
         nullable_text owners = pick(changes.beneficial_owners_json, current->beneficial_owners_json);
         long long now_ms = std::max<long long>(time.now_ms(), current->updated_at_ms);
         std::string env_name(owner.env_name());
-        session << "UPDATE customers SET uma_address = :u, full_name = :fn, birth_date = :bd, "
-                   "nationality = :na, address = :ad, business_info = :bi, beneficial_owners = "
-                   ":bo, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND environment = "
-                   ":e",
-            soci::use(address), soci::use(full_name.value, full_name.indicator),
+        // A new address ends the shadowing of one held in both environments before migration 20.
+        session << "UPDATE customers SET uma_address_shadowed = CASE WHEN uma_address = :u0 "
+                   "THEN uma_address_shadowed ELSE 0 END, uma_address = :u, full_name = :fn, "
+                   "birth_date = :bd, nationality = :na, address = :ad, business_info = :bi, "
+                   "beneficial_owners = :bo, updated_at_ms = :t WHERE id = :i AND platform_id = "
+                   ":p AND environment = :e",
+            soci::use(address), soci::use(address), soci::use(full_name.value, full_name.indicator),
             soci::use(birth_date.value, birth_date.indicator),
             soci::use(nationality.value, nationality.indicator),
             soci::use(address_json.value, address_json.indicator),

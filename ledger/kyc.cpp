@@ -61,14 +61,22 @@ bool customer_may_move_money(soci::session& session, const tenant& owner,
     return !found || kyc_allows_money_movement(row.kyc_status);
 }
 
+namespace {
+
+std::string new_link_token(random_source& random) {
+    std::array<std::uint8_t, link_token_bytes> bytes{};
+    random.fill(bytes);
+    return base64url_encode(
+        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+}  // namespace
+
 std::string create_kyc_link(soci::session& session, random_source& random, const clock& time,
                             const tenant& owner, const std::string& customer_id,
                             const std::optional<std::string>& redirect_uri, std::int64_t ttl_ms) {
     CORRIDOR_ASSERT(ttl_ms > 0);
-    std::array<std::uint8_t, link_token_bytes> bytes{};
-    random.fill(bytes);
-    std::string token = base64url_encode(
-        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    std::string token = new_link_token(random);
     std::string token_hash = hash_secret(token);
     std::string env_name(owner.env_name());
     long long now_ms = time.now_ms();
@@ -92,10 +100,25 @@ std::optional<kyc_link> find_kyc_link(soci::session& session, std::string_view t
                                 "SELECT platform_id, environment, customer_id, redirect_uri, "
                                 "expires_at_ms, used_at_ms FROM kyc_links WHERE token_hash = :h",
                                 row, token_hash);
+    bool onboarding = false;
+    if (!found) {
+        // A link for someone who is not a customer yet names the platformCustomerId to create
+        // (read into customer_id's place).
+        found = fetch_prepared(session,
+                               "SELECT platform_id, environment, platform_customer_id, "
+                               "redirect_uri, expires_at_ms, used_at_ms FROM "
+                               "kyc_onboarding_links WHERE token_hash = :h",
+                               row, token_hash);
+        onboarding = true;
+    }
     if (!found) return std::nullopt;
     kyc_link link;
     link.owner = tenant_of_row(row.platform_id, row.environment);
-    link.customer_id = row.customer_id;
+    if (onboarding) {
+        link.platform_customer_id = row.customer_id;
+    } else {
+        link.customer_id = row.customer_id;
+    }
     if (row.redirect_indicator == soci::i_ok) link.redirect_uri = row.redirect_uri;
     link.expires_at_ms = row.expires_at_ms;
     if (row.used_indicator == soci::i_ok) link.used_at_ms = row.used_at_ms;
@@ -110,7 +133,44 @@ bool consume_kyc_link(soci::session& session, const clock& time, std::string_vie
                                  "used_at_ms IS NULL AND expires_at_ms > :n2",
                                  now_ms, token_hash, now_ms);
     CORRIDOR_ASSERT(affected == 0 || affected == 1);
+    if (affected == 1) return true;
+    // One conditional update: of racing completions only one finds the link unused (PostgreSQL
+    // re-checks the condition after the row lock the first one held).
+    affected = run_prepared(session,
+                            "UPDATE kyc_onboarding_links SET used_at_ms = :n WHERE token_hash = :h "
+                            "AND used_at_ms IS NULL AND expires_at_ms > :n2",
+                            now_ms, token_hash, now_ms);
+    CORRIDOR_ASSERT(affected == 0 || affected == 1);
     return affected == 1;
+}
+
+std::string create_kyc_onboarding_link(soci::session& session, random_source& random,
+                                       const clock& time, const tenant& owner,
+                                       const std::string& platform_customer_id,
+                                       const std::optional<std::string>& redirect_uri,
+                                       std::int64_t ttl_ms) {
+    CORRIDOR_ASSERT(ttl_ms > 0 && !platform_customer_id.empty());
+    std::string token = new_link_token(random);
+    std::string token_hash = hash_secret(token);
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    long long expires_at_ms = now_ms + ttl_ms;
+    std::string redirect = redirect_uri.value_or("");
+    soci::indicator redirect_indicator = redirect_uri ? soci::i_ok : soci::i_null;
+    session << "INSERT INTO kyc_onboarding_links (token_hash, platform_id, environment, "
+               "platform_customer_id, redirect_uri, expires_at_ms, used_at_ms, customer_id, "
+               "created_at_ms) VALUES (:h, :p, :e, :c, :r, :x, NULL, NULL, :t)",
+        soci::use(token_hash), soci::use(owner.platform_id), soci::use(env_name),
+        soci::use(platform_customer_id), soci::use(redirect, redirect_indicator),
+        soci::use(expires_at_ms), soci::use(now_ms);
+    return token;
+}
+
+void record_kyc_onboarding_customer(soci::session& session, std::string_view token,
+                                    const std::string& customer_id) {
+    std::string token_hash = hash_secret(token);
+    session << "UPDATE kyc_onboarding_links SET customer_id = :c WHERE token_hash = :h",
+        soci::use(customer_id), soci::use(token_hash);
 }
 
 void submit_kyc_review(soci::session& session, id_generator& ids, const clock& time,

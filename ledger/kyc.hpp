@@ -30,7 +30,8 @@ bool customer_may_move_money(soci::session& session, const tenant& owner,
 
 struct kyc_link {
     tenant owner;
-    std::string customer_id;
+    std::string customer_id;           // empty for a link that onboards a new person
+    std::string platform_customer_id;  // the customer a new person's link creates
     std::optional<std::string> redirect_uri;
     std::int64_t expires_at_ms = 0;
     std::optional<std::int64_t> used_at_ms;
@@ -40,10 +41,20 @@ struct kyc_link {
 std::string create_kyc_link(soci::session& session, random_source& random, const clock& time,
                             const tenant& owner, const std::string& customer_id,
                             const std::optional<std::string>& redirect_uri, std::int64_t ttl_ms);
+// A single-use link for someone who is not a customer yet: completing it creates the customer
+// with this platformCustomerId.
+std::string create_kyc_onboarding_link(soci::session& session, random_source& random,
+                                       const clock& time, const tenant& owner,
+                                       const std::string& platform_customer_id,
+                                       const std::optional<std::string>& redirect_uri,
+                                       std::int64_t ttl_ms);
+// Remembers which customer a used onboarding link created.
+void record_kyc_onboarding_customer(soci::session& session, std::string_view token,
+                                    const std::string& customer_id);
 // The link of a token, used or not, expired or not; nullopt when no such token was issued.
 std::optional<kyc_link> find_kyc_link(soci::session& session, std::string_view token);
-// Marks the link used if it is still unused and unexpired; false when another request used it first
-// or it has expired. Call inside the transaction that records the submission.
+// Marks the link (of either kind) used if it is still unused and unexpired; false when another
+// request used it first or it has expired. Call inside the transaction that records the submission.
 bool consume_kyc_link(soci::session& session, const clock& time, std::string_view token);
 
 // Records a submission for review and sets the customer PENDING_REVIEW. In the sandbox the review

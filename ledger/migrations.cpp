@@ -1,6 +1,7 @@
 #include "ledger/migrations.hpp"
 
 #include <algorithm>
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -593,7 +594,44 @@ const std::vector<migration>& all_migrations() {
              "DROP INDEX ledger_transfers_debit",
              "DROP INDEX ledger_transfers_credit",
          }},
+        {20,
+         "one owner per UMA address across both environments",
+         {
+             // An address resolves at its domain to its one owner, whichever environment holds
+             // it. Addresses that both environments already hold keep production's behaviour: the
+             // sandbox customer is marked shadowed (it stays reachable through the sandbox's proxy
+             // subdomain) and a note names it, so that the platform can change one of them.
+             "ALTER TABLE customers ADD COLUMN uma_address_shadowed INTEGER NOT NULL DEFAULT 0",
+             "UPDATE customers SET uma_address_shadowed = 1 WHERE environment = 'sandbox' AND "
+             "is_deleted = 0 AND uma_address IN (SELECT uma_address FROM customers WHERE "
+             "environment = 'production' AND is_deleted = 0)",
+             "CREATE UNIQUE INDEX customers_uma_address_owner ON customers (uma_address) WHERE "
+             "is_deleted = 0 AND uma_address_shadowed = 0",
+             R"(CREATE TABLE IF NOT EXISTS schema_migration_notes (
+                version INTEGER NOT NULL,
+                note TEXT NOT NULL))",
+             "INSERT INTO schema_migration_notes (version, note) SELECT 20, 'UMA address ' || "
+             "uma_address || ' is held in both environments (sandbox customer ' || id || ' of "
+             "platform ' || platform_id || '): it resolves to the production customer; change "
+             "the address of one of them' FROM customers WHERE uma_address_shadowed = 1",
+         }},
         {21,
+         "hosted KYC links for people who are not customers yet",
+         {
+             // Completing such a link creates the customer with platform_customer_id; customer_id
+             // then records which one.
+             R"(CREATE TABLE kyc_onboarding_links (
+                token_hash TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                platform_customer_id TEXT NOT NULL,
+                redirect_uri TEXT,
+                expires_at_ms BIGINT NOT NULL,
+                used_at_ms BIGINT,
+                customer_id TEXT,
+                created_at_ms BIGINT NOT NULL))",
+         }},
+        {22,
          "kyc reviews keep the reason of an operator's decision",
          {
              // `corridor kyc approve|reject --reason TEXT`; NULL for the sandbox's decisions.
@@ -642,6 +680,18 @@ std::string joined(const std::vector<int>& versions) {
     std::string out;
     for (int version : versions) out += (out.empty() ? "" : ", ") + std::to_string(version);
     return out;
+}
+
+// What a migration found that the operator must act on (written by its own statements into
+// schema_migration_notes), on the standard error stream where the process logs.
+void report_notes(soci::session& session, int version) {
+    if (version < 20) return;  // the notes table comes with migration 20
+    std::string note;
+    soci::statement select = (session.prepare << "SELECT note FROM schema_migration_notes WHERE "
+                                                 "version = :v",
+                              soci::use(version), soci::into(note));
+    select.execute(false);
+    while (select.fetch()) std::cerr << "migration " << version << ": " << note << std::endl;
 }
 
 }  // namespace
@@ -708,6 +758,12 @@ int applied_migration_version(soci::session& session) {
 }
 
 int apply_migrations(soci::session& session) {
+    int applied = apply_migrations_up_to(session, latest_migration_version());
+    CORRIDOR_ASSERT(applied_migration_version(session) == latest_migration_version());
+    return applied;
+}
+
+int apply_migrations_up_to(soci::session& session, int version_max) {
     {
         // CREATE TABLE IF NOT EXISTS is not safe against itself on PostgreSQL: two sessions
         // that both find the table missing collide on the catalog's unique index. Take the lock.
@@ -723,6 +779,7 @@ int apply_migrations(soci::session& session) {
     int applied = 0;
     system_clock wall;
     for (const auto& step : all_migrations()) {
+        if (step.version > version_max) break;
         write_transaction transaction(session);
         lock_migrations(session);
         int present = 0;
@@ -730,6 +787,7 @@ int apply_migrations(soci::session& session) {
             soci::use(step.version), soci::into(present);
         if (present != 0) continue;
         for (const char* statement : step.statements) session << statement;
+        report_notes(session, step.version);
         long long now_ms = wall.now_ms();
         std::string name = step.name;
         session << "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (:v, :n, "
@@ -738,7 +796,6 @@ int apply_migrations(soci::session& session) {
         transaction.commit();
         ++applied;
     }
-    CORRIDOR_ASSERT(applied_migration_version(session) == latest_migration_version());
     return applied;
 }
 

@@ -48,6 +48,8 @@ void require_current_schema(soci::session& session);
 // Safe to run from several processes at once (PostgreSQL advisory lock, SQLite write lock).
 // Throws schema_newer_than_binary, having applied nothing, when the database is newer.
 int apply_migrations(soci::session& session);
+// The same, stopping after `version_max` (tests that write the data an older schema held).
+int apply_migrations_up_to(soci::session& session, int version_max);
 // The highest migration this build knows.
 int latest_migration_version();
 // How many migrations this build knows. Numbers are reserved per change, so a build may skip

@@ -164,6 +164,15 @@ bool platform_exists(soci::session& session, const std::string& platform_id) {
     return count == 1;
 }
 
+tenant uma_key_owner(soci::session& session, const platform_config& config) {
+    if (config.owner.env == environment::production) return config.owner;
+    int shared = 0;
+    session << "SELECT COUNT(*) FROM platform_configs WHERE platform_id = :p AND environment = "
+               "'production' AND uma_domain = :d",
+        soci::use(config.owner.platform_id), soci::use(config.uma_domain), soci::into(shared);
+    return shared > 0 ? tenant{config.owner.platform_id, environment::production} : config.owner;
+}
+
 std::optional<platform_config> load_platform_config(soci::session& session, const tenant& owner) {
     struct config_row {
         platform_config config;

@@ -73,6 +73,11 @@ bool platform_exists(soci::session& session, const std::string& platform_id);
 
 std::optional<platform_config> load_platform_config(soci::session& session, const tenant& owner);
 
+// The environment whose UMA keys sign for `config`'s UMA domain. UMA senders fetch one key set
+// per domain (/.well-known/lnurlpubkey), so when both environments of a platform share the domain
+// they sign with production's keys; an environment with a domain of its own has its own keys.
+tenant uma_key_owner(soci::session& session, const platform_config& config);
+
 struct config_patch {
     std::optional<std::string> uma_domain;                       // normalised
     std::optional<std::optional<std::string>> webhook_endpoint;  // engaged empty = clear

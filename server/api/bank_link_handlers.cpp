@@ -1,7 +1,8 @@
 // The bank-link flow: POST /bank-link/link-tokens (the platform), the hosted page at
 // {public_base_url}/bank-link/{linkToken} (the person: GET shows the banks, POST picks an account
 // and shows the public token), and POST /bank-link/callback/{linkToken}, which the page's form or
-// the platform calls with the public token.
+// the platform calls with the public token. In the sandbox, POST /sandbox/bank-link/public-token
+// stands in for the page.
 //
 // The page and the callback carry no platform credentials: the link token in the path is the
 // credential (256 random bits, single use, expiring), as the callback URL handed to the platform is
@@ -177,9 +178,43 @@ http_response callback_handler(request_context& context) {
     }
 }
 
+// POST /sandbox/bank-link/public-token: what the hosted page does when a person picks an account,
+// without a browser, so that a platform's own tests can link accounts. The link token must be one
+// of the caller's (another tenant's, or production's, is not found); the bank and account default
+// to the first test bank's checking account.
+http_response sandbox_public_token_handler(request_context& context) {
+    auto body = parse_json_body(context.request);
+    json_fields fields(body);
+    std::string link_token = fields.required_string("linkToken", 256);
+    std::string bank_id =
+        fields.optional_string("bankId", 128).value_or(std::string(test_banks().front().id));
+    const test_bank* bank = find_test_bank(bank_id);
+    if (bank == nullptr) fail_field("bankId", "is not a test bank");
+    std::string account_id =
+        fields.optional_string("accountId", 128).value_or(std::string(bank->accounts.front().id));
+    auto state = find_link_token(context.session(), context.services.time, link_token);
+    if (!state || state->owner != context.owner()) fail_link(bank_link_error::token_not_found);
+    if (state->used) fail_link(bank_link_error::token_used);
+    auto issued = issue_public_token(context.session(), link_services(context), link_token, bank_id,
+                                     account_id);
+    if (!issued) fail_link(issued.error());
+    return json_response(
+        200,
+        json::object{{"publicToken", issued.value()},
+                     {"bankId", bank_id},
+                     {"accountId", account_id},
+                     {"callbackUrl", public_url(context.services, callback_path(link_token))}});
+}
+
 }  // namespace
 
 void register_bank_link_routes(router& routes) {
+    routes.add({.method = http_method::post,
+                .pattern = versioned("/sandbox/bank-link/public-token"),
+                .permission = permission_manage,
+                .sandbox_only = true,
+                .on_ledger_writer = true,
+                .handler = sandbox_public_token_handler});
     routes.add({.method = http_method::post,
                 .pattern = versioned("/bank-link/link-tokens"),
                 .permission = permission_manage,

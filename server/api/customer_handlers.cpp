@@ -64,6 +64,7 @@ http_response get_customer_handler(request_context& context) {
 
 http_response update_customer_handler(request_context& context) {
     auto body = parse_json_body(context.request);
+    check_customer_shape(body);
     json_fields fields(body);
     auto type = fields.optional_enum("customerType", customer_types);
     if (!type) fail_field("customerType", "is required (INDIVIDUAL or BUSINESS)");

@@ -137,6 +137,41 @@ std::string read_beneficial_owners(const json::array& list, const std::string& p
 
 }  // namespace
 
+// Every field of the customer bodies (POST and PATCH) the interface defines, type-checked before
+// the customer type decides which of them apply.
+constexpr field_shape address_shape[] = {
+    {"line1", json_kind::string},      {"line2", json_kind::string},
+    {"city", json_kind::string},       {"state", json_kind::string},
+    {"postalCode", json_kind::string}, {"country", json_kind::string}};
+constexpr field_shape business_info_shape[] = {{"legalName", json_kind::string},
+                                               {"registrationNumber", json_kind::string},
+                                               {"taxId", json_kind::string}};
+constexpr field_shape beneficial_owner_shape[] = {{"fullName", json_kind::string},
+                                                  {"individualType", json_kind::string},
+                                                  {"emailAddress", json_kind::string},
+                                                  {"phoneNumber", json_kind::string},
+                                                  {"taxId", json_kind::string},
+                                                  {"title", json_kind::string},
+                                                  {"birthDate", json_kind::string},
+                                                  {"nationality", json_kind::string},
+                                                  {"address", json_kind::object, address_shape},
+                                                  {"percentageOwnership", json_kind::number}};
+constexpr field_shape customer_shape[] = {
+    {"platformCustomerId", json_kind::string},
+    {"customerType", json_kind::string},
+    {"umaAddress", json_kind::string},
+    {"fullName", json_kind::string},
+    {"birthDate", json_kind::string},
+    {"nationality", json_kind::string},
+    {"address", json_kind::object, address_shape},
+    {"businessInfo", json_kind::object, business_info_shape},
+    {"beneficialOwners", json_kind::array, beneficial_owner_shape, json_kind::object},
+};
+
+void check_customer_shape(const json::object& body) {
+    check_shape(body, customer_shape);
+}
+
 customer_fields read_customer_fields(const json::object& body, const std::string& customer_type,
                                      const std::string& uma_domain, bool create,
                                      std::int64_t now_ms) {
@@ -221,6 +256,7 @@ json::object render_customer(const customer& item) {
 
 new_customer read_new_customer(const json::object& body, const platform_config& config,
                                std::int64_t now_ms) {
+    check_customer_shape(body);
     json_fields fields(body);
     auto type = fields.optional_enum("customerType", customer_types);
     if (!type) fail_field("customerType", "is required (INDIVIDUAL or BUSINESS)");

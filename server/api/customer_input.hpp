@@ -11,6 +11,8 @@
 
 namespace corridor {
 
+// Type-checks every field the interface defines for customer bodies (400 naming the field).
+void check_customer_shape(const boost::json::object& body);
 // The shape-specific fields of a body; `create` makes the ones required at creation required.
 customer_fields read_customer_fields(const boost::json::object& body,
                                      const std::string& customer_type,

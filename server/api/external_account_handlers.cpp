@@ -18,6 +18,55 @@ namespace {
 
 constexpr std::size_t platform_account_id_chars_max = 256;
 
+// Every field of the external account bodies the interface defines, over all account types: a
+// field of the wrong type is refused even when the chosen accountType does not read it.
+constexpr field_shape address_shape[] = {
+    {"line1", json_kind::string},      {"line2", json_kind::string},
+    {"city", json_kind::string},       {"state", json_kind::string},
+    {"postalCode", json_kind::string}, {"country", json_kind::string}};
+constexpr field_shape beneficiary_shape[] = {{"beneficiaryType", json_kind::string},
+                                             {"fullName", json_kind::string},
+                                             {"birthDate", json_kind::string},
+                                             {"nationality", json_kind::string},
+                                             {"legalName", json_kind::string},
+                                             {"registrationNumber", json_kind::string},
+                                             {"taxId", json_kind::string},
+                                             {"email", json_kind::string},
+                                             {"phoneNumber", json_kind::string},
+                                             {"countryOfResidence", json_kind::string},
+                                             {"address", json_kind::object, address_shape}};
+constexpr field_shape account_info_shape[] = {
+    {"accountType", json_kind::string},
+    {"paymentRails", json_kind::array, {}, json_kind::string},
+    {"accountNumber", json_kind::string},
+    {"routingNumber", json_kind::string},
+    {"accountCategory", json_kind::string},
+    {"bankName", json_kind::string},
+    {"clabeNumber", json_kind::string},
+    {"pixKey", json_kind::string},
+    {"pixKeyType", json_kind::string},
+    {"taxId", json_kind::string},
+    {"iban", json_kind::string},
+    {"swiftBic", json_kind::string},
+    {"swiftCode", json_kind::string},
+    {"vpa", json_kind::string},
+    {"purposeOfPayment", json_kind::string},
+    {"bankCode", json_kind::string},
+    {"branchCode", json_kind::string},
+    {"sortCode", json_kind::string},
+    {"address", json_kind::string},
+    {"assetType", json_kind::string},
+    {"invoice", json_kind::string},
+    {"bolt12", json_kind::string},
+    {"lightningAddress", json_kind::string},
+    {"beneficiary", json_kind::object, beneficiary_shape}};
+constexpr field_shape external_account_shape[] = {
+    {"currency", json_kind::string},
+    {"customerId", json_kind::string},
+    {"platformAccountId", json_kind::string},
+    {"defaultUmaDepositAccount", json_kind::boolean},
+    {"accountInfo", json_kind::object, account_info_shape}};
+
 std::string read_currency(const request_context& context, const json_fields& fields) {
     auto code = fields.optional_string("currency", 16);
     if (!code) fail_field("currency", "is required");
@@ -104,6 +153,7 @@ void check_with_rail(request_context& context, const validated_details& details,
 
 http_response create_account(request_context& context, bool for_customer) {
     auto body = parse_json_body(context.request);
+    check_shape(body, external_account_shape);
     json_fields fields(body);
     std::string currency = read_currency(context, fields);
     new_external_account request;

@@ -135,6 +135,63 @@ std::optional<std::string> json_fields::optional_enum(
     fail_field(path(key), "must be one of " + join(allowed, ", "));
 }
 
+namespace {
+
+bool has_kind(const json::value& value, json_kind kind) {
+    switch (kind) {
+        case json_kind::string: return value.is_string();
+        case json_kind::integer: return value.is_int64() || value.is_uint64();
+        case json_kind::number: return value.is_number();
+        case json_kind::boolean: return value.is_bool();
+        case json_kind::object: return value.is_object();
+        case json_kind::array: return value.is_array();
+    }
+    return false;
+}
+
+std::string kind_text(json_kind kind) {
+    switch (kind) {
+        case json_kind::string: return "a string";
+        case json_kind::integer: return "an integer";
+        case json_kind::number: return "a number";
+        case json_kind::boolean: return "true or false";
+        case json_kind::object: return "an object";
+        case json_kind::array: return "an array";
+    }
+    return "valid";
+}
+
+void check_value(const json::value& value, const field_shape& field, const std::string& path) {
+    if (!has_kind(value, field.kind)) fail_field(path, "must be " + kind_text(field.kind));
+    if (field.kind == json_kind::object && !field.fields.empty()) {
+        check_shape(value.as_object(), field.fields, path);
+    }
+    if (field.kind != json_kind::array || !field.items) return;
+    const auto& items = value.as_array();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        std::string item_path = path + "[" + std::to_string(i) + "]";
+        if (items[i].is_null() || !has_kind(items[i], *field.items)) {
+            fail_field(item_path, "must be " + kind_text(*field.items));
+        }
+        if (*field.items == json_kind::object && !field.fields.empty()) {
+            check_shape(items[i].as_object(), field.fields, item_path);
+        }
+    }
+}
+
+}  // namespace
+
+void check_shape(const json::object& object, std::span<const field_shape> shape,
+                 const std::string& prefix) {
+    for (const auto& field : shape) {
+        const json::value* value = object.if_contains(field.name);
+        if (value == nullptr || value->is_null()) continue;
+        std::string path =
+            prefix.empty() ? std::string(field.name) : prefix + "." + std::string(field.name);
+        check_value(*value, field, path);
+    }
+}
+
 query_params::query_params(std::string_view target) {
     auto parsed = boost::urls::parse_origin_form(target);
     if (!parsed) fail(error_code::invalid_input, "the request target is not a valid URL path");

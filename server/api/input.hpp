@@ -3,6 +3,7 @@
 // parameters. Every failure is a 400 INVALID_INPUT naming the field; unknown fields are ignored.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,24 @@ private:
     const boost::json::object& object_;
     std::string prefix_;
 };
+
+// The shape of a request body as the interface defines it: the JSON type of every field it knows,
+// nested objects with their own fields, arrays with the shape of their items.
+enum class json_kind { string, integer, number, boolean, object, array };
+
+struct field_shape {
+    std::string_view name;
+    json_kind kind;
+    std::span<const field_shape> fields = {};  // object (or array items that are objects)
+    std::optional<json_kind> items = {};       // array: the kind of its items
+};
+
+// Checks every field of `shape` present (not null) in `object`, whether or not the variant the
+// request chose uses it: a wrong type is 400 INVALID_INPUT naming the field (its path, as
+// "source.accountId" or "beneficialOwners[0].address.line1"). Fields the interface does not define
+// are ignored. Run before a handler reads the body, so that no variant skips a field unchecked.
+void check_shape(const boost::json::object& object, std::span<const field_shape> shape,
+                 const std::string& prefix = "");
 
 std::string join(const std::vector<std::string_view>& values, std::string_view separator);
 

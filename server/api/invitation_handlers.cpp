@@ -143,8 +143,17 @@ std::string amount_currency(request_context& context, const json_fields& fields,
     return terms->currency_code;
 }
 
+// Every field of POST /invitations, type-checked even when another decides it is not read (the
+// currency of an amount that is not given).
+constexpr field_shape invitation_shape[] = {{"inviterUma", json_kind::string},
+                                            {"firstName", json_kind::string},
+                                            {"amountToSend", json_kind::integer},
+                                            {"amountToSendCurrency", json_kind::string},
+                                            {"expiresAt", json_kind::string}};
+
 http_response create_handler(request_context& context) {
     auto body = parse_json_body(context.request);
+    check_shape(body, invitation_shape);
     json_fields fields(body);
     new_invitation request;
     request.inviter_uma = read_uma(fields, "inviterUma");

@@ -82,14 +82,31 @@ std::string inputs(const std::array<form_field, count>& fields,
 std::string render_kyc_form(const customer& subject,
                             const std::map<std::string, std::string>& values,
                             const std::string& problem) {
-    bool individual = subject.customer_type == "INDIVIDUAL";
+    return render_kyc_form(subject.customer_type, false, values, problem);
+}
+
+std::string render_kyc_form(const std::string& customer_type, bool new_person,
+                            const std::map<std::string, std::string>& values,
+                            const std::string& problem) {
+    bool individual = customer_type == "INDIVIDUAL";
     std::string content = "<h1>Verify your identity</h1>";
     content += "<p>We need a few details to verify " +
                std::string(individual ? "who you are" : "your business") +
                " before you can send money. It takes about two minutes.</p>";
+    if (new_person) {
+        // Without scripts the other kind of form is another page: the link switches to it.
+        content += individual ? "<p><a href=\"?type=BUSINESS\">Signing up a business? Use the "
+                                "business form.</a></p>"
+                              : "<p><a href=\"?type=INDIVIDUAL\">Signing up as a person? Use the "
+                                "personal form.</a></p>";
+    }
     if (!problem.empty())
         content += "<div class=\"problem\" role=\"alert\">" + html_escape(problem) + "</div>";
     content += "<form method=\"post\" autocomplete=\"on\">";
+    if (new_person) {
+        content += "<input type=\"hidden\" name=\"customerType\" value=\"" +
+                   std::string(individual ? "INDIVIDUAL" : "BUSINESS") + "\">";
+    }
     content += "<fieldset><legend>" + std::string(individual ? "About you" : "About the business") +
                "</legend>";
     content += individual ? inputs(individual_fields, values) : inputs(business_fields, values);

@@ -14,6 +14,11 @@ namespace corridor {
 std::string render_kyc_form(const customer& subject,
                             const std::map<std::string, std::string>& values,
                             const std::string& problem);
+// The form for someone who is not a customer yet: `customer_type` (INDIVIDUAL or BUSINESS) picks
+// the fields, a hidden customerType carries it, and a link switches to the other kind.
+std::string render_kyc_form(const std::string& customer_type, bool new_person,
+                            const std::map<std::string, std::string>& values,
+                            const std::string& problem);
 // A page with a title and one message: a used or expired link, or the thank-you page.
 std::string render_kyc_message(const std::string& title, const std::string& message);
 

@@ -21,6 +21,27 @@ const std::vector<std::string_view> purposes = {
 const std::vector<std::string_view> quote_statuses = {"PENDING", "PROCESSING", "COMPLETED", "FAILED",
                                                       "EXPIRED"};
 
+// Every field of POST /quotes the interface defines, type-checked whichever variant is chosen.
+constexpr field_shape quote_source_shape[] = {{"sourceType", json_kind::string},
+                                              {"accountId", json_kind::string},
+                                              {"customerId", json_kind::string},
+                                              {"currency", json_kind::string}};
+constexpr field_shape quote_destination_shape[] = {{"destinationType", json_kind::string},
+                                                   {"accountId", json_kind::string},
+                                                   {"umaAddress", json_kind::string},
+                                                   {"currency", json_kind::string}};
+constexpr field_shape quote_shape[] = {
+    {"source", json_kind::object, quote_source_shape},
+    {"destination", json_kind::object, quote_destination_shape},
+    {"lockedCurrencySide", json_kind::string},
+    {"lockedCurrencyAmount", json_kind::integer},
+    {"lookupId", json_kind::string},
+    {"immediatelyExecute", json_kind::boolean},
+    {"description", json_kind::string},
+    {"purposeOfPayment", json_kind::string},
+    {"senderCustomerInfo", json_kind::object},
+};
+
 struct parsed_quote {
     quote_request request;
     std::optional<uma_quote_input> uma;  // an UMA_ADDRESS destination
@@ -40,6 +61,7 @@ uma_quote_input read_uma_destination(const json::object& body, const json_fields
 }
 
 parsed_quote read_quote_request(const json::object& body, const app_services& services) {
+    check_shape(body, quote_shape);
     json_fields fields(body);
     parsed_quote parsed;
     quote_request& request = parsed.request;

@@ -20,7 +20,17 @@ struct transfer_body {
     std::int64_t amount = 0;
 };
 
+// Every field of the transfer bodies the interface defines (the docs' examples add a currency
+// to each side; it is checked too, and otherwise ignored).
+constexpr field_shape transfer_side_shape[] = {{"accountId", json_kind::string},
+                                               {"currency", json_kind::string}};
+constexpr field_shape transfer_shape[] = {{"source", json_kind::object, transfer_side_shape},
+                                          {"destination", json_kind::object, transfer_side_shape},
+                                          {"amount", json_kind::integer},
+                                          {"description", json_kind::string}};
+
 transfer_body read_transfer_body(const json::object& body) {
+    check_shape(body, transfer_shape);
     json_fields fields(body);
     transfer_body out;
     const json::object* source = fields.optional_object("source");

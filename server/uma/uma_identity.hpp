@@ -13,8 +13,8 @@ namespace corridor {
 
 struct app_services;
 
-// The platform's UMA domain, unless that domain answers for the other environment (both share it
-// and production wins), then the environment's proxy subdomain.
+// The domain where other providers fetch the environment's keys: its UMA domain (see
+// uma_key_owner for the keys a domain shared by both environments publishes).
 std::string our_vasp_domain(soci::session& session, const app_services& services,
                             const platform_config& config);
 

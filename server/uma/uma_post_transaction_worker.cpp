@@ -59,9 +59,9 @@ std::string signed_post_transaction_body(soci::session& session, app_services& s
     message.vasp_domain = callback.vasp_domain;
     message.signature_nonce = uma::generate_nonce(services.random);
     message.signature_timestamp_s = services.time.now_ms() / 1000;
-    message.signature =
-        uma::sign_payload(uma::signable_payload(message),
-                          keys.keys_for(config->owner, config->uma_domain).signing.secret);
+    message.signature = uma::sign_payload(
+        uma::signable_payload(message),
+        keys.keys_for(uma_key_owner(session, *config), config->uma_domain).signing.secret);
     return boost::json::serialize(uma::to_json(message));
 }
 

@@ -381,18 +381,27 @@ uma_reply answer_lnurlp(soci::session& session, const uma_receiver_services& ser
     if (!request) return error_reply(request.error());
     auto address = address_of(request->user, domain);
     if (!address) return error_reply(uma::error_kind::user_not_found, "no such user");
-    // One environment answers per host, the one whose keys /.well-known/lnurlpubkey publishes
-    // there: production when both share the UMA domain (the sandbox is reached through its proxy
-    // subdomain).
-    const platform_config* config = &platforms.front();
-    auto receiver = find_receiver(session, config->owner, *address);
+    // The environment that holds the address answers, with its currencies and rails: an address
+    // has one owner across both environments (production first for one held in both before that
+    // rule, see migration 20). A proxy subdomain names one environment.
+    const platform_config* config = nullptr;
+    std::optional<customer> receiver;
+    for (const auto& candidate : platforms) {
+        receiver = find_receiver(session, candidate.owner, *address);
+        if (receiver) {
+            config = &candidate;
+            break;
+        }
+    }
     if (!receiver) return error_reply(uma::error_kind::user_not_found, "no user " + *address);
     if (request->is_uma()) {
         if (auto error = verify_sender(session, services, request.value()))
             return error_reply(*error);
     }
     uma::sql_key_store keys(session, services.time, services.random, services.sealing);
-    auto signing = keys.keys_for(config->owner, config->uma_domain).signing.secret;
+    // Signed with the keys /.well-known/lnurlpubkey publishes at the domain.
+    auto signing =
+        keys.keys_for(uma_key_owner(session, *config), config->uma_domain).signing.secret;
     auto response =
         uma::build_lnurlp_response(request.value(), terms_for(services, *config, *receiver),
                                    signing, services.time, services.random);
@@ -409,8 +418,8 @@ uma_reply answer_pubkeys(soci::session& session, const uma_receiver_services& se
     }
     const auto& config = platforms.front();
     uma::sql_key_store keys(session, services.time, services.random, services.sealing);
-    return uma_reply{
-        200, uma::to_json(uma::public_keys_of(keys.keys_for(config.owner, config.uma_domain)))};
+    return uma_reply{200, uma::to_json(uma::public_keys_of(
+                              keys.keys_for(uma_key_owner(session, config), config.uma_domain)))};
 }
 
 uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_services& services,
@@ -441,7 +450,7 @@ result<checked_pay_request, uma_reply> check_pay_request(soci::session& session,
     checked_pay_request out;
     if (request->is_uma()) {
         uma::sql_key_store keys(session, services.time, services.random, services.sealing);
-        auto ours = keys.keys_for(config->owner, config->uma_domain);
+        auto ours = keys.keys_for(uma_key_owner(session, *config), config->uma_domain);
         if (auto error = check_uma_pay_request(session, services, ours, request.value(), terms)) {
             return error_reply(*error);
         }

@@ -51,8 +51,9 @@ struct uma_receiver_services {
 };
 
 // The platform environments that serve `host`, production first. A proxy subdomain names one
-// environment; a UMA domain may be shared by both environments of its platform, and then the
-// production environment answers for it.
+// environment; a UMA domain may be shared by both environments of its platform, and then each
+// address is answered by the environment that holds it (/.well-known/lnurlpubkey publishes the
+// keys both sign with there, see uma_key_owner).
 std::vector<platform_config> uma_platforms_for_host(soci::session& session, std::string_view host,
                                                     std::string_view proxy_host);
 

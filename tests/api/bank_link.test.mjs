@@ -233,3 +233,63 @@ test('expired link tokens are 404 on the page and the callback', async () => {
     await stopCorridor(short);
   }
 });
+
+// --- the sandbox's stand-in for the page ---------------------------------------------------
+
+const sandboxPublicToken = (body, credentials = sandbox) =>
+  call(server, credentials, 'POST', '/sandbox/bank-link/public-token', body);
+
+test('the sandbox gives a public token without a browser, and the callback links with it', async () => {
+  const customer = await newCustomer(server, sandbox);
+  const link = await linkToken(sandbox, customer.id);
+  // Defaults: the first test bank's checking account.
+  const issued = await sandboxPublicToken({ linkToken: link.linkToken });
+  assert.equal(issued.status, 200, issued.text);
+  assert.deepEqual(Object.keys(issued.body).sort(), ['accountId', 'bankId', 'callbackUrl', 'publicToken']);
+  assert.equal(issued.body.bankId, 'corridor-test-bank');
+  assert.equal(issued.body.accountId, 'checking');
+  assert.equal(issued.body.callbackUrl, link.callbackUrl);
+  assert.match(issued.body.publicToken, /^\S{20,}$/);
+
+  const linked = await callback(link, { publicToken: issued.body.publicToken });
+  assert.equal(linked.status, 202, linked.text);
+  assert.equal(linked.body.status, 'PENDING');
+  assert.equal(linked.body.customerId, customer.id);
+  assert.equal(linked.body.accountInfo.accountNumber, '1100220031');
+  assert.equal(linked.body.accountInfo.bankName, 'Corridor Test Bank');
+  // The link is used up: no second token for it.
+  assertError(await sandboxPublicToken({ linkToken: link.linkToken }), 409, 'LINK_TOKEN_ALREADY_USED');
+});
+
+test('the sandbox public token names the account asked for; a later one replaces the earlier', async () => {
+  const customer = await newCustomer(server, sandbox);
+  const link = await linkToken(sandbox, customer.id);
+  const first = await sandboxPublicToken({ linkToken: link.linkToken });
+  const second = await sandboxPublicToken({ linkToken: link.linkToken, bankId: 'sandbox-credit-union', accountId: 'savings' });
+  assert.equal(second.status, 200, second.text);
+  assert.notEqual(second.body.publicToken, first.body.publicToken);
+  assert.equal((await callback(link, { publicToken: first.body.publicToken })).status, 400, 'the earlier token was replaced');
+  const linked = await callback(link, { publicToken: second.body.publicToken });
+  assert.equal(linked.status, 202, linked.text);
+  assert.equal(linked.body.accountInfo.accountNumber, '7700880029');
+});
+
+test('the sandbox public token is refused for bad input, other tenants\' links and production', async () => {
+  const customer = await newCustomer(server, sandbox);
+  const link = await linkToken(sandbox, customer.id);
+  assertError(await sandboxPublicToken({}), 400, 'INVALID_INPUT');
+  assertError(await sandboxPublicToken({ linkToken: 42 }), 400, 'INVALID_INPUT');
+  assertError(await sandboxPublicToken({ linkToken: link.linkToken, bankId: 'no-bank' }), 400, 'INVALID_INPUT');
+  assertError(await sandboxPublicToken({ linkToken: link.linkToken, accountId: 'no-account' }), 400, 'INVALID_INPUT');
+  assertError(await sandboxPublicToken({ linkToken: 'not-a-token' }), 404, 'LINK_TOKEN_NOT_FOUND');
+  // Another platform's link reads as unknown, and so does a production link.
+  assertError(await sandboxPublicToken({ linkToken: link.linkToken }, other), 404, 'LINK_TOKEN_NOT_FOUND');
+  const live = await newCustomer(server, production);
+  const liveLink = await linkToken(production, live.id);
+  assertError(await sandboxPublicToken({ linkToken: liveLink.linkToken }), 404, 'LINK_TOKEN_NOT_FOUND');
+  // Production credentials: a sandbox route, as every sandbox operation.
+  const refused = await sandboxPublicToken({ linkToken: liveLink.linkToken }, production);
+  assert.equal(refused.status, 403, refused.text);
+  // Nothing was issued for the production link: its page still offers the banks.
+  assert.equal((await getPage(liveLink)).status, 200);
+});

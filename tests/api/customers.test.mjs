@@ -430,3 +430,43 @@ test('concurrent DELETEs of one customer: exactly one 200, the rest 410; no PATC
     assert.equal(final[0].fullName, deleted[0].body.fullName, 'a PATCH changed the customer after its deletion');
   }
 });
+
+// Every field of the customer bodies is type-checked before the customer type picks the ones that
+// apply: the wrong type is named as such, for POST and PATCH alike, and nothing is written.
+test('every defined customer field of the wrong type is 400 naming it, on POST and PATCH', async () => {
+  const wrong = [
+    ['platformCustomerId', 5], ['customerType', 1], ['umaAddress', 42], ['fullName', ['x']],
+    ['birthDate', 19900101], ['nationality', 1], ['address', 'Main St'], ['address.line1', 1],
+    ['address.line2', 1], ['address.city', 1], ['address.state', 1], ['address.postalCode', 62701],
+    ['address.country', 1], ['businessInfo', 'Acme'], ['businessInfo.legalName', 1],
+    ['businessInfo.registrationNumber', 1], ['businessInfo.taxId', 1], ['beneficialOwners', {}],
+    ['beneficialOwners[0]', 'owner'], ['beneficialOwners[0].fullName', 1],
+    ['beneficialOwners[0].percentageOwnership', '50'], ['beneficialOwners[0].address.city', 2],
+  ];
+  const set = (body, path, value) => {
+    const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
+    let at = body;
+    for (const key of keys.slice(0, -1)) {
+      if (at[key] === undefined) at[key] = /^\d+$/.test(keys[keys.indexOf(key) + 1]) ? [] : {};
+      at = at[key];
+    }
+    at[keys.at(-1)] = value;
+    return body;
+  };
+  const owner = () => ({ fullName: 'Olga Owner', individualType: 'DIRECTOR', address: { ...fullAddress } });
+  const existing = expectStatus(await post({ customerType: 'INDIVIDUAL', fullName: 'Typed Person' }), 201);
+  const before = await count('?isIncludingDeleted=true');
+  for (const [path, value] of wrong) {
+    // An INDIVIDUAL body: the business fields do not apply to it, and are still checked.
+    const body = () => set({ customerType: 'INDIVIDUAL', fullName: 'Typed', address: { ...fullAddress },
+      businessInfo: { legalName: 'Acme' }, beneficialOwners: [owner()] }, path, value);
+    const created = await post(body());
+    expectError(created, 400, 'INVALID_INPUT', path);
+    assert.ok(created.body.message.startsWith(`${path}: must be`), created.text);
+    const patched = await patchCustomer(existing.id, body());
+    expectError(patched, 400, 'INVALID_INPUT', path);
+    assert.ok(patched.body.message.startsWith(`${path}: must be`), patched.text);
+  }
+  assert.equal(await count('?isIncludingDeleted=true'), before);
+  assert.equal((await get(existing.id)).fullName, 'Typed Person');
+});

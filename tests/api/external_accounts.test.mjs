@@ -409,3 +409,34 @@ test('receiver lookup of an external account: ACTIVE only, rates and limits of i
   await waitActive(sandbox, naira);
   assertError(await call(server, sandbox, 'GET', `/receiver/external-account/${naira.id}`), 400, 'CURRENCY_NOT_ENABLED');
 });
+
+// Every field the interface defines is type-checked whatever the accountType reads: a PIX key on
+// a US account, a wallet address object on an IBAN, a beneficiary's e-mail as a number.
+test('a known field of the wrong type is 400 naming it, even where the account type ignores it', async () => {
+  const customer = await newCustomer(server, sandbox);
+  const [currency, usAccount] = valid[0];
+  const wrong = [
+    ['currency', 840], ['platformAccountId', 7], ['defaultUmaDepositAccount', 'yes'], ['accountInfo', 'US'],
+    ['accountInfo.pixKey', 5], ['accountInfo.iban', 5], ['accountInfo.vpa', {}], ['accountInfo.address', { line1: 'x' }],
+    ['accountInfo.invoice', 1], ['accountInfo.lightningAddress', false], ['accountInfo.swiftCode', 1],
+    ['accountInfo.sortCode', 601613], ['accountInfo.paymentRails', 'ACH'], ['accountInfo.paymentRails[0]', 1],
+    ['accountInfo.bankName', 9], ['accountInfo.beneficiary.email', 5], ['accountInfo.beneficiary.legalName', 5],
+    ['accountInfo.beneficiary.address', 'Main St'], ['accountInfo.beneficiary.address.city', 1],
+  ];
+  const count = async () => (await call(server, sandbox, 'GET', `/customers/external-accounts?customerId=${customer.id}`)).body.totalCount;
+  for (const [path, value] of wrong) {
+    const body = { customerId: customer.id, currency, accountInfo: structuredClone(usAccount) };
+    const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
+    let at = body;
+    for (const key of keys.slice(0, -1)) {
+      if (at[key] === undefined) at[key] = /^\d+$/.test(keys[keys.indexOf(key) + 1]) ? [] : {};
+      at = at[key];
+    }
+    at[keys.at(-1)] = value;
+    const response = await call(server, sandbox, 'POST', '/customers/external-accounts', body);
+    assertError(response, 400, 'INVALID_INPUT');
+    assert.equal(response.body.details.field, path, response.text);
+    assert.ok(response.body.message.startsWith(`${path}: must be`), response.text);
+  }
+  assert.equal(await count(), 0, 'nothing was written');
+});

@@ -91,6 +91,9 @@ test('bad input is refused naming the field, and nothing is created', async () =
     [{ inviterUma: inviter.umaAddress, amountToSend: '100' }, 400, 'INVALID_INPUT', 'amountToSend'],
     [{ inviterUma: inviter.umaAddress, amountToSend: 2_000_000_000 }, 400, 'AMOUNT_OUT_OF_RANGE', 'amountToSend'],
     [{ inviterUma: inviter.umaAddress, amountToSend: 100, amountToSendCurrency: 'XYZ' }, 400, 'INVALID_CURRENCY', 'amountToSendCurrency'],
+    // Type-checked even without an amount, which is when the currency is not read.
+    [{ inviterUma: inviter.umaAddress, amountToSendCurrency: 5 }, 400, 'INVALID_INPUT', 'amountToSendCurrency'],
+    [{ inviterUma: inviter.umaAddress, expiresAt: 20991231 }, 400, 'INVALID_INPUT', 'expiresAt'],
     [{ inviterUma: inviter.umaAddress, amountToSend: 100, amountToSendCurrency: 'JPY' }, 400, 'CURRENCY_NOT_ENABLED', 'amountToSendCurrency'],
     [{ inviterUma: inviter.umaAddress, expiresAt: 'tomorrow' }, 400, 'INVALID_INPUT', 'expiresAt'],
     [{ inviterUma: inviter.umaAddress, expiresAt: '2020-01-01T00:00:00Z' }, 400, 'INVALID_INPUT', 'expiresAt'],

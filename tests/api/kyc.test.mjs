@@ -1,12 +1,13 @@
 // Hosted KYC: the link (input checks, single use, expiry), the page (plain HTML, no external assets,
-// form validation), the sandbox review and its KYC_STATUS events, and the gate that keeps customers
-// of unregulated platforms from moving money until approved.
+// form validation), the sandbox review and its KYC_STATUS events, the gate that keeps customers
+// of unregulated platforms from moving money until approved, and the link that onboards someone who
+// is not a customer yet (created once, however many completions race).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { expectError, expectStatus } from './lib/expect.mjs';
 import { newCustomer, accountsOf, fund, quoteBody, idempotencyKey, eventually } from './lib/money.mjs';
-import { outboxEvents, runStatement } from './lib/database.mjs';
+import { outboxEvents, queryRows, runStatement } from './lib/database.mjs';
 
 let server;
 let unregulated;  // platform 0, sandbox
@@ -65,9 +66,14 @@ test('the link names the customer and is refused for bad input, unknown and appr
   expectError(await call(server, unregulated, 'GET', '/customers/kyc-link'), 400, 'INVALID_INPUT', 'platformCustomerId');
   expectError(await kycLink(customer.platformCustomerId, 'javascript:alert(1)'), 400, 'INVALID_INPUT', 'redirectUri');
   expectError(await kycLink(customer.platformCustomerId, '/relative'), 400, 'INVALID_INPUT', 'redirectUri');
-  expectError(await kycLink('no-such-customer'), 404, 'USER_NOT_FOUND');
-  // Another platform's customer reads as unknown.
-  expectError(await kycLink(customer.platformCustomerId, undefined, regulated), 404, 'USER_NOT_FOUND');
+  expectError(await kycLink('x'.repeat(257)), 400, 'INVALID_INPUT', 'platformCustomerId');
+  // Someone who is not a customer gets a link that onboards them (no customerId yet); another
+  // platform's customer is someone new to this one.
+  const fresh = expectStatus(await kycLink('no-such-customer'), 200);
+  assert.deepEqual(Object.keys(fresh).sort(), ['kycUrl', 'platformCustomerId']);
+  assert.equal(fresh.platformCustomerId, 'no-such-customer');
+  assert.deepEqual(Object.keys(expectStatus(await kycLink(customer.platformCustomerId, undefined, regulated), 200)).sort(),
+    ['kycUrl', 'platformCustomerId']);
   // A regulated platform's customers start APPROVED: there is nothing to verify.
   const approved = await newCustomer(server, regulated);
   assert.equal(approved.kycStatus, 'APPROVED');
@@ -195,4 +201,103 @@ test('gating: a customer not yet approved cannot quote, quote from realtime fund
   expectError(await call(server, unregulated, 'POST', `/quotes/${encodeURIComponent(created.id)}/execute`, undefined, { 'idempotency-key': idempotencyKey() }), 403, 'USER_NOT_READY');
   runStatement(server, `UPDATE customers SET kyc_status = 'MANUALLY_APPROVED' WHERE id = '${sender.id}'`);
   expectStatus(await call(server, unregulated, 'POST', `/quotes/${encodeURIComponent(created.id)}/execute`, undefined, { 'idempotency-key': idempotencyKey() }), 200);
+});
+
+// --- someone who is not a customer yet ------------------------------------------------------
+
+let newPeople = 0;
+const newPersonId = () => `new-person-${process.pid}-${++newPeople}`;
+const individualForm = (fullName = 'Nadia Novak') => new URLSearchParams({ customerType: 'INDIVIDUAL', ...Object.fromEntries(completeForm(fullName)) });
+const businessForm = (legalName = 'Novak Trading Ltd') => new URLSearchParams({
+  customerType: 'BUSINESS', legalName, registrationNumber: 'REG-778', taxId: '12-3456789',
+  line1: '1 Market St', city: 'Springfield', state: 'IL', postalCode: '62701', country: 'US',
+});
+
+async function customersWith(platformCustomerId, credentials) {
+  return expectStatus(await call(server, credentials, 'GET', `/customers?platformCustomerId=${encodeURIComponent(platformCustomerId)}`), 200).data;
+}
+
+test('a link for someone new: the hosted form creates the customer, its accounts and its review, once', async () => {
+  // Production: the review waits for a manual decision, so PENDING_REVIEW stays what it is.
+  const production = server.platforms[0].production;
+  const id = newPersonId();
+  const link = expectStatus(await kycLink(id, 'https://platform.example/welcome', production), 200);
+  assert.deepEqual(Object.keys(link).sort(), ['kycUrl', 'platformCustomerId']);
+  const url = pageUrl(link.kycUrl);
+
+  // The page asks a person by default and links to the business form; no scripts needed.
+  const page = await (await fetch(url)).text();
+  assert.match(page, /name="customerType" value="INDIVIDUAL"/);
+  assert.match(page, /href="\?type=BUSINESS"/);
+  assert.match(page, /name="fullName"/);
+  assert.doesNotMatch(page, /<script/i);
+  const businessPage = await (await fetch(`${url}?type=BUSINESS`)).text();
+  assert.match(businessPage, /name="customerType" value="BUSINESS"/);
+  assert.match(businessPage, /name="legalName"/);
+
+  // A bad form creates nothing and leaves the link usable.
+  const untyped = individualForm();
+  untyped.delete('customerType');
+  assert.equal((await submit(url, untyped)).status, 400);
+  const incomplete = individualForm();
+  incomplete.delete('nationality');
+  const refused = await submit(url, incomplete);
+  assert.equal(refused.status, 400);
+  assert.match(await refused.text(), /nationality: is required/);
+  assert.deepEqual(await customersWith(id, production), []);
+
+  const done = await submit(url, individualForm());
+  assert.equal(done.status, 303);
+  assert.equal(done.headers.get('location'), 'https://platform.example/welcome');
+  const [created, ...others] = await customersWith(id, production);
+  assert.deepEqual(others, []);
+  assert.equal(created.platformCustomerId, id);
+  assert.equal(created.customerType, 'INDIVIDUAL');
+  assert.equal(created.kycStatus, 'PENDING_REVIEW');
+  assert.equal(created.fullName, 'Nadia Novak');
+  assert.equal(created.address.country, 'BR');
+  // Its internal accounts: one per currency of the platform, as for POST /customers.
+  const config = expectStatus(await call(server, production, 'GET', '/config'), 200);
+  const accounts = await accountsOf(server, production, created.id);
+  assert.deepEqual(Object.keys(accounts).sort(), config.supportedCurrencies.map((item) => item.currencyCode).sort());
+  const reviews = queryRows(server, `SELECT customer_id, subject_name FROM kyc_reviews WHERE customer_id = '${created.id}'`);
+  assert.deepEqual(reviews, [{ customer_id: created.id, subject_name: 'Nadia Novak' }]);
+
+  // The link cannot create twice; a new link for the id now verifies the existing customer.
+  assert.equal((await submit(url, individualForm('Other Person'))).status, 410);
+  assert.equal((await fetch(url)).status, 410);
+  assert.equal((await customersWith(id, production)).length, 1);
+  assert.equal(expectStatus(await kycLink(id, undefined, production), 200).customerId, created.id);
+});
+
+test('a business onboarded by the hosted form is reviewed in the sandbox and its KYC_STATUS recorded', async () => {
+  const id = newPersonId();
+  const link = expectStatus(await kycLink(id), 200);
+  const done = await submit(pageUrl(link.kycUrl), businessForm());
+  assert.equal(done.status, 200);
+  const [created] = await customersWith(id, unregulated);
+  assert.equal(created.customerType, 'BUSINESS');
+  assert.deepEqual(created.businessInfo, { legalName: 'Novak Trading Ltd', registrationNumber: 'REG-778', taxId: '12-3456789' });
+  await eventually(async () => (await status(created.id)) === 'APPROVED');
+  const events = outboxEvents(server, 'KYC_STATUS').filter((event) => event.customerId === created.id);
+  assert.deepEqual(events, [{ customerId: created.id, platformCustomerId: id, kycStatus: 'APPROVED' }]);
+});
+
+test('racing completions create one customer: of one link, and of two links for one person', async () => {
+  const production = server.platforms[0].production;
+  const id = newPersonId();
+  const url = pageUrl(expectStatus(await kycLink(id, undefined, production), 200).kycUrl);
+  const statuses = (await Promise.all(Array.from({ length: 8 }, (_, i) => submit(url, individualForm(`Racer ${i}`)))))
+    .map((response) => response.status);
+  assert.equal(statuses.filter((code) => code === 200).length, 1, String(statuses));
+  assert.ok(statuses.every((code) => code === 200 || code === 410), String(statuses));
+  assert.equal((await customersWith(id, production)).length, 1);
+
+  const other = newPersonId();
+  const urls = await Promise.all([1, 2, 3].map(async () => pageUrl(expectStatus(await kycLink(other, undefined, production), 200).kycUrl)));
+  const outcomes = (await Promise.all(urls.map((each, i) => submit(each, individualForm(`Twin ${i}`)))))
+    .map((response) => response.status);
+  assert.equal(outcomes.filter((code) => code === 200).length, 1, String(outcomes));
+  assert.ok(outcomes.every((code) => code === 200 || code === 409), String(outcomes));
+  assert.equal((await customersWith(other, production)).length, 1);
 });

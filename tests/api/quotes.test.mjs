@@ -372,3 +372,34 @@ test('a currency not enabled for the direction is CURRENCY_NOT_ENABLED', async (
   const restored = await call(server, sandbox, 'PATCH', '/config', { supportedCurrencies: original });
   assert.equal(restored.status, 200, restored.text);
 });
+
+// Every field of POST /quotes the interface defines is type-checked when present, whether or not
+// the chosen variant (here an internal-account destination) uses it.
+test('a known field of the wrong type is 400 naming it, even where the variant ignores it', async () => {
+  await fund(server, sandbox, aliceAccounts.USD.id, 100_000);
+  const valid = quoteBody(aliceAccounts.USD.id, bobAccounts.EUR.id, 1000);
+  const wrong = [
+    ['lookupId', 42], ['senderCustomerInfo', 'name'], ['senderCustomerInfo', []],
+    ['description', 7], ['purposeOfPayment', 1], ['immediatelyExecute', 'yes'],
+    ['lockedCurrencyAmount', '1000'], ['lockedCurrencyAmount', 10.5], ['lockedCurrencySide', 0],
+    ['source', 'ACCOUNT'], ['source.sourceType', 1], ['source.accountId', 5], ['source.customerId', 5],
+    ['source.currency', 840], ['destination', []], ['destination.destinationType', true],
+    ['destination.accountId', 5], ['destination.umaAddress', 5], ['destination.currency', 978],
+  ];
+  const count = async () => (await call(server, sandbox, 'GET', '/quotes?limit=1')).body.totalCount;
+  const before = await count();
+  for (const [path, value] of wrong) {
+    const body = structuredClone(valid);
+    const [head, tail] = path.split('.');
+    if (tail) body[head][tail] = value; else body[head] = value;
+    const response = await call(server, sandbox, 'POST', '/quotes', body);
+    assert.equal(response.status, 400, `${path}=${JSON.stringify(value)}: ${response.text}`);
+    assert.equal(response.body.code, 'INVALID_INPUT');
+    assert.equal(response.body.details.field, path, response.text);
+    assert.ok(response.body.message.startsWith(`${path}: must be`), response.text);
+  }
+  assert.equal(await count(), before, 'nothing was written');
+  // Null is absence, and unknown fields are ignored: the same body is a quote.
+  const accepted = await call(server, sandbox, 'POST', '/quotes', { ...valid, lookupId: null, somethingElse: 5 });
+  assert.equal(accepted.status, 201, accepted.text);
+});

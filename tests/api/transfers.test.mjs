@@ -153,3 +153,24 @@ test('a repeated Idempotency-Key replays the transfer instead of paying twice', 
   await finalState(first.body.id);
   assert.equal(await balanceOf(server, sandbox, usd), before - 300);
 });
+
+test('every defined field of the transfer bodies is type-checked: 400 naming it, nothing moves', async () => {
+  const external = await externalAccount('987650001');
+  const before = await balanceOf(server, sandbox, usd);
+  const wrong = [
+    ['source', 'x'], ['source.accountId', 5], ['source.currency', 840], ['destination', 1],
+    ['destination.accountId', false], ['destination.currency', ['USD']], ['amount', '1'],
+    ['amount', 1.5], ['description', 9],
+  ];
+  for (const [route, valid] of [['/transfer-out', outBody(external.id, 1)], ['/transfer-in', inBody(external.id, 1)]]) {
+    for (const [path, value] of wrong) {
+      const body = structuredClone(valid);
+      const [head, tail] = path.split('.');
+      if (tail) body[head][tail] = value; else body[head] = value;
+      const response = await call(server, sandbox, 'POST', route, body, { 'idempotency-key': idempotencyKey() });
+      expectError(response, 400, 'INVALID_INPUT', path);
+      assert.ok(response.body.message.startsWith(`${path}: must be`), response.text);
+    }
+  }
+  assert.equal(await balanceOf(server, sandbox, usd), before);
+});

@@ -1,8 +1,10 @@
 // Two Corridor instances on loopback, one platform each, sharing a sandbox Lightning network (a
 // folder the spark rail of both writes and scans): a customer of A pays a customer of B by UMA
-// address. A looks B's customer up at B's .well-known endpoints, quotes, and pays B's invoice over
-// the network; B credits its customer once its platform approved. Both balances, both
-// transactions and both platforms' webhooks are checked.
+// address. Each instance is started the way the quick start starts one: its platform created with
+// its own address as UMA domain (both environments share it), and only sandbox credentials used.
+// A looks B's customer up at B's .well-known endpoints by the address B gave it, quotes, and pays
+// B's invoice over the network; B credits its customer once its platform approved. Both balances,
+// both transactions and both platforms' webhooks are checked.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +23,7 @@ let network, a, b, hooksA, hooksB;
 async function instance(hooks) {
   const server = await startOnOwnPort({
     platforms: 1,
+    ownUmaDomain: true,
     plugins: { rails: ['spark'], settings: {
       // Each instance is its own Lightning node: the network tells their invoices apart by payee.
       spark: { network: 'regtest', node_private_key_hex: randomBytes(32).toString('hex'), sandbox_network_dir: network },
@@ -34,7 +37,10 @@ async function instance(hooks) {
   });
   server.domain = server.address;
   server.credentials = server.platforms[0].sandbox;
-  const patched = await call(server, server.credentials, 'PATCH', '/config', { umaDomain: server.domain, webhookEndpoint: hooks.url });
+  server.production = server.platforms[0].production;
+  const config = await call(server, server.credentials, 'GET', '/config');
+  assert.equal(config.body.umaDomain, server.domain, 'the sandbox shares the platform\'s UMA domain');
+  const patched = await call(server, server.credentials, 'PATCH', '/config', { webhookEndpoint: hooks.url });
   assert.equal(patched.status, 200, patched.text);
   return server;
 }
@@ -53,12 +59,14 @@ after(async () => {
   rmSync(network, { recursive: true, force: true });
 });
 
-async function customer(server, name) {
-  const created = await call(server, server.credentials, 'POST', '/customers', {
-    customerType: 'INDIVIDUAL', umaAddress: `$${name}@${server.domain}`, fullName: name,
+// A customer with the address `$name@<domain>`, or the one Corridor gives it without a name.
+async function customer(server, name, credentials = server.credentials) {
+  const created = await call(server, credentials, 'POST', '/customers', {
+    customerType: 'INDIVIDUAL', fullName: name ?? 'Given Address',
+    ...(name ? { umaAddress: `$${name}@${server.domain}` } : {}),
   });
   assert.equal(created.status, 201, created.text);
-  return { ...created.body, accounts: await accountsOf(server, server.credentials, created.body.id) };
+  return { ...created.body, accounts: await accountsOf(server, credentials, created.body.id) };
 }
 
 async function transaction(server, id) {
@@ -72,9 +80,10 @@ const paymentEvents = (hooks, transactionId) => hooks.requests
   .filter((entry) => entry.body?.transaction?.id === transactionId)
   .map((entry) => [entry.body.type, entry.body.transaction.status]);
 
-test('a customer of one instance pays a customer of another by UMA address', async () => {
+test('a sandbox customer of one instance pays a sandbox customer of another by UMA address', async () => {
   const alice = await customer(a, 'alice');
-  const bob = await customer(b, 'bob');
+  const bob = await customer(b);  // the address B gives it
+  assert.ok(bob.umaAddress.endsWith(`@${b.domain}`), bob.umaAddress);
   await fund(a, a.credentials, alice.accounts.USD.id, initialUsd);
 
   // The lookup crosses to B: its answer is signed with B's key and names B's currencies.
@@ -128,4 +137,55 @@ test('a customer of one instance pays a customer of another by UMA address', asy
   assert.ok(incomingEvents.slice(0, -1).every(([type, status]) => type === 'INCOMING_PAYMENT' && status === 'PENDING'), JSON.stringify(incomingEvents));
   assert.deepEqual(paymentEvents(hooksA, received.id), []);
   assert.deepEqual(paymentEvents(hooksB, sent.id), []);
+});
+
+// GET <domain>/.well-known/lnurlp/<user> as a plain LNURL-pay client asks it.
+async function lnurlp(server, address) {
+  const user = address.slice(1, address.indexOf('@'));
+  const response = await fetch(`${server.baseUrl}/.well-known/lnurlp/${encodeURIComponent(user)}`);
+  return { status: response.status, body: await response.json() };
+}
+
+test('an address has one owner across both environments of a domain, and resolves to it there', async () => {
+  // Production narrows what it receives, so that each answer shows whose terms it carries.
+  const narrowed = await call(a, a.production, 'PATCH', '/config', { supportedCurrencies: [
+    { currencyCode: 'USD', minAmount: 100, maxAmount: 77_700, enabledTransactionTypes: ['OUTGOING', 'INCOMING'], requiredCounterpartyFields: [] },
+  ] });
+  assert.equal(narrowed.status, 200, narrowed.text);
+  const live = await customer(a, 'carol', a.production);
+  const test = await customer(a, 'dave');
+
+  // Either environment's customer is answered at the domain, with its own environment's terms.
+  const liveAnswer = await lnurlp(a, live.umaAddress);
+  assert.equal(liveAnswer.status, 200, JSON.stringify(liveAnswer.body));
+  assert.ok(liveAnswer.body.callback.endsWith(`/uma/payreq/${live.id}`), liveAnswer.body.callback);
+  const testAnswer = await lnurlp(a, test.umaAddress);
+  assert.equal(testAnswer.status, 200, JSON.stringify(testAnswer.body));
+  assert.ok(testAnswer.body.callback.endsWith(`/uma/payreq/${test.id}`), testAnswer.body.callback);
+  assert.ok(testAnswer.body.maxSendable > liveAnswer.body.maxSendable, 'the sandbox answers with its own currencies');
+
+  // The other environment cannot take an address, on creation or by a change.
+  const taken = await call(a, a.credentials, 'POST', '/customers', {
+    customerType: 'INDIVIDUAL', fullName: 'Copy', umaAddress: live.umaAddress,
+  });
+  assert.equal(taken.status, 409, taken.text);
+  assert.equal(taken.body.code, 'UMA_ADDRESS_EXISTS');
+  const moved = await call(a, a.production, 'PATCH', `/customers/${encodeURIComponent(live.id)}`, {
+    customerType: 'INDIVIDUAL', umaAddress: test.umaAddress,
+  });
+  assert.equal(moved.status, 409, moved.text);
+  assert.equal(moved.body.code, 'UMA_ADDRESS_EXISTS');
+  const unchanged = await lnurlp(a, test.umaAddress);
+  assert.ok(unchanged.body.callback.endsWith(`/uma/payreq/${test.id}`), unchanged.body.callback);
+
+  // The sandbox's proxy subdomain still answers for the sandbox customer only.
+  const config = await call(a, a.credentials, 'GET', '/config');
+  const proxied = `${config.body.proxyUmaSubdomain}.uma.corridor.localhost`;
+  const user = test.umaAddress.slice(1, test.umaAddress.indexOf('@'));
+  const viaProxy = await fetch(`${a.baseUrl}/.well-known/lnurlp/${user}`, { headers: { 'x-forwarded-host': proxied } });
+  assert.equal(viaProxy.status, 200, await viaProxy.clone().text());
+  assert.ok((await viaProxy.json()).callback.endsWith(`/uma/payreq/${test.id}`));
+  const liveUser = live.umaAddress.slice(1, live.umaAddress.indexOf('@'));
+  const notViaProxy = await fetch(`${a.baseUrl}/.well-known/lnurlp/${liveUser}`, { headers: { 'x-forwarded-host': proxied } });
+  assert.equal(notViaProxy.status, 404);
 });

@@ -102,3 +102,49 @@ test('a person fills the KYC page on a phone, lands on the redirect, and is appr
   assertScreenshots(suite, ['1-opened', '2-filled', '3-redirected', '4-link-used']);
   await page.close();
 });
+
+test('someone new picks the business form, completes it, and becomes a customer in review', async () => {
+  const platformCustomerId = `browser-new-${process.pid}`;
+  const redirectUri = `${platformUrl}/onboarding/welcome`;
+  const link = await call(server, credentials, 'GET', `/customers/kyc-link?platformCustomerId=${encodeURIComponent(platformCustomerId)}&redirectUri=${encodeURIComponent(redirectUri)}`);
+  assert.equal(link.status, 200, link.text);
+  assert.equal(link.body.customerId, undefined, 'no customer yet');
+
+  const page = await browser.context.newPage();
+  await page.goto(link.body.kycUrl);
+  assert.equal(await page.title(), 'Verify your identity');
+  // The person's form comes first; the link switches to the business form without scripts.
+  assert.equal(await page.getByLabel('Full legal name').count(), 1);
+  await Promise.all([
+    page.waitForURL(`${link.body.kycUrl}?type=BUSINESS`),
+    page.getByRole('link', { name: /business form/ }).tap(),
+  ]);
+  await screenshot(page, suite, '5-new-business');
+  await page.getByLabel('Legal name of the business').fill('Pereira Importadora Ltda');
+  await page.getByLabel('Registration number').fill('12.345.678/0001-90');
+  await page.getByLabel('Address', { exact: true }).fill('Rua Augusta, 500');
+  await page.getByLabel('City').fill('São Paulo');
+  await page.getByLabel('Postal code').fill('01305-000');
+  await page.getByLabel(/Country of residence/).fill('BR');
+  await Promise.all([
+    page.waitForURL(redirectUri),
+    page.getByRole('button', { name: 'Submit for review' }).tap(),
+  ]);
+  assert.equal(await page.locator('h1').textContent(), 'Welcome back');
+
+  const listed = await call(server, credentials, 'GET', `/customers?platformCustomerId=${encodeURIComponent(platformCustomerId)}`);
+  assert.equal(listed.status, 200, listed.text);
+  assert.equal(listed.body.data.length, 1);
+  const [created] = listed.body.data;
+  assert.equal(created.customerType, 'BUSINESS');
+  assert.equal(created.businessInfo.legalName, 'Pereira Importadora Ltda');
+  assert.ok(['PENDING_REVIEW', 'APPROVED'].includes(created.kycStatus), created.kycStatus);
+  for (let waited = 0; (await kycStatus(created.id)).kycStatus !== 'APPROVED'; waited += 50) {
+    assert.ok(waited < 10000, 'the sandbox review did not approve');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const again = await page.goto(link.body.kycUrl);
+  assert.equal(again.status(), 410);
+  assertScreenshots(suite, ['5-new-business']);
+  await page.close();
+});

@@ -230,7 +230,7 @@ import { InMemoryPublicKeyCache, fetchPublicKeyForVasp, selectHighestSupportedVe
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCorridor, stopCorridor, call } from '../api/lib/harness.mjs';
+import { startCorridor, startOnOwnPort, stopCorridor, call } from '../api/lib/harness.mjs';
 import { startReceiver, stopReceiver } from '../api/lib/receiver.mjs';
 
 // A sending VASP played by the SDK: it serves its own keys at /.well-known/lnurlpubkey, where
@@ -415,4 +415,66 @@ test('a running corridor refuses replays, bad signatures, unknown users and host
   const configurationBody = await configuration.json();
   assert.deepEqual(configurationBody.uma_major_versions, [1, 0]);
   assert.equal(configurationBody.name, 'Platform 0');
+});
+
+test('the SDK resolves and pays a sandbox customer at the domain both environments share', async (t) => {
+  // As the quick start makes it: the platform's UMA domain is the server's own address, for both
+  // environments; the sandbox customer gets the address Corridor gives it.
+  const corridor = await startOnOwnPort({
+    platforms: 1, ownUmaDomain: true, config: { outbound: { allow_private_addresses: true } },
+  });
+  const sender = keyPair();
+  const senderVasp = await startSender(sender);
+  const webhooks = await startReceiver(() => ({ status: 200 }));
+  t.after(async () => { senderVasp.server.close(); await stopCorridor(corridor); await stopReceiver(webhooks); });
+  const platform = corridor.platforms[0];
+  const domain = corridor.address;
+  assert.equal((await call(corridor, platform.sandbox, 'PATCH', '/config', { webhookEndpoint: webhooks.url })).status, 200);
+  const created = await call(corridor, platform.sandbox, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Sandy Box' });
+  assert.equal(created.status, 201, created.text);
+  const receiverAddress = created.body.umaAddress;
+  assert.ok(receiverAddress.endsWith(`@${domain}`), receiverAddress);
+  const live = await call(corridor, platform.production, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Pro Duction' });
+  assert.equal(live.status, 201, live.text);
+
+  const keys = await fetchPublicKeyForVasp({ cache: new InMemoryPublicKeyCache(), vaspDomain: domain });
+  const resolve = async (address) => {
+    const reply = await fetch(await getSignedLnurlpRequestUrl({
+      isSubjectToTravelRule: true, receiverAddress: address, senderVaspDomain: senderVasp.domain,
+      signingPrivateKey: sender.secret,
+    }));
+    const text = await reply.text();
+    assert.equal(reply.status, 200, text);
+    const response = LnurlpResponse.fromJson(text);
+    assert.equal(response.compliance.receiverIdentifier, address);
+    assert.equal(await verifyUmaLnurlpResponseSignature(response, keys, freshNonces()), true);
+    return response;
+  };
+  // Both environments' customers resolve at the domain, each signed with the keys it publishes.
+  const response = await resolve(receiverAddress);
+  assert.ok(response.callback.endsWith(`/uma/payreq/${created.body.id}`), response.callback);
+  const liveResponse = await resolve(live.body.umaAddress);
+  assert.ok(liveResponse.callback.endsWith(`/uma/payreq/${live.body.id}`), liveResponse.callback);
+
+  const payRequest = await getPayRequest({
+    receiverEncryptionPubKey: keys.getEncryptionPubKey(), sendingVaspPrivateKey: sender.secret,
+    receivingCurrencyCode: 'USD', amount: 250, isAmountInReceivingCurrency: true,
+    payerIdentifier: `$alice@${senderVasp.domain}`, payerName: 'Alice', trInfo: '{"name":"Alice"}',
+    travelRuleFormat: 'ivms@101.2023', payerKycStatus: KycStatus.Verified, umaMajorVersion: 1,
+  });
+  const paid = await fetch(`${corridor.baseUrl}${new URL(response.callback).pathname}`,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: payRequest.toJsonString() });
+  const paidText = await paid.text();
+  assert.equal(paid.status, 200, paidText);
+  const payResponse = PayReqResponse.fromJson(paidText);
+  assert.equal(await verifyPayReqResponseSignature(payResponse, `$alice@${senderVasp.domain}`,
+    receiverAddress, keys, freshNonces()), true);
+  assert.equal(payResponse.converted.amount, 250);
+  // The payment is the sandbox's, and only the sandbox's.
+  const incoming = await call(corridor, platform.sandbox, 'GET', `/transactions?customerId=${created.body.id}&type=INCOMING`);
+  assert.equal(incoming.status, 200, incoming.text);
+  assert.equal(incoming.body.data.length, 1);
+  assert.equal(incoming.body.data[0].receivedAmount.amount, 250);
+  const elsewhere = await call(corridor, platform.production, 'GET', `/transactions?type=INCOMING`);
+  assert.equal(elsewhere.body.data.length, 0);
 });

@@ -218,12 +218,34 @@ TEST_CASE("uniqueness conflicts are values and write nothing", "[store][customer
     CHECK(customer_rows(world.session()) == 1);
 }
 
-TEST_CASE("the same address and platform customer id are free elsewhere", "[store][customers]") {
+TEST_CASE("an address has one owner across both environments", "[store][customers]") {
+    customer_world world;
+    customer sandbox_ada = world.create(individual("crm-1", "$ada@acme.example"));
+    const tenant production{world.platform, environment::production};
+    // The address resolves at its domain to one customer, whichever environment holds it.
+    auto taken = create_customer(world.session(), world.customers(), production, domain,
+                                 individual("crm-1", "$ada@acme.example"));
+    REQUIRE_FALSE(taken);
+    CHECK(taken.error() == customer_error::uma_address_taken);
+    customer live = world.create(individual("crm-2", "$grace@acme.example"), production);
+    customer_fields change;
+    change.uma_address = "$ada@acme.example";
+    auto moved =
+        update_customer(world.session(), world.clock, production, live.id, "INDIVIDUAL", change);
+    REQUIRE_FALSE(moved);
+    CHECK(moved.error() == customer_error::uma_address_taken);
+    // Once the sandbox customer is deleted, production may take the address.
+    REQUIRE(delete_customer(world.session(), world.clock, world.owner, sandbox_ada.id));
+    REQUIRE(
+        update_customer(world.session(), world.clock, production, live.id, "INDIVIDUAL", change));
+}
+
+TEST_CASE("the same platform customer id is free elsewhere", "[store][customers]") {
     customer_world world;
     world.create(individual("crm-1", "$ada@acme.example"));
-    // The production environment of the same platform is a separate world.
+    // The production environment of the same platform is a separate world for its ids.
     const tenant production{world.platform, environment::production};
-    world.create(individual("crm-1", "$ada@acme.example"), production);
+    world.create(individual("crm-1", "$ada.live@acme.example"), production);
     // Platform customer ids are per platform.
     const tenant other{world.make_platform("other.example"), environment::sandbox};
     world.create(individual("crm-1", "$ada@other.example"), other);

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <iostream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -153,4 +155,61 @@ TEST_CASE("a database newer than the binary is refused, naming both versions, be
     CHECK_THROWS_AS(require_current_schema(session), schema_newer_than_binary);
     CHECK(count_of(session, "SELECT COUNT(*) FROM schema_migrations WHERE version = " +
                                 std::to_string(latest)) == 0);
+}
+
+TEST_CASE("migration 20 reports addresses held in both environments and keeps production's",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 19);
+    session
+        << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES ('p', 'n', 0, 1)";
+    auto customer = [&](const std::string& id, const std::string& env, const std::string& address,
+                        int deleted) {
+        session
+            << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
+               "customer_type, uma_address, kyc_status, is_deleted, created_at_ms, "
+               "updated_at_ms) VALUES (:i, 'p', :e, :i2, 'INDIVIDUAL', :a, 'APPROVED', :d, 1, 1)",
+            soci::use(id), soci::use(env), soci::use(id), soci::use(address), soci::use(deleted);
+    };
+    customer("Customer:live", "production", "$dup@d.example", 0);
+    customer("Customer:test", "sandbox", "$dup@d.example", 0);
+    customer("Customer:alone", "sandbox", "$alone@d.example", 0);
+    customer("Customer:gone", "production", "$was@d.example", 1);
+    customer("Customer:kept", "sandbox", "$was@d.example", 0);
+
+    std::ostringstream captured;
+    auto* previous = std::cerr.rdbuf(captured.rdbuf());
+    int applied = 0;
+    try {
+        applied = apply_migrations(session);
+    } catch (...) {
+        std::cerr.rdbuf(previous);
+        throw;
+    }
+    std::cerr.rdbuf(previous);
+    CHECK(applied == migration_count() - count_of(session,
+                                                  "SELECT COUNT(*) FROM schema_migrations "
+                                                  "WHERE version <= 19"));
+    // Only the sandbox twin of a live production address is shadowed, and only it is reported.
+    CHECK(count_of(session, "SELECT COUNT(*) FROM customers WHERE uma_address_shadowed = 1") == 1);
+    CHECK(count_of(session,
+                   "SELECT uma_address_shadowed FROM customers WHERE id = "
+                   "'Customer:test'") == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM schema_migration_notes WHERE version = 20") == 1);
+    std::string note;
+    session << "SELECT note FROM schema_migration_notes", soci::into(note);
+    CHECK(note.find("$dup@d.example") != std::string::npos);
+    CHECK(note.find("Customer:test") != std::string::npos);
+    CHECK(captured.str().find("migration 20: UMA address $dup@d.example") != std::string::npos);
+    CHECK(captured.str().find("$alone") == std::string::npos);
+
+    // From now on an address has one live owner across both environments, whatever the writer.
+    bool refused = false;
+    try {
+        customer("Customer:copy", "sandbox", "$alone@d.example", 0);
+    } catch (const soci::soci_error& error) {
+        refused = is_unique_violation(error);
+    }
+    CHECK(refused);
 }

@@ -385,3 +385,46 @@ TEST_CASE("errors carry their HTTP status and stable code names", "[server][inpu
     }
     CHECK(challenge);
 }
+
+namespace {
+
+constexpr field_shape item_shape[] = {{"name", json_kind::string}, {"share", json_kind::number}};
+constexpr field_shape side_shape[] = {{"accountId", json_kind::string},
+                                      {"currency", json_kind::string}};
+constexpr field_shape body_shape[] = {
+    {"source", json_kind::object, side_shape},
+    {"amount", json_kind::integer},
+    {"execute", json_kind::boolean},
+    {"info", json_kind::object},
+    {"tags", json_kind::array, {}, json_kind::string},
+    {"owners", json_kind::array, item_shape, json_kind::object},
+};
+
+}  // namespace
+
+TEST_CASE("check_shape: every defined field present is type-checked, by its path",
+          "[server][input]") {
+    auto check = [](const std::string& text) { check_shape(object_of(text), body_shape); };
+    // Valid, absent, null and unknown fields pass; so does any object where none is described.
+    check(R"({})");
+    check(R"({"source": {"accountId": "a", "currency": null, "other": 1}, "amount": 5,
+              "execute": false, "info": {"x": [1]}, "tags": ["a", "b"],
+              "owners": [{"name": "n", "share": 12.5}], "unknown": {"deep": true}})");
+    check(R"({"amount": 18446744073709551615})");  // the type is right; the range is the reader's
+    check_field_error([&] { check(R"({"source": "x"})"); }, "source", "must be an object");
+    check_field_error([&] { check(R"({"source": {"currency": 840}})"); }, "source.currency",
+                      "must be a string");
+    check_field_error([&] { check(R"({"amount": "5"})"); }, "amount", "must be an integer");
+    check_field_error([&] { check(R"({"amount": 5.0})"); }, "amount", "must be an integer");
+    check_field_error([&] { check(R"({"execute": 1})"); }, "execute", "must be true or false");
+    check_field_error([&] { check(R"({"info": []})"); }, "info", "must be an object");
+    check_field_error([&] { check(R"({"tags": "a"})"); }, "tags", "must be an array");
+    check_field_error([&] { check(R"({"tags": ["a", 2]})"); }, "tags[1]", "must be a string");
+    check_field_error([&] { check(R"({"tags": [null]})"); }, "tags[0]", "must be a string");
+    check_field_error([&] { check(R"({"owners": [{"name": "n"}, 3]})"); }, "owners[1]",
+                      "must be an object");
+    check_field_error([&] { check(R"({"owners": [{"share": "10"}]})"); }, "owners[0].share",
+                      "must be a number");
+    check_field_error([&] { check(R"({"owners": [{"name": {}}]})"); }, "owners[0].name",
+                      "must be a string");
+}

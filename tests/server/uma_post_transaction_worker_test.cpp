@@ -70,10 +70,13 @@ struct worker_fixture : testing::store_fixture {
                                           "Transaction:0195f0c0-0000-7000-8000-000000000001");
     }
 
-    // The public key receivers fetch from our lnurlpubkey document.
+    // The public key receivers fetch from our lnurlpubkey document: both environments of the
+    // platform share sender.example, which publishes the production environment's keys.
     uma::public_key our_key() {
         uma::sql_key_store keys(session(), clock, random);
-        return uma::public_key_of(keys.keys_for(owner, "sender.example").signing.secret);
+        tenant publisher{owner.platform_id, environment::production};
+        REQUIRE(uma_key_owner(session(), *load_platform_config(session(), owner)) == publisher);
+        return uma::public_key_of(keys.keys_for(publisher, "sender.example").signing.secret);
     }
 
     app_services services;

@@ -230,25 +230,45 @@ TEST_CASE("an UMA lookup is verified, answered and signed on the platform's doma
         CHECK_FALSE(plain.body.contains("compliance"));
         CHECK(world.keys.calls == calls);
     }
-    SECTION("the UMA domain shared by both environments is production's") {
-        auto production = answer_pubkeys(world.session(), world.services, "vasp.example:8443");
-        CHECK(production.body.at("signingPubKey") != keys.body.at("signingPubKey"));
-        // The sandbox customer is not production's.
-        auto elsewhere = answer_lnurlp(world.session(), world.services, "vasp.example:8443",
-                                       world.signed_target(sender, "$bob", "5"));
-        CHECK(elsewhere.status == 404);
-        world.add_customer(environment::production, "$bob@vasp.example:8443");
+    SECTION("on the domain both environments share, each address resolves to its holder") {
+        // One key set per domain: the production environment's, which both sign with, published
+        // at the domain and at the sandbox's proxy subdomain alike.
+        auto domain_keys = answer_pubkeys(world.session(), world.services, "vasp.example:8443");
+        CHECK(domain_keys.body.at("signingPubKey") == keys.body.at("signingPubKey"));
+        uma::sql_key_store store(world.session(), world.clock, world.random, nullptr);
+        auto production_keys =
+            store.keys_for(tenant{world.platform_id, environment::production}, "vasp.example:8443");
+        CHECK(boost::json::serialize(domain_keys.body) ==
+              boost::json::serialize(uma::to_json(uma::public_keys_of(production_keys))));
+        // The sandbox customer is found at the domain, with the sandbox's terms.
+        auto found = answer_lnurlp(world.session(), world.services, "vasp.example:8443",
+                                   world.signed_target(sender, "$bob", "5"));
+        REQUIRE(found.status == 200);
+        auto sandbox_response =
+            uma::parse_lnurlp_response(boost::json::serialize(found.body)).value();
+        CHECK(sandbox_response.callback == response->callback);
+        CHECK(uma::verify_payload(uma::signable_payload(*sandbox_response.compliance),
+                                  sandbox_response.compliance->signature, signing.value()));
+        // A production customer of the domain is production's, with production's terms.
+        tenant production{world.platform_id, environment::production};
+        config_patch narrow;
+        narrow.supported_currencies =
+            std::vector<supported_currency>{{"USD", 1, 5000, {"OUTGOING", "INCOMING"}, {}}};
+        REQUIRE(
+            update_platform_config(world.session(), world.platforms(), production, narrow).ok());
+        world.add_customer(environment::production, "$carol@vasp.example:8443");
         auto live = answer_lnurlp(world.session(), world.services, "vasp.example:8443",
-                                  world.signed_target(sender, "$bob", "6"));
+                                  world.signed_target(sender, "$carol", "6"));
         REQUIRE(live.status == 200);
-        auto signed_response =
-            uma::parse_lnurlp_response(boost::json::serialize(live.body)).value();
-        auto production_key =
-            uma::signing_key(
-                uma::parse_pubkey_response(boost::json::serialize(production.body)).value())
-                .value();
-        CHECK(uma::verify_payload(uma::signable_payload(*signed_response.compliance),
-                                  signed_response.compliance->signature, production_key));
+        auto live_response = uma::parse_lnurlp_response(boost::json::serialize(live.body)).value();
+        CHECK(live_response.callback != response->callback);
+        CHECK(live_response.max_sendable_msats == 50000000);
+        CHECK(uma::verify_payload(uma::signable_payload(*live_response.compliance),
+                                  live_response.compliance->signature, signing.value()));
+        // Through the sandbox's proxy subdomain, only the sandbox answers.
+        auto not_sandbox = answer_lnurlp(world.session(), world.services, proxy,
+                                         world.signed_target(sender, "$carol", "8"));
+        CHECK(not_sandbox.status == 404);
     }
 }
 

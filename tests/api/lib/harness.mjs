@@ -42,7 +42,8 @@ export function runCli(server, args) {
 // Options: platforms (how many to create, default 2), config (overrides merged into corridor.json),
 // regulated (array of booleans per platform; when not given every platform is regulated, so its
 // customers start KYC-approved and can move money at once), ca (PEM that `call` trusts when the
-// server speaks TLS: give it with tls.* config). Benchmarks, which run outside ctest, also pass bin,
+// server speaks TLS: give it with tls.* config), umaDomains (array: the i-th platform's UMA domain
+// instead of umaDomainOf(i)). Benchmarks, which run outside ctest, also pass bin,
 // confDir and database (a URL) instead of the environment's.
 export async function startCorridor(options = {}) {
   const bin = options.bin || required('CORRIDOR_BIN');
@@ -93,7 +94,8 @@ export async function startCorridor(options = {}) {
 
   const count = options.platforms ?? 2;
   for (let i = 0; i < count; i++) {
-    const args = ['platform', 'create', '--name', `Platform ${i}`, '--uma-domain', umaDomainOf(i), '--json'];
+    const domain = options.umaDomains?.[i] ?? umaDomainOf(i);
+    const args = ['platform', 'create', '--name', `Platform ${i}`, '--uma-domain', domain, '--json'];
     if (options.regulated ? options.regulated[i] : true) args.push('--regulated');
     server.platforms.push(JSON.parse(runCli(server, args)));
   }
@@ -116,11 +118,14 @@ export function freePort() {
 
 // startCorridor on a port chosen first, so that public_base_url (the hosted pages, the UMA
 // callbacks and .well-known endpoints) names the server's own loopback address; server.address is
-// that `127.0.0.1:port`. options.config is merged over listen and public_base_url.
+// that `127.0.0.1:port`. options.config is merged over listen and public_base_url. With
+// ownUmaDomain the first platform is created as the quick start does, with that address as its
+// UMA domain (both environments share it).
 export async function startOnOwnPort(options = {}) {
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
   const server = await startCorridor({
+    ...(options.ownUmaDomain ? { umaDomains: [address] } : {}),
     ...options,
     config: { listen: address, public_base_url: `http://${address}`, ...(options.config || {}) },
   });
