@@ -36,6 +36,8 @@
 #include "server/http/tls_context.hpp"
 #include "server/uma/uma_post_transaction_worker.hpp"
 #include "server/webhooks/delivery_worker.hpp"
+#include "server/webhooks/outbox_notifications.hpp"
+#include "ledger/outbox.hpp"
 #include "uma/sql_stores.hpp"
 #include "server/rail_funding_source.hpp"
 #include "server/reference_data.hpp"
@@ -293,6 +295,13 @@ int serve(const std::vector<std::string>& args) {
                       incoming_routing{&incoming, [&services] { return services.payments(); }});
     uma_post_transaction_worker uma_callbacks(services, url);
     deliveries.start();
+    // Commits that record events wake delivery at once: this process's own through the outbox
+    // listener, other processes' through PostgreSQL's NOTIFY. Polling stays as the safety net.
+    set_outbox_listener([&deliveries] { deliveries.wake(); });
+    std::optional<outbox_notification_listener> notifications;
+    if (url.backend == database_backend::postgresql) {
+        notifications.emplace(url.connect_string, [&deliveries] { deliveries.wake(); });
+    }
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::cout << "corridor listening on " << (tls ? "https" : "http") << "://" << host << ":"
               << port << std::endl;
@@ -302,6 +311,8 @@ int serve(const std::vector<std::string>& args) {
     // waits on slow clients must not go on importing.
     bulk_imports.request_stop();
     server.drain();
+    if (notifications) notifications->stop();
+    set_outbox_listener({});
     deliveries.stop(config.limits.shutdown_timeout_ms / 2);
     outbound.stop();
     bulk_imports.stop();
