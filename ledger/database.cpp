@@ -1,5 +1,6 @@
 #include "ledger/database.hpp"
 
+#include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 
 #include <soci/postgresql/soci-postgresql.h>
@@ -220,6 +221,7 @@ write_transaction::~write_transaction() {
             session_ << "ROLLBACK TO SAVEPOINT write_transaction";
             session_ << "RELEASE SAVEPOINT write_transaction";
         } else {
+            outbox_rolled_back_on_this_thread();
             session_ << "ROLLBACK";
         }
     } catch (...) {
@@ -228,8 +230,20 @@ write_transaction::~write_transaction() {
 }
 
 void write_transaction::commit() {
-    run_control(session_, nested_ ? "RELEASE SAVEPOINT write_transaction" : "COMMIT");
+    if (nested_) {
+        run_control(session_, "RELEASE SAVEPOINT write_transaction");
+        open_ = false;
+        return;
+    }
+    // Events recorded here wake delivery once they are durable: other processes through NOTIFY
+    // (sent by PostgreSQL at COMMIT, one per transaction however many events), this one after it.
+    bool events = outbox_events_pending_on_this_thread();
+    if (events && backend_of(session_) == database_backend::postgresql) {
+        run_control(session_, outbox_notify_sql);
+    }
+    run_control(session_, "COMMIT");
     open_ = false;
+    if (events) outbox_committed_on_this_thread();
 }
 
 bool is_unique_violation(const soci::soci_error& error) {

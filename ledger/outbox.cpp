@@ -3,6 +3,9 @@
 #include "ledger/assert.hpp"
 #include "ledger/statement_cache.hpp"
 
+#include <memory>
+#include <mutex>
+
 namespace corridor {
 
 std::string_view to_string(event_purpose purpose) {
@@ -20,6 +23,34 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     return record_event(session, ids, time, owner, type, payload, event_purpose::notify);
 }
 
+namespace {
+
+thread_local bool events_pending = false;
+std::mutex listener_mutex;
+std::shared_ptr<const std::function<void()>> listener;
+
+}  // namespace
+
+void set_outbox_listener(std::function<void()> wake) {
+    std::lock_guard lock(listener_mutex);
+    listener = wake ? std::make_shared<const std::function<void()>>(std::move(wake)) : nullptr;
+}
+
+bool outbox_events_pending_on_this_thread() { return events_pending; }
+
+void outbox_committed_on_this_thread() {
+    if (!events_pending) return;
+    events_pending = false;
+    std::shared_ptr<const std::function<void()>> wake;
+    {
+        std::lock_guard lock(listener_mutex);
+        wake = listener;
+    }
+    if (wake) (*wake)();
+}
+
+void outbox_rolled_back_on_this_thread() { events_pending = false; }
+
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
                          const tenant& owner, const std::string& type, const std::string& payload,
                          event_purpose purpose) {
@@ -35,6 +66,7 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
         "attempts, next_attempt_at_ms, created_at_ms, purpose) VALUES (:i, :p, :e, :y, :b, "
         "'PENDING', 0, :n, :t, :u)",
         id, owner.platform_id, env_name, type, payload, now_ms, now_ms, purpose_name);
+    events_pending = true;
     return id;
 }
 

@@ -4,6 +4,7 @@
 #include <soci/soci.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "ledger/clock.hpp"
@@ -28,5 +29,16 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
                          const tenant& owner, const std::string& type, const std::string& payload,
                          event_purpose purpose);
+
+// Delivery is woken by commits, not found by polling: record_event marks the thread, and the
+// outermost commit of a marked transaction (write_transaction::commit) calls the process's
+// listener, the delivery worker's wake. On PostgreSQL that commit also sends NOTIFY on
+// outbox_channel, which wakes the other processes that LISTEN on it.
+inline constexpr const char* outbox_channel = "corridor_outbox";
+inline constexpr const char* outbox_notify_sql = "NOTIFY corridor_outbox";
+void set_outbox_listener(std::function<void()> listener);  // empty: none
+bool outbox_events_pending_on_this_thread();
+void outbox_committed_on_this_thread();    // calls the listener if events were recorded
+void outbox_rolled_back_on_this_thread();  // forgets them
 
 }  // namespace corridor

@@ -44,6 +44,8 @@
 #include "server/key_encryption.hpp"
 #include "server/uma/uma_post_transaction_worker.hpp"
 #include "server/webhooks/delivery_worker.hpp"
+#include "server/webhooks/outbox_notifications.hpp"
+#include "ledger/outbox.hpp"
 #include "uma/sql_stores.hpp"
 #include "server/rail_funding_source.hpp"
 #include "server/reference_data.hpp"
@@ -402,6 +404,13 @@ int serve(const std::vector<std::string>& args) {
                       incoming_routing{&incoming, [&services] { return services.payments(); }});
     uma_post_transaction_worker uma_callbacks(services, url);
     deliveries.start();
+    // Commits that record events wake delivery at once: this process's own through the outbox
+    // listener, other processes' through PostgreSQL's NOTIFY. Polling stays as the safety net.
+    set_outbox_listener([&deliveries] { deliveries.wake(); });
+    std::optional<outbox_notification_listener> notifications;
+    if (url.backend == database_backend::postgresql) {
+        notifications.emplace(url.connect_string, [&deliveries] { deliveries.wake(); });
+    }
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::string public_url = fmt::format("{}://{}:{}", tls ? "https" : "http", host, port);
     std::string admin_url;
@@ -421,6 +430,8 @@ int serve(const std::vector<std::string>& args) {
     bulk_imports.request_stop();
     server.drain();
     if (admin) admin->drain();
+    if (notifications) notifications->stop();
+    set_outbox_listener({});
     deliveries.stop(config.limits.shutdown_timeout_ms / 2);
     outbound.stop();
     bulk_imports.stop();

@@ -1,0 +1,57 @@
+// Webhook delivery is woken by commits, not found by polling: with the poll set to a minute, an
+// event still arrives at once after the commit that recorded it, in the same process and, on
+// PostgreSQL, when another process (here psql) commits the event and sends NOTIFY.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
+import { startReceiver, stopReceiver } from './lib/receiver.mjs';
+import { platformAccounts, fund, eventually } from './lib/money.mjs';
+import { runStatement } from './lib/database.mjs';
+
+let server;
+let receiver;
+let sandbox;
+
+before(async () => {
+  receiver = await startReceiver();
+  server = await startCorridor({
+    platforms: 1,
+    config: {
+      outbound: { allow_private_addresses: true },  // the receiver is on loopback
+      // Harness-only: a poll this slow means that only the commit's wake-up can deliver in time.
+      webhooks: { poll_interval_ms: 60000 },
+    },
+  });
+  sandbox = server.platforms[0].sandbox;
+  const patched = await call(server, sandbox, 'PATCH', '/config', { webhookEndpoint: receiver.url });
+  assert.equal(patched.status, 200, patched.text);
+  // Let the first poll round (at start) pass, so that what follows is not delivered by it.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+});
+after(async () => {
+  if (server) await stopCorridor(server);
+  if (receiver) await stopReceiver(receiver);
+});
+
+test('an event is delivered right after the commit that recorded it', async () => {
+  const accounts = await platformAccounts(server, sandbox);
+  const before = receiver.requests.length;
+  const committedAt = Date.now();
+  await fund(server, sandbox, accounts.USD.id, 5000);
+  const delivered = await eventually(() => receiver.requests.length > before || undefined, { timeoutMs: 5000 });
+  assert.ok(delivered);
+  const lagMs = receiver.requests[before].at - committedAt;
+  assert.ok(lagMs < 5000, `delivered ${lagMs} ms after the commit, long before the next poll`);
+});
+
+test('on PostgreSQL another process\'s commit wakes delivery through NOTIFY',
+  { skip: !process.env.CORRIDOR_TEST_POSTGRES_URL_FILE && 'NOTIFY is PostgreSQL\'s; the SQLite run has one process' },
+  async () => {
+    const id = `Webhook:${crypto.randomUUID()}`;
+    const now = Date.now();
+    runStatement(server, `INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts,
+      next_attempt_at_ms, created_at_ms, purpose) VALUES ('${id}', '${server.platforms[0].platformId}', 'sandbox',
+      'TEST', '{"note":"from another process"}', 'PENDING', 0, ${now}, ${now}, 'TEST'); NOTIFY corridor_outbox`);
+    const entry = await eventually(() => receiver.requests.find((request) => request.body?.webhookId === id), { timeoutMs: 5000 });
+    assert.equal(entry.body.type, 'TEST');
+  });
