@@ -362,8 +362,9 @@ service_config service_config::load_file(const std::string& path) {
     json::value document = parse_config_json(path, buffer.str());
     if (!document.is_object()) throw config_error("configuration file " + path + " must hold an object");
 
-    std::string base_dir = std::filesystem::path(path).parent_path().string();
-    if (base_dir.empty()) base_dir = ".";
+    // Absolute, so that what the file names stays put whatever folder the process later works in.
+    std::string base_dir =
+        std::filesystem::absolute(std::filesystem::path(path)).parent_path().lexically_normal().string();
     std::vector<std::string> plugins_dirs;
     reader keys(document.as_object());
     std::string state_dir;

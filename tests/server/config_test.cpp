@@ -540,3 +540,16 @@ TEST_CASE("admin_listen and log.file", "[server][config]") {
     CHECK(load_error(R"({"log": {"file": 3}})") ==
           "configuration key \"log.file\" must be a string");
 }
+
+TEST_CASE("a configuration named by a relative path still gives absolute paths", "[server][config]") {
+    temp_folder folder;
+    folder.write(R"({"database": "sqlite:../var/corridor.db", "rails": {"data_dir": "rails"}})");
+    auto previous = fs::current_path();
+    fs::current_path(folder.path());
+    auto config = service_config::load_file("conf/corridor.json");
+    fs::current_path(previous);
+    const fs::path root = fs::canonical(folder.path());
+    CHECK(config.database == "sqlite:" + (root / "var" / "corridor.db").string());
+    CHECK(config.rails_data_dir == (root / "conf" / "rails").string());
+    CHECK(config.state_dir == (root / "conf").string());
+}
