@@ -122,6 +122,26 @@ test('without --config a command looks in ./conf, then /etc/corridor, and otherw
   }
 });
 
+test('CORRIDOR_DATABASE names the database instead of the file, and --database wins over both', () => {
+  const bin = join(build, 'corridor');
+  const folder = mkdtempSync(join(work, 'env-'));
+  const configPath = join(folder, 'corridor.json');
+  writeFileSync(configPath, JSON.stringify({ database: `sqlite:${join(folder, 'from-file.db')}` }));
+  const fromEnv = join(folder, 'from-env.db');
+  const viaEnv = cli(bin, ['migrate', '--config', configPath], { env: { ...process.env, CORRIDOR_DATABASE: `sqlite:${fromEnv}` } });
+  assert.equal(viaEnv.code, 0, viaEnv.err);
+  assert.ok(existsSync(fromEnv), 'the environment named the database');
+  assert.ok(!existsSync(join(folder, 'from-file.db')), 'the file\'s database was not used');
+  const fromFlag = join(folder, 'from-flag.db');
+  const viaFlag = cli(bin, ['migrate', '--config', configPath, '--database', `sqlite:${fromFlag}`],
+    { env: { ...process.env, CORRIDOR_DATABASE: `sqlite:${fromEnv}` } });
+  assert.equal(viaFlag.code, 0, viaFlag.err);
+  assert.ok(existsSync(fromFlag), '--database wins');
+  const bad = cli(bin, ['migrate', '--config', configPath], { env: { ...process.env, CORRIDOR_DATABASE: 'mysql://x' } });
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /CORRIDOR_DATABASE must be sqlite:PATH or postgresql:\/\/\.\.\./);
+});
+
 test('the Debian package installs the layout under /usr, /etc/corridor and /var/lib/corridor', () => {
   const out = join(work, 'packages');
   execFileSync('cpack', ['-G', 'DEB', '--config', join(build, 'CPackConfig.cmake'), '-B', out], { stdio: 'pipe', cwd: build });
