@@ -292,18 +292,7 @@ std::vector<rail_load_attempt> load_each_rail(const rail_load_config& config, ra
 
 rail_registry load_rails(const rail_load_config& config, rail_log_sink* log) {
     rail_registry registry;
-    for (const auto& name : config.rails) {
-        if (!valid_rail_name(name)) {
-            throw rail_load_error("plugins.rails: \"" + name +
-                                  "\" is not a rail name (1 to 32 of [a-z0-9_-], no paths)");
-        }
-    }
-    for (const auto& [name, pin] : config.sha256_pins) {
-        bool listed = false;
-        for (const auto& rail : config.rails) listed = listed || rail == name;
-        if (!listed)
-            throw rail_load_error("plugins.sha256: \"" + name + "\" is not in plugins.rails");
-    }
+    check_rail_names(config);
     for (const auto& name : config.rails) {
         std::string path = find_rail_file(config.plugins_dirs, name);
         if (config.plugins_dirs.size() > 1 && !std::filesystem::exists(path)) {
