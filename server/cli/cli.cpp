@@ -658,8 +658,7 @@ webhook_key_action webhook_key_action_of(const std::string& action,
     return next ? webhook_key_action::stage_next : webhook_key_action::rotate_now;
 }
 
-std::optional<std::int64_t> activation_time_of(const po::variables_map& values,
-                                               const clock& time) {
+std::optional<std::int64_t> activation_time_of(const po::variables_map& values, const clock& time) {
     if (!values.count("at")) return std::nullopt;
     const auto& text = values["at"].as<std::string>();
     auto at_ms = parse_timestamp_ms(text);
