@@ -65,8 +65,9 @@ function storedRow() {
   return rows[0];
 }
 
-function expectCliError(result, pattern) {
-  assert.notEqual(result.status, 0, result.stdout);
+// Exit 1 for a refusal of the request, 2 for a usage error (with the usage text).
+function expectCliError(result, pattern, status = 1) {
+  assert.equal(result.status, status, result.stderr);
   assert.equal(result.stdout, '');
   assert.match(result.stderr, pattern);
 }
@@ -78,11 +79,11 @@ test('show --next without a staged key is a clear error', () => {
 
 test('bad flag combinations and times are refused, changing nothing', () => {
   const before = storedRow();
-  expectCliError(keyCliResult('rotate', '--next', '--activate'), /--next .*--activate/);
-  expectCliError(keyCliResult('rotate', '--at', '2099-01-01T00:00:00Z'), /--at needs --next/);
-  expectCliError(keyCliResult('rotate', '--next', '--at', 'tomorrow'), /--at must be an RFC 3339 time/);
-  expectCliError(keyCliResult('rotate', '--next', '--at', '2001-01-01T00:00:00Z'), /not in the future/);
-  expectCliError(keyCliResult('show', '--activate'), /--at and --activate belong to webhook-key rotate/);
+  expectCliError(keyCliResult('rotate', '--next', '--activate'), /--next .*--activate/, 2);
+  expectCliError(keyCliResult('rotate', '--at', '2099-01-01T00:00:00Z'), /--at needs --next/, 2);
+  expectCliError(keyCliResult('rotate', '--next', '--at', 'tomorrow'), /--at must be an RFC 3339 time/, 2);
+  expectCliError(keyCliResult('rotate', '--next', '--at', '2001-01-01T00:00:00Z'), /not in the future/, 2);
+  expectCliError(keyCliResult('show', '--activate'), /--at and --activate belong to webhook-key rotate/, 2);
   assert.deepEqual(storedRow(), before);
 });
 
