@@ -637,6 +637,19 @@ const std::vector<migration>& all_migrations() {
              // `corridor kyc approve|reject --reason TEXT`; NULL for the sandbox's decisions.
              "ALTER TABLE kyc_reviews ADD COLUMN decision_reason TEXT",
          }},
+        {23,
+         "webhook keys rotate with an overlap",
+         {
+             // A next key published ahead of the switch (`webhook-key rotate --next [--at]`), so
+             // that receivers install it before it signs. Its private half is sealed exactly as
+             // the current one; the replaced public key stays as previous, for the record.
+             "ALTER TABLE webhook_keys ADD COLUMN next_private_key_pem TEXT",
+             "ALTER TABLE webhook_keys ADD COLUMN next_public_key_pem TEXT",
+             "ALTER TABLE webhook_keys ADD COLUMN next_created_at_ms BIGINT",
+             "ALTER TABLE webhook_keys ADD COLUMN next_activate_at_ms BIGINT",
+             "ALTER TABLE webhook_keys ADD COLUMN previous_public_key_pem TEXT",
+             "ALTER TABLE webhook_keys ADD COLUMN previous_retired_at_ms BIGINT",
+         }},
     };
     return migrations;
 }

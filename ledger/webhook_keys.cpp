@@ -148,34 +148,92 @@ webhook_key_pair generate_webhook_key_pair() {
     return webhook_key_pair{bio_text(private_bio.get()), bio_text(public_bio.get())};
 }
 
-std::optional<webhook_key_pair> find_webhook_key(soci::session& session, const tenant& owner) {
+namespace {
+
+// A tenant's row as stored: private halves possibly sealed.
+struct stored_keys {
+    webhook_key_pair current;
+    std::optional<webhook_key_pair> next;
+    std::optional<long long> next_activate_at_ms;
+};
+
+std::optional<stored_keys> read_stored_keys(soci::session& session, const tenant& owner) {
     std::string env_name(owner.env_name());
-    webhook_key_pair pair;
-    soci::indicator private_ind = soci::i_null, public_ind = soci::i_null;
-    session
-        << "SELECT private_key_pem, public_key_pem FROM webhook_keys WHERE platform_id = :p AND "
-           "environment = :e",
+    stored_keys keys;
+    webhook_key_pair next;
+    long long activate_at_ms = 0;
+    soci::indicator private_ind = soci::i_null, public_ind = soci::i_null,
+                    next_private_ind = soci::i_null, next_public_ind = soci::i_null,
+                    activate_ind = soci::i_null;
+    session << "SELECT private_key_pem, public_key_pem, next_private_key_pem, next_public_key_pem, "
+               "next_activate_at_ms FROM webhook_keys WHERE platform_id = :p AND environment = :e",
         soci::use(owner.platform_id), soci::use(env_name),
-        soci::into(pair.private_key_pem, private_ind), soci::into(pair.public_key_pem, public_ind);
+        soci::into(keys.current.private_key_pem, private_ind),
+        soci::into(keys.current.public_key_pem, public_ind),
+        soci::into(next.private_key_pem, next_private_ind),
+        soci::into(next.public_key_pem, next_public_ind), soci::into(activate_at_ms, activate_ind);
     if (!session.got_data() || private_ind != soci::i_ok) return std::nullopt;
+    if (next_private_ind == soci::i_ok && next_public_ind == soci::i_ok) {
+        keys.next = std::move(next);
+        if (activate_ind == soci::i_ok) keys.next_activate_at_ms = activate_at_ms;
+    }
+    return keys;
+}
+
+// Makes the staged next key current, unless another process did it first (the condition on the
+// next public key then matches nothing). The replaced public key stays as previous.
+void promote_next_key(soci::session& session, const tenant& owner, const std::string& next_public,
+                      long long now_ms) {
+    std::string env_name(owner.env_name());
+    long long retired_at_ms = now_ms;
+    session << "UPDATE webhook_keys SET previous_public_key_pem = public_key_pem, "
+               "previous_retired_at_ms = :r, private_key_pem = next_private_key_pem, "
+               "public_key_pem = next_public_key_pem, created_at_ms = COALESCE(next_created_at_ms, "
+               ":c), next_private_key_pem = NULL, next_public_key_pem = NULL, next_created_at_ms = "
+               "NULL, next_activate_at_ms = NULL WHERE platform_id = :p AND environment = :e AND "
+               "next_public_key_pem = :n",
+        soci::use(retired_at_ms), soci::use(now_ms), soci::use(owner.platform_id),
+        soci::use(env_name), soci::use(next_public);
+}
+
+bool next_is_due(const stored_keys& keys, long long now_ms) {
+    return keys.next && keys.next_activate_at_ms && *keys.next_activate_at_ms <= now_ms;
+}
+
+}  // namespace
+
+std::optional<webhook_key_pair> find_webhook_key(soci::session& session, const tenant& owner) {
+    auto stored = read_stored_keys(session, owner);
+    if (!stored) return std::nullopt;
+    webhook_key_pair pair = std::move(stored->current);
     pair.private_key_pem = opened_form(pair.private_key_pem, owner);
     return pair;
 }
 
 webhook_key_pair ensure_webhook_key(soci::session& session, const clock& time,
                                     const tenant& owner) {
-    if (auto found = find_webhook_key(session, owner)) return *found;
+    long long now_ms = time.now_ms();
+    auto stored = read_stored_keys(session, owner);
+    if (stored && next_is_due(*stored, now_ms)) {
+        // The time of a staged switch has come: the key that signs from now on is the next one.
+        promote_next_key(session, owner, stored->next->public_key_pem, now_ms);
+        stored = read_stored_keys(session, owner);
+    }
+    if (stored) {
+        webhook_key_pair pair = std::move(stored->current);
+        pair.private_key_pem = opened_form(pair.private_key_pem, owner);
+        return pair;
+    }
     auto fresh = generate_webhook_key_pair();
     std::string env_name(owner.env_name());
-    long long now_ms = time.now_ms();
-    std::string stored = stored_form(fresh.private_key_pem, owner);
+    std::string sealed = stored_form(fresh.private_key_pem, owner);
     // ON CONFLICT: another process may create the same tenant's key at the same moment; the first
     // one stays and both use it.
     session
         << "INSERT INTO webhook_keys (platform_id, environment, private_key_pem, public_key_pem, "
            "created_at_ms) VALUES (:p, :e, :k, :u, :t) ON CONFLICT (platform_id, environment) DO "
            "NOTHING",
-        soci::use(owner.platform_id), soci::use(env_name), soci::use(stored),
+        soci::use(owner.platform_id), soci::use(env_name), soci::use(sealed),
         soci::use(fresh.public_key_pem), soci::use(now_ms);
     auto found = find_webhook_key(session, owner);
     CORRIDOR_ASSERT(found.has_value());
@@ -187,32 +245,82 @@ webhook_key_pair rotate_webhook_key(soci::session& session, const clock& time,
     ensure_webhook_key(session, time, owner);
     auto fresh = generate_webhook_key_pair();
     std::string env_name(owner.env_name());
-    long long now_ms = time.now_ms();
-    std::string stored = stored_form(fresh.private_key_pem, owner);
-    session
-        << "UPDATE webhook_keys SET private_key_pem = :k, public_key_pem = :u, created_at_ms = :t "
-           "WHERE platform_id = :p AND environment = :e",
-        soci::use(stored), soci::use(fresh.public_key_pem), soci::use(now_ms),
-        soci::use(owner.platform_id), soci::use(env_name);
+    long long now_ms = time.now_ms(), retired_at_ms = now_ms;
+    std::string sealed = stored_form(fresh.private_key_pem, owner);
+    session << "UPDATE webhook_keys SET previous_public_key_pem = public_key_pem, "
+               "previous_retired_at_ms = :r, private_key_pem = :k, public_key_pem = :u, "
+               "created_at_ms = :t, next_private_key_pem = NULL, next_public_key_pem = NULL, "
+               "next_created_at_ms = NULL, next_activate_at_ms = NULL WHERE platform_id = :p AND "
+               "environment = :e",
+        soci::use(retired_at_ms), soci::use(sealed), soci::use(fresh.public_key_pem),
+        soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name);
     return fresh;
+}
+
+next_webhook_key stage_next_webhook_key(soci::session& session, const clock& time,
+                                        const tenant& owner,
+                                        std::optional<std::int64_t> activate_at_ms) {
+    ensure_webhook_key(session, time, owner);
+    auto fresh = generate_webhook_key_pair();
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    long long activate_value = activate_at_ms.value_or(0);
+    soci::indicator activate_ind = activate_at_ms ? soci::i_ok : soci::i_null;
+    std::string sealed = stored_form(fresh.private_key_pem, owner);
+    session << "UPDATE webhook_keys SET next_private_key_pem = :k, next_public_key_pem = :u, "
+               "next_created_at_ms = :t, next_activate_at_ms = :a WHERE platform_id = :p AND "
+               "environment = :e",
+        soci::use(sealed), soci::use(fresh.public_key_pem), soci::use(now_ms),
+        soci::use(activate_value, activate_ind), soci::use(owner.platform_id), soci::use(env_name);
+    return next_webhook_key{fresh.public_key_pem, activate_at_ms};
+}
+
+std::optional<next_webhook_key> find_next_webhook_key(soci::session& session, const clock& time,
+                                                      const tenant& owner) {
+    ensure_webhook_key(session, time, owner);  // a next key whose time has come is current now
+    auto stored = read_stored_keys(session, owner);
+    if (!stored || !stored->next) return std::nullopt;
+    return next_webhook_key{stored->next->public_key_pem, stored->next_activate_at_ms};
+}
+
+std::optional<webhook_key_pair> activate_next_webhook_key(soci::session& session, const clock& time,
+                                                          const tenant& owner) {
+    ensure_webhook_key(session, time, owner);
+    auto stored = read_stored_keys(session, owner);
+    if (!stored || !stored->next) return std::nullopt;
+    promote_next_key(session, owner, stored->next->public_key_pem, time.now_ms());
+    return find_webhook_key(session, owner);
 }
 
 int seal_stored_webhook_keys(soci::session& session, const sealing_key& kek,
                              random_source& random) {
+    // Both private halves of a row: the current key and a staged next one, each sealed the same
+    // way (same context, so that making the next key current copies it as it is).
     struct row {
-        std::string platform_id, environment, private_key;
+        std::string platform_id, environment, column, private_key;
     };
     std::vector<row> rows;
     {
         row current;
+        std::string next_private;
+        soci::indicator next_ind = soci::i_null;
         soci::statement select =
             (session.prepare
-                 << "SELECT platform_id, environment, private_key_pem FROM webhook_keys "
-                    "ORDER BY platform_id, environment",
+                 << "SELECT platform_id, environment, private_key_pem, next_private_key_pem FROM "
+                    "webhook_keys ORDER BY platform_id, environment",
              soci::into(current.platform_id), soci::into(current.environment),
-             soci::into(current.private_key));
+             soci::into(current.private_key), soci::into(next_private, next_ind));
         select.execute(false);
-        while (select.fetch()) rows.push_back(current);
+        while (select.fetch()) {
+            current.column = "private_key_pem";
+            rows.push_back(current);
+            if (next_ind == soci::i_ok) {
+                row next = current;
+                next.column = "next_private_key_pem";
+                next.private_key = next_private;
+                rows.push_back(next);
+            }
+        }
     }
     int sealed = 0;
     for (const auto& key : rows) {
@@ -227,8 +335,9 @@ int seal_stored_webhook_keys(soci::session& session, const sealing_key& kek,
         }
         read_private_key(key.private_key);  // throws on a row that is neither sealed nor a key
         std::string stored = seal_bytes(kek, bytes_of(key.private_key), context, random);
-        session << "UPDATE webhook_keys SET private_key_pem = :k WHERE platform_id = :p AND "
-                   "environment = :e AND private_key_pem = :old",
+        // The column name comes from the two above, never from input.
+        session << "UPDATE webhook_keys SET " + key.column + " = :k WHERE platform_id = :p AND " +
+                       "environment = :e AND " + key.column + " = :old",
             soci::use(stored), soci::use(key.platform_id), soci::use(key.environment),
             soci::use(key.private_key);
         ++sealed;

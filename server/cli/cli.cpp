@@ -26,6 +26,7 @@
 #include "ledger/token_store.hpp"
 #include "ledger/uma_incoming_sink.hpp"
 #include "ledger/uma_address.hpp"
+#include "ledger/time_format.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
@@ -64,8 +65,9 @@ constexpr const char* usage_text = R"(usage:
   corridor platform create --name NAME --uma-domain DOMAIN [--regulated] [--json]
   corridor token create --platform ID --environment sandbox|production --name NAME
                         --permissions VIEW,TRANSACT,MANAGE [--json]
-  corridor webhook-key show   --platform ID --environment sandbox|production
+  corridor webhook-key show   --platform ID --environment sandbox|production [--next]
   corridor webhook-key rotate --platform ID --environment sandbox|production
+                              [--next [--at RFC3339-TIME] | --activate]
   corridor plugins list [--json]          (loaded rails, versions, ABI)
   corridor plugins check FILE [--settings JSON|FILE] [--account JSON]   (conformance kit for one rail)
   corridor platform list [--json]
@@ -636,30 +638,102 @@ int token_create(const std::vector<std::string>& args) {
     return 0;
 }
 
+// What `webhook-key` does, from its flags: show the current or next key, rotate at once, stage a
+// next key (at a time or for later), or make the staged next key current.
+enum class webhook_key_action { show, show_next, rotate_now, stage_next, activate_next };
+
+webhook_key_action webhook_key_action_of(const std::string& action,
+                                         const po::variables_map& values) {
+    bool next = values.count("next") > 0, at = values.count("at") > 0,
+         activate = values.count("activate") > 0;
+    if (action == "show") {
+        if (at || activate) throw usage_error("--at and --activate belong to webhook-key rotate");
+        return next ? webhook_key_action::show_next : webhook_key_action::show;
+    }
+    if (next && activate) {
+        throw usage_error("--next stages a key and --activate switches to it: give one of them");
+    }
+    if (at && !next) throw usage_error("--at needs --next (the time the next key takes over)");
+    if (activate) return webhook_key_action::activate_next;
+    return next ? webhook_key_action::stage_next : webhook_key_action::rotate_now;
+}
+
+std::optional<std::int64_t> activation_time_of(const po::variables_map& values, const clock& time) {
+    if (!values.count("at")) return std::nullopt;
+    const auto& text = values["at"].as<std::string>();
+    auto at_ms = parse_timestamp_ms(text);
+    if (!at_ms || text.size() <= 10) {
+        throw usage_error("--at must be an RFC 3339 time such as 2026-01-31T09:00:00Z, not '" +
+                          text + "'");
+    }
+    if (*at_ms <= time.now_ms()) {
+        throw usage_error("--at " + text +
+                          " is not in the future; to switch now use webhook-key rotate --activate");
+    }
+    return at_ms;
+}
+
 // webhook-key show|rotate: the public key of a platform environment's webhook signing key (made
-// on first need for platforms older than signing keys); rotate replaces the pair at once.
+// on first need for platforms older than signing keys). A plain rotate replaces the pair at once;
+// --next publishes the next key ahead of the switch, which happens at --at or on --activate.
 int webhook_key(const std::string& action, const std::vector<std::string>& args) {
     auto options = common_options();
     options.add_options()("platform", po::value<std::string>(), "platform id")(
-        "environment", po::value<std::string>(), "sandbox or production");
+        "environment", po::value<std::string>(), "sandbox or production")(
+        "next", "the next key (show), or stage one (rotate)")(
+        "at", po::value<std::string>(), "when the next key takes over (RFC 3339)")(
+        "activate", "make the staged next key current");
     auto values = parse(args, options);
     for (auto required : {"platform", "environment"}) {
         if (!values.count(required)) throw usage_error(std::string("--") + required + " is required");
     }
     auto env = parse_environment(values["environment"].as<std::string>());
     if (!env) throw usage_error("--environment must be sandbox or production");
+    auto what = webhook_key_action_of(action, values);
+    system_clock wall;
+    auto activate_at_ms = activation_time_of(values, wall);
     auto config = load_config(values);
     auto session = open_migrated(config);
     prepare_keys_at_rest(config, *session);
     auto platform_id = values["platform"].as<std::string>();
     if (!platform_exists(*session, platform_id)) throw std::runtime_error("no platform " + platform_id);
-    system_clock wall;
     tenant owner{platform_id, *env};
+    std::string no_next = "no next webhook key is staged for " + platform_id + " (" +
+                          std::string(to_string(*env)) +
+                          "); stage one with webhook-key rotate --next";
     write_transaction transaction(*session);
-    auto pair = action == "rotate" ? rotate_webhook_key(*session, wall, owner)
-                                   : ensure_webhook_key(*session, wall, owner);
+    std::string pem;
+    switch (what) {
+        case webhook_key_action::show:
+            pem = ensure_webhook_key(*session, wall, owner).public_key_pem;
+            break;
+        case webhook_key_action::rotate_now:
+            pem = rotate_webhook_key(*session, wall, owner).public_key_pem;
+            break;
+        case webhook_key_action::show_next: {
+            auto next = find_next_webhook_key(*session, wall, owner);
+            if (!next) throw std::runtime_error(no_next);
+            pem = next->public_key_pem;
+            break;
+        }
+        case webhook_key_action::stage_next: {
+            auto next = stage_next_webhook_key(*session, wall, owner, activate_at_ms);
+            pem = next.public_key_pem;
+            std::cerr << "The next key is published; the current key signs until "
+                      << (activate_at_ms ? format_timestamp_ms(*activate_at_ms)
+                                         : std::string("webhook-key rotate --activate"))
+                      << "." << std::endl;
+            break;
+        }
+        case webhook_key_action::activate_next: {
+            auto current = activate_next_webhook_key(*session, wall, owner);
+            if (!current) throw std::runtime_error(no_next);
+            pem = current->public_key_pem;
+            break;
+        }
+    }
     transaction.commit();
-    std::cout << pair.public_key_pem << std::flush;
+    std::cout << pem << std::flush;
     return 0;
 }
 

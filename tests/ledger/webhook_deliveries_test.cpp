@@ -247,6 +247,64 @@ TEST_CASE("the body is the envelope and the payload, signed verifiably over its 
     CHECK(rotated.public_key_pem.starts_with("-----BEGIN PUBLIC KEY-----"));
 }
 
+TEST_CASE("a staged next key signs only once its time has come", "[store][webhooks]") {
+    delivery_fixture f;
+    auto current = ensure_webhook_key(f.session(), f.clock, f.owner);
+    CHECK_FALSE(find_next_webhook_key(f.session(), f.clock, f.owner).has_value());
+    std::int64_t at_ms = f.clock.now_ms() + 60'000;
+    auto next = stage_next_webhook_key(f.session(), f.clock, f.owner, at_ms);
+    CHECK(next.public_key_pem != current.public_key_pem);
+    CHECK(next.activate_at_ms == at_ms);
+    auto found = find_next_webhook_key(f.session(), f.clock, f.owner);
+    REQUIRE(found.has_value());
+    CHECK(found->public_key_pem == next.public_key_pem);
+
+    // Before the time: deliveries carry the current key.
+    f.event();
+    auto before = f.claim();
+    REQUIRE(before.size() == 1);
+    CHECK(before[0].private_key_pem == current.private_key_pem);
+    f.answer(before[0], 200);
+
+    // At the time: the next claim promotes the next key and signs with it alone.
+    f.clock.advance_ms(60'000);
+    f.event();
+    auto after = f.claim();
+    REQUIRE(after.size() == 1);
+    std::string body = webhook_body(after[0], f.clock.now_ms());
+    std::string signature = webhook_signer(after[0].private_key_pem).sign_base64(body);
+    CHECK(verify_webhook_signature(next.public_key_pem, body, signature));
+    CHECK_FALSE(verify_webhook_signature(current.public_key_pem, body, signature));
+    CHECK(find_webhook_key(f.session(), f.owner)->public_key_pem == next.public_key_pem);
+    CHECK_FALSE(find_next_webhook_key(f.session(), f.clock, f.owner).has_value());
+    CHECK_FALSE(activate_next_webhook_key(f.session(), f.clock, f.owner).has_value());
+}
+
+TEST_CASE("a next key without a time waits for activation; the sealing step seals it",
+          "[store][webhooks][keys]") {
+    delivery_fixture f;
+    auto current = ensure_webhook_key(f.session(), f.clock, f.owner);
+    auto next = stage_next_webhook_key(f.session(), f.clock, f.owner, std::nullopt);
+    CHECK_FALSE(next.activate_at_ms.has_value());
+    f.clock.advance_ms(365LL * 24 * 3600 * 1000);
+    CHECK(ensure_webhook_key(f.session(), f.clock, f.owner).public_key_pem ==
+          current.public_key_pem);
+
+    // Stored in clear without a key-encryption key (as older versions did): the step seals both
+    // private halves of the row, the staged one included.
+    auto kek = *parse_sealing_key(std::string(64, '6'));
+    int sealed_before = seal_stored_webhook_keys(f.session(), kek, f.random);
+    CHECK(sealed_before >= 2);
+    std::string env(f.owner.env_name()), stored_next;
+    f.session() << "SELECT next_private_key_pem FROM webhook_keys WHERE platform_id = :p AND "
+                   "environment = :e",
+        soci::use(f.owner.platform_id), soci::use(env), soci::into(stored_next);
+    CHECK(is_sealed(stored_next));
+    CHECK(seal_stored_webhook_keys(f.session(), kek, f.random) == 0);
+    auto wrong = *parse_sealing_key(std::string(64, '5'));
+    CHECK_THROWS(seal_stored_webhook_keys(f.session(), wrong, f.random));
+}
+
 TEST_CASE("a platform made before signing keys gets one on first need", "[store][webhooks]") {
     delivery_fixture f;
     f.session() << "DELETE FROM webhook_keys";
