@@ -19,6 +19,7 @@ const accounts = [
   ['IBAN', 'EUR', { iban: 'DE89370400440532013000', swiftBic: 'DEUTDEFF' }],
   ['CLABE', 'MXN', { clabeNumber: '032180000118359719' }],
   ['UPI', 'INR', { vpa: '9876543210@paytm' }],
+  ['USD_ACCOUNT', 'USD', { accountNumber: '99887766', routingNumber: '011000015', accountCategory: 'SAVINGS' }],
 ];
 
 // What production accepts per the loaded rails: some rail other than the simulator serves the
