@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <boost/json.hpp>
+#include <optional>
 
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
@@ -94,17 +95,17 @@ result<ledger_account, rail_payment_failure> internal_account_for(
     return std::move(*account);
 }
 
-// Picks the rail and lets it check the account details before anything is written.
-result<rail_instance*, rail_payment_failure> rail_for(const rail_engine_services& services,
-                                                      const tenant& owner,
-                                                      const external_account_ref& external,
-                                                      const std::string& field,
-                                                      corridor_rail_direction direction) {
-    std::string env(owner.env_name());
+// Picks the rail of the environment and lets it check the account details before anything is
+// written.
+result<rail_instance*, rail_payment_failure> rail_in(const rail_engine_services& services,
+                                                     const std::string& env,
+                                                     const external_account_ref& external,
+                                                     const std::string& field,
+                                                     corridor_rail_direction direction) {
     rail_instance* rail = services.rails.for_account_type(env, external.account_type);
     if (rail == nullptr) {
         std::string where =
-            owner.env == environment::sandbox
+            env == "sandbox"
                 ? " in the sandbox (sandbox operations go only to the sandbox rail or to rails "
                   "that declare SERVES_SANDBOX, never to a real-money rail)"
                 : "";
@@ -146,6 +147,47 @@ result<rail_instance*, rail_payment_failure> rail_for(const rail_engine_services
             return failure_of(rail_payment_error::rail_unavailable,
                               "rail " + rail->name() + " cannot take payments now", field);
     }
+}
+
+// Sandbox parity: the simulator plays outcomes but never widens what is allowed. With a real rail
+// loaded, production's own answer for the same account (type, direction, currency, details) is
+// the sandbox's answer, refusal text included; with the simulator alone, the interface's rule.
+std::optional<rail_payment_failure> refused_in_production(const rail_engine_services& services,
+                                                          const external_account_ref& external,
+                                                          const std::string& field,
+                                                          corridor_rail_direction direction) {
+    if (services.rails.has_production_rails()) {
+        auto production = rail_in(services, "production", external, field, direction);
+        if (!production) return production.error();
+        return std::nullopt;
+    }
+    if (direction == CORRIDOR_RAIL_PULL && !interface_can_pull(external.account_type)) {
+        return failure_of(rail_payment_error::direction_unsupported,
+                          field + ": money cannot be pulled from " + external.account_type +
+                              " accounts (only a US_ACCOUNT has direct pull, by ACH debit); the "
+                              "payer sends it to the internal account's "
+                              "fundingPaymentInstructions instead",
+                          field);
+    }
+    return std::nullopt;
+}
+
+// The rail for an operation of the owner's environment. In the sandbox, an operation the simulator
+// would take is first held to what production accepts.
+result<rail_instance*, rail_payment_failure> rail_for(const rail_engine_services& services,
+                                                      const tenant& owner,
+                                                      const external_account_ref& external,
+                                                      const std::string& field,
+                                                      corridor_rail_direction direction) {
+    std::string env(owner.env_name());
+    if (owner.env == environment::sandbox) {
+        rail_instance* picked = services.rails.for_account_type(env, external.account_type);
+        if (picked != nullptr && picked->name() == rail_registry::sandbox_rail_name) {
+            if (auto refused = refused_in_production(services, external, field, direction))
+                return *refused;
+        }
+    }
+    return rail_in(services, env, external, field, direction);
 }
 
 rail_operation new_operation(const rail_engine_services& services, const tenant& owner,

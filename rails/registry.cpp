@@ -1,5 +1,7 @@
 #include "rails/registry.hpp"
 
+#include <algorithm>
+
 namespace corridor {
 
 void rail_registry::add(std::unique_ptr<rail_instance> rail) {
@@ -16,6 +18,15 @@ rail_instance* rail_registry::by_name(const std::string& name) const {
         if (rail->name() == name) return rail.get();
     }
     return nullptr;
+}
+
+bool rail_registry::has_production_rails() const {
+    return std::any_of(rails_.begin(), rails_.end(),
+                       [](const auto& rail) { return rail->name() != sandbox_rail_name; });
+}
+
+bool interface_can_pull(const std::string& account_type) {
+    return account_type == "US_ACCOUNT";
 }
 
 rail_instance* rail_registry::for_account_type(const std::string& environment,

@@ -31,11 +31,20 @@ public:
     // moves real money.
     rail_instance* for_account_type(const std::string& environment,
                                     const std::string& account_type) const;
+    // Whether a rail that moves real money is loaded (any rail but the sandbox simulator). When one
+    // is, sandbox operations routed to the simulator are held to what production would accept.
+    bool has_production_rails() const;
     const std::vector<std::unique_ptr<rail_instance>>& all() const { return rails_; }
     bool empty() const { return rails_.empty(); }
 
 private:
     std::vector<std::unique_ptr<rail_instance>> rails_;
 };
+
+// The interface's own rule for pulls (transfer-in), which governs the sandbox when the simulator is
+// the only rail loaded: money is pulled only from accounts with direct pull, an ACH debit of a
+// US_ACCOUNT. Every other type is funded through the internal account's payment instructions.
+// Payouts are allowed to every account type the interface defines.
+bool interface_can_pull(const std::string& account_type);
 
 }  // namespace corridor

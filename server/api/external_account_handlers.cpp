@@ -115,8 +115,12 @@ void check_with_rail(request_context& context, const validated_details& details,
     std::string env(context.owner().env_name());
     rail_instance* rail = context.services.rails.for_account_type(env, details.account_type);
     // The sandbox simulator has no rules of its own beyond the host's (it reads identifiers only
-    // for its failure patterns), so sandbox accounts are checked by the host alone.
-    if (rail == nullptr || rail->name() == rail_registry::sandbox_rail_name) return;
+    // for its failure patterns). Sandbox parity: the rail that would serve the type in production,
+    // if one is loaded, checks sandbox accounts by its rules, so the sandbox takes no account
+    // production would refuse.
+    if (rail != nullptr && rail->name() == rail_registry::sandbox_rail_name)
+        rail = context.services.rails.for_account_type("production", details.account_type);
+    if (rail == nullptr) return;
     auto verdict = rail->validate_account(details.account_type, currency,
                                           json::serialize(details.account_info));
     if (verdict.status == rail_status::invalid_argument) {

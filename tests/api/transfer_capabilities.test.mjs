@@ -1,8 +1,9 @@
 // Rails declare what they can do (rail ABI 1.1 capabilities). In production PIX is served by the
 // pix rail, which cannot pull: POST /transfer-in from a PIX account is refused up front with 400
-// naming source.accountId and pointing to the funding instructions. The sandbox rail pulls from
-// every account type, so the same request in the sandbox is accepted. External account creation
-// asks the rail serving the account type to check the details by its own rules.
+// naming source.accountId and pointing to the funding instructions. The sandbox never widens what
+// production allows (sandbox parity): the same request in the sandbox is refused the same way,
+// although the simulator itself could pull. External account creation asks the rail serving the
+// account type to check the details by its own rules, in the sandbox the rail production would use.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
@@ -57,14 +58,17 @@ test('a production transfer-in from a PIX account is refused: the pix rail canno
   assert.equal(listed.body.totalCount, 0);
 });
 
-test('the sandbox rail pulls from the same kind of account', async () => {
+test('the sandbox refuses the same pull as production: the simulator does not widen it', async () => {
   const sandbox = server.platforms[0].sandbox;
   const external = await activePix(sandbox);
   const brl = (await platformAccounts(server, sandbox)).BRL;
   const response = await call(server, sandbox, 'POST', '/transfer-in', {
     source: { accountId: external.id }, destination: { accountId: brl.id }, amount: 1000,
   });
-  assert.equal(response.status, 201, response.text);
+  expectError(response, 400, 'INVALID_INPUT', 'source.accountId');
+  assert.match(response.body.message, /cannot be pulled from PIX accounts \(rail pix has no pull\)/);
+  const listed = await call(server, sandbox, 'GET', '/transactions?limit=1');
+  assert.equal(listed.body.totalCount, 0);
 });
 
 test('external account creation asks the rail serving the type: pix refuses a CPF key of another holder', async () => {
@@ -86,7 +90,8 @@ test('external account creation asks the rail serving the type: pix refuses a CP
     ...body, accountInfo: { ...body.accountInfo, taxId: '52998224725' },
   });
   assert.equal(accepted.status, 201, accepted.text);
-  // The sandbox simulator has no such rule.
+  // The sandbox applies the rule of the rail production would use, not the simulator's looser one.
   const sandbox = await call(server, server.platforms[0].sandbox, 'POST', '/platform/external-accounts', body);
-  assert.equal(sandbox.status, 201, sandbox.text);
+  expectError(sandbox, 400, 'INVALID_BANK_ACCOUNT', 'accountInfo.pixKey');
+  assert.equal(sandbox.body.message, refused.body.message);
 });

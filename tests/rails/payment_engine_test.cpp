@@ -19,13 +19,19 @@ constexpr const char* currencies_json = R"({"currencies": [
     {"code": "USD", "name": "US Dollar", "symbol": "$", "decimals": 2}]})";
 
 struct engine_fixture : store_fixture {
-    engine_fixture() : currencies(currency_registry::from_json(currencies_json)) {
+    // The sandbox simulator alone by default, so the interface's rule governs the sandbox (sandbox
+    // parity); with_test_rails adds the test rails, which also serve production and so hold the
+    // simulator to what they accept there.
+    explicit engine_fixture(bool with_test_rails = false)
+        : currencies(currency_registry::from_json(currencies_json)) {
         rails.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
                                  R"({"timeout_ms":30000})", nullptr));
-        rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_silent.so", "", "",
-                                 "{}", nullptr));
-        rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_throws.so", "", "",
-                                 "{}", nullptr));
+        if (with_test_rails) {
+            rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_silent.so", "",
+                                     "", "{}", nullptr));
+            rails.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_throws.so", "",
+                                     "", "{}", nullptr));
+        }
         platform_id = make_platform("engine.example");
         owner = tenant{platform_id, environment::sandbox};
         account_id = testing::funded_platform_account(*this, owner, "USD", 10000);
@@ -198,7 +204,7 @@ TEST_CASE("005 stays pending for the sandbox timeout, then fails with TIMEOUT an
 
 TEST_CASE("an operation the rail never completes fails at its deadline and is refunded",
           "[store][rails][engine]") {
-    engine_fixture f;
+    engine_fixture f(true);
     payment_engine engine(f.services());
     auto t = f.transfer_out(
         {"ExternalAccount:silent", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"1"})"});
@@ -250,9 +256,23 @@ TEST_CASE("a refused transfer-out writes nothing", "[store][rails][engine]") {
            "accountInfo.accountNumber is required for US_ACCOUNT");
     refuse(f.external("MARS_ACCOUNT", "accountNumber", "1"), 100, rail_payment_error::no_rail,
            "no payment rail serves account type MARS_ACCOUNT");
-    refuse({"ExternalAccount:t", "", "USD", "TRON_WALLET", "{}"}, 100,
-           rail_payment_error::account_invalid,
-           "is not valid for rail test_silent: accountNumber is required");
+    {
+        rail_registry silent;
+        silent.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_silent.so", "", "",
+                                  "{}", nullptr));
+        rail_engine_services on{f.ids, f.random, f.clock, f.currencies, silent, {}};
+        write_transaction transaction(f.session());
+        auto begun = begin_transfer_out(f.session(), on,
+                                        {f.owner,
+                                         f.account_id,
+                                         {"ExternalAccount:t", "", "USD", "TRON_WALLET", "{}"},
+                                         100,
+                                         ""});
+        REQUIRE_FALSE(begun.ok());
+        CHECK(begun.error().code == rail_payment_error::account_invalid);
+        CHECK_THAT(begun.error().message,
+                   Catch::Contains("is not valid for rail test_silent: accountNumber is required"));
+    }
     {
         write_transaction transaction(f.session());
         auto begun = begin_transfer_out(f.session(), f.services(),
@@ -296,6 +316,57 @@ TEST_CASE(
           0);
     CHECK(f.balance() == 10000);
     CHECK(f.count("SELECT COUNT(*) FROM rail_operations") == 0);
+}
+
+TEST_CASE("sandbox parity: the simulator takes only what production would",
+          "[store][rails][engine]") {
+    engine_fixture f;
+    auto begin = [&](const rail_engine_services& on, bool pull, const external_account_ref& ext) {
+        write_transaction transaction(f.session());
+        auto begun =
+            pull ? begin_transfer_in(f.session(), on, {f.owner, ext, f.account_id, 100, ""})
+                 : begin_transfer_out(f.session(), on, {f.owner, f.account_id, ext, 100, ""});
+        if (begun.ok()) transaction.commit();
+        return begun;
+    };
+    // The simulator alone: the interface's rule, pulls only from a US_ACCOUNT, payouts to all.
+    auto iban = f.external("IBAN", "iban", "DE89370400440532013000");
+    auto pulled = begin(f.services(), true, iban);
+    REQUIRE_FALSE(pulled.ok());
+    CHECK(pulled.error().code == rail_payment_error::direction_unsupported);
+    CHECK(pulled.error().field == "source.accountId");
+    CHECK_THAT(pulled.error().message, Catch::Contains("cannot be pulled from IBAN accounts"));
+    CHECK(begin(f.services(), false, iban).ok());
+    CHECK(begin(f.services(), true, f.external("US_ACCOUNT", "accountNumber", "123456789")).ok());
+
+    // With a real rail loaded (test_production: SOLANA_WALLET and TRON_WALLET, payout and pull),
+    // the sandbox answers what production answers, refusal text included.
+    rail_registry both;
+    both.add(load_rail_file(std::string(CORRIDOR_PLUGIN_DIR) + "/sandbox.so", "sandbox", "",
+                            R"({"timeout_ms":30000})", nullptr));
+    both.add(load_rail_file(std::string(CORRIDOR_TEST_PLUGIN_DIR) + "/test_production.so", "", "",
+                            "{}", nullptr));
+    rail_engine_services sandbox_side{f.ids, f.random, f.clock, f.currencies, both, {}};
+    auto us = f.external("US_ACCOUNT", "accountNumber", "123456789");
+    auto refused = begin(sandbox_side, true, us);
+    REQUIRE_FALSE(refused.ok());
+    tenant production_owner{f.platform_id, environment::production};
+    std::string production_account =
+        testing::funded_platform_account(f, production_owner, "USD", 10000);
+    {
+        write_transaction transaction(f.session());
+        auto in_production = begin_transfer_in(f.session(), sandbox_side,
+                                               {production_owner, us, production_account, 100, ""});
+        REQUIRE_FALSE(in_production.ok());
+        CHECK(refused.error().code == in_production.error().code);
+        CHECK(refused.error().field == in_production.error().field);
+        CHECK(refused.error().message == in_production.error().message);
+    }
+    CHECK(refused.error().code == rail_payment_error::no_rail);
+    CHECK(refused.error().message ==
+          "source.accountId: no payment rail serves account type US_ACCOUNT");
+    // Refused before anything is written: the two simulator operations above only.
+    CHECK(f.count("SELECT COUNT(*) FROM rail_operations") == 2);
 }
 
 TEST_CASE("a throwing rail refuses the transfer and the host keeps running",
@@ -533,7 +604,7 @@ std::uint64_t initiate_calls(const rail_registry& rails, const std::string& name
 
 TEST_CASE("after a restart the node initiates again, once, every operation its rails were handed",
           "[store][rails][engine]") {
-    engine_fixture f;
+    engine_fixture f(true);
     auto silent = [&] {
         return f.transfer_out(
             {"ExternalAccount:silent", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"1"})"},
@@ -632,7 +703,7 @@ TEST_CASE("a first initiation the rail cannot take goes back to every node",
 
 TEST_CASE("pending operations from before nodes were recorded are adopted by one node",
           "[store][rails][engine]") {
-    engine_fixture f;
+    engine_fixture f(true);
     auto t = f.transfer_out(
         {"ExternalAccount:silent", "", "USD", "SOLANA_WALLET", R"({"accountNumber":"1"})"}, 100);
     {
