@@ -239,9 +239,9 @@ delivery_verdict finish_delivery(soci::session& session, id_generator& ids, cons
     } else {
         run_prepared(
             session,
-            "UPDATE outbox_events SET state = :s, finished_at_ms = :f, claim_token = NULL WHERE "
-            "id = :i AND claim_token = :c AND state = 'PENDING'",
-            verdict.state, now, delivery.id, delivery.claim_token);
+            "UPDATE outbox_events SET state = :s, finished_at_ms = :f, next_attempt_at_ms = :g, "
+            "claim_token = NULL WHERE id = :i AND claim_token = :c AND state = 'PENDING'",
+            verdict.state, now, now, delivery.id, delivery.claim_token);
     }
     return verdict;
 }
@@ -295,6 +295,59 @@ page<delivery_attempt> list_delivery_attempts(soci::session& session, const tena
     return list_page<delivery_attempt, attempt_row>(
         session, "webhook_attempts", select, where, request,
         [](const attempt_row& row) { return row.to_record(); });
+}
+
+namespace {
+
+// One finished state's oldest events: an ordered range of the index outbox_events_due (state,
+// next_attempt_at_ms), so the scan starts at the oldest and stops at the limit without a sort and
+// no other index is needed. A finished event's next_attempt_at_ms is its finishing time (events
+// finished by older releases kept their last lease, at most lease_ms later).
+constexpr const char* finished_ids =
+    "SELECT id FROM outbox_events WHERE state = :s AND next_attempt_at_ms < :c AND "
+    "finished_at_ms < :f ORDER BY next_attempt_at_ms LIMIT :l";
+
+std::int64_t prune_state(soci::session& session, const std::string& state, long long cutoff,
+                         int limit) {
+    long long count = 0;
+    if (backend_of(session) == database_backend::postgresql) {
+        // One statement, so another process pruning at once cannot make the two deletes pick
+        // different events (read committed takes a new snapshot per statement).
+        static const std::string sql =
+            std::string("WITH gone AS (DELETE FROM outbox_events WHERE id IN (") + finished_ids +
+            " FOR UPDATE SKIP LOCKED) RETURNING id), attempts AS (DELETE "
+            "FROM webhook_attempts WHERE event_id IN (SELECT id FROM gone)) "
+            "SELECT COUNT(*) FROM gone";
+        session << sql, soci::use(state), soci::use(cutoff), soci::use(cutoff), soci::use(limit),
+            soci::into(count);
+        return count;
+    }
+    // SQLite has one writer: nothing changes these rows between the two statements, which pick the
+    // same events.
+    static const std::string attempts_sql =
+        std::string("DELETE FROM webhook_attempts WHERE event_id IN (") + finished_ids + ")";
+    static const std::string events_sql =
+        std::string("DELETE FROM outbox_events WHERE id IN (") + finished_ids + ")";
+    session << attempts_sql, soci::use(state), soci::use(cutoff), soci::use(cutoff),
+        soci::use(limit);
+    soci::statement events = (session.prepare << events_sql, soci::use(state), soci::use(cutoff),
+                              soci::use(cutoff), soci::use(limit));
+    events.execute(true);
+    return events.get_affected_rows();
+}
+
+}  // namespace
+
+std::int64_t prune_finished_events(soci::session& session, std::int64_t finished_before_ms,
+                                   int limit) {
+    CORRIDOR_ASSERT(limit > 0);
+    std::int64_t deleted = 0;
+    for (const char* state : {"DELIVERED", "FAILED", "NO_ENDPOINT"}) {
+        if (deleted >= limit) break;
+        deleted +=
+            prune_state(session, state, finished_before_ms, static_cast<int>(limit - deleted));
+    }
+    return deleted;
 }
 
 std::int64_t pending_delivery_count(soci::session& session) {

@@ -104,6 +104,13 @@ page<delivery_attempt> list_delivery_attempts(soci::session& session, const tena
                                               const delivery_attempt_filter& filter,
                                               const page_request& request);
 
+// Deletes up to `limit` finished events (DELIVERED, FAILED: given up or a TEST/APPROVAL sent once,
+// NO_ENDPOINT) that finished before `finished_before_ms`, all tenants, with their delivery
+// attempts; PENDING events are never touched. Returns the number of events deleted. Bounded so that
+// the ledger writer running it is never held long; call again while it returns `limit`.
+std::int64_t prune_finished_events(soci::session& session, std::int64_t finished_before_ms,
+                                   int limit);
+
 // Events waiting for an attempt (PENDING), all tenants: the queue depth.
 std::int64_t pending_delivery_count(soci::session& session);
 

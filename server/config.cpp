@@ -418,6 +418,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("webhooks.retry_max_age_hours", hooks.retry_max_age_hours, 1, 24 * 30);
     keys.integer("webhooks.poll_interval_ms", hooks.poll_interval_ms, 5, 60000);
     keys.integer("webhooks.in_flight_max", hooks.in_flight_max, 1, 100000);
+    keys.integer("webhooks.retention_days", hooks.retention_days, 1, 3650);
+    keys.integer("webhooks.retention_ms", hooks.retention_ms, 1, 86400000);  // tests only
     keys.folders("plugins.dir", plugins_dirs);
     keys.text_list("plugins.rails", config.plugins_rails);
     keys.pins("plugins.sha256", config.plugins_sha256);

@@ -51,6 +51,15 @@ struct webhooks_config {
     std::int64_t retry_max_age_hours = 7 * 24;         // no attempt later than this after the event
     std::int64_t poll_interval_ms = 50;  // how often the outbox is checked for due events
     std::int64_t in_flight_max = 256;    // deliveries under way at once in this process
+    // Finished events (delivered, given up, TEST, no endpoint) and their attempts are deleted this
+    // long after they finished.
+    std::int64_t retention_days = 30;
+    // For tests only: a retention in milliseconds that replaces retention_days when set (> 0), so a
+    // test can watch an event pruned without waiting a day.
+    std::int64_t retention_ms = 0;
+    std::int64_t retention_effective_ms() const {
+        return retention_ms > 0 ? retention_ms : retention_days * 86400000;
+    }
 };
 
 struct service_config {

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <condition_variable>
 #include <filesystem>
@@ -27,6 +28,7 @@
 #include "ledger/uma_incoming_sink.hpp"
 #include "ledger/uma_address.hpp"
 #include "ledger/time_format.hpp"
+#include "ledger/webhook_deliveries.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"
@@ -192,11 +194,20 @@ constexpr std::int64_t database_gauges_interval_ms = 2000;
 
 // Background upkeep on the ledger writer: expiring quotes past their time, failing incoming
 // payments whose platform did not decide within the approval time-out, turning screened external
-// accounts ACTIVE, deciding due sandbox KYC reviews, and pruning old idempotency keys. All are
-// conditional UPDATEs or plain DELETEs, safe to run from any number of processes.
+// accounts ACTIVE, deciding due sandbox KYC reviews, pruning old idempotency keys, and deleting
+// finished webhook events past webhooks.retention_days. All are conditional UPDATEs or plain
+// DELETEs, safe to run from any number of processes.
 class upkeep_job final : public session_job {
 public:
-    upkeep_job(app_services& services, bool prune) : services_(services), prune_(prune) {}
+    // Finished webhook events deleted per run at most: a small batch keeps the writer's transaction
+    // short; a full batch makes the loop come back sooner (more_events_to_prune).
+    static constexpr int webhook_prune_batch = 500;
+
+    upkeep_job(app_services& services, bool prune,
+               std::shared_ptr<std::atomic<bool>> more_events_to_prune)
+        : services_(services),
+          prune_(prune),
+          more_events_to_prune_(std::move(more_events_to_prune)) {}
     bool run(soci::session& session) noexcept override {
         try {
             expire_due_quotes(session, services_.payments(), 500);
@@ -204,6 +215,11 @@ public:
             settle_approved_uma_receipts(session, services_.payments(), 500);
             screen_due_external_accounts(session, {services_.ids, services_.time}, 500);
             decide_due_kyc_reviews(session, services_.ids, services_.time, 100);
+            std::int64_t pruned = prune_finished_events(
+                session,
+                services_.time.now_ms() - services_.config.webhooks.retention_effective_ms(),
+                webhook_prune_batch);
+            *more_events_to_prune_ = pruned >= webhook_prune_batch;
             if (prune_) {
                 prune_idempotency_keys(session, services_.time.now_ms() -
                                                     services_.config.idempotency_retention_hours * 3600000);
@@ -221,6 +237,8 @@ public:
 private:
     app_services& services_;
     bool prune_;
+    // Shared with the loop, which may be gone before a queued job runs.
+    std::shared_ptr<std::atomic<bool>> more_events_to_prune_;
 };
 
 class upkeep_loop {
@@ -233,8 +251,12 @@ public:
                 std::int64_t now_ms = services.time.now_ms();
                 bool prune = now_ms - last_prune_ms >= 3600000;
                 if (prune) last_prune_ms = now_ms;
-                writer.submit(std::make_unique<upkeep_job>(services, prune));
-                wake_.wait_for(lock, std::chrono::milliseconds(services.config.quotes_sweep_interval_ms));
+                writer.submit(std::make_unique<upkeep_job>(services, prune, more_events_to_prune_));
+                // A backlog of expired webhook events (a first start with retention, or more
+                // events than one batch per interval) is worked off in short steps.
+                std::int64_t wait_ms = services.config.quotes_sweep_interval_ms;
+                if (*more_events_to_prune_) wait_ms = std::min<std::int64_t>(wait_ms, 100);
+                wake_.wait_for(lock, std::chrono::milliseconds(wait_ms));
             }
         });
     }
@@ -252,6 +274,8 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;
+    std::shared_ptr<std::atomic<bool>> more_events_to_prune_ =
+        std::make_shared<std::atomic<bool>>(false);
     std::thread thread_;
 };
 

@@ -219,6 +219,51 @@ TEST_CASE("events of a tenant without an endpoint are closed, not claimed", "[st
     CHECK(f.state_of(id) == "NO_ENDPOINT");
 }
 
+TEST_CASE("finished events past the retention are pruned with their attempts, in bounded batches",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    auto count = [&](const char* table) {
+        long long n = 0;
+        f.session() << std::string("SELECT COUNT(*) FROM ") + table, soci::into(n);
+        return n;
+    };
+    std::string delivered = f.event(), failed = f.event(), retried = f.event();
+    std::string test_event = f.event(event_purpose::test, "TEST");
+    for (const auto& claim : f.claim()) {
+        int status = claim.id == delivered ? 200 : claim.id == failed ? 409 : 503;
+        f.answer(claim, status);
+    }
+    tenant production{f.owner.platform_id, environment::production};
+    std::string closed = record_event(f.session(), f.ids, f.clock, production, "ACCOUNT_STATUS",
+                                      R"({"accountId":"a"})");
+    CHECK(f.claim().empty());  // closes `closed` (no endpoint)
+    REQUIRE(f.state_of(delivered) == "DELIVERED");
+    REQUIRE(f.state_of(failed) == "FAILED");
+    REQUIRE(f.state_of(test_event) == "FAILED");
+    REQUIRE(f.state_of(retried) == "PENDING");
+    REQUIRE(f.state_of(closed) == "NO_ENDPOINT");
+    REQUIRE(count("webhook_attempts") == 4);
+    std::int64_t finished_ms = f.clock.now_ms();
+    // Not older than the cut-off yet: nothing goes.
+    CHECK(prune_finished_events(f.session(), finished_ms, 10) == 0);
+    CHECK(count("outbox_events") == 5);
+    // A limit of 2 takes two, the next call the other two; the event being retried stays with its
+    // attempt, however old.
+    f.clock.advance_ms(30 * day_ms);
+    CHECK(prune_finished_events(f.session(), finished_ms + 1, 2) == 2);
+    CHECK(count("outbox_events") == 3);
+    CHECK(prune_finished_events(f.session(), finished_ms + 1, 10) == 2);
+    CHECK(prune_finished_events(f.session(), finished_ms + 1, 10) == 0);
+    CHECK(count("outbox_events") == 1);
+    CHECK(f.state_of(retried) == "PENDING");
+    long long attempts_left = 0;
+    std::string event_left;
+    f.session() << "SELECT COUNT(*), MIN(event_id) FROM webhook_attempts",
+        soci::into(attempts_left), soci::into(event_left);
+    CHECK(attempts_left == 1);
+    CHECK(event_left == retried);
+}
+
 TEST_CASE("the body is the envelope and the payload, signed verifiably over its exact bytes",
           "[store][webhooks]") {
     delivery_fixture f;

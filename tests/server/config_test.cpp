@@ -396,6 +396,25 @@ TEST_CASE("external account screening and bank-link token keys", "[server][confi
     CHECK_THAT(load_error(R"({"bank_link": {"ttl": 5}})"), Catch::Contains("bank_link.ttl"));
 }
 
+TEST_CASE("webhook retention: 30 days by default, whole days, a test-only ms override",
+          "[server][config]") {
+    temp_folder folder;
+    auto defaults = service_config::load_file(folder.write("{}"));
+    CHECK(defaults.webhooks.retention_days == 30);
+    CHECK(defaults.webhooks.retention_effective_ms() == 30LL * 86400000);
+    auto days = service_config::load_file(folder.write(R"({"webhooks": {"retention_days": 7}})"));
+    CHECK(days.webhooks.retention_effective_ms() == 7LL * 86400000);
+    auto ms = service_config::load_file(
+        folder.write(R"({"webhooks": {"retention_days": 7, "retention_ms": 1500}})"));
+    CHECK(ms.webhooks.retention_effective_ms() == 1500);
+    CHECK(load_error(R"({"webhooks": {"retention_days": 0}})") ==
+          "configuration key \"webhooks.retention_days\" must be between 1 and 3650");
+    CHECK(load_error(R"({"webhooks": {"retention_days": 3651}})") ==
+          "configuration key \"webhooks.retention_days\" must be between 1 and 3650");
+    CHECK(load_error(R"({"webhooks": {"retention_ms": 0}})") ==
+          "configuration key \"webhooks.retention_ms\" must be between 1 and 86400000");
+}
+
 TEST_CASE("tls keys: off by default, both files or neither, paths next to the file",
           "[server][config]") {
     temp_folder folder;

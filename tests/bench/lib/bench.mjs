@@ -103,3 +103,28 @@ export function cpuPerOperation(before, after, operations) {
   const total = parts.reduce((sum, [, us]) => sum + us, 0);
   return `${total.toFixed(0)} us (` + parts.map(([role, us]) => `${role} ${us.toFixed(0)}`).join(', ') + ')';
 }
+
+// Bytes per payment of a SQLite database, split by table (each table with its indexes), after a
+// WAL checkpoint: the file's size over `payments`. null for PostgreSQL (its size includes free space
+// and dead rows that vacuum reclaims later, so it is not comparable). Uses the sqlite3 shell and
+// its dbstat table.
+export async function storagePerPayment(server, payments) {
+  if (!server.database.startsWith('sqlite:') || payments <= 0) return null;
+  const file = server.database.slice('sqlite:'.length);
+  const { stdout } = await promisify(execFile)('sqlite3', [file,
+    'PRAGMA wal_checkpoint(TRUNCATE);',
+    "SELECT coalesce(m.tbl_name, d.name), SUM(d.pgsize) FROM dbstat d LEFT JOIN sqlite_schema m ON m.name = d.name GROUP BY 1 ORDER BY 2 DESC;",
+    'PRAGMA page_count;', 'PRAGMA page_size;'], { encoding: 'utf8' });
+  const lines = stdout.trim().split('\n').slice(1);  // the checkpoint's own line first
+  const pageSize = Number(lines.pop()), pageCount = Number(lines.pop());
+  const tables = lines.map((line) => line.split('|')).map(([name, bytes]) => ({ name, perPayment: Number(bytes) / payments }));
+  return { total: pageCount * pageSize / payments, tables };
+}
+
+// "N bytes per payment (table B, ...)" for storagePerPayment's answer; tables under 1% left out.
+export function formatStorage(storage) {
+  if (!storage) return 'n/a (SQLite only)';
+  const shown = storage.tables.filter((t) => t.perPayment >= storage.total / 100);
+  return `${storage.total.toFixed(0)} bytes per payment (` +
+    shown.map((t) => `${t.name} ${t.perPayment.toFixed(0)}`).join(', ') + ')';
+}
