@@ -57,6 +57,10 @@ struct transaction_record {
     std::string refund;  // JSON object text, or empty
     std::int64_t settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
     std::string payment_instructions;  // the quote's, as JSON array text (read, never stored here)
+    // UMA transactions: what the counterparty's provider sent of the counterparty (an outgoing
+    // payment's payee data), as JSON object text; empty for other transactions. Read from the UMA
+    // payment record, never stored here.
+    std::string counterparty_data;
 };
 
 enum class payment_error {
