@@ -1294,6 +1294,26 @@ void record_payment_event(soci::session& session, id_generator& ids, const clock
                  json::serialize(payload));
 }
 
+bool note_transaction_failure_reason(soci::session& session, id_generator& ids, const clock& time,
+                                     const currency_registry& currencies, const tenant& owner,
+                                     const std::string& transaction_id, const std::string& reason) {
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    // Conditional, so a concurrent status change is never overwritten and the event is written once.
+    soci::statement update =
+        (session.prepare << "UPDATE transactions SET failure_reason = :f, updated_at_ms = :u "
+                            "WHERE platform_id = :p AND environment = :e AND id = :i AND "
+                            "failure_reason = ''",
+         soci::use(reason), soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name),
+         soci::use(transaction_id));
+    update.execute(true);
+    if (update.get_affected_rows() != 1) return false;
+    auto transaction = find_transaction(session, owner, transaction_id);
+    CORRIDOR_ASSERT(transaction.has_value());  // updated just now, in this transaction
+    record_payment_event(session, ids, time, currencies, *transaction);
+    return true;
+}
+
 void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
                           const currency_registry& currencies, const tenant& owner,
                           const std::string& account_id, const std::string& customer_id,
