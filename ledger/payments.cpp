@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "ledger/assert.hpp"
+#include "ledger/counterparty_fields.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/outbox.hpp"
@@ -178,7 +179,7 @@ struct transaction_row {
     long long sent_amount = 0, received_amount = 0, fees = 0;
     std::string exchange_rate, rate_details, description, failure_reason, reference, refund;
     long long settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
-    std::string payment_instructions;
+    std::string payment_instructions, counterparty_data;
 
     void bind(soci::statement& s) {
         for (auto* text : {&id, &platform_id, &environment, &type, &status, &quote_id, &customer_id,
@@ -192,6 +193,7 @@ struct transaction_row {
         }
         for (auto* number : {&settled_at_ms, &created_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
         s.exchange(soci::into(payment_instructions));
+        s.exchange(soci::into(counterparty_data));
     }
 
     transaction_record to_record() const {
@@ -200,7 +202,8 @@ struct transaction_row {
                                   destination_type, destination_account_id, destination_currency,
                                   sent_amount, received_amount, fees, exchange_rate, rate_details,
                                   description, failure_reason, reference, refund, settled_at_ms,
-                                  created_at_ms, updated_at_ms, payment_instructions};
+                                  created_at_ms, updated_at_ms, payment_instructions,
+                                  counterparty_data};
     }
 };
 
@@ -210,11 +213,15 @@ constexpr const char* transaction_columns =
     "destination_currency, sent_amount, received_amount, fees, exchange_rate, rate_details, "
     "description, failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms";
 
-// Reads add the payment instructions of the transaction's quote (an OUTGOING transaction shows them).
+// Reads add the payment instructions of the transaction's quote (an OUTGOING transaction shows them)
+// and, for an OUTGOING UMA payment, the payee data the receiver's provider returned.
 const std::string transaction_select =
     std::string("SELECT ") + transaction_columns +
     ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id AND "
-    "q.platform_id = transactions.platform_id), '') FROM transactions";
+    "q.platform_id = transactions.platform_id), ''), "
+    "COALESCE((SELECT u.payee_data FROM uma_payments u WHERE u.quote_id = transactions.quote_id "
+    "AND u.platform_id = transactions.platform_id AND transactions.type = 'OUTGOING'), '') "
+    "FROM transactions";
 
 const std::string quote_by_id_sql = std::string("SELECT ") + quote_columns +
                                     " FROM quotes WHERE platform_id = :p AND environment = :e AND id = :i";
@@ -849,6 +856,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.description = quote.description;
     outgoing.reference = quote.funding_reference;
     outgoing.payment_instructions = quote.payment_instructions;
+    if (request.uma) outgoing.counterparty_data = request.uma->payment.payee_data;
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
     store_new_transaction(session, outgoing);
     record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
@@ -1225,6 +1233,9 @@ json::object render_transaction(const transaction_record& t, const currency_regi
     if (!t.description.empty()) body["description"] = t.description;
     if (!t.failure_reason.empty()) body["failureReason"] = t.failure_reason;
     if (!t.quote_id.empty()) body["quoteId"] = t.quote_id;
+    if (!t.counterparty_data.empty()) {
+        body["counterpartyInformation"] = counterparty_information_of(t.counterparty_data, sp);
+    }
     static const std::string empty_object = "{}";
     const json::value& details = parse_rate_details(t.rate_details.empty() ? empty_object : t.rate_details);
     body["receivedAmount"] = json::object(
@@ -1281,6 +1292,26 @@ void record_payment_event(soci::session& session, id_generator& ids, const clock
     record_event(session, ids, time, t.owner,
                  t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
                  json::serialize(payload));
+}
+
+bool note_transaction_failure_reason(soci::session& session, id_generator& ids, const clock& time,
+                                     const currency_registry& currencies, const tenant& owner,
+                                     const std::string& transaction_id, const std::string& reason) {
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    // Conditional, so a concurrent status change is never overwritten and the event is written once.
+    soci::statement update =
+        (session.prepare << "UPDATE transactions SET failure_reason = :f, updated_at_ms = :u "
+                            "WHERE platform_id = :p AND environment = :e AND id = :i AND "
+                            "failure_reason = ''",
+         soci::use(reason), soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name),
+         soci::use(transaction_id));
+    update.execute(true);
+    if (update.get_affected_rows() != 1) return false;
+    auto transaction = find_transaction(session, owner, transaction_id);
+    CORRIDOR_ASSERT(transaction.has_value());  // updated just now, in this transaction
+    record_payment_event(session, ids, time, currencies, *transaction);
+    return true;
 }
 
 void record_balance_event(soci::session& session, id_generator& ids, const clock& time,

@@ -57,6 +57,10 @@ struct transaction_record {
     std::string refund;  // JSON object text, or empty
     std::int64_t settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
     std::string payment_instructions;  // the quote's, as JSON array text (read, never stored here)
+    // UMA transactions: what the counterparty's provider sent of the counterparty (an outgoing
+    // payment's payee data), as JSON object text; empty for other transactions. Read from the UMA
+    // payment record, never stored here.
+    std::string counterparty_data;
 };
 
 enum class payment_error {
@@ -253,6 +257,12 @@ boost::json::object render_internal_account(const ledger_account& account,
 void store_new_transaction(soci::session& session, const transaction_record& transaction);
 // Writes status, failure_reason, refund, settled_at and updated_at.
 void store_transaction_outcome(soci::session& session, const transaction_record& transaction);
+// Gives a transaction that has no failure reason this one, leaving its status (a COMPLETED payment
+// whose counterparty could not be told, COUNTERPARTY_POST_TX_FAILED), and writes its event, in the
+// caller's transaction. False, writing nothing, when it is not found or already has a reason.
+bool note_transaction_failure_reason(soci::session& session, id_generator& ids, const clock& time,
+                                     const currency_registry& currencies, const tenant& owner,
+                                     const std::string& transaction_id, const std::string& reason);
 // The INCOMING_PAYMENT / OUTGOING_PAYMENT event of a transaction, in the caller's transaction.
 void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
                           const currency_registry& currencies, const transaction_record& transaction);

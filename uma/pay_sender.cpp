@@ -128,6 +128,9 @@ result<pay_request, uma_error> build_pay_request(const receiver_lookup& lookup,
     if (request.major_version != 0 && !order.amount_in_msats) {
         request.sending_currency = order.receiving_currency;
     }
+    if (!order.requested_payee_data.empty()) {
+        request.requested_payee_data = order.requested_payee_data;
+    }
     request.payer_data["identifier"] = payer.identifier;
     for (const auto& option :
          lookup.response.payer_data.value_or(std::vector<counterparty_option>{})) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ledger/result.hpp"
 #include "uma/pay_request.hpp"
@@ -30,6 +31,8 @@ struct invoice_order {
     // only), what the invoice is to be for, the receiver converting it less its fee.
     std::int64_t amount = 0;
     bool amount_in_msats = false;
+    // payeeData (LUD-22) to ask the receiver for; none asked when empty.
+    std::vector<counterparty_option> requested_payee_data;
 };
 
 struct requested_invoice {

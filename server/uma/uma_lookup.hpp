@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "ledger/counterparty_fields.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/rates.hpp"
 #include "ledger/tenant.hpp"
@@ -38,11 +39,7 @@ void insert_uma_lookup(soci::session& session, const uma_lookup_record& record);
 std::optional<uma_lookup_record> find_uma_lookup(soci::session& session, const tenant& owner,
                                                  const std::string& id);
 
-// The payerData key that carries a CustomerInfoFieldName (FULL_NAME -> "name", the UMA SDKs' keys
-// where they exist, lowerCamelCase otherwise), and back. The keys the service fills itself
-// (identifier, compliance) have no field name.
-std::string payer_data_key(std::string_view field);
-std::optional<std::string> customer_info_field(std::string_view payer_data_key);
+// payer_data_key and customer_info_field: ledger/counterparty_fields.hpp
 
 // Receiving major units per sending major unit when the payment crosses Lightning: the service's
 // price of a millisatoshi in the sending currency (after its spread) and the receiver's LUD-21

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/json/serialize.hpp>
 
+#include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
 #include "server/api/app.hpp"
 #include "uma/post_transaction.hpp"
@@ -44,6 +45,16 @@ std::optional<std::string> deliver(soci::session& session, app_services& service
         return "answered HTTP " + std::to_string(reply->status);
     }
     return std::nullopt;
+}
+
+// The receiver never heard of its payment: the transaction says so with the interface's failure
+// reason and an OUTGOING_PAYMENT event, in the caller's transaction. Its status stays COMPLETED:
+// the Lightning payment settled and cannot be called back, so nothing is refunded.
+void mark_post_transaction_failed(soci::session& session, app_services& services,
+                                  const uma_post_transaction& callback) {
+    note_transaction_failure_reason(session, services.ids, services.time, services.currencies,
+                                    callback.owner, callback.transaction_id,
+                                    "COUNTERPARTY_POST_TX_FAILED");
 }
 
 }  // namespace
@@ -93,6 +104,7 @@ int send_due_uma_post_transactions(soci::session& session, app_services& service
         }
         write_transaction transaction(session);
         update_uma_post_transaction(session, callback);
+        if (callback.state == "GAVE_UP") mark_post_transaction_failed(session, services, callback);
         transaction.commit();
     }
     return static_cast<int>(due.size());

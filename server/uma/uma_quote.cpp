@@ -214,6 +214,29 @@ uma::invoice_order order_of(const currency& sending, const currency& btc,
     return order;
 }
 
+// The payee data to ask the receiver for: the counterparty fields the platform requires for the
+// sending currency and, when it lists it too, the receiving one; mandatory if either says so.
+std::vector<uma::counterparty_option> requested_payee_data_of(const platform_config& config,
+                                                              const std::string& sending,
+                                                              const std::string& receiving) {
+    std::vector<uma::counterparty_option> out;
+    for (const std::string* code : {&sending, &receiving}) {
+        const supported_currency* terms = find_supported_currency(config, *code);
+        if (terms == nullptr) continue;
+        for (const auto& field : terms->required_counterparty_fields) {
+            std::string key = payer_data_key(field.name);
+            auto found = std::find_if(out.begin(), out.end(),
+                                      [&](const auto& option) { return option.key == key; });
+            if (found == out.end()) {
+                out.push_back({key, field.mandatory});
+            } else {
+                found->mandatory = found->mandatory || field.mandatory;
+            }
+        }
+    }
+    return out;
+}
+
 std::string utxo_callback_of(const uma::pay_response& response) {
     if (!response.compliance || !response.compliance->utxo_callback) return "";
     const std::string& url = *response.compliance->utxo_callback;
@@ -272,6 +295,7 @@ uma_quote_terms prepare_uma_quote(soci::session& session, app_services& services
     }
     auto version = uma::parse_version(lookup.uma_version).value_or(uma::current_version);
     auto order = order_of(*sending, btc, *terms, request, receiving, version);
+    order.requested_payee_data = requested_payee_data_of(*config, source.currency, receiving.code);
 
     uma::payer_details payer;
     payer.identifier = sender.uma_address;

@@ -18,6 +18,8 @@ const sparkSettings = {
   network: 'regtest',
   node_private_key_hex: 'e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734',
 };
+// Harness-only post-transaction timings (defaults: 500 ms, 5 s, 8 attempts): short and few, so a
+// callback the receiver keeps refusing is given up within a test instead of after hours.
 const umaConfig = {
   proxy_host: 'uma.corridor.localhost',
   lookup_ttl_seconds: 600,
@@ -195,6 +197,76 @@ test('a lookup, a sender-locked quote and its execution pay the receiver (UMA 1.
   assert.deepEqual(listed.data.map((item) => item.id), [quote.id]);
   const byReceiver = await get(`/transactions?receiverAccountIdentifier=${encodeURIComponent(provider.address('bob'))}&customerId=${encodeURIComponent(customer.id)}`);
   assert.deepEqual(byReceiver.data.map((item) => item.id), [quote.transactionId]);
+});
+
+// Sets the requiredCounterpartyFields of the sending platform's USD; returns what to restore.
+async function requireCounterpartyFields(fields) {
+  const strip = ({ currencyCode, minAmount, maxAmount, enabledTransactionTypes, requiredCounterpartyFields }) =>
+    ({ currencyCode, minAmount, maxAmount, enabledTransactionTypes, requiredCounterpartyFields });
+  const original = (await get('/config')).supportedCurrencies.map(strip);
+  const supportedCurrencies = original.map((item) => (item.currencyCode === 'USD' ? { ...item, requiredCounterpartyFields: fields } : item));
+  const patched = await call(corridor, sandbox, 'PATCH', '/config', { supportedCurrencies });
+  assert.equal(patched.status, 200, patched.text);
+  return async () => {
+    const restored = await call(corridor, sandbox, 'PATCH', '/config', { supportedCurrencies: original });
+    assert.equal(restored.status, 200, restored.text);
+  };
+}
+
+test('the pay request asks for the counterparty fields the platform requires; the payee data returned is the transaction\'s counterpartyInformation', async (t) => {
+  provider.reset();
+  t.after(await requireCounterpartyFields([
+    { name: 'FULL_NAME', mandatory: true }, { name: 'EMAIL', mandatory: false }, { name: 'BIRTH_DATE', mandatory: false },
+  ]));
+  const { customer, usd } = await sender(20_000);
+  const found = await lookup(customer);
+  const created = await postQuote(umaQuote(usd, found, 3_000));
+  assert.equal(created.status, 201, created.text);
+  const quote = created.body;
+
+  // Asked in the SDK's keys, with the platform's mandatory flags.
+  const [payreq] = provider.payRequests;
+  assert.deepEqual(payreq.body.payeeData, { name: { mandatory: true }, email: { mandatory: false }, birthDate: { mandatory: false } });
+  // The provider answers what it has of them (no birth date) and its user's identifier.
+  const returned = payreq.response.payeeData;
+  assert.equal(returned.name, provider.payeeValues.name);
+  assert.equal(returned.email, provider.payeeValues.email);
+  assert.equal(returned.birthDate, undefined);
+  assert.equal(returned.identifier, provider.address('bob'));
+  const expected = { FULL_NAME: returned.name, EMAIL: returned.email };
+
+  let transaction = await get(`/transactions/${quote.transactionId}`);
+  assert.deepEqual(transaction.counterpartyInformation, expected);
+  // Listed: the outgoing payment shows it; the deposit that funded the sender is no UMA payment.
+  const listed = await get(`/transactions?customerId=${encodeURIComponent(customer.id)}`);
+  assert.deepEqual(listed.data.map((item) => [item.type, item.counterpartyInformation]).sort(),
+    [['INCOMING', undefined], ['OUTGOING', expected]]);
+
+  const executed = await call(corridor, sandbox, 'POST', `/quotes/${quote.id}/execute`, undefined, { 'idempotency-key': idempotencyKey() });
+  assert.equal(executed.status, 200, executed.text);
+  transaction = await settled(quote.transactionId);
+  assert.equal(transaction.status, 'COMPLETED', JSON.stringify(transaction));
+  assert.deepEqual(transaction.counterpartyInformation, expected);
+
+  // Every OUTGOING_PAYMENT event of it carries the same.
+  await eventually(() => eventsOf(quote.transactionId).length >= 2);
+  await sleep(200);
+  const events = eventsOf(quote.transactionId);
+  assert.deepEqual(events.map((event) => event.transaction.status), ['PENDING', 'COMPLETED']);
+  for (const event of events) assert.deepEqual(event.transaction.counterpartyInformation, expected);
+});
+
+test('without required counterparty fields no payee data is asked, and only what names a field is shown', async () => {
+  provider.reset();
+  const { customer, usd } = await sender(10_000);
+  const found = await lookup(customer);
+  const created = await postQuote(umaQuote(usd, found, 2_000));
+  assert.equal(created.status, 201, created.text);
+  const [payreq] = provider.payRequests;
+  assert.equal(payreq.body.payeeData, undefined);
+  // The identifier the provider still returns is no UserInfoFieldName.
+  assert.deepEqual(Object.keys(payreq.response.payeeData).sort(), ['compliance', 'identifier']);
+  assert.deepEqual((await get(`/transactions/${created.body.transactionId}`)).counterpartyInformation, {});
 });
 
 test('a receiver-locked quote asks for the receiving amount and immediatelyExecute pays at once', async () => {
@@ -417,7 +489,41 @@ test('a post-transaction callback the receiver refuses is retried, then given up
   assert.ok(provider.callbacks.every((item) => item.verified));
   // Each attempt is signed afresh.
   assert.equal(new Set(provider.callbacks.map((item) => item.callback.signatureNonce)).size, umaConfig.post_transaction_attempts_max);
-  assert.equal((await get(`/transactions/${created.body.transactionId}`)).status, 'COMPLETED');
+  // Given up: the payment settled and stays COMPLETED (nothing is refunded), with the interface's
+  // failure reason, and an OUTGOING_PAYMENT event says so.
+  const transactionId = created.body.transactionId;
+  const transaction = await eventually(async () => {
+    const current = await get(`/transactions/${transactionId}`);
+    return current.failureReason ? current : undefined;
+  });
+  assert.equal(transaction.status, 'COMPLETED');
+  assert.equal(transaction.failureReason, 'COUNTERPARTY_POST_TX_FAILED');
+  assert.ok(Date.parse(transaction.updatedAt) >= Date.parse(transaction.settledAt), JSON.stringify(transaction));
+  assert.equal(await balance(usd), 8_000);
+  await eventually(() => eventsOf(transactionId).some((event) => event.transaction.failureReason));
+  await sleep(300);
+  const events = eventsOf(transactionId);
+  assert.deepEqual(events.map((event) => [event.type, event.transaction.status, event.transaction.failureReason ?? null]),
+    [['OUTGOING_PAYMENT', 'PENDING', null], ['OUTGOING_PAYMENT', 'COMPLETED', null],
+      ['OUTGOING_PAYMENT', 'COMPLETED', 'COUNTERPARTY_POST_TX_FAILED']]);
+  assert.deepEqual(events.at(-1).transaction, transaction);
+});
+
+test('a post-transaction callback delivered after refusals leaves no failure reason', async () => {
+  provider.reset();
+  provider.callbackStatus = (count) => (count === 1 ? 503 : 200);
+  const { usd, customer } = await sender(10_000);
+  const found = await lookup(customer);
+  const created = await postQuote(umaQuote(usd, found, 1_000, { immediatelyExecute: true }));
+  assert.equal(created.status, 201, created.text);
+  assert.equal((await settled(created.body.transactionId)).status, 'COMPLETED');
+  await eventually(() => provider.callbacks.length === 2);
+  await sleep(500);
+  assert.equal(provider.callbacks.length, 2);
+  const transaction = await get(`/transactions/${created.body.transactionId}`);
+  assert.equal(transaction.status, 'COMPLETED');
+  assert.equal(transaction.failureReason, undefined);
+  assert.ok(eventsOf(created.body.transactionId).every((event) => event.transaction.failureReason === undefined));
 });
 
 test('without a rail that pays Lightning invoices, UMA quotes are refused before the receiver is asked', async (t) => {

@@ -55,6 +55,18 @@ TEST_CASE("payer data keys and customer info field names map both ways", "[uma][
     CHECK_FALSE(customer_info_field(""));
 }
 
+TEST_CASE("payee data reads as counterpartyInformation keyed by field name", "[uma][lookup]") {
+    auto info = counterparty_information_of(
+        R"({"identifier":"$bob@b.example","name":"Bob","email":"b@b.example",)"
+        R"("compliance":{"utxos":[]},"some-key":"x","phoneNumber":"+33612345678"})");
+    CHECK(info == boost::json::object{{"FULL_NAME", "Bob"},
+                                      {"EMAIL", "b@b.example"},
+                                      {"PHONE_NUMBER", "+33612345678"}});
+    CHECK(counterparty_information_of("{}").empty());
+    CHECK(counterparty_information_of("[1]").empty());
+    CHECK(counterparty_information_of("not json").empty());
+}
+
 TEST_CASE("the estimated rate crosses Lightning at both sides' prices", "[uma][lookup]") {
     auto currencies = test_currencies();
     fixed_rates rates;

@@ -36,7 +36,9 @@ export const defaultCurrencies = {
 };
 
 // Options: currencies, feeMsats (the conversion fee it charges, default 2000), payerData (LUD-18
-// options it asks for), travelRule (default true), invoiceExpirySeconds (default 3600).
+// options it asks for), travelRule (default true), invoiceExpirySeconds (default 3600),
+// payeeValues (what it knows of its users: it answers the payeeData keys asked for that it has,
+// and always its user's identifier, as an SDK-based provider does).
 export async function startUmaProvider(options = {}) {
   const keys = keyPair();
   const other = keyPair();
@@ -49,6 +51,7 @@ export async function startUmaProvider(options = {}) {
     payerData: options.payerData ?? { name: { mandatory: true }, email: { mandatory: false } },
     travelRule: options.travelRule ?? true,
     invoiceExpirySeconds: options.invoiceExpirySeconds ?? 3600,
+    payeeValues: options.payeeValues ?? { name: 'Bob Receiver', email: 'bob@receiver.example', phoneNumber: '+33612345678' },
     lookupMode: 'ok',   // ok, v0only
     payMode: 'ok',      // ok, garbage, badsig, wrongamount, never, reject, v0msats
     callbackStatus: 200,
@@ -139,6 +142,10 @@ export async function startUmaProvider(options = {}) {
     const code = parsed.receivingCurrencyCode;
     const currency = provider.currencies[code];
     if (!currency) return [400, { status: 'ERROR', reason: `no ${code}`, code: 'INVALID_CURRENCY' }];
+    const payeeData = { identifier: receiverAddress };
+    for (const key of Object.keys(parsed.requestedPayeeData ?? {})) {
+      if (key in provider.payeeValues) payeeData[key] = provider.payeeValues[key];
+    }
     const response = await getPayReqResponse({
       request: asked,
       metadata: JSON.stringify([['text/plain', `Pay ${user}`], ['text/identifier', receiverAddress]]),
@@ -159,6 +166,7 @@ export async function startUmaProvider(options = {}) {
       receivingVaspPrivateKey: mode === 'badsig' ? other.secret : keys.secret,
       payeeIdentifier: receiverAddress,
       utxoCallback: `http://${host}/utxo/${encodeURIComponent(user)}`,
+      payeeData,
     });
     entry.response = JSON.parse(response.toJsonString());
     return [200, response.toJsonString()];
@@ -168,7 +176,10 @@ export async function startUmaProvider(options = {}) {
     const callback = parsePostTransactionCallback(body);
     const verified = await verifyPostTransactionCallbackSignature(callback, await senderKeys(callback.vaspDomain), nonces);
     provider.callbacks.push({ url: request.url, body: JSON.parse(body), callback, verified });
-    return [provider.callbackStatus, { ok: provider.callbackStatus < 300 }];
+    // callbackStatus: a status, or a function of how many callbacks arrived (this one included).
+    const status = typeof provider.callbackStatus === 'function'
+      ? provider.callbackStatus(provider.callbacks.length) : provider.callbackStatus;
+    return [status, { ok: status < 300 }];
   }
 
   provider.server = createServer((request, response) => {
