@@ -1,5 +1,7 @@
 #include "server/cli/backup_commands.hpp"
 
+#include "server/cli/cli_internal.hpp"
+
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <sqlite3.h>
@@ -241,22 +243,8 @@ manifest_entry describe(const fs::path& dir, const std::string& path, const std:
     return manifest_entry{path, role, fs::file_size(file), sha256_of(file)};
 }
 
-po::variables_map parse_options(const std::vector<std::string>& args,
-                                const po::options_description& options) {
-    po::variables_map values;
-    try {
-        po::store(po::command_line_parser(args).options(options).run(), values);
-        po::notify(values);
-    } catch (const po::error& error) {
-        fail(error.what());
-    }
-    return values;
-}
-
 po::options_description options_for(const std::string& command) {
-    po::options_description options;
-    options.add_options()("config", po::value<std::string>(), "configuration file")(
-        "database", po::value<std::string>(), "database URL");
+    auto options = common_options();
     if (command == "backup") {
         options.add_options()("to", po::value<std::string>(), "backup folder (new or empty)");
     } else {
@@ -266,13 +254,13 @@ po::options_description options_for(const std::string& command) {
     return options;
 }
 
-int backup(const std::vector<std::string>& args, const cli_config_access& access) {
-    auto values = parse_options(args, options_for("backup"));
+int backup(const std::vector<std::string>& args) {
+    auto values = parse(args, options_for("backup"));
     if (!values.count("to") || values["to"].as<std::string>().empty())
         fail("backup needs --to DIR");
     fs::path dir = values["to"].as<std::string>();
-    auto config = access.load(values);
-    auto where = locations_of(config, access.dir_of(values));
+    auto config = load_config(values);
+    auto where = locations_of(config, config_dir_of(config));
     if (fs::exists(dir) && (!fs::is_directory(dir) || !fs::is_empty(dir))) {
         fail("backup folder " + dir.string() + " exists and is not empty; give a new folder");
     }
@@ -411,8 +399,8 @@ void refuse_when_serving(const std::string& rail_data_dir) {
     }
 }
 
-int restore(const std::vector<std::string>& args, const cli_config_access& access) {
-    auto values = parse_options(args, options_for("restore"));
+int restore(const std::vector<std::string>& args) {
+    auto values = parse(args, options_for("restore"));
     if (!values.count("from") || values["from"].as<std::string>().empty()) {
         fail("restore needs --from DIR");
     }
@@ -420,8 +408,8 @@ int restore(const std::vector<std::string>& args, const cli_config_access& acces
     bool force = values.count("force") > 0;
     auto manifest = read_manifest(dir);
     auto files = verify_files(dir, manifest);
-    auto config = access.load(values);
-    auto where = locations_of(config, access.dir_of(values));
+    auto config = load_config(values);
+    auto where = locations_of(config, config_dir_of(config));
     refuse_when_serving(where.rail_data_dir);
     const json::object& database = manifest.at("database").as_object();
     bool sqlite_backup = database.contains("kind") && database.at("kind").is_string() &&
@@ -525,9 +513,8 @@ int restore(const std::vector<std::string>& args, const cli_config_access& acces
 
 }  // namespace
 
-int backup_command(const std::string& command, const std::vector<std::string>& args,
-                   const cli_config_access& access) {
-    return command == "backup" ? backup(args, access) : restore(args, access);
+int backup_command(const std::string& command, const std::vector<std::string>& args) {
+    return command == "backup" ? backup(args) : restore(args);
 }
 
 }  // namespace corridor

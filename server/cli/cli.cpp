@@ -770,10 +770,7 @@ int dispatch(const std::vector<std::string>& words) {
     if (command == "--version" || command == "version")
         return version_command(rest, command == "--version");
     if (command == "backup" || command == "restore")
-        return backup_command(command, rest,
-                              {load_config, [](const po::variables_map& values) {
-                                   return config_dir_of(load_config(values));
-                               }});
+        return backup_command(command, rest);
     if (auto done = run_operator_command(command, rest)) return *done;
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
