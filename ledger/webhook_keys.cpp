@@ -285,7 +285,8 @@ std::optional<next_webhook_key> find_next_webhook_key(soci::session& session, co
 
 std::optional<webhook_key_pair> activate_next_webhook_key(soci::session& session, const clock& time,
                                                           const tenant& owner) {
-    ensure_webhook_key(session, time, owner);
+    // Read before anything promotes: a staged key whose --at time has passed is activated here
+    // as asked, rather than promoted first and then reported as missing.
     auto stored = read_stored_keys(session, owner);
     if (!stored || !stored->next) return std::nullopt;
     promote_next_key(session, owner, stored->next->public_key_pem, time.now_ms());

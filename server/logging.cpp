@@ -1,5 +1,7 @@
 #include "server/logging.hpp"
 
+#include "ledger/time_format.hpp"
+
 #include <fcntl.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
@@ -97,7 +99,9 @@ private:
     std::string_view prefix_of(const spdlog::details::log_msg& message) {
         prefix_.clear();
         prefix_.append(R"({"time":")");
-        prefix_.append(rfc3339_utc_ms(message.time));
+        prefix_.append(format_timestamp_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                           message.time.time_since_epoch())
+                                           .count()));
         prefix_.append(R"(","level":")");
         auto level = static_cast<std::size_t>(message.level);
         prefix_.append(level < std::size(level_names) ? level_names[level] : "info");
@@ -130,22 +134,6 @@ std::shared_ptr<json_line_sink>& current_sink() {
 const std::string no_path;
 
 }  // namespace
-
-std::string rfc3339_utc_ms(std::chrono::system_clock::time_point at) {
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(at.time_since_epoch()).count();
-    std::time_t seconds = static_cast<std::time_t>(ms / 1000);
-    int millis = static_cast<int>(ms % 1000);
-    if (millis < 0) {
-        millis += 1000;
-        seconds -= 1;
-    }
-    std::tm utc{};
-    ::gmtime_r(&seconds, &utc);
-    char text[32];
-    std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
-                  utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
-    return text;
-}
 
 void install_json_logging(const std::string& level, const std::string& file) {
     int fd = 2;

@@ -23,7 +23,5 @@ const std::string& log_file_path();
 // One line with fields: `fields_json` is a serialised JSON object ("{}" for none).
 void log_info_fields(std::string_view message, std::string_view fields_json);
 
-// "2026-11-26T03:04:05.678Z"
-std::string rfc3339_utc_ms(std::chrono::system_clock::time_point at);
 
 }  // namespace corridor

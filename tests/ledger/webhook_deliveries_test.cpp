@@ -325,6 +325,18 @@ TEST_CASE("a staged next key signs only once its time has come", "[store][webhoo
     CHECK_FALSE(activate_next_webhook_key(f.session(), f.clock, f.owner).has_value());
 }
 
+TEST_CASE("activating a staged key whose time passed unclaimed makes it current", "[store][webhooks]") {
+    delivery_fixture f;
+    auto current = ensure_webhook_key(f.session(), f.clock, f.owner);
+    auto next = stage_next_webhook_key(f.session(), f.clock, f.owner, f.clock.now_ms() + 1000);
+    f.clock.advance_ms(5000);  // no delivery was claimed meanwhile, so nothing promoted it yet
+    auto activated = activate_next_webhook_key(f.session(), f.clock, f.owner);
+    REQUIRE(activated.has_value());
+    CHECK(activated->public_key_pem == next.public_key_pem);
+    CHECK(activated->public_key_pem != current.public_key_pem);
+    CHECK_FALSE(activate_next_webhook_key(f.session(), f.clock, f.owner).has_value());
+}
+
 TEST_CASE("a next key without a time waits for activation; the sealing step seals it",
           "[store][webhooks][keys]") {
     delivery_fixture f;

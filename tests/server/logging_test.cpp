@@ -2,6 +2,8 @@
 // written to log.file when set, and reopened under the same name (logrotate moves the old one).
 #include "server/logging.hpp"
 
+#include "ledger/time_format.hpp"
+
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
@@ -29,13 +31,11 @@ std::vector<boost::json::object> lines_of(const fs::path& file) {
 
 }  // namespace
 
-TEST_CASE("rfc3339_utc_ms", "[server][logging]") {
-    using std::chrono::milliseconds;
-    std::chrono::system_clock::time_point epoch{};
-    CHECK(rfc3339_utc_ms(epoch) == "1970-01-01T00:00:00.000Z");
-    // 2026-11-26T03:04:05.678Z
-    CHECK(rfc3339_utc_ms(epoch + milliseconds(1795662245678LL)) == "2026-11-26T03:04:05.678Z");
-    CHECK(rfc3339_utc_ms(epoch + milliseconds(951782400007LL)) == "2000-02-29T00:00:00.007Z");
+TEST_CASE("log times are RFC 3339 UTC with milliseconds", "[server][logging]") {
+    // The log's prefix uses the ledger's one timestamp formatter.
+    CHECK(format_timestamp_ms(0) == "1970-01-01T00:00:00.000Z");
+    CHECK(format_timestamp_ms(1795662245678LL) == "2026-11-26T03:04:05.678Z");
+    CHECK(format_timestamp_ms(951782400007LL) == "2000-02-29T00:00:00.007Z");
 }
 
 TEST_CASE("log lines are JSON with time, level, message and fields; reopen follows the name",
