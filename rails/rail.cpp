@@ -133,8 +133,9 @@ struct rail_host_callbacks {
         rail_instance* instance = instance_of(host);
         // Reports are taken only from inside a hook of this instance, on the thread running it
         // (see rail_abi.h THREADING).
-        if (instance->reports_ == nullptr ||
-            instance->hook_thread_.load() != std::this_thread::get_id())
+        // The thread first: reports_ belongs to the hook's thread and is read only from it.
+        if (instance->hook_thread_.load() != std::this_thread::get_id() ||
+            instance->reports_ == nullptr)
             return CORRIDOR_RAIL_INVALID_ARGUMENT;
         try {
             rail_report copied;
@@ -170,8 +171,8 @@ struct rail_host_callbacks {
         rail_instance* instance = instance_of(host);
         // Only while initiate or tick runs (see rail_abi.h), on its thread: their arrivals are
         // what the engine records.
-        if (instance->incoming_ == nullptr ||
-            instance->hook_thread_.load() != std::this_thread::get_id())
+        if (instance->hook_thread_.load() != std::this_thread::get_id() ||
+            instance->incoming_ == nullptr)
             return CORRIDOR_RAIL_INVALID_ARGUMENT;
         try {
             rail_incoming copied;
@@ -197,7 +198,9 @@ struct rail_host_callbacks {
         if (level < CORRIDOR_RAIL_LOG_DEBUG || level > CORRIDOR_RAIL_LOG_ERROR)
             level = CORRIDOR_RAIL_LOG_ERROR;
         try {
-            if (level == CORRIDOR_RAIL_LOG_ERROR && instance->reports_ != nullptr)
+            // Kept only from the hook's own thread, which owns it while the hook runs.
+            if (level == CORRIDOR_RAIL_LOG_ERROR &&
+                instance->hook_thread_.load() == std::this_thread::get_id())
                 instance->last_logged_error_ = copy(message);
         } catch (...) {
         }

@@ -95,6 +95,8 @@ private:
             return out;
         } catch (const std::out_of_range&) {
             fail(key, "is out of range");
+        } catch (const std::invalid_argument&) {  // "-" or "+1": the scan takes any sign and digit run
+            fail(key, "must be an integer");
         }
     }
 

@@ -61,6 +61,9 @@ TEST_CASE("the SDK reads settings JSON and names the key at fault", "[rails][sdk
     CHECK(setting_error([&] {
               sdk::json::parse_object(R"({"x":99999999999999999999})").integer("x");
           }) == "x is out of range");
+    // A bare sign scans as a number but is none: the key is named, not an INTERNAL error.
+    CHECK(setting_error([&] { sdk::json::parse_object(R"({"x":-})").integer("x"); }) ==
+          "x must be an integer");
     CHECK(setting_error([] { sdk::json::parse_object("[1]"); }) ==
           "settings must be a JSON object");
 
