@@ -209,7 +209,9 @@ const corridor_rail_plugin* open_rail_plugin(const std::string& path, const std:
                              version_text(table->magic.abi_major, table->magic.abi_minor) +
                              " and its entry point refused this Corridor's rail ABI " + host_abi +
                              " (status " + std::string(to_string(rail_status_from(code))) +
-                             "; the major versions must match)");
+                             (table->magic.abi_major != CORRIDOR_RAIL_ABI_MAJOR
+                                  ? "; the major versions must match)"
+                                  : ")"));
         }
         refuse(path, "its entry point refused this Corridor's rail ABI " + host_abi + " (status " +
                          std::string(to_string(rail_status_from(code))) +
