@@ -36,12 +36,9 @@ after(async () => {
 test('an event is delivered right after the commit that recorded it', async () => {
   const accounts = await platformAccounts(server, sandbox);
   const before = receiver.requests.length;
-  const committedAt = Date.now();
   await fund(server, sandbox, accounts.USD.id, 5000);
-  const delivered = await eventually(() => receiver.requests.length > before || undefined, { timeoutMs: 5000 });
-  assert.ok(delivered);
-  const lagMs = receiver.requests[before].at - committedAt;
-  assert.ok(lagMs < 5000, `delivered ${lagMs} ms after the commit, long before the next poll`);
+  // Within 5 s, while the next poll is a minute away: only the commit's wake-up delivers it.
+  await eventually(() => receiver.requests.length > before || undefined, { timeoutMs: 5000 });
 });
 
 test('on PostgreSQL another process\'s commit wakes delivery through NOTIFY',
