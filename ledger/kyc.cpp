@@ -72,10 +72,15 @@ std::string new_link_token(random_source& random) {
 
 }  // namespace
 
-std::string create_kyc_link(soci::session& session, random_source& random, const clock& time,
-                            const tenant& owner, const std::string& customer_id,
-                            const std::optional<std::string>& redirect_uri, std::int64_t ttl_ms) {
-    CORRIDOR_ASSERT(ttl_ms > 0);
+namespace {
+
+// A hosted-KYC link row: the token is returned once and only its hash is kept. The two link
+// tables differ in what the link is for: an existing customer (kyc_links.customer_id) or a person
+// still to be made one (kyc_onboarding_links.platform_customer_id).
+std::string insert_link(soci::session& session, random_source& random, const clock& time,
+                        const tenant& owner, const char* insert_sql, const std::string& subject,
+                        const std::optional<std::string>& redirect_uri, std::int64_t ttl_ms) {
+    CORRIDOR_ASSERT(ttl_ms > 0 && !subject.empty());
     std::string token = new_link_token(random);
     std::string token_hash = hash_secret(token);
     std::string env_name(owner.env_name());
@@ -83,13 +88,22 @@ std::string create_kyc_link(soci::session& session, random_source& random, const
     long long expires_at_ms = now_ms + ttl_ms;
     std::string redirect = redirect_uri.value_or("");
     soci::indicator redirect_indicator = redirect_uri ? soci::i_ok : soci::i_null;
-    session << "INSERT INTO kyc_links (token_hash, platform_id, environment, customer_id, "
-               "redirect_uri, expires_at_ms, used_at_ms, created_at_ms) VALUES (:h, :p, :e, :c, "
-               ":r, :x, NULL, :t)",
-        soci::use(token_hash), soci::use(owner.platform_id), soci::use(env_name),
-        soci::use(customer_id), soci::use(redirect, redirect_indicator), soci::use(expires_at_ms),
+    session << insert_sql, soci::use(token_hash), soci::use(owner.platform_id), soci::use(env_name),
+        soci::use(subject), soci::use(redirect, redirect_indicator), soci::use(expires_at_ms),
         soci::use(now_ms);
     return token;
+}
+
+}  // namespace
+
+std::string create_kyc_link(soci::session& session, random_source& random, const clock& time,
+                            const tenant& owner, const std::string& customer_id,
+                            const std::optional<std::string>& redirect_uri, std::int64_t ttl_ms) {
+    return insert_link(session, random, time, owner,
+                       "INSERT INTO kyc_links (token_hash, platform_id, environment, customer_id, "
+                       "redirect_uri, expires_at_ms, used_at_ms, created_at_ms) VALUES (:h, :p, "
+                       ":e, :c, :r, :x, NULL, :t)",
+                       customer_id, redirect_uri, ttl_ms);
 }
 
 std::optional<kyc_link> find_kyc_link(soci::session& session, std::string_view token) {
@@ -149,21 +163,11 @@ std::string create_kyc_onboarding_link(soci::session& session, random_source& ra
                                        const std::string& platform_customer_id,
                                        const std::optional<std::string>& redirect_uri,
                                        std::int64_t ttl_ms) {
-    CORRIDOR_ASSERT(ttl_ms > 0 && !platform_customer_id.empty());
-    std::string token = new_link_token(random);
-    std::string token_hash = hash_secret(token);
-    std::string env_name(owner.env_name());
-    long long now_ms = time.now_ms();
-    long long expires_at_ms = now_ms + ttl_ms;
-    std::string redirect = redirect_uri.value_or("");
-    soci::indicator redirect_indicator = redirect_uri ? soci::i_ok : soci::i_null;
-    session << "INSERT INTO kyc_onboarding_links (token_hash, platform_id, environment, "
-               "platform_customer_id, redirect_uri, expires_at_ms, used_at_ms, customer_id, "
-               "created_at_ms) VALUES (:h, :p, :e, :c, :r, :x, NULL, NULL, :t)",
-        soci::use(token_hash), soci::use(owner.platform_id), soci::use(env_name),
-        soci::use(platform_customer_id), soci::use(redirect, redirect_indicator),
-        soci::use(expires_at_ms), soci::use(now_ms);
-    return token;
+    return insert_link(session, random, time, owner,
+                       "INSERT INTO kyc_onboarding_links (token_hash, platform_id, environment, "
+                       "platform_customer_id, redirect_uri, expires_at_ms, used_at_ms, "
+                       "customer_id, created_at_ms) VALUES (:h, :p, :e, :c, :r, :x, NULL, NULL, :t)",
+                       platform_customer_id, redirect_uri, ttl_ms);
 }
 
 void record_kyc_onboarding_customer(soci::session& session, std::string_view token,
