@@ -19,7 +19,7 @@
 
 #include "ledger/database.hpp"
 #include "ledger/external_account_store.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 
 namespace corridor {
 namespace json = boost::json;

@@ -5,7 +5,7 @@
 #include <boost/json/serialize.hpp>
 #include <cmath>
 
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "uma/ecies.hpp"
 #include "uma/hex.hpp"
 #include "uma/responder.hpp"

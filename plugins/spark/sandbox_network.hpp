@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 
 namespace corridor::spark {
 

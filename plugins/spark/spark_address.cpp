@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "plugins/common/text.hpp"
-#include "plugins/spark/bech32.hpp"
-#include "plugins/spark/secp256k1_context.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
+#include "rails/rail_sdk/lightning/bech32.hpp"
+#include "rails/rail_sdk/lightning/secp256k1_context.hpp"
 
 namespace corridor::spark {
 namespace {

@@ -16,7 +16,7 @@
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/result.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "uma/uma_error.hpp"
 
 namespace corridor {

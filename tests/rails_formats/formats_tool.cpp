@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "plugins/ach/nacha_writer.hpp"
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 #include "plugins/pix/br_code.hpp"
 #include "plugins/pix/tax_id.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 
 namespace json = boost::json;
 using corridor::formats::hex_encode;

@@ -12,8 +12,8 @@
 #include <tuple>
 #include <vector>
 
-#include "plugins/common/text.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "plugins/spark/spark_address.hpp"
 #include "tests/rails_formats/plugin_host.hpp"
 

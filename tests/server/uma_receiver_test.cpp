@@ -6,7 +6,7 @@
 #include "ledger/approvals.hpp"
 #include "ledger/rates.hpp"
 #include "ledger/uma_receipts.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/ecies.hpp"
 #include "uma/hex.hpp"

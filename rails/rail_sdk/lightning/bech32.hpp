@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "plugins/common/format_result.hpp"
+#include "../formats/result.hpp"
 
 namespace corridor::spark {
 

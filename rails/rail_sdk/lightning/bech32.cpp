@@ -1,8 +1,8 @@
-#include "plugins/spark/bech32.hpp"
+#include "rails/rail_sdk/lightning/bech32.hpp"
 
 #include <array>
 
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace corridor::spark {
 namespace {

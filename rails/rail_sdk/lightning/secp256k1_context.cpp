@@ -1,4 +1,4 @@
-#include "plugins/spark/secp256k1_context.hpp"
+#include "rails/rail_sdk/lightning/secp256k1_context.hpp"
 
 namespace corridor::spark {
 
