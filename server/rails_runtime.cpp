@@ -52,11 +52,11 @@ public:
 
 // A new node key as 64 hex digits: 32 random bytes that are a valid secp256k1 secret key.
 std::string new_node_key_hex() {
-    spark::bytes32 key{};
+    lightning::bytes32 key{};
     do {
         if (RAND_bytes(key.data(), static_cast<int>(key.size())) != 1)
             throw std::runtime_error("no randomness for a new Lightning node key");
-    } while (!spark::node_public_key(key));
+    } while (!lightning::node_public_key(key));
     static constexpr char digits[] = "0123456789abcdef";
     std::string hex;
     for (auto byte : key) {

@@ -21,6 +21,9 @@
 
 namespace corridor::spark {
 
+// Invoices are the rail SDK's Lightning formats, spoken here unqualified.
+using namespace corridor::lightning;
+
 enum class payment_outcome {
     paid,               // the record is written: the invoice is paid
     paid_before_by_us,  // this payer's same operation paid it already (a retry)

@@ -10,6 +10,7 @@
 #include "rails/rail_sdk/lightning/secp256k1_context.hpp"
 
 namespace corridor::spark {
+using namespace corridor::lightning;
 namespace {
 
 using formats::make_error;

@@ -52,6 +52,7 @@
 
 namespace sdk = corridor::rail_sdk;
 using namespace corridor::spark;
+using namespace corridor::lightning;
 using corridor::formats::hex_encode;
 using corridor::plugin_json::optional_string;
 using corridor::plugin_json::required_string;

@@ -25,8 +25,8 @@ namespace corridor {
 // both read plugins.settings.spark (network, node_private_key_hex or node_private_key_file,
 // invoice_expiry_seconds).
 struct lightning_node {
-    spark::bytes32 private_key{};
-    spark::ln_network network = spark::ln_network::regtest;
+    lightning::bytes32 private_key{};
+    lightning::ln_network network = lightning::ln_network::regtest;
     std::uint64_t invoice_expiry_seconds = 3600;
     bool configured = false;  // false: a key drawn at start-up (no Spark settings)
 };

@@ -7,6 +7,7 @@
 #include "rails/rail_sdk/lightning/bech32.hpp"
 
 using namespace corridor::spark;
+using namespace corridor::lightning;
 using corridor::formats::hex_encode;
 
 namespace {

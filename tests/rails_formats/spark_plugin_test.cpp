@@ -19,6 +19,7 @@
 
 using corridor::plugin_test::plugin_host;
 using namespace corridor::spark;
+using namespace corridor::lightning;
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include "rails/rail_sdk/lightning/bech32.hpp"
 #include "rails/rail_sdk/lightning/secp256k1_context.hpp"
 
-namespace corridor::spark {
+namespace corridor::lightning {
 namespace {
 
 using formats::make_error;
@@ -543,4 +543,4 @@ formats::outcome<std::string> encode_invoice(const invoice_fields& fields,
     return bech32_encode(hrp, words, bech32_variant::bech32);
 }
 
-}  // namespace corridor::spark
+}  // namespace corridor::lightning
