@@ -6,7 +6,9 @@
 #include <atomic>
 #include <future>
 #include <memory>
+#include <optional>
 
+#include "ledger/database.hpp"
 #include "ledger/ledger_writer.hpp"
 #include "tests/support/test_database.hpp"
 
@@ -116,4 +118,30 @@ TEST_CASE("ledger writer: a job refused once stopped is finished as not committe
     writer.submit(std::make_unique<flaky_job>("late", 0, false, std::move(done),
                                               std::make_shared<std::atomic<int>>(0)));
     CHECK(finished.get() == job_outcome::not_committed);
+}
+
+TEST_CASE("database: a lost connection is an outage, a refused statement is not",
+          "[store][writer]") {
+    testing::test_database database;
+    auto victim = database.open_another();
+    // nullopt when the statement succeeded; else whether its error counts as an outage (503).
+    auto outage = [](soci::session& session, const char* sql) -> std::optional<bool> {
+        try {
+            session << sql;
+            return std::nullopt;
+        } catch (const soci::soci_error& error) {
+            return is_database_unavailable(session, error);
+        }
+    };
+    CHECK(outage(*victim, "SELECT no_such_column FROM ledger_batches") == false);
+    CHECK(connection_alive(*victim));
+    if (database.backend() != database_backend::postgresql) return;  // a file has no connection
+    int pid = 0;
+    *victim << "SELECT pg_backend_pid()", soci::into(pid);
+    int terminated = 0;
+    database.session() << "SELECT CASE WHEN pg_terminate_backend(:p, 5000) THEN 1 ELSE 0 END",
+        soci::use(pid), soci::into(terminated);
+    REQUIRE(terminated == 1);
+    CHECK(outage(*victim, "SELECT 1") == true);
+    CHECK_FALSE(connection_alive(*victim));
 }
