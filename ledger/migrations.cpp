@@ -650,6 +650,20 @@ const std::vector<migration>& all_migrations() {
              "ALTER TABLE webhook_keys ADD COLUMN previous_public_key_pem TEXT",
              "ALTER TABLE webhook_keys ADD COLUMN previous_retired_at_ms BIGINT",
          }},
+        {24,
+         "ledger batch markers for commits whose outcome is unknown",
+         {
+             // On PostgreSQL each ledger batch inserts its marker in its own transaction; when the
+             // connection drops during COMMIT the writer reconnects and looks the marker up. The
+             // lookup inserts the id itself (fenced = 1), which waits for the batch's transaction
+             // to end: a row with fenced = 0 means the batch committed, a row with fenced = 1 that
+             // it never will. Pruned by age. Unused on SQLite (a local file has no lost COMMIT).
+             R"(CREATE TABLE ledger_batches (
+                id BIGINT PRIMARY KEY,
+                committed_at_ms BIGINT NOT NULL,
+                fenced INTEGER NOT NULL DEFAULT 0))",
+             "CREATE INDEX ledger_batches_age ON ledger_batches (committed_at_ms)",
+          }},
         {30,
          "uma keys rotate with an overlap",
          {

@@ -95,6 +95,9 @@ struct service_config {
     std::string key_encryption_key_file;
     std::int64_t ledger_batch_commands_max = 512;  // 1 turns group commit off
     std::int64_t ledger_queue_commands_max = 65536;
+    // PostgreSQL: how long the writer keeps reconnecting to learn whether a batch whose COMMIT lost
+    // its connection committed, before answering its commands 503 with an unknown outcome.
+    std::int64_t ledger_outcome_lookup_timeout_ms = 30000;
     std::int64_t quotes_sweep_interval_ms = 1000;
     std::int64_t idempotency_retention_hours = 72;
     std::string uma_proxy_host = "uma.corridor.localhost";

@@ -181,7 +181,9 @@ bool run_on_writer(session_executor& writer, std::function<void(soci::session&)>
                 return false;
             }
         }
-        void finish(bool durable) noexcept override { done_.set_value(durable); }
+        void finish(job_outcome outcome) noexcept override {
+            done_.set_value(outcome == job_outcome::committed);
+        }
         std::future<bool> done() { return done_.get_future(); }
 
     private:

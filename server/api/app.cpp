@@ -252,15 +252,24 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
 }
 
 // Database and unexpected errors become a 500 that names nothing internal; api_errors their own
-// answer.
+// answer. A database out of reach (a lost connection, a restarting server) is not a fault of the
+// request: 503 with Retry-After, and the session is marked failed so that its thread replaces it.
 template <typename Run>
-http_response api::answering_errors(const http_request& request, const route_match& match,
-                                    Run&& run) const {
+http_response api::answering_errors(soci::session& session, const http_request& request,
+                                    const route_match& match, Run&& run) const {
     try {
         return run();
     } catch (const api_error& error) {
         return error_response(error);
     } catch (const soci::soci_error& error) {
+        if (is_database_unavailable(session, error)) {
+            spdlog::warn("database unavailable on {} {}: {}", to_string(request.method),
+                         match.route ? match.route->pattern : "?", error.what());
+            auto response = error_response(error_code::service_unavailable,
+                                           "the database is unavailable; retry later");
+            response.database_failed = true;
+            return response;
+        }
         spdlog::error("database error on {} {}: {}", to_string(request.method),
                       match.route ? match.route->pattern : "?", error.what());
         auto response = error_response(error_code::internal_error, "internal error; retry later");
@@ -297,7 +306,7 @@ std::optional<http_response> api::run_prepare(soci::session& session,
                                               const std::optional<basic_credentials>& credentials,
                                               std::any& prepared) const {
     bool go_on = false;
-    http_response response = answering_errors(request, match, [&] {
+    http_response response = answering_errors(session, request, match, [&] {
         const route_spec& route = *match.route;
         authenticate(session, route, credentials, who);
         request_context context{request, query_params(request.target), match.params, who, &session,
@@ -324,7 +333,7 @@ http_response api::run_with_database(soci::session& session, const http_request&
                                      const route_match& match, std::optional<principal> who,
                                      const std::optional<basic_credentials>& credentials,
                                      std::any prepared) const {
-    http_response response = answering_errors(request, match, [&] {
+    http_response response = answering_errors(session, request, match, [&] {
         const route_spec& route = *match.route;
         authenticate(session, route, credentials, who);
         request_context context{request, query_params(request.target), match.params, who, &session,

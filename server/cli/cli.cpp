@@ -235,7 +235,7 @@ public:
             return false;
         }
     }
-    void finish(bool) noexcept override {}
+    void finish(job_outcome) noexcept override {}
 
 private:
     app_services& services_;
@@ -298,6 +298,15 @@ std::string writer_metrics(const ledger_writer& writer) {
     out += "# HELP corridor_ledger_commands_retried_total Commands run again after a deadlock or "
            "serialization conflict.\n# TYPE corridor_ledger_commands_retried_total counter\n";
     out += fmt::format("corridor_ledger_commands_retried_total {}\n", writer.commands_retried());
+    out += "# HELP corridor_ledger_lost_commits_total Ledger batches whose COMMIT lost its database "
+           "connection, by what the marker lookup learnt.\n"
+           "# TYPE corridor_ledger_lost_commits_total counter\n";
+    out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"committed\"}} {}\n",
+                       writer.outcomes_committed());
+    out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"not_committed\"}} {}\n",
+                       writer.outcomes_not_committed());
+    out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"unknown\"}} {}\n",
+                       writer.outcomes_unknown());
     out += "# HELP corridor_ledger_queue_depth Commands waiting for the ledger writer.\n"
            "# TYPE corridor_ledger_queue_depth gauge\n";
     out += fmt::format("corridor_ledger_queue_depth {}\n", writer.queue_depth());
@@ -386,7 +395,8 @@ int serve(const std::vector<std::string>& args) {
     auto url = *database_url::parse(config.database);
     db_pool database(url, config.database_threads);
     ledger_writer writer(url, static_cast<std::size_t>(config.ledger_batch_commands_max),
-                         static_cast<std::size_t>(config.ledger_queue_commands_max));
+                         static_cast<std::size_t>(config.ledger_queue_commands_max),
+                         config.ledger_outcome_lookup_timeout_ms);
     services.stats->add_source([&writer] { return writer_metrics(writer); });
     services.stats->add_source([] { return build_metrics() + process_metrics(); });
     services.stats->add_source([&database] {
