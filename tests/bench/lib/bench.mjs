@@ -13,11 +13,12 @@ export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const confDir = resolve(benchDir, '../../conf');
 
 // A regulated platform (its customers may move money at once) on a fresh database: SQLite in the
-// server's folder unless `database` names another.
-export async function startBenchServer(buildDir, { config = {}, database } = {}) {
+// server's folder unless `database` names another. `plugins` overrides keys of the plugins setting
+// (e.g. the rails to load).
+export async function startBenchServer(buildDir, { config = {}, database, plugins } = {}) {
   const server = await startCorridor({
     bin: join(buildDir, 'corridor'), confDir, database, platforms: 1,  // rails load from buildDir/plugins
-    config: { threads: 0, ...config },
+    config: { threads: 0, ...config }, plugins,
   });
   server.credentials = server.platforms[0].sandbox;
   server.auth = basic(server.credentials);
@@ -47,6 +48,20 @@ export async function fundedCustomers(server, count, currencies, amount) {
     customers.push({ customer: customer.id, accounts: ids });
   }
   return customers;
+}
+
+// Checks that the customers' balances moved by exactly `executed` payments of 1000 minor units
+// each (the payments.lua workload) from accounts funded with `initialBalance`: "ok (...)" or
+// "MISMATCH: ...".
+export async function verifyBalances(server, customers, executed, initialBalance) {
+  let usdSpent = 0, eurReceived = 0;
+  for (const { customer, accounts: [usd, eur] } of customers) {
+    const listed = (await api(server, 'GET', `/customers/internal-accounts?limit=100&customerId=${encodeURIComponent(customer)}`)).data;
+    usdSpent += initialBalance - listed.find((a) => a.id === usd).balance.amount;
+    eurReceived += listed.find((a) => a.id === eur).balance.amount;
+  }
+  return usdSpent === executed * 1000 ? `ok (${executed} payments, ${usdSpent} USD cents out, ${eurReceived} EUR cents in)` :
+    `MISMATCH: ${usdSpent} cents out for ${executed} payments`;
 }
 
 // wrk at `connections` for `seconds` with tests/bench/payments.lua in `mode` over `pairs`
