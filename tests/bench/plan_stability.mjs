@@ -16,8 +16,8 @@ import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { call } from '../api/lib/harness.mjs';
-import { api, fundedCustomers, startBenchServer, stopBenchServer } from './lib/bench.mjs';
+import { call, launch, stopCorridor } from '../api/lib/harness.mjs';
+import { api, endWithBenchmark, fundedCustomers, startBenchServer, stopBenchServer } from './lib/bench.mjs';
 import { psql, psqlScript } from './lib/postgres.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -29,8 +29,10 @@ const u = (expr) => `((hashint8((${expr})::bigint)::bigint & 2147483647)::float8
 // Platforms by size: the cube skews rows towards the low numbers (a few big platforms, a long tail).
 const platformOf = (expr) => `'Platform:plan-' || floor(1000 * power(${u(`${expr} * 7 + 1`)}, 3))::int`;
 const environmentOf = (expr) => `CASE WHEN ${u(`${expr} * 13 + 5`)} < 0.85 THEN 'production' ELSE 'sandbox' END`;
-// Creation times over the last 90 days, oldest first.
-const createdOf = (expr, rows) => `(EXTRACT(EPOCH FROM now()) * 1000)::bigint - ((${rows} - ${expr}) * (7776000000 / ${rows}))::bigint`;
+// Creation times over the last `spanMs` (by default 20 days: within the webhook retention, so the
+// service has nothing to prune), oldest first.
+const createdOf = (expr, rows, spanMs = 1728000000) =>
+  `(EXTRACT(EPOCH FROM now()) * 1000)::bigint - ((${rows} - ${expr}) * (${spanMs} / ${rows}))::bigint`;
 const pick = (expr, choices) => {
   // choices: [[value, share], ...] with shares summing to 1.
   let acc = 0;
@@ -100,7 +102,9 @@ function fillPlan(rows) {
     }],
     ['idempotency_keys', rows, {
       platform_id: platformOf('g'), environment: environmentOf('g'), idempotency_key: "'plan-key-' || g",
-      request_hash: "md5(g::text)", status: '201', response_body: `'{"id":"Quote:plan-' || g || '"}'`, created_at_ms: created,
+      // Keys live idempotency.retention_hours (24 by default): a day's worth.
+      request_hash: "md5(g::text)", status: '201', response_body: `'{"id":"Quote:plan-' || g || '"}'`,
+      created_at_ms: createdOf('g', rows, 82800000),
     }],
     // UMA payments: one quote in ten (the transaction reads look their payee data up).
     ['uma_payments', Math.floor(rows / 10), {
@@ -231,6 +235,7 @@ async function hotTraffic(server, customers) {
 
 function startReceiver() {
   const child = spawn(process.execPath, [join(here, 'webhook_receiver.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  endWithBenchmark(child);
   return new Promise((ok, fail) => {
     child.stdout.setEncoding('utf8');
     child.stdout.once('data', (line) => {
@@ -268,10 +273,15 @@ export async function checkPlans(pg, buildDir, { plugins, rows = Number(process.
       .split('\n').map((l) => l.split('|')).map(([name, tuples]) => [name, Number(tuples)]));
     console.log(`  filled and analysed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
-    // Capture: every statement of the hot traffic, logged with its parameters.
+    // Capture: every statement of the hot traffic, logged with its parameters, from a restart on
+    // (a process's first upkeep also prunes idempotency keys, hourly afterwards).
     const offset = statSync(pg.logFile).size;
     await psqlScript(pg.url, "ALTER SYSTEM SET log_statement = 'all';\nSELECT pg_reload_conf();\n");
     await sleep(500);
+    await stopCorridor(server, { keepFiles: true });
+    await launch(server);
+    endWithBenchmark(server.process);
+    await sleep(1000);
     const before = (await (await fetch(receiver.stats)).json()).received;
     const requests = await hotTraffic(server, customers).catch((error) => {
       throw new Error(`${error.message}${error.cause ? ` (${error.cause.message})` : ''}; the server's log ends:\n${server.stderr.slice(-3000)}`);

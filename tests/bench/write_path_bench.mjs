@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 
 import { anotherProcess, launch, stopCorridor } from '../api/lib/harness.mjs';
 import {
-  api, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
+  api, endWithBenchmark, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
   verifyBalances,
 } from './lib/bench.mjs';
 import { durableSettings, openSession, psql, startDurablePostgres } from './lib/postgres.mjs';
@@ -148,6 +148,7 @@ async function measureCorridor(name, { pg, processes = 1 }) {
     for (let i = 1; i < processes; i++) {
       const other = anotherProcess(servers[0]);
       await launch(other);
+      endWithBenchmark(other.process);
       servers.push(other);
     }
     const customers = await fundedCustomers(servers[0], pairsCount, ['USD', 'EUR'], initialBalance);

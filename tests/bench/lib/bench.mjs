@@ -2,7 +2,7 @@
 // build directory, one io thread per core, access log on as operators run it), calls that throw on
 // failure, funded customer accounts, wrk runs, and the server's CPU time per thread role.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -20,12 +20,30 @@ export async function startBenchServer(buildDir, { config = {}, database, plugin
     bin: join(buildDir, 'corridor'), confDir, database, platforms: 1,  // rails load from buildDir/plugins
     config: { threads: 0, ...config }, plugins,
   });
+  endWithBenchmark(server.process, server.dir);
   server.credentials = server.platforms[0].sandbox;
   server.auth = basic(server.credentials);
   return server;
 }
 
 export const stopBenchServer = (server) => stopCorridor(server);
+
+// Servers (and other children) that must not outlive the benchmark when it ends early (an error,
+// a signal, a time limit): killed, and their folders removed, when the Node process exits.
+const leftovers = new Set();
+let exitHookInstalled = false;
+export function endWithBenchmark(child, dir) {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', () => {
+      for (const { child: c, dir: d } of leftovers) {
+        if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+        if (d) rmSync(d, { recursive: true, force: true });
+      }
+    });
+  }
+  leftovers.add({ child, dir });
+}
 
 export async function api(server, method, path, body) {
   const response = await call(server, server.credentials, method, path, body);
