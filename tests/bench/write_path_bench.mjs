@@ -57,9 +57,11 @@ setTimeout(() => {
 
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
+// A metric's value, summed over its series when it has labels; null when the server has no such
+// metric.
 function metricValue(text, name) {
-  const m = text.match(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm'));
-  return m ? Number(m[1]) : null;
+  const series = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'))];
+  return series.length ? series.reduce((sum, m) => sum + Number(m[1]), 0) : null;
 }
 
 // The counters read before and after a timed window, summed over the processes.
