@@ -177,6 +177,7 @@ async function measureCorridor(name, { pg, processes = 1 }) {
     return {
       name, processes, payments, completed, balances, storage, locks,
       perSecond: runs.reduce((s, r) => s + r.perSecond, 0),
+      perProcess: runs.map((r) => r.perSecond),
       requests: runs.reduce((s, r) => s + r.requests, 0),
       non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
       socketErrors: runs.map((r) => r.socketErrors).filter(Boolean).join('; '),
@@ -279,10 +280,12 @@ async function main() {
         `${verdict(two.perSecond >= one.perSecond)}, retries < 0.1% ${verdict(retryShare(two) < 0.001)}; ` +
         `storage <= 3000 bytes per payment ${verdict(results.every((r) => r.storage && r.storage.total <= 3000))}`);
       for (const r of results) {
-        console.log(`${r.name}: ${r.requests} requests, ${r.non2xx} non-2xx${r.socketErrors ? `, socket errors ${r.socketErrors}` : ''}; ` +
+        const split = r.processes > 1 ? ` (per process: ${r.perProcess.map((v) => v.toFixed(0)).join(' + ')} payments/s)` : '';
+        console.log(`${r.name}: ${r.requests} requests${split}, ${r.non2xx} non-2xx${r.socketErrors ? `, socket errors ${r.socketErrors}` : ''}; ` +
           `retried commands ${r.retried} of ${r.commands} (${fixed(r.commands ? 100 * r.retried / r.commands : 0, 3)}%)` +
           (r.locks ? `; deadlocks ${r.deadlocks}; backends waiting on a lock: mean ${r.locks.meanWaiting.toFixed(2)}, ` +
-            `max ${r.locks.maxWaiting}, in ${(100 * r.locks.withWaiters).toFixed(0)}% of ${r.locks.samples} samples ` +
+            `max ${r.locks.maxWaiting}, in ${(100 * r.locks.withWaiters).toFixed(0)}% of ${r.locks.samples} samples, ` +
+            `about ${(r.locks.meanWaiting * seconds).toFixed(1)} backend-seconds of lock waits in ${seconds} s ` +
             `(max ungranted lock requests ${r.locks.maxUngranted})` : ''));
         console.log(`  storage: ${fixed(r.storage?.total, 0)} bytes per payment (${r.storage ? formatTables(r.storage) : ''})`);
         console.log(`  balances: ${r.balances}`);
