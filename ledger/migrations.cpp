@@ -680,6 +680,14 @@ const std::vector<migration>& all_migrations() {
              "ALTER TABLE uma_keys ADD COLUMN previous_certificate TEXT",
              "ALTER TABLE uma_keys ADD COLUMN previous_retired_at_ms BIGINT",
          }},
+        {31,
+         "idempotency keys by age",
+         {
+             // The hourly prune (DELETE ... WHERE created_at_ms < cutoff) runs on the ledger
+             // writer: without this index it reads the whole table, every stored response of the
+             // retention window, while payments wait for the writer's commit.
+             "CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at_ms)",
+         }},
     };
     return migrations;
 }

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 
 import {
   api, cpuPerOperation, formatStorage, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer,
-  storagePerPayment, threadCpuMs,
+  storagePerPayment, threadCpuMs, verifyBalances,
 } from './lib/bench.mjs';
 
 const buildDir = resolve(process.argv[2] || 'build');
@@ -26,18 +26,6 @@ async function batchHistogram(server) {
   let previous = 0;
   const distribution = buckets.map(([le, cumulative]) => { const n = cumulative - previous; previous = cumulative; return `<=${le}:${n}`; });
   return { mean: count ? sum / count : 0, distribution: distribution.join(' ') };
-}
-
-async function verifyBalances(server, customers, executed) {
-  let usdSpent = 0, eurReceived = 0;
-  for (const { customer, accounts: [usd, eur] } of customers) {
-    const listed = (await api(server, 'GET', `/customers/internal-accounts?limit=100&customerId=${encodeURIComponent(customer)}`)).data;
-    usdSpent += initialBalance - listed.find((a) => a.id === usd).balance.amount;
-    eurReceived += listed.find((a) => a.id === eur).balance.amount;
-  }
-  // Every executed payment sent exactly 1000 cents.
-  return usdSpent === executed * 1000 ? `ok (${executed} payments, ${usdSpent} USD cents out, ${eurReceived} EUR cents in)` :
-    `MISMATCH: ${usdSpent} cents out for ${executed} payments`;
 }
 
 async function measure(batchMax) {
@@ -57,7 +45,7 @@ async function measure(batchMax) {
     await new Promise((ok) => setTimeout(ok, 200));
     result.batches = await batchHistogram(server);
     const completed = (await api(server, 'GET', '/transactions?type=OUTGOING&status=COMPLETED&limit=1')).totalCount;
-    result.balances = await verifyBalances(server, customers, completed);
+    result.balances = await verifyBalances(server, customers, completed, initialBalance);
     result.cpu = cpuPerOperation(cpuBefore, cpuAfter, result.requests - result.non2xx);
     // Everything the database holds (warm-up and set-up included) over every payment it holds,
     // webhook events included (no endpoint is set, so they are closed at once and kept for the
