@@ -160,6 +160,9 @@ http_response error_response(const api_error& error) {
     if (response.status == 401) {
         response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"corridor\", charset=\"UTF-8\"");
     }
+    // Every 503 is transient (busy, shutting down, a rail that cannot take payments now): say
+    // when to come back, as the contract promises, so clients need no retry policy of their own.
+    if (response.status == 503) response.headers.emplace_back("Retry-After", "1");
     return response;
 }
 
