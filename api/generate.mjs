@@ -436,7 +436,9 @@ function op(method, path, spec) {
     if (idempotent) out[okStatus].headers = { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } };
   }
   Object.assign(out, extraResponses);
-  const all = new Set([...transportErrors, ...(isPublic ? [] : authErrors), ...errors,
+  // A request that names a deleted customer (its id, one of its accounts) is 410 CUSTOMER_DELETED.
+  const namesCustomers = !isPublic && (method !== 'get' || /receiver|kyc-link/.test(path));
+  const all = new Set([...transportErrors, ...(isPublic ? [] : authErrors), ...errors, ...(namesCustomers ? ['410'] : []),
     ...(body ? ['415'] : []), ...(idempotent ? ['409', '422'] : [])]);
   for (const status of [...all].sort()) {
     if (out[status]) continue;
@@ -498,10 +500,16 @@ op('get', '/receiver/uma/{receiverUmaAddress}', { operationId: 'lookupUmaReceive
   query: [q('customerId'), q('senderUmaAddress')], ok: 'UmaReceiverLookup', errors: ['401', '404', '412', '424'] });
 
 // Bank linking
-op('post', '/bank-link/link-tokens', { operationId: 'createLinkToken', summary: 'A link token, the hosted linking page and the callback URL', tag: 'Bank linking', permission: 'MANAGE', body: 'LinkTokenCreate', ok: 'LinkToken', errors: ['404'] });
+op('post', '/bank-link/link-tokens', { operationId: 'createLinkToken', summary: 'A link token, the hosted linking page and the callback URL', tag: 'Bank linking', permission: 'MANAGE', body: 'LinkTokenCreate', ok: 'LinkToken', errors: ['404', '410'] });
+// The hosted page's own form posts here too: a form post is answered with a page, JSON with JSON.
+const jsonOrPage = (status) => ({
+  description: `${statusText[status]} (a page when the form posted)`,
+  content: { ...json(ref(`Error${status}`)), ...html },
+});
 op('post', '/bank-link/callback/{linkToken}', { operationId: 'bankLinkCallback', summary: 'Finish a bank link with the public token; the account is PENDING until ready', tag: 'Bank linking', isPublic: true, params: ['linkToken'],
   body: { 'application/json': { schema: ref('BankLinkCallback') }, 'application/x-www-form-urlencoded': { schema: ref('BankLinkCallback') } },
-  ok: 'ExternalAccount', okStatus: '202', errors: ['404', '409'] });
+  ok: { ...json(ref('ExternalAccount')), ...html }, okStatus: '202', okDescription: 'The PENDING external account (a page when the form posted)',
+  extraResponses: Object.fromEntries(['400', '404', '409', '410'].map((status) => [status, jsonOrPage(status)])) });
 op('post', '/sandbox/bank-link/public-token', { operationId: 'sandboxPublicToken', summary: 'Sandbox only: a public token for a link token and a test account, without the hosted page', tag: 'Sandbox', permission: 'MANAGE', sandbox: true, body: 'SandboxPublicTokenCreate', ok: 'SandboxPublicToken', errors: ['404', '409'] });
 
 // Quotes and transactions
@@ -553,9 +561,16 @@ op('get', '/readyz', { operationId: 'readyz', summary: 'Readiness: store reachab
   ok: json(obj({ status: { const: 'ready' }, schemaVersion: int() }, ['status', 'schemaVersion'])) });
 
 // Hosted pages (HTML, no credentials: the link is the credential)
+// A page's refusals are pages (the problem, or the form again); what the transport refuses before
+// the page runs (limits) is the service's JSON error.
+const pageRefusals = {
+  400: 'The form again with the problem', 404: 'Unknown link or code', 409: 'Conflict (the link was used, or someone else got there first)',
+  410: 'The link was used or has expired', 413: 'The form is too large', 431: statusText[431],
+};
 const pageResponses = (extra = {}) => ({
-  ...extra,
-  404: { description: 'Unknown link', content: html },
+  ...Object.fromEntries(Object.entries(pageRefusals).map(([status, description]) =>
+    [status, { description, content: { ...html, ...json(ref('Error')) } }])),
+  ...Object.fromEntries(Object.entries(extra).filter(([, response]) => !response.content)),
 });
 op('get', '/kyc/{token}', { operationId: 'kycPage', summary: 'The hosted KYC form', tag: 'Hosted pages', isPublic: true, params: ['token'], query: [q('type', en(['INDIVIDUAL', 'BUSINESS']))], ok: html,
   extraResponses: pageResponses({ 410: { description: 'The link was used or has expired', content: html } }) });
@@ -590,7 +605,13 @@ umaOp('get', '/.well-known/lnurlp/{user}', { operationId: 'lnurlp', summary: 'LN
   query: [q('signature'), q('vaspDomain'), q('nonce'), q('timestamp'), q('umaVersion'), q('isSubjectToTravelRule')],
   ok: json(obj({ callback: str({ format: 'uri' }), minSendable: int(), maxSendable: int(), metadata: str(), tag: { const: 'payRequest' } }, ['callback', 'minSendable', 'maxSendable', 'metadata', 'tag'], { additionalProperties: true })) });
 umaOp('get', '/.well-known/lnurlpubkey', { operationId: 'lnurlpubkey', summary: 'The domain\'s UMA signing and encryption keys',
-  ok: json(obj({ signingPubKey: str(), encryptionPubKey: str(), signingCertChain: str(), encryptionCertChain: str() }, [], { additionalProperties: true })) });
+  ok: json(obj({
+    signingCertChain: arr(str({ pattern: '^[0-9a-f]+$', description: 'hex DER X.509, leaf first' })),
+    encryptionCertChain: arr(str({ pattern: '^[0-9a-f]+$' })),
+    signingPubKey: str({ pattern: '^[0-9a-f]+$', description: 'hex, uncompressed secp256k1' }),
+    encryptionPubKey: str({ pattern: '^[0-9a-f]+$' }),
+    expirationTimestamp: int(),
+  }, ['signingCertChain', 'encryptionCertChain', 'signingPubKey', 'encryptionPubKey'], { additionalProperties: true })) });
 umaOp('get', '/.well-known/uma-configuration', { operationId: 'umaConfiguration', summary: 'The UMA configuration of the domain',
   ok: json(obj({ name: str(), uma_major_versions: arr(int()) }, ['uma_major_versions'], { additionalProperties: true })) });
 const payResponse = json(obj({ pr: str(), routes: arr({}) }, ['pr'], { additionalProperties: true }));

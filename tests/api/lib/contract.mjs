@@ -121,8 +121,14 @@ export function contractProblems(method, url, response) {
   }
   const item = openapi.paths[template];
   if (!item[method]) {
-    // The path exists for other methods: 405 with Allow (components.responses.Error405).
+    // The path exists for other methods: 405 with Allow (components.responses.Error405). A 404
+    // is the dispatcher's no-route answer to a path that only looks like the template (a segment
+    // that does not percent-decode to clean text matches no route).
     const where = `${method.toUpperCase()} ${template} (method not in the document) -> ${status}`;
+    if (status === '404') {
+      checkBody(where, response, openapi.components.responses.Error404.content, status, ['components', 'responses', 'Error404'], problems);
+      return problems;
+    }
     if (status !== '405') return [`${where}: the method is not in the document`];
     checkHeaders(where, response, openapi.components.responses.Error405.headers, problems);
     checkBody(where, response, openapi.components.responses.Error405.content, status, ['components', 'responses', 'Error405'], problems);
@@ -142,6 +148,9 @@ export function contractProblems(method, url, response) {
 export function assertContract(method, url, response) {
   const problems = contractProblems(method, url, response);
   if (problems.length) {
+    // Also on stderr: code between the response and the test (an SDK, a fake provider answering
+    // 500) may swallow the exception, and the reason must still be seen.
+    console.error(`contract: ${problems.join('; ')}`);
     throw new Error(`response not described by api/openapi.json: ${problems[0]}` +
       (problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''));
   }
