@@ -367,16 +367,26 @@ schemas.IncomingPaymentWebhook = envelope('INCOMING_PAYMENT', {
   transaction: ref('IncomingTransaction'), requestedReceiverCustomerInfoFields: arr(ref('CounterpartyField')),
 }, ['transaction']);
 schemas.OutgoingPaymentWebhook = envelope('OUTGOING_PAYMENT', { transaction: ref('OutgoingTransaction') }, ['transaction']);
-schemas.AccountStatusWebhook = envelope('ACCOUNT_STATUS', {
-  accountId: str(), oldBalance: ref('CurrencyAmount'), newBalance: ref('CurrencyAmount'), customerId: str(), platformCustomerId: str(),
-}, ['accountId']);
+// ACCOUNT_STATUS carries either an internal account's balance change or an external account's
+// status change (a bank-linked account becoming ACTIVE, screening outcomes).
+schemas.AccountStatusWebhook = {
+  allOf: [ref('WebhookEnvelope')],
+  properties: { type: { const: 'ACCOUNT_STATUS' } },
+  oneOf: [
+    obj({
+      accountId: id('InternalAccount'), oldBalance: ref('CurrencyAmount'), newBalance: ref('CurrencyAmount'),
+      customerId: str(), platformCustomerId: str(),
+    }, ['accountId', 'oldBalance', 'newBalance']),
+    obj({
+      accountId: id('ExternalAccount'), status: en(['PENDING', 'ACTIVE', 'UNDER_REVIEW', 'INACTIVE']), previousStatus: str(),
+      account: ref('ExternalAccount'), customerId: str(), platformCustomerId: str(),
+    }, ['accountId', 'status', 'account']),
+  ],
+};
 schemas.TestWebhook = envelope('TEST', { test: { const: true } }, ['test']);
 schemas.BulkUploadWebhook = envelope('BULK_UPLOAD', { bulkCustomerImportJob: ref('BulkCustomerImportJob') }, ['bulkCustomerImportJob']);
 schemas.InvitationClaimedWebhook = envelope('INVITATION_CLAIMED', { invitation: ref('Invitation') }, ['invitation']);
 schemas.KycStatusWebhook = envelope('KYC_STATUS', { customerId: str(), platformCustomerId: str(), kycStatus: ref('KycStatus') }, ['customerId', 'kycStatus']);
-schemas.ExternalAccountStatusWebhook = envelope('EXTERNAL_ACCOUNT_STATUS', {
-  accountId: str(), status: str(), previousStatus: str(), account: ref('ExternalAccount'),
-}, ['accountId', 'status', 'account']);
 
 // ---------------------------------------------------------------------------------------------
 // Operations
@@ -651,12 +661,11 @@ const document = {
   webhooks: {
     incomingPayment: webhookPost('IncomingPaymentWebhook', 'INCOMING_PAYMENT: an incoming payment changed status, or awaits approval (PENDING, with requestedReceiverCustomerInfoFields)'),
     outgoingPayment: webhookPost('OutgoingPaymentWebhook', 'OUTGOING_PAYMENT: an outgoing payment changed status'),
-    accountStatus: webhookPost('AccountStatusWebhook', 'ACCOUNT_STATUS: an internal account\'s balance changed'),
+    accountStatus: webhookPost('AccountStatusWebhook', 'ACCOUNT_STATUS: an internal account\'s balance changed, or an external account\'s status (a bank-linked account became ACTIVE)'),
     test: webhookPost('TestWebhook', 'TEST: sent by POST /webhooks/test; never retried'),
     bulkUpload: webhookPost('BulkUploadWebhook', 'BULK_UPLOAD: a bulk import job completed or failed'),
     invitationClaimed: webhookPost('InvitationClaimedWebhook', 'INVITATION_CLAIMED: an invitation was claimed; send any promised amount now'),
     kycStatus: webhookPost('KycStatusWebhook', 'KYC_STATUS: a customer\'s KYC review reached a final state'),
-    externalAccountStatus: webhookPost('ExternalAccountStatusWebhook', 'EXTERNAL_ACCOUNT_STATUS: an external account changed status (a bank-linked account became ACTIVE)'),
   },
   components: {
     schemas,

@@ -176,3 +176,32 @@ globalThis.fetch = async function contractCheckedFetch(input, init = {}) {
   assertContract(method, url, { status: response.status, headers: response.headers, text });
   return response;
 };
+
+// Webhooks: the schema of each event type, from the document's `webhooks` (their request bodies
+// name the payload schema, whose `type` is a const).
+const webhookSchemas = new Map();
+for (const item of Object.values(openapi.webhooks || {})) {
+  const schemaRef = item.post.requestBody.content['application/json'].schema.$ref;
+  const { node } = resolve({ $ref: schemaRef }, []);
+  webhookSchemas.set(node.properties.type.const, schemaRef.replace(/^#\//, '').split('/'));
+}
+
+// The problems of one webhook delivery as the receiver got it (raw body bytes, headers).
+export function webhookProblems(headers, raw) {
+  let body;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return ['the webhook body is not JSON'];
+  }
+  const parts = webhookSchemas.get(body?.type);
+  if (!parts) return [`webhook type ${body?.type} is not in the document's webhooks`];
+  const problems = [];
+  const signature = headers['x-service-signature'];
+  if (!signature || !/^\{"v":"1","s":"[A-Za-z0-9+/=]+"\}$/.test(signature)) {
+    problems.push(`webhook ${body.type}: X-Service-Signature is not {"v":"1","s":"<base64>"}: ${signature}`);
+  }
+  const validate = validatorAt(parts);
+  if (!validate(body)) problems.push(`webhook ${body.type}: ${firstError(validate)}`);
+  return problems;
+}
