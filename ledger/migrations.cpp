@@ -650,6 +650,22 @@ const std::vector<migration>& all_migrations() {
              "ALTER TABLE webhook_keys ADD COLUMN previous_public_key_pem TEXT",
              "ALTER TABLE webhook_keys ADD COLUMN previous_retired_at_ms BIGINT",
          }},
+        {30,
+         "uma keys rotate with an overlap",
+         {
+             // A next key pair per purpose, published ahead of the switch (`uma-key rotate
+             // --next [--at]`) through the expiration of /.well-known/lnurlpubkey, and the
+             // replaced pair kept after it: the previous encryption key still decrypts travel-rule
+             // data senders encrypted before they refetched (uma.previous_key_overlap_seconds).
+             // Private halves are sealed exactly as the current one.
+             "ALTER TABLE uma_keys ADD COLUMN next_private_key TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN next_certificate TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN next_created_at_ms BIGINT",
+             "ALTER TABLE uma_keys ADD COLUMN next_activate_at_ms BIGINT",
+             "ALTER TABLE uma_keys ADD COLUMN previous_private_key TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN previous_certificate TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN previous_retired_at_ms BIGINT",
+         }},
     };
     return migrations;
 }

@@ -395,6 +395,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.text("key_encryption_key_file", key_encryption_key_file);
     keys.text("uma.key_encryption_key_file", uma_key_encryption_key_file);
     keys.integer("uma.lookup_ttl_seconds", config.uma_lookup_ttl_seconds, 10, 86400);
+    keys.integer("uma.previous_key_overlap_seconds", config.uma_previous_key_overlap_seconds, 0,
+                 90LL * 24 * 3600);
     keys.integer("uma.post_transaction_poll_interval_ms",
                  config.uma_post_transaction_poll_interval_ms, 5, 60000);
     keys.integer("uma.post_transaction_retry_initial_interval_ms",

@@ -99,6 +99,9 @@ struct service_config {
     std::int64_t idempotency_retention_hours = 72;
     std::string uma_proxy_host = "uma.corridor.localhost";
     std::int64_t uma_lookup_ttl_seconds = 600;  // a receiver lookup serves quotes this long
+    // After an UMA key switch (`uma-key rotate`), how long travel-rule data encrypted to the
+    // replaced encryption key still decrypts: senders that fetched the keys before the switch.
+    std::int64_t uma_previous_key_overlap_seconds = 7 * 24 * 3600;
     // Post-transaction callbacks to the providers of UMA receivers we paid: how often the worker
     // looks for due ones, the wait after a failed attempt (doubling per attempt, at most an hour),
     // and how many attempts before giving up.

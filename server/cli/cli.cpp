@@ -70,6 +70,9 @@ constexpr const char* usage_text = R"(usage:
   corridor webhook-key show   --platform ID --environment sandbox|production [--next]
   corridor webhook-key rotate --platform ID --environment sandbox|production
                               [--next [--at RFC3339-TIME] | --activate]
+  corridor uma-key show   --platform ID [--environment sandbox|production] [--next]
+  corridor uma-key rotate --platform ID [--environment sandbox|production]
+                          [--next [--at RFC3339-TIME] | --activate]
   corridor plugins list [--json]          (loaded rails, versions, ABI)
   corridor plugins check FILE [--settings JSON|FILE] [--account JSON]   (conformance kit for one rail)
   corridor platform list [--json]
@@ -772,6 +775,7 @@ int dispatch(const std::vector<std::string>& words) {
     if (command == "backup" || command == "restore")
         return backup_command(command, rest);
     if (auto done = run_operator_command(command, rest)) return *done;
+    if (auto done = run_uma_key_command(command, rest)) return *done;
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;
