@@ -307,6 +307,8 @@ schemas.WebhookDeliveryAttempt = obj({
 // wrong-type suite (tests/api/wrong_types.test.mjs) walks. Unknown fields are ignored.
 schemas.PlatformConfigUpdate = obj({
   umaDomain: str(), webhookEndpoint: str({ format: 'uri' }),
+  isRegulatedFinancialInstitution: bool({ description: 'set by the operator at platform creation only: present, it is refused (400 naming it)' }),
+  proxyUmaSubdomain: str({ description: 'assigned by the service: present, it is refused (400 naming it)' }),
   supportedCurrencies: arr(obj({
     currencyCode: str(), minAmount: int({ minimum: 0 }), maxAmount: int({ minimum: 0 }),
     enabledTransactionTypes: arr(en(['OUTGOING', 'INCOMING'])),
@@ -335,7 +337,15 @@ schemas.QuoteCreate = obj({
 const transferSide = obj({ accountId: str(), currency: str() }, ['accountId']);
 schemas.Transfer = obj({ source: transferSide, destination: transferSide, amount: int({ minimum: 1 }), description: str() },
   ['source', 'destination', 'amount']);
-schemas.ApproveRequest = obj({ receiverCustomerInfo: obj({}, [], { additionalProperties: true }) });
+// The receiver information the approval webhook asked for, keyed by camelCase name or by its
+// UserInfoFieldName.
+const receiverInfo = {
+  fullName: str(), birthDate: str(), nationality: str(), address: ref('Address'), phoneNumber: str(), email: str(),
+  businessName: str(), taxId: str(), countryOfResidence: str(),
+  FULL_NAME: str(), BIRTH_DATE: str(), NATIONALITY: str(), ADDRESS: ref('Address'), PHONE_NUMBER: str(), EMAIL: str(),
+  BUSINESS_NAME: str(), TAX_ID: str(), COUNTRY_OF_RESIDENCE: str(),
+};
+schemas.ApproveRequest = obj({ receiverCustomerInfo: obj(receiverInfo) });
 schemas.RejectRequest = obj({ reason: str() });
 schemas.TokenCreate = obj({ name: str(), permissions: arr(ref('Permission')) }, ['name', 'permissions']);
 schemas.InvitationCreate = obj({
