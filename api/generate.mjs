@@ -213,7 +213,10 @@ schemas.PurposeOfPayment = en(['GIFT', 'SELF', 'GOODS_OR_SERVICES', 'EDUCATION',
 const transactionStatuses = ['CREATED', 'PENDING', 'PROCESSING', 'SENT', 'COMPLETED', 'REJECTED', 'FAILED', 'REFUNDED', 'EXPIRED'];
 const transactionBase = {
   id: id('Transaction'), status: en(transactionStatuses),
-  source: obj({ sourceType: str({ description: 'ACCOUNT, REALTIME_FUNDING or UMA_ADDRESS' }), currency: str(), accountId: str() }, ['sourceType', 'currency']),
+  source: obj({
+    sourceType: str({ description: 'ACCOUNT, REALTIME_FUNDING or UMA_ADDRESS' }), currency: str(), accountId: str(),
+    umaAddress: str({ description: 'the sender, on the approval question of an incoming UMA payment' }),
+  }, ['sourceType', 'currency']),
   destination: obj({ destinationType: str({ description: 'ACCOUNT or UMA_ADDRESS' }), currency: str(), accountId: str(), umaAddress: str() }, ['destinationType', 'currency']),
   createdAt: timestamp, updatedAt: timestamp, customerId: id('Customer'), platformCustomerId: str(),
   settledAt: timestamp, description: str(), quoteId: id('Quote'),
@@ -273,7 +276,8 @@ schemas.KycLink = obj({
   customerId: str({ description: 'absent when the link onboards someone who is not a customer yet' }),
 }, ['kycUrl', 'platformCustomerId']);
 schemas.LinkToken = obj({
-  linkToken: str(), expiration: timestamp, callbackUrl: str({ format: 'uri' }), linkUrl: str({ format: 'uri' }),
+  linkToken: str(), expiration: timestamp, callbackUrl: str({ format: 'uri' }), linkUrl: str({ format: 'uri', description: 'the hosted linking page' }),
+  requestId: str({ description: 'the request\'s id (X-Request-Id), for support' }),
 }, ['linkToken', 'expiration', 'callbackUrl', 'linkUrl']);
 schemas.SandboxPublicToken = obj({
   publicToken: str(), bankId: str(), accountId: str(), callbackUrl: str({ format: 'uri' }),
@@ -299,8 +303,9 @@ schemas.WebhookTestResult = obj({
 schemas.WebhookDeliveryAttempt = obj({
   id: str(), webhookId: id('Webhook'), type: str(), attempt: int({ minimum: 1 }), url: str(),
   attemptedAt: timestamp, latencyMs: int({ minimum: 0 }), outcome: en(['SUCCEEDED', 'RETRY_SCHEDULED', 'GAVE_UP']),
-  responseExcerpt: str(),
-}, ['id', 'webhookId', 'type', 'attempt', 'url', 'attemptedAt', 'outcome']);
+  responseExcerpt: str(), responseStatus: { type: ['integer', 'null'], description: 'null when no HTTP answer came' },
+  error: str({ description: 'why the attempt failed without an HTTP answer' }), nextAttemptAt: timestamp,
+}, ['id', 'webhookId', 'type', 'attempt', 'url', 'attemptedAt', 'latencyMs', 'outcome', 'responseExcerpt', 'responseStatus']);
 
 // ---------------------------------------------------------------------------------------------
 // Request bodies. Every field Corridor type-checks is listed with its type: that is what the
@@ -510,8 +515,8 @@ op('get', '/platform/internal-accounts', { operationId: 'listPlatformInternalAcc
 for (const [owner, label] of [['customers', 'Customer'], ['platform', 'Platform']]) {
   op('post', `/${owner}/external-accounts`, { operationId: `create${label}ExternalAccount`, summary: `Register an external account (${owner === 'customers' ? 'of a customer' : 'of the platform'})`, tag: 'External accounts', permission: 'MANAGE', body: 'ExternalAccountCreate', ok: 'ExternalAccount', okStatus: '201', errors: ['404', '409'] });
   op('get', `/${owner}/external-accounts`, { operationId: `list${label}ExternalAccounts`, summary: 'List external accounts', tag: 'External accounts', permission: 'VIEW',
-    ok: json(owner === 'customers' ? page('ExternalAccount') : dataOnly('ExternalAccount')),
-    query: owner === 'customers' ? [q('currency'), q('customerId'), ...pageQuery] : [q('currency')] });
+    ok: json(page('ExternalAccount')),
+    query: owner === 'customers' ? [q('currency'), q('customerId'), ...pageQuery] : [q('currency'), ...pageQuery] });
   op('get', `/${owner}/external-accounts/{accountId}`, { operationId: `get${label}ExternalAccount`, summary: 'One external account', tag: 'External accounts', permission: 'VIEW', params: ['accountId'], ok: 'ExternalAccount', errors: ['404'] });
 }
 op('get', '/receiver/external-account/{accountId}', { operationId: 'lookupExternalAccount', summary: 'Look up an external account as a receiver: currency, estimated rate, limits', tag: 'Quotes', permission: 'VIEW', params: ['accountId'],

@@ -13,11 +13,63 @@ import addFormats from 'ajv-formats';
 const documentPath = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'api', 'openapi.json');
 export const openapi = JSON.parse(readFileSync(documentPath, 'utf8'));
 
+// Clients must ignore fields they do not know, so the document leaves its objects open; the suites
+// are stricter: a field the document does not name fails, so that the document names every field
+// Corridor sends. Each object schema that does not say otherwise gets unevaluatedProperties:
+// false, at the level where all its parts are seen (a composition, not its members).
+function closeObjects(components, paths, webhooks) {
+  const members = new Set();  // component schemas used as parts of a composition
+  const visit = (node, fn, member = false) => {
+    if (!node || typeof node !== 'object' || Array.isArray(node)) return;
+    fn(node, member);
+    for (const key of ['allOf', 'oneOf', 'anyOf']) for (const part of node[key] || []) visit(part, fn, true);
+    for (const value of Object.values(node.properties || {})) visit(value, fn);
+    if (node.items) visit(node.items, fn);
+    if (typeof node.additionalProperties === 'object') visit(node.additionalProperties, fn);
+  };
+  const schemas = [...Object.values(components.schemas)];
+  const mediaSchemas = (content) => Object.values(content || {}).map((media) => media.schema).filter(Boolean);
+  for (const item of [...Object.values(paths), ...Object.values(webhooks)]) {
+    for (const operation of Object.values(item)) {
+      for (const response of Object.values(operation.responses || {})) schemas.push(...mediaSchemas(response.content));
+      schemas.push(...mediaSchemas(operation.requestBody?.content));
+    }
+  }
+  for (const response of Object.values(components.responses)) schemas.push(...mediaSchemas(response.content));
+  for (const schema of schemas) {
+    visit(schema, (node, member) => {
+      if (!member) return;
+      if (node.$ref) members.add(node.$ref);
+    });
+  }
+  const close = (node) => {
+    // A direct use of a schema that is elsewhere a part: closed here, where it is whole.
+    if (node.$ref && members.has(node.$ref) && Object.keys(node).length === 1) {
+      node.allOf = [{ $ref: node.$ref }];
+      delete node.$ref;
+      node.unevaluatedProperties = false;
+      return;
+    }
+    if ('additionalProperties' in node || 'unevaluatedProperties' in node) return;
+    const composite = node.allOf || node.oneOf || node.anyOf;
+    if (composite || node.properties) node.unevaluatedProperties = false;
+  };
+  for (const [name, schema] of Object.entries(components.schemas)) {
+    const memberOfSomething = members.has(`#/components/schemas/${name}`);
+    visit(schema, (node, member) => { if (!member && !(node === schema && memberOfSomething)) close(node); });
+  }
+  for (const schema of schemas.slice(Object.keys(components.schemas).length)) {
+    visit(schema, (node, member) => { if (!member) close(node); });
+  }
+}
+
 const ROOT = 'https://corridor.invalid/openapi.json';
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
 addFormats(ajv);
+const closed = structuredClone({ components: openapi.components, paths: openapi.paths, webhooks: openapi.webhooks || {} });
+closeObjects(closed.components, closed.paths, closed.webhooks);
 // The document as one schema resource, so every '#/components/...' reference resolves in it.
-ajv.addSchema({ $id: ROOT, components: openapi.components, paths: openapi.paths });
+ajv.addSchema({ $id: ROOT, ...closed });
 
 const pointer = (parts) => '#/' + parts.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 const compiled = new Map();
