@@ -84,11 +84,19 @@ for (const [status, codes] of Object.entries(errorCodes)) {
     properties: { status: { const: Number(status) }, code: en(codes) },
   };
 }
+// uma/uma_error.cpp is the source of the UMA codes.
 schemas.UmaError = obj({
   status: { const: 'ERROR' },
   reason: str(),
-  code: str(),
-}, ['status', 'reason'], { description: 'The UMA protocol\'s error shape, answered by the public UMA routes.' });
+  code: en(['INVALID_INPUT', 'INVALID_SIGNATURE', 'INVALID_NONCE', 'INVALID_TIMESTAMP', 'MISSING_REQUIRED_UMA_PARAMETERS',
+    'PARSE_LNURLP_REQUEST_ERROR', 'PARSE_LNURLP_RESPONSE_ERROR', 'PARSE_PAYREQ_REQUEST_ERROR', 'PARSE_PAYREQ_RESPONSE_ERROR',
+    'PARSE_UTXO_CALLBACK_ERROR', 'PARSE_PUBKEY_RESPONSE_ERROR', 'INVALID_PUBKEY_FORMAT', 'CERT_CHAIN_INVALID',
+    'MISSING_MANDATORY_PAYER_DATA', 'INVALID_CURRENCY', 'AMOUNT_OUT_OF_RANGE', 'USER_NOT_FOUND', 'UNSUPPORTED_UMA_VERSION',
+    'NO_COMPATIBLE_UMA_VERSION', 'COUNTERPARTY_PUBKEY_FETCH_ERROR', 'LNURLP_REQUEST_FAILED', 'PAYREQ_REQUEST_FAILED',
+    'INVALID_PAYREQ_RESPONSE', 'NOT_IMPLEMENTED', 'INTERNAL_ERROR']),
+  supportedMajorVersions: arr(int(), { description: '412 UNSUPPORTED_UMA_VERSION: the majors Corridor speaks' }),
+  unsupportedVersion: str({ description: '412 UNSUPPORTED_UMA_VERSION: the version asked for' }),
+}, ['status', 'reason', 'code'], { description: 'The UMA protocol\'s error shape, answered by the public UMA routes.' });
 
 // ---------------------------------------------------------------------------------------------
 // Common shapes
