@@ -422,6 +422,8 @@ for (const status of Object.keys(errorCodes)) {
   if (status === '401') headers['WWW-Authenticate'] = { $ref: '#/components/headers/WWW-Authenticate' };
   if (status === '405') headers.Allow = { $ref: '#/components/headers/Allow' };
   if (status === '503') headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+  // A stored 4xx of an idempotent operation is replayed with the header too (5xx are not stored).
+  if (status.startsWith('4')) headers['Idempotent-Replayed'] = { $ref: '#/components/headers/Idempotent-Replayed' };
   responses[`Error${status}`] = {
     description: statusText[status],
     ...(Object.keys(headers).length ? { headers } : {}),
@@ -706,7 +708,7 @@ const document = {
       },
     },
     headers: {
-      'Idempotent-Replayed': { description: '`true` on a replayed response', schema: { const: 'true' } },
+      'Idempotent-Replayed': { description: '`true` on a response replayed for a repeated Idempotency-Key (idempotent operations only)', schema: { const: 'true' } },
       'WWW-Authenticate': { required: true, description: 'the Basic challenge', schema: str({ pattern: '^Basic ' }) },
       Allow: { required: true, description: 'the methods the path has', schema: str() },
       'Retry-After': { required: true, description: 'seconds to wait before retrying', schema: str({ pattern: '^[0-9]+$' }) },
