@@ -52,3 +52,38 @@ test('the document names every route the server answers', async () => {
     }
   }
 });
+
+test('x-permission and x-sandbox-only say what each operation requires', async () => {
+  const platform = server.platforms[0];
+  const only = {};
+  for (const permission of ['VIEW', 'TRANSACT', 'MANAGE']) {
+    const created = await call(server, platform.sandbox, 'POST', '/tokens', { name: `only ${permission}`, permissions: [permission] });
+    assert.equal(created.status, 201, created.text);
+    only[permission] = created.body;
+  }
+  let checked = 0;
+  for (const [template, item] of Object.entries(openapi.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const required = operation['x-permission'];
+      if (!required) {
+        assert.deepEqual(operation.security, [], `${method} ${template}: neither public nor a permission`);
+        continue;
+      }
+      const path = template.replace(/\{[^}]+\}/g, 'x');
+      const send = (credentials) => call(server, credentials, method.toUpperCase(), path,
+        method === 'get' || method === 'delete' ? undefined : {}, { raw: true });
+      for (const [permission, credentials] of Object.entries(only)) {
+        const response = await send(credentials);
+        const refused = response.status === 403 && response.body?.code === 'FORBIDDEN';
+        assert.equal(refused, permission !== required,
+          `${method.toUpperCase()} ${template} with only ${permission} (needs ${required}): ${response.status} ${response.text.slice(0, 120)}`);
+      }
+      const production = await send(platform.production);
+      const sandboxOnly = production.status === 403 && production.body?.code === 'FORBIDDEN';
+      assert.equal(sandboxOnly, operation['x-sandbox-only'] === true,
+        `${method.toUpperCase()} ${template} with production credentials: ${production.status} ${production.text.slice(0, 120)}`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 45, `only ${checked} operations need a permission`);
+});
