@@ -1,7 +1,6 @@
 // GET /config and PATCH /config: the platform configuration of the caller's environment.
 #include <boost/json.hpp>
 #include <boost/url/parse.hpp>
-
 #include <set>
 
 #include "ledger/platform_store.hpp"
@@ -9,6 +8,7 @@
 #include "ledger/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/handler_steps.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -134,6 +134,18 @@ std::string read_webhook_endpoint(const std::string& text, const request_context
     return text;
 }
 
+http_response patch_config(request_context& context) {
+    auto body = parse_json_body(context.request);
+    auto patch = read_config_patch(body, context);
+    return json_response(200, render_config(apply_config_patch(context, patch)));
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& counterparty_field_names() {
+    return user_info_field_names;
+}
+
 config_patch read_config_patch(const json::object& body, const request_context& context) {
     json_fields fields(body);
     if (body.contains("isRegulatedFinancialInstitution")) {
@@ -183,9 +195,7 @@ config_patch read_config_patch(const json::object& body, const request_context& 
     return patch;
 }
 
-http_response patch_config(request_context& context) {
-    auto body = parse_json_body(context.request);
-    auto patch = read_config_patch(body, context);
+platform_config apply_config_patch(request_context& context, const config_patch& patch) {
     auto updated = update_platform_config(
         context.session(),
         platform_services{context.services.ids, context.services.random, context.services.time},
@@ -198,10 +208,8 @@ http_response patch_config(request_context& context) {
         }
         fail(error_code::not_found, "platform configuration not found");
     }
-    return json_response(200, render_config(updated.value()));
+    return std::move(updated.value());
 }
-
-}  // namespace
 
 void register_config_routes(router& routes) {
     routes.add({.method = http_method::get, .pattern = versioned("/config"),
