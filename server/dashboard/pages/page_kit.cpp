@@ -211,7 +211,8 @@ std::string table_html(std::string_view caption, const std::vector<table_column>
                        const std::vector<std::vector<std::string>>& rows_html,
                        std::string_view empty_text) {
     if (rows_html.empty()) return "<p class=\"empty\">" + html_escape(empty_text) + "</p>";
-    std::string out = "<div class=\"table-wrap\"><table><caption>" + html_escape(caption) +
+    std::string out = "<div class=\"table-wrap\" role=\"region\" tabindex=\"0\" aria-label=\"" +
+                      html_escape(caption) + "\"><table><caption>" + html_escape(caption) +
                       "</caption><thead><tr>";
     for (const auto& column : columns) {
         out += column.numeric ? "<th scope=\"col\" class=\"num\">" : "<th scope=\"col\">";
@@ -240,9 +241,19 @@ std::string details_html(const std::vector<std::pair<std::string, std::string>>&
     return out + "</dl>";
 }
 
+namespace {
+
+std::string control_id(std::string_view name, std::string_view form_id) {
+    std::string id = "f-";
+    if (!form_id.empty()) id += std::string(form_id) + "-";
+    return id + std::string(name);
+}
+
+}  // namespace
+
 std::string text_field(std::string_view name, std::string_view label, std::string_view value,
-                       std::string_view type, std::string_view hint) {
-    std::string id = "f-" + std::string(name);
+                       std::string_view type, std::string_view hint, std::string_view form_id) {
+    std::string id = control_id(name, form_id);
     std::string out = "<div class=\"field\"><label for=\"" + html_escape(id) + "\">" +
                       html_escape(label) + "</label>";
     if (!hint.empty()) {
@@ -256,8 +267,9 @@ std::string text_field(std::string_view name, std::string_view label, std::strin
 
 std::string select_field(std::string_view name, std::string_view label,
                          const std::vector<std::pair<std::string, std::string>>& options,
-                         std::string_view selected, std::string_view any_text) {
-    std::string id = "f-" + std::string(name);
+                         std::string_view selected, std::string_view any_text,
+                         std::string_view form_id) {
+    std::string id = control_id(name, form_id);
     std::string out = "<div class=\"field\"><label for=\"" + html_escape(id) + "\">" +
                       html_escape(label) + "</label><select id=\"" + html_escape(id) +
                       "\" name=\"" + html_escape(name) + "\">";

@@ -67,20 +67,25 @@ struct table_column {
     bool numeric = false;  // right-aligned
 };
 // A table with a caption and column headings (th scope="col"); each row's first cell is its row
-// heading (th scope="row"). No rows: a paragraph saying `empty_text` instead.
+// heading (th scope="row"). It scrolls sideways inside a focusable region named by the caption,
+// so a phone's page stays its width and a keyboard can scroll it. No rows: a paragraph saying
+// `empty_text` instead.
 std::string table_html(std::string_view caption, const std::vector<table_column>& columns,
                        const std::vector<std::vector<std::string>>& rows_html,
                        std::string_view empty_text);
 // A definition list of label and HTML value pairs (empty values are left out).
 std::string details_html(const std::vector<std::pair<std::string, std::string>>& items_html);
 
-// Form controls, each with its label. `id` is the control's name and id.
+// Form controls, each with its label; the control's id is "f-" and its name.
+// `form_id` keeps ids unique when two forms of a page have a field of the same name.
 std::string text_field(std::string_view name, std::string_view label, std::string_view value,
-                       std::string_view type = "text", std::string_view hint = {});
+                       std::string_view type = "text", std::string_view hint = {},
+                       std::string_view form_id = {});
 // Options are (value, text); the empty value "" is "Any" when `any_text` is given.
 std::string select_field(std::string_view name, std::string_view label,
                          const std::vector<std::pair<std::string, std::string>>& options,
-                         std::string_view selected, std::string_view any_text = {});
+                         std::string_view selected, std::string_view any_text = {},
+                         std::string_view form_id = {});
 std::string submit_button(std::string_view text);
 // A GET filter form around `fields_html`, with an Apply button and a link clearing the filters.
 std::string filter_form(std::string_view action, std::string_view legend,

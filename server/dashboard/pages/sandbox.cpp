@@ -49,7 +49,7 @@ std::string uma_form(const dashboard_session& who, const query_params& query) {
                    "$success.<currency>, $pending.long.<currency>, $fail.compliance.<currency> or "
                    "$non.existent.<currency> at any domain") +
             text_field("customerId", "Receiving customer id", shown_value(query, "customerId"),
-                       "text", "or give the receiver's UMA address") +
+                       "text", "or give the receiver's UMA address", "uma") +
             text_field("receiverUmaAddress", "Receiver UMA address", "") +
             text_field("receivingCurrencyCode", "Currency received", "USD") +
             text_field("receivingCurrencyAmount", "Amount received", "", "text", "in minor units"),
@@ -65,7 +65,8 @@ std::string bank_form(const dashboard_session& who, const query_params& query) {
         }
     }
     return post_form("/dashboard/sandbox/bank-link", who, "Link a test bank account",
-                     text_field("customerId", "Customer id", shown_value(query, "customerId")) +
+                     text_field("customerId", "Customer id", shown_value(query, "customerId"),
+                                "text", {}, "bank") +
                          select_field("account", "Test bank account", accounts,
                                       accounts.empty() ? "" : accounts.front().first),
                      "Link the account");
