@@ -8,6 +8,7 @@
 #include "ledger/time_format.hpp"
 #include "ledger/uma_address.hpp"
 #include "server/api/app.hpp"
+#include "server/api/config_input.hpp"
 #include "server/api/errors.hpp"
 
 namespace corridor {
@@ -120,20 +121,6 @@ supported_currency read_supported_currency(const json::value& value, const std::
     return item;
 }
 
-std::string read_webhook_endpoint(const std::string& text, const request_context& context) {
-    auto url = boost::urls::parse_absolute_uri(text);
-    if (!url || (url->scheme() != "https" && url->scheme() != "http") || url->host().empty() ||
-        url->has_userinfo() || url->has_fragment()) {
-        fail_field("webhookEndpoint", "must be an absolute https URL without credentials");
-    }
-    bool plain_http_allowed = context.owner().env == environment::sandbox ||
-                              context.services.config.outbound_allow_private_addresses;
-    if (url->scheme() == "http" && !plain_http_allowed) {
-        fail_field("webhookEndpoint", "must use https in production");
-    }
-    return text;
-}
-
 config_patch read_config_patch(const json::object& body, const request_context& context) {
     json_fields fields(body);
     if (body.contains("isRegulatedFinancialInstitution")) {
@@ -156,8 +143,9 @@ config_patch read_config_patch(const json::object& body, const request_context& 
             patch.webhook_endpoint = std::optional<std::string>{};
         } else {
             patch.webhook_endpoint =
-                read_webhook_endpoint(*fields.optional_string("webhookEndpoint", webhook_url_chars_max),
-                                      context);
+                checked_webhook_endpoint(
+                    *fields.optional_string("webhookEndpoint", webhook_url_chars_max),
+                    context.owner().env, context.services.config);
         }
     }
     if (const json::array* currencies = fields.optional_array("supportedCurrencies")) {
@@ -202,6 +190,21 @@ http_response patch_config(request_context& context) {
 }
 
 }  // namespace
+
+std::string checked_webhook_endpoint(const std::string& text, environment env,
+                                     const service_config& config) {
+    auto url = boost::urls::parse_absolute_uri(text);
+    if (!url || (url->scheme() != "https" && url->scheme() != "http") || url->host().empty() ||
+        url->has_userinfo() || url->has_fragment()) {
+        fail_field("webhookEndpoint", "must be an absolute https URL without credentials");
+    }
+    bool plain_http_allowed =
+        env == environment::sandbox || config.outbound_allow_private_addresses;
+    if (url->scheme() == "http" && !plain_http_allowed) {
+        fail_field("webhookEndpoint", "must use https in production");
+    }
+    return text;
+}
 
 void register_config_routes(router& routes) {
     routes.add({.method = http_method::get, .pattern = versioned("/config"),
