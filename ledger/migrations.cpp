@@ -650,6 +650,54 @@ const std::vector<migration>& all_migrations() {
              "ALTER TABLE webhook_keys ADD COLUMN previous_public_key_pem TEXT",
              "ALTER TABLE webhook_keys ADD COLUMN previous_retired_at_ms BIGINT",
          }},
+        {25,
+         "platform dashboard users, setup links, sessions, settings and audit log",
+         {
+             // One e-mail signs in to one platform: the sign-in form asks for nothing else.
+             R"(CREATE TABLE dashboard_users (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                email TEXT NOT NULL UNIQUE,
+                role TEXT NOT NULL,
+                password_hash TEXT,
+                is_disabled INTEGER NOT NULL,
+                totp_secret TEXT,
+                totp_last_step BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX dashboard_users_platform ON dashboard_users (platform_id, created_at_ms)",
+             // Only hashes of the setup tokens and session ids are kept.
+             R"(CREATE TABLE dashboard_setup_links (
+                token_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES dashboard_users(id),
+                expires_at_ms BIGINT NOT NULL,
+                used_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL))",
+             R"(CREATE TABLE dashboard_sessions (
+                id_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES dashboard_users(id),
+                platform_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                csrf_token TEXT NOT NULL,
+                second_factor_pending INTEGER NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                last_seen_ms BIGINT NOT NULL,
+                ended_at_ms BIGINT))",
+             "CREATE INDEX dashboard_sessions_user ON dashboard_sessions (user_id)",
+             R"(CREATE TABLE dashboard_settings (
+                platform_id TEXT PRIMARY KEY REFERENCES platforms(id),
+                totp_required INTEGER NOT NULL))",
+             R"(CREATE TABLE dashboard_audit (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                email TEXT NOT NULL,
+                action TEXT NOT NULL,
+                detail TEXT NOT NULL,
+                remote_address TEXT NOT NULL,
+                at_ms BIGINT NOT NULL))",
+             "CREATE INDEX dashboard_audit_platform ON dashboard_audit (platform_id, at_ms)",
+         }},
     };
     return migrations;
 }

@@ -7,6 +7,7 @@
 #include "ledger/time_format.hpp"
 #include "ledger/uma_address.hpp"
 #include "server/api/app.hpp"
+#include "server/api/config_input.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"
 
@@ -120,20 +121,6 @@ supported_currency read_supported_currency(const json::value& value, const std::
     return item;
 }
 
-std::string read_webhook_endpoint(const std::string& text, const request_context& context) {
-    auto url = boost::urls::parse_absolute_uri(text);
-    if (!url || (url->scheme() != "https" && url->scheme() != "http") || url->host().empty() ||
-        url->has_userinfo() || url->has_fragment()) {
-        fail_field("webhookEndpoint", "must be an absolute https URL without credentials");
-    }
-    bool plain_http_allowed = context.owner().env == environment::sandbox ||
-                              context.services.config.outbound_allow_private_addresses;
-    if (url->scheme() == "http" && !plain_http_allowed) {
-        fail_field("webhookEndpoint", "must use https in production");
-    }
-    return text;
-}
-
 http_response patch_config(request_context& context) {
     auto body = parse_json_body(context.request);
     auto patch = read_config_patch(body, context);
@@ -168,8 +155,9 @@ config_patch read_config_patch(const json::object& body, const request_context& 
             patch.webhook_endpoint = std::optional<std::string>{};
         } else {
             patch.webhook_endpoint =
-                read_webhook_endpoint(*fields.optional_string("webhookEndpoint", webhook_url_chars_max),
-                                      context);
+                checked_webhook_endpoint(
+                    *fields.optional_string("webhookEndpoint", webhook_url_chars_max),
+                    context.owner().env, context.services.config);
         }
     }
     if (const json::array* currencies = fields.optional_array("supportedCurrencies")) {
@@ -209,6 +197,21 @@ platform_config apply_config_patch(request_context& context, const config_patch&
         fail(error_code::not_found, "platform configuration not found");
     }
     return std::move(updated.value());
+}
+
+std::string checked_webhook_endpoint(const std::string& text, environment env,
+                                     const service_config& config) {
+    auto url = boost::urls::parse_absolute_uri(text);
+    if (!url || (url->scheme() != "https" && url->scheme() != "http") || url->host().empty() ||
+        url->has_userinfo() || url->has_fragment()) {
+        fail_field("webhookEndpoint", "must be an absolute https URL without credentials");
+    }
+    bool plain_http_allowed =
+        env == environment::sandbox || config.outbound_allow_private_addresses;
+    if (url->scheme() == "http" && !plain_http_allowed) {
+        fail_field("webhookEndpoint", "must use https in production");
+    }
+    return text;
 }
 
 void register_config_routes(router& routes) {

@@ -46,4 +46,9 @@ void prepare_schema_for_serve(const service_config& config, bool migrate);
 std::optional<int> run_operator_command(const std::string& command,
                                         const std::vector<std::string>& rest);
 
+// user_commands.cpp: user create|list|disable (the platform dashboard's users). nullopt when
+// `command` is not `user`.
+std::optional<int> run_user_command(const std::string& command,
+                                    const std::vector<std::string>& rest);
+
 }  // namespace corridor

@@ -27,6 +27,11 @@ http_response redirect_after_post(std::string_view location);
 // The security headers of every dashboard response (CSP, frame, referrer, nosniff, no-store).
 void add_dashboard_headers(http_response& response);
 
+// The one stylesheet and the one (optional) script of the dashboard, served from
+// /dashboard/assets/ so that the CSP needs no inline allowance.
+std::string_view dashboard_stylesheet();
+std::string_view dashboard_script();
+
 // A short notice block (role="status" or role="alert") for a page's body.
 std::string notice_html(std::string_view text, bool is_error = false);
 

@@ -31,6 +31,7 @@ struct dashboard_session {
     std::string csrf_token;
     std::string session_hash;  // the stored (hashed) session id, for sign-out and the switch
     bool totp_enrolled = false;
+    std::string path;  // the path of the request, for the environment switch to come back to
 
     tenant owner() const { return {platform_id, env}; }
     bool can(dashboard_role at_least) const { return role >= at_least; }
