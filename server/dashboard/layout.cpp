@@ -71,6 +71,23 @@ pre{white-space:pre-wrap;word-break:break-all;background:var(--soft);padding:8px
 .muted{color:var(--muted)}
 .narrow{max-width:28rem;margin:2rem auto;padding:0 16px}
 @media (max-width:600px){th,td{padding:4px}main{padding:10px}}
+code{word-break:break-all;font-size:14px}
+.num{text-align:right}
+.table-wrap:focus{outline:3px solid #f0b400}
+dl.details{margin:8px 0}
+dl.details div{display:flex;flex-wrap:wrap;gap:0 12px;padding:4px 0;border-bottom:1px solid var(--line)}
+dl.details dt{font-weight:600;min-width:12rem}
+dl.details dd{margin:0;min-width:0;overflow-wrap:anywhere}
+.field{margin:6px 0}
+.field label{display:block;font-weight:600;margin:6px 0 2px}
+.field small{display:block;color:var(--muted)}
+.check{margin:6px 0}
+.check label{display:inline;font-weight:400;margin-left:6px}
+input[type=date]{padding:8px;border:1px solid #8c959f;border-radius:4px;font:inherit}
+.status{font-weight:600}
+form.filters fieldset{display:grid;grid-template-columns:repeat(auto-fill,minmax(14rem,1fr));gap:0 16px}
+form.filters legend,form.filters .actions{grid-column:1/-1}
+.actions{margin-top:10px}
 )css";
 
 // Only an enhancement: copies the text of the element a [data-copy] button names. Every page works

@@ -161,14 +161,35 @@ json::value amount_value(const std::string& text) {
     return json::value(text);
 }
 
+// What the form says of one currency, in the order the stored entry lists its transaction types
+// and counterparty fields (an unchanged currency reads back as it was), new ones after.
 json::object currency_entry(const form_fields& form, const std::string& prefix,
-                            const std::string& code) {
+                            const std::string& code, const supported_currency* stored) {
+    std::vector<std::string> type_order;
+    if (stored) type_order = stored->enabled_transaction_types;
+    for (const char* type : {"OUTGOING", "INCOMING"}) {
+        if (std::find(type_order.begin(), type_order.end(), type) == type_order.end()) {
+            type_order.emplace_back(type);
+        }
+    }
     json::array types;
-    if (!form_value(form, prefix + ".incoming").empty()) types.push_back("INCOMING");
-    if (!form_value(form, prefix + ".outgoing").empty()) types.push_back("OUTGOING");
-    json::array fields;
+    for (const auto& type : type_order) {
+        std::string box = type == "INCOMING" ? ".incoming" : ".outgoing";
+        if (!form_value(form, prefix + box).empty()) types.push_back(json::value(type));
+    }
+    std::vector<std::string> field_order;
+    if (stored) {
+        for (const auto& field : stored->required_counterparty_fields)
+            field_order.push_back(field.name);
+    }
     for (auto name : counterparty_field_names()) {
-        auto requirement = form_value(form, prefix + ".field." + std::string(name));
+        if (std::find(field_order.begin(), field_order.end(), name) == field_order.end()) {
+            field_order.emplace_back(name);
+        }
+    }
+    json::array fields;
+    for (const auto& name : field_order) {
+        auto requirement = form_value(form, prefix + ".field." + name);
         if (requirement.empty()) continue;
         fields.push_back(json::object{{"name", name}, {"mandatory", requirement == "mandatory"}});
     }
@@ -180,16 +201,17 @@ json::object currency_entry(const form_fields& form, const std::string& prefix,
 }
 
 // The PATCH /config body the form stands for: umaDomain and the whole supportedCurrencies list.
-json::object patch_body(const form_fields& form, std::size_t currency_rows) {
+json::object patch_body(const form_fields& form, const platform_config& before) {
     json::array currencies;
-    for (std::size_t i = 0; i < currency_rows; ++i) {
+    for (std::size_t i = 0; i < before.supported_currencies.size(); ++i) {
         std::string prefix = "currency" + std::to_string(i);
         auto code = form_value(form, prefix + ".code");
         if (code.empty() || form_value(form, prefix + ".keep").empty()) continue;
-        currencies.push_back(currency_entry(form, prefix, code));
+        currencies.push_back(
+            currency_entry(form, prefix, code, find_supported_currency(before, code)));
     }
     if (auto code = form_value(form, "new.code"); !code.empty()) {
-        currencies.push_back(currency_entry(form, "new", code));
+        currencies.push_back(currency_entry(form, "new", code, nullptr));
     }
     return json::object{{"umaDomain", form_value(form, "umaDomain")},
                         {"supportedCurrencies", std::move(currencies)}};
@@ -199,7 +221,7 @@ http_response save_configuration(request_context& context) {
     return run_form_post(
         context, dashboard_role::admin, [&](const dashboard_session& who, const form_fields& form) {
             auto before = current_config(context, who.owner());
-            auto body = patch_body(form, before.supported_currencies.size());
+            auto body = patch_body(form, before);
             try {
                 auto patch = read_config_patch(body, context);
                 apply_config_patch(context, patch);

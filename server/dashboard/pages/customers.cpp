@@ -140,7 +140,7 @@ std::string transactions_html(request_context& context, const tenant& owner,
     transaction_filter filter;
     filter.customer_id = customer_id;
     auto found = list_transactions(context.session(), owner, filter,
-                                   page_request{customer_transactions_shown});
+                                   page_request{customer_transactions_shown, std::nullopt, true});
     const auto& currencies = context.services.currencies;
     std::vector<std::vector<std::string>> rows;
     for (const auto& item : found.items) {

@@ -44,7 +44,8 @@ std::string payments_section(request_context& context, const tenant& owner) {
         transaction_filter filter;
         filter.status = std::string(status);
         filter.start_ms = since_ms;
-        auto found = list_transactions(context.session(), owner, filter, page_request{1});
+        auto found = list_transactions(context.session(), owner, filter,
+                                       page_request{1, std::nullopt, true});
         if (found.total_count == 0) continue;
         total += found.total_count;
         std::string href = "/dashboard/transactions?status=" + std::string(status);
@@ -61,7 +62,9 @@ std::int64_t attempts_with_outcome(request_context& context, const tenant& owner
                                    std::string outcome) {
     delivery_attempt_filter filter;
     filter.outcome = std::move(outcome);
-    return list_delivery_attempts(context.session(), owner, filter, page_request{1}).total_count;
+    return list_delivery_attempts(context.session(), owner, filter,
+                                  page_request{1, std::nullopt, true})
+        .total_count;
 }
 
 std::string webhooks_section(request_context& context, const tenant& owner) {

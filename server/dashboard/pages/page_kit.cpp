@@ -33,13 +33,6 @@ std::string heading_message(const api_error& error) {
     return std::string(name_of(error.code)) + ": " + error.message;
 }
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 // The query's raw "name=value" pairs, split on '&'.
 std::vector<std::string> raw_pairs(std::string_view target) {
     std::vector<std::string> pairs;
