@@ -163,7 +163,7 @@ test('CSRF: a form from another origin, without the token or with a stale one, i
   const csrf = await dev.csrf();
   const attempts = [
     [{ csrf, name: 'evil-origin', view: '1' }, { origin: 'https://evil.example' }],
-    [{ csrf, name: 'evil-null', view: '1' }, { origin: 'null' }],
+    [{ csrf, name: 'evil-null', view: '1' }, { origin: 'null', 'sec-fetch-site': 'cross-site' }],
     [{ csrf, name: 'evil-site', view: '1' }, { 'sec-fetch-site': 'cross-site' }],
     [{ name: 'no-token', view: '1' }, {}],
     [{ csrf: '0'.repeat(64), name: 'wrong-token', view: '1' }, {}],
@@ -172,9 +172,11 @@ test('CSRF: a form from another origin, without the token or with a stale one, i
     const answer = await dev.post('/dashboard/tokens', form, headers);
     assert.equal(answer.status, 403, `${form.name}: ${answer.status}`);
   }
-  // The same form from our own origin works.
+  // The same form from our own origin works, also as browsers post it from a no-referrer page.
   const own = await dev.post('/dashboard/tokens', { csrf, name: 'own-origin', view: '1' }, { origin: server.baseUrl, 'sec-fetch-site': 'same-origin' });
   assert.equal(own.status, 201);
+  const nullOrigin = await dev.post('/dashboard/tokens', { csrf, name: 'own-null-origin', view: '1' }, { origin: 'null', 'sec-fetch-site': 'same-origin' });
+  assert.equal(nullOrigin.status, 201);
   const listed = await call(server, server.platforms[0].sandbox, 'GET', '/tokens?limit=100');
   const names = listed.body.data.map((t) => t.name);
   assert.ok(names.includes('own-origin'));
