@@ -24,7 +24,8 @@ http_response audit_page(request_context& context) {
         body += "<p>Nothing recorded yet.</p>";
     } else {
         body +=
-            "<div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">When</th><th "
+            "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Audit "
+            "log\"><table><thead><tr><th scope=\"col\">When</th><th "
             "scope=\"col\">Who</th><th scope=\"col\">Action</th><th scope=\"col\">Detail</th>"
             "<th scope=\"col\">From</th></tr></thead><tbody>";
         for (const auto& entry : entries) {

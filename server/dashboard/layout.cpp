@@ -228,6 +228,11 @@ http_response forbidden_page(const dashboard_session& who, std::string_view why)
     return render_page(who, "Not allowed", notice_html(why, true), 403);
 }
 
+std::string table_region(std::string_view label, std::string_view table_html) {
+    return "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"" +
+           html_escape(label) + "\">" + std::string(table_html) + "</div>";
+}
+
 std::string_view dashboard_stylesheet() {
     return stylesheet;
 }

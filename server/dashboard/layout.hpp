@@ -32,6 +32,10 @@ void add_dashboard_headers(http_response& response);
 std::string_view dashboard_stylesheet();
 std::string_view dashboard_script();
 
+// A wide table in a region that scrolls sideways on a phone; the region is focusable and labelled
+// so that keyboard users can scroll it (axe: scrollable-region-focusable).
+std::string table_region(std::string_view label, std::string_view table_html);
+
 // A short notice block (role="status" or role="alert") for a page's body.
 std::string notice_html(std::string_view text, bool is_error = false);
 

@@ -26,11 +26,12 @@ std::string tokens_table(request_context& context, const dashboard_session& who)
                              page_request{tokens_listed_max, std::nullopt, true});
     if (found.items.empty()) return "<p>No API tokens in this environment.</p>";
     bool can_revoke = who.can(dashboard_role::developer);
-    std::string out = "<div class=\"table-wrap\"><table><caption class=\"muted\">" +
-                      std::to_string(found.total_count) + " token" +
-                      (found.total_count == 1 ? "" : "s") +
-                      "</caption><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Client "
-                      "id</th><th scope=\"col\">Permissions</th><th scope=\"col\">Created</th>";
+    std::string out =
+        "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"API "
+        "tokens\"><table><caption class=\"muted\">" +
+        std::to_string(found.total_count) + " token" + (found.total_count == 1 ? "" : "s") +
+        "</caption><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Client "
+        "id</th><th scope=\"col\">Permissions</th><th scope=\"col\">Created</th>";
     if (can_revoke) out += "<th scope=\"col\"><span class=\"skip\">Actions</span></th>";
     out += "</tr></thead><tbody>";
     for (const auto& token : found.items) {

@@ -22,7 +22,8 @@ constexpr std::size_t setup_token_bytes = 32;
 std::string users_table(request_context& context, const dashboard_session& who) {
     auto users = list_dashboard_users(context.session(), who.platform_id);
     std::string out =
-        "<div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">E-mail</th>"
+        "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" "
+        "aria-label=\"Users\"><table><thead><tr><th scope=\"col\">E-mail</th>"
         "<th scope=\"col\">Role</th><th scope=\"col\">State</th><th "
         "scope=\"col\">Two-step</th><th scope=\"col\">Created</th><th "
         "scope=\"col\"><span class=\"skip\">Actions</span></th></tr></thead><tbody>";

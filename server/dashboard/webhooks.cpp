@@ -82,7 +82,8 @@ std::string deliveries_section(request_context& context, const dashboard_session
     if (found.items.empty()) return out + "<p>No deliveries yet.</p>";
     bool can_resend = who.can(dashboard_role::developer);
     out +=
-        "<div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">When</th><th "
+        "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" aria-label=\"Delivery "
+        "log\"><table><thead><tr><th scope=\"col\">When</th><th "
         "scope=\"col\">Event</th><th scope=\"col\">Attempt</th><th scope=\"col\">Status</th><th "
         "scope=\"col\">Outcome</th><th scope=\"col\">Response</th>";
     if (can_resend) out += "<th scope=\"col\"><span class=\"skip\">Actions</span></th>";

@@ -5,7 +5,7 @@
 // platform that requires it), the audit log, and sign-in slowing per account and per address.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startOnOwnPort, stopCorridor, call } from './lib/harness.mjs';
+import { startOnOwnPort, startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { DashboardClient, field, userCli, createUser, totpCode, currentStep } from './lib/dashboard_client.mjs';
 
 let server;
@@ -163,7 +163,7 @@ test('CSRF: a form from another origin, without the token or with a stale one, i
   const csrf = await dev.csrf();
   const attempts = [
     [{ csrf, name: 'evil-origin', view: '1' }, { origin: 'https://evil.example' }],
-    [{ csrf, name: 'evil-null', view: '1' }, { origin: 'null' }],
+    [{ csrf, name: 'evil-null', view: '1' }, { origin: 'null', 'sec-fetch-site': 'cross-site' }],
     [{ csrf, name: 'evil-site', view: '1' }, { 'sec-fetch-site': 'cross-site' }],
     [{ name: 'no-token', view: '1' }, {}],
     [{ csrf: '0'.repeat(64), name: 'wrong-token', view: '1' }, {}],
@@ -172,9 +172,11 @@ test('CSRF: a form from another origin, without the token or with a stale one, i
     const answer = await dev.post('/dashboard/tokens', form, headers);
     assert.equal(answer.status, 403, `${form.name}: ${answer.status}`);
   }
-  // The same form from our own origin works.
+  // The same form from our own origin works, also as browsers post it from a no-referrer page.
   const own = await dev.post('/dashboard/tokens', { csrf, name: 'own-origin', view: '1' }, { origin: server.baseUrl, 'sec-fetch-site': 'same-origin' });
   assert.equal(own.status, 201);
+  const nullOrigin = await dev.post('/dashboard/tokens', { csrf, name: 'own-null-origin', view: '1' }, { origin: 'null', 'sec-fetch-site': 'same-origin' });
+  assert.equal(nullOrigin.status, 201);
   const listed = await call(server, server.platforms[0].sandbox, 'GET', '/tokens?limit=100');
   const names = listed.body.data.map((t) => t.name);
   assert.ok(names.includes('own-origin'));
@@ -347,4 +349,28 @@ test('sign-in failures are slowed per account, then per address', async () => {
   for (let i = 0; i < 12 && status !== 429; i++) status = (await client.signIn(`nobody${i}@zero.test`, 'guess-guess-guess')).status;
   assert.equal(status, 429);
   assert.equal((await client.signIn('dev@zero.test', password)).status, 429);
+});
+
+test('served as https the cookie is Secure; an idle session ends', async () => {
+  const other = await startCorridor({
+    platforms: 1,
+    config: { public_base_url: 'https://dash.example.test', dashboard: { session_idle_ms: 1500 } },
+  });
+  try {
+    createUser(other, other.platforms[0].platformId, 'ana@secure.test', 'viewer', password);
+    const client = new DashboardClient(other);
+    const answer = await client.signIn('ana@secure.test', password);
+    assert.equal(answer.status, 303, answer.text);
+    const cookie = answer.setCookies.find((c) => c.startsWith('corridor_session='));
+    assert.match(cookie, /; Secure/);
+    assert.equal((await client.get('/dashboard/tokens')).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal((await client.get('/dashboard/tokens')).status, 200);  // use keeps it alive
+    await new Promise((resolve) => setTimeout(resolve, 1800));
+    const expired = await client.get('/dashboard/tokens');
+    assert.equal(expired.status, 303);
+    assert.match(expired.location, /^\/dashboard\/sign-in/);
+  } finally {
+    await stopCorridor(other);
+  }
 });

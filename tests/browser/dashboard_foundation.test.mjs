@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { verify } from 'node:crypto';
 import { stopCorridor, call } from '../api/lib/harness.mjs';
 import { startReceiver, stopReceiver, signatureOf } from '../api/lib/receiver.mjs';
+import { platformAccounts, fund, eventually } from '../api/lib/money.mjs';
 import { launchBrowser, screenshot, startPagesServer, assertScreenshots } from './lib/browser.mjs';
 import { signIn, assertAccessible, createUser, userCli, textOf } from './lib/dashboard.mjs';
 
@@ -144,6 +145,25 @@ test('the developer wires the webhook endpoint and verifies a delivered webhook 
   await noOverflow(page);
   await assertAccessible(page, 'webhooks');
   await screenshot(page, suite, '06-webhooks');
+
+  // A payment's event, delivered, then resent from the log: the same webhookId arrives again,
+  // signed with the same key.
+  const usd = (await platformAccounts(server, server.credentials)).USD;
+  await fund(server, server.credentials, usd.id, 2500);
+  const incoming = await eventually(async () => receiver.requests.find((r) => r.body?.type === 'INCOMING_PAYMENT'));
+  await eventually(async () => {
+    await page.goto(`${server.baseUrl}/dashboard/webhooks`);
+    return (await page.locator('table').innerText()).includes('INCOMING_PAYMENT');
+  });
+  await Promise.all([page.waitForNavigation(),
+    page.getByRole('button', { name: `Resend INCOMING_PAYMENT ${incoming.body.webhookId}` }).click()]);
+  assert.match(await page.getByRole('status').innerText(), /queued to be sent again/);
+  const again = await eventually(async () => receiver.requests.filter((r) => r.body?.webhookId === incoming.body.webhookId)[1]);
+  assert.ok(verify('sha256', again.raw, pem, Buffer.from(signatureOf(again).s, 'base64')));
+  await eventually(async () => {
+    await page.goto(`${server.baseUrl}/dashboard/webhooks`);
+    return (await page.locator('table').innerText()).match(/INCOMING_PAYMENT/g)?.length === 2;
+  });
 });
 
 test('a viewer sees no token control, and a forged token request is refused', async () => {
