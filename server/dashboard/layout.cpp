@@ -73,7 +73,7 @@ pre{white-space:pre-wrap;word-break:break-all;background:var(--soft);padding:8px
 @media (max-width:600px){th,td{padding:4px}main{padding:10px}}
 code{word-break:break-all;font-size:14px}
 .table-wrap code,.table-wrap a{white-space:nowrap;word-break:normal}
-.num{text-align:right}
+.num{text-align:right;white-space:nowrap}
 .table-wrap:focus{outline:3px solid #f0b400}
 dl.details{margin:8px 0}
 dl.details div{display:flex;flex-wrap:wrap;gap:0 12px;padding:4px 0;border-bottom:1px solid var(--line)}

@@ -242,10 +242,13 @@ test('another platform\'s transaction, quote or customer id is not found', async
 });
 
 test('sandbox tools: fund an account, simulate an incoming UMA payment, link a test bank account', async () => {
-  await page.goto(`${server.baseUrl}/dashboard/sandbox`);
+  // From the customer's page: the account's link fills the fund form in.
+  await page.goto(`${server.baseUrl}/dashboard/customers/${encodeURIComponent(payment.customer.id)}`);
+  await page.getByRole('link', { name: 'Fund the USD account' }).click();
+  await page.waitForURL(/\/dashboard\/sandbox\?accountId=/);
   await shot('sandbox');
   const usd = (await accountsOf(server, sandbox, payment.customer.id)).USD;
-  await page.getByLabel('Internal account id').fill(usd.id);
+  assert.equal(await page.getByLabel('Internal account id').inputValue(), usd.id);
   await page.getByLabel('Amount', { exact: true }).fill('2500');
   await page.getByRole('button', { name: 'Fund the account' }).click();
   await page.waitForURL(/funded=/);

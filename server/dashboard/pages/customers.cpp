@@ -85,23 +85,32 @@ http_response customers_page(request_context& context) {
     });
 }
 
-std::string internal_accounts_html(request_context& context, const tenant& owner,
+// A developer in the sandbox gets a link per account to the sandbox tools, the account filled in.
+std::string internal_accounts_html(request_context& context, const dashboard_session& who,
                                    const std::string& customer_id) {
     account_filter filter;
     filter.customer_id = customer_id;
-    auto found = list_internal_accounts(context.session(), owner, filter,
+    auto found = list_internal_accounts(context.session(), who.owner(), filter,
                                         page_request{page_limit_max, std::nullopt, false});
+    bool sandbox_tools = who.can(dashboard_role::developer) && who.env == environment::sandbox;
+    std::vector<table_column> columns = {
+        {"Account"}, {"Currency"}, {"Balance", true}, {"Reference"}};
+    if (sandbox_tools) columns.push_back({"Sandbox"});
     std::vector<std::vector<std::string>> rows;
     for (const auto& account : found.items) {
-        rows.push_back({code_html(account.id), html_escape(account.currency),
-                        html_escape(format_money(account.balance(), account.currency,
-                                                 context.services.currencies)),
-                        code_html(account.reference)});
+        std::vector<std::string> row = {
+            code_html(account.id), html_escape(account.currency),
+            html_escape(
+                format_money(account.balance(), account.currency, context.services.currencies)),
+            code_html(account.reference)};
+        if (sandbox_tools) {
+            row.push_back(link_html("/dashboard/sandbox?accountId=" + url_encode(account.id),
+                                    "Fund the " + account.currency + " account"));
+        }
+        rows.push_back(std::move(row));
     }
     return section_html("Internal accounts",
-                        table_html("Internal accounts",
-                                   {{"Account"}, {"Currency"}, {"Balance", true}, {"Reference"}},
-                                   rows, "No internal account."));
+                        table_html("Internal accounts", columns, rows, "No internal account."));
 }
 
 // The last four characters of an identifier: enough to tell accounts apart on a screen.
@@ -186,7 +195,7 @@ http_response customer_page(request_context& context) {
                                {"Updated", html_escape(format_time(found->updated_at_ms))},
                                {"Deleted", found->is_deleted ? std::string("yes") : std::string()},
                            }) +
-                           internal_accounts_html(context, who.owner(), found->id) +
+                           internal_accounts_html(context, who, found->id) +
                            external_accounts_html(context, who.owner(), found->id) +
                            transactions_html(context, who.owner(), found->id);
         if (who.can(dashboard_role::developer) && who.env == environment::sandbox) {
