@@ -147,4 +147,16 @@ test('configuration: only an admin saves, through PATCH /config\'s reader', asyn
   const after = (await call(server, sandbox, 'GET', '/config')).body;
   assert.equal(after.umaDomain, 'renamed.zero.test');
   assert.deepEqual(after.supportedCurrencies, before.supportedCurrencies);
+
+  // Both changes are in the audit log, by whom; the refused ones are not.
+  const audit = await clients.admin.get('/dashboard/audit');
+  assert.equal(audit.status, 200);
+  const rows = [...audit.text.matchAll(/<tr>(.*?)<\/tr>/g)].map((row) => row[1]);
+  const saves = rows.filter((row) => row.includes('configuration.update'));
+  assert.equal(saves.length, 1, 'one saved configuration');
+  assert.match(saves[0], /admin@zero\.test/);
+  assert.match(saves[0], /renamed\.zero\.test/);
+  const funds = rows.filter((row) => row.includes('sandbox.fund'));
+  assert.equal(funds.length, 1, 'one funding');
+  assert.match(funds[0], /developer@zero\.test/);
 });
