@@ -71,6 +71,31 @@ test('a transaction\'s page lists its ledger postings; the list filters as GET /
   assert.match(bad.text, /role="alert">INVALID_INPUT: status/);
 });
 
+test('every data page answers for its role and lists what the API lists', async () => {
+  const pages = {
+    '/dashboard/': 'Balances by currency',
+    '/dashboard/transactions?sortOrder=asc': 'Transactions, oldest first',
+    '/dashboard/quotes?status=COMPLETED': 'Quotes, newest first',
+    [`/dashboard/quotes/${encodeURIComponent(payment.quote.id)}`]: null,
+    '/dashboard/customers?customerType=INDIVIDUAL': 'Customers, newest first',
+    [`/dashboard/customers/${encodeURIComponent(payment.payee.id)}`]: 'Internal accounts',
+    '/dashboard/configuration': 'Supported currencies',
+  };
+  for (const [path, caption] of Object.entries(pages)) {
+    const page = await clients.viewer.get(path);
+    assert.equal(page.status, 200, `${path}: ${page.text}`);
+    assert.match(page.headers.get('content-security-policy'), /default-src 'none'/);
+    if (caption) assert.ok(tableRows(page.text, caption)?.length > 0, `${path}: ${caption}`);
+  }
+  const quotes = tableRows((await clients.viewer.get('/dashboard/quotes?status=COMPLETED')).text, 'Quotes, newest first');
+  assert.ok(quotes.some((row) => row[0] === payment.quote.id));
+  const customers = tableRows((await clients.viewer.get('/dashboard/customers')).text, 'Customers, newest first');
+  assert.ok(customers.some((row) => row[0] === payment.payee.id));
+  assert.equal((await clients.viewer.get('/dashboard/sandbox')).status, 403);
+  assert.equal((await clients.developer.get('/dashboard/sandbox')).status, 200);
+  assert.equal((await new DashboardClient(server).get('/dashboard/transactions')).status, 303);
+});
+
 test('the overview sums balances per currency in the database', async () => {
   const page = await clients.viewer.get('/dashboard/');
   assert.equal(page.status, 200, page.text);

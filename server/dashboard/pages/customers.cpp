@@ -37,6 +37,7 @@ std::string customer_filters(const query_params& query) {
     fields += select_field("isIncludingDeleted", "Deleted customers",
                            {{"false", "Hide"}, {"true", "Show"}},
                            shown_value(query, "isIncludingDeleted"));
+    fields += order_field(query);
     return filter_form("/dashboard/customers", "Find customers", fields);
 }
 
@@ -51,8 +52,8 @@ http_response customers_page(request_context& context) {
         std::string filters = customer_filters(query);
         try {
             auto filter = read_customer_filter(query);
-            auto found =
-                list_customers(context.session(), who.owner(), filter, query.page("Customer"));
+            auto request = query.page("Customer");
+            auto found = list_customers(context.session(), who.owner(), filter, request);
             std::vector<std::vector<std::string>> rows;
             for (const auto& item : found.items) {
                 rows.push_back({link_html(detail_href("customers", item.id), item.id),
@@ -63,7 +64,7 @@ http_response customers_page(request_context& context) {
             }
             std::string body = filters + "<p class=\"count\">" + std::to_string(found.total_count) +
                                " customer" + (found.total_count == 1 ? "" : "s") + " match.</p>" +
-                               table_html("Customers, newest first",
+                               table_html(list_caption("Customers", request.descending),
                                           {{"Customer"},
                                            {"Name"},
                                            {"Type"},

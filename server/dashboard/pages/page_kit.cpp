@@ -278,6 +278,15 @@ std::string submit_button(std::string_view text) {
     return "<button type=\"submit\">" + html_escape(text) + "</button>";
 }
 
+std::string order_field(const query_params& query) {
+    return select_field("sortOrder", "Order", {{"desc", "Newest first"}, {"asc", "Oldest first"}},
+                        shown_value(query, "sortOrder"));
+}
+
+std::string list_caption(std::string_view noun, bool descending) {
+    return std::string(noun) + (descending ? ", newest first" : ", oldest first");
+}
+
 std::string filter_form(std::string_view action, std::string_view legend,
                         std::string_view fields_html) {
     return "<form method=\"get\" action=\"" + html_escape(action) +

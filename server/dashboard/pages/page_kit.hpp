@@ -87,6 +87,10 @@ std::string select_field(std::string_view name, std::string_view label,
                          std::string_view selected, std::string_view any_text = {},
                          std::string_view form_id = {});
 std::string submit_button(std::string_view text);
+// The sortOrder select of a list (newest first unless asked), and the list's caption naming the
+// order it is shown in.
+std::string order_field(const query_params& query);
+std::string list_caption(std::string_view noun, bool descending);
 // A GET filter form around `fields_html`, with an Apply button and a link clearing the filters.
 std::string filter_form(std::string_view action, std::string_view legend,
                         std::string_view fields_html);

@@ -54,6 +54,7 @@ std::string transaction_filters(const query_params& query) {
     fields += text_field("reference", "Reference", shown_value(query, "reference"));
     fields += text_field("startDate", "From (UTC)", shown_value(query, "startDate"), "date");
     fields += text_field("endDate", "Until (UTC)", shown_value(query, "endDate"), "date");
+    fields += order_field(query);
     return filter_form("/dashboard/transactions", "Filter transactions", fields);
 }
 
@@ -80,15 +81,16 @@ http_response transactions_page(request_context& context) {
         std::string filters = transaction_filters(query);
         try {
             auto filter = read_transaction_filter(query);
-            auto found = list_transactions(context.session(), who.owner(), filter,
-                                           query.page("Transaction", true));
+            auto request = query.page("Transaction", true);
+            auto found = list_transactions(context.session(), who.owner(), filter, request);
             std::vector<std::vector<std::string>> rows;
             for (const auto& item : found.items) {
                 rows.push_back(transaction_row(item, context.services.currencies));
             }
-            std::string body = filters + list_footer(found, context.request.target, "transaction") +
-                               table_html("Transactions, newest first", transaction_columns, rows,
-                                          "No transaction matches these filters.");
+            std::string body =
+                filters + list_footer(found, context.request.target, "transaction") +
+                table_html(list_caption("Transactions", request.descending), transaction_columns,
+                           rows, "No transaction matches these filters.");
             return render_page(who, "Transactions", body);
         } catch (const api_error& error) {
             return error_page(who, "Transactions", error, filters);
@@ -254,6 +256,7 @@ std::string quote_filters(const query_params& query) {
                          "date");
     fields += text_field("createdBefore", "Created until (UTC)",
                          shown_value(query, "createdBefore"), "date");
+    fields += order_field(query);
     return filter_form("/dashboard/quotes", "Filter quotes", fields);
 }
 
@@ -264,7 +267,8 @@ http_response quotes_page(request_context& context) {
         const auto& currencies = context.services.currencies;
         try {
             auto filter = read_quote_filter(query);
-            auto found = list_quotes(context.session(), who.owner(), filter, query.page("Quote"));
+            auto request = query.page("Quote");
+            auto found = list_quotes(context.session(), who.owner(), filter, request);
             std::vector<std::vector<std::string>> rows;
             for (const auto& quote : found.items) {
                 rows.push_back({link_html(detail_href("quotes", quote.id), quote.id),
@@ -277,7 +281,7 @@ http_response quotes_page(request_context& context) {
                                 html_escape(format_time(quote.expires_at_ms))});
             }
             std::string body = filters + list_footer(found, context.request.target, "quote") +
-                               table_html("Quotes, newest first",
+                               table_html(list_caption("Quotes", request.descending),
                                           {{"Quote"},
                                            {"Status"},
                                            {"Sending", true},
