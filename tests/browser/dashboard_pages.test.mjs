@@ -154,6 +154,17 @@ test('a sandbox payment made through the API is in Transactions with postings, r
   assert.ok(attempts.some((row) => row[2] === receiver.url && row[3] === '200'), JSON.stringify(attempts));
   await shot('transaction');
 
+  // A delivered event is sent once more from here, through the Webhooks page's resend.
+  const delivered = events.find((row) => row[2] === 'DELIVERED');
+  assert.ok(delivered, JSON.stringify(events));
+  const sentBefore = receiver.requests.filter((entry) => entry.body?.webhookId === delivered[0]).length;
+  assert.ok(sentBefore >= 1);
+  const transactionUrl = page.url();
+  await page.getByRole('button', { name: `Resend ${delivered[1]} ${delivered[0]}` }).click();
+  await page.waitForURL(/\/dashboard\/webhooks\?resent=1/);
+  await eventually(() => receiver.requests.filter((entry) => entry.body?.webhookId === delivered[0]).length > sentBefore);
+  await page.goto(transactionUrl);
+
   await page.getByRole('link', { name: payment.quote.id }).click();
   await page.waitForURL(/\/dashboard\/quotes\/Quote/);
   assert.match(await page.content(), new RegExp(payment.transaction.id));

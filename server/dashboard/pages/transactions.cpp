@@ -156,12 +156,30 @@ std::string rail_operations_html(const payment_view& view, const currency_regist
                    rows, "No rail operation: this payment moved inside the ledger."));
 }
 
-std::string deliveries_html(const payment_view& view) {
+// A finished event can be sent once more by a developer, through the Webhooks page's resend.
+std::string resend_form(const dashboard_session& who, const view_row& event) {
+    if (field_text(event, "state") == "PENDING") return {};
+    std::string id = field_text(event, "id");
+    return "<form class=\"inline\" method=\"post\" action=\"/dashboard/webhooks/" + url_encode(id) +
+           "/resend\">" + csrf_input(who) +
+           "<button class=\"secondary\" type=\"submit\" aria-label=\"Resend " +
+           html_escape(field_text(event, "type")) + " " + html_escape(id) +
+           "\">Resend</button></form>";
+}
+
+std::string deliveries_html(const dashboard_session& who, const payment_view& view) {
+    bool can_resend = who.can(dashboard_role::developer);
+    std::vector<table_column> event_columns = {{"Event"},          {"Type"},    {"State"},
+                                               {"Attempts", true}, {"Created"}, {"Finished"}};
+    if (can_resend) event_columns.push_back({"Actions"});
     std::vector<std::vector<std::string>> events;
     for (const auto& event : view.webhook_events) {
-        events.push_back({code_html(field_text(event, "id")), text_of(event, "type"),
-                          status_html(field_text(event, "state")), text_of(event, "attempts"),
-                          time_of(event, "created_at_ms"), time_of(event, "finished_at_ms")});
+        std::vector<std::string> row = {
+            code_html(field_text(event, "id")),      text_of(event, "type"),
+            status_html(field_text(event, "state")), text_of(event, "attempts"),
+            time_of(event, "created_at_ms"),         time_of(event, "finished_at_ms")};
+        if (can_resend) row.push_back(resend_form(who, event));
+        events.push_back(std::move(row));
     }
     std::vector<std::vector<std::string>> attempts;
     for (const auto& attempt : view.webhook_attempts) {
@@ -173,20 +191,18 @@ std::string deliveries_html(const payment_view& view) {
              status_html(field_text(attempt, "outcome")), text_of(attempt, "error"),
              text_of(attempt, "latency_ms")});
     }
-    return section_html(
-        "Webhook deliveries",
-        table_html("Webhook events carrying this transaction",
-                   {{"Event"}, {"Type"}, {"State"}, {"Attempts", true}, {"Created"}, {"Finished"}},
-                   events, "No webhook event carries this transaction.") +
-            table_html("Delivery attempts",
-                       {{"Attempt"},
-                        {"Time"},
-                        {"Endpoint"},
-                        {"Response", true},
-                        {"Outcome"},
-                        {"Error"},
-                        {"Latency ms", true}},
-                       attempts, "No delivery attempt yet."));
+    return section_html("Webhook deliveries",
+                        table_html("Webhook events carrying this transaction", event_columns,
+                                   events, "No webhook event carries this transaction.") +
+                            table_html("Delivery attempts",
+                                       {{"Attempt"},
+                                        {"Time"},
+                                        {"Endpoint"},
+                                        {"Response", true},
+                                        {"Outcome"},
+                                        {"Error"},
+                                        {"Latency ms", true}},
+                                       attempts, "No delivery attempt yet."));
 }
 
 std::string transaction_summary(const transaction_record& item,
@@ -232,7 +248,7 @@ http_response transaction_page(request_context& context) {
             "<p>" + code_html(found->id) + "</p>" + transaction_summary(*found, currencies);
         if (view) {
             body += postings_html(*view, currencies) + rail_operations_html(*view, currencies) +
-                    deliveries_html(*view);
+                    deliveries_html(who, *view);
         }
         body += "<p>" + link_html("/dashboard/transactions", "All transactions") + "</p>";
         return render_page(who, "Transaction", body);
