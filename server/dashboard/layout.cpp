@@ -72,7 +72,9 @@ pre{white-space:pre-wrap;word-break:break-all;background:var(--soft);padding:8px
 .narrow{max-width:28rem;margin:2rem auto;padding:0 16px}
 @media (max-width:600px){th,td{padding:4px}main{padding:10px}}
 code{word-break:break-all;font-size:14px}
-.table-wrap code,.table-wrap a{white-space:nowrap;word-break:normal}
+caption{text-align:left;font-weight:600;padding:4px 0}
+.table-wrap th[scope=row],.table-wrap td code{min-width:10rem}
+.table-wrap td code{display:inline-block}
 .num{text-align:right;white-space:nowrap}
 .table-wrap:focus{outline:3px solid #f0b400}
 dl.details{margin:8px 0}
