@@ -170,7 +170,8 @@ std::optional<std::string> normalize_email(std::string_view text) {
 
 std::string issue_setup_link(soci::session& session, random_source& random, const clock& time,
                              const service_config& config, const std::string& user_id) {
-    std::string token = random_hex(random, setup_token_bytes);
+    // The prefix lets the access log recognise the token in the path and leave it out.
+    std::string token = "setup-" + random_hex(random, setup_token_bytes);
     create_setup_link(session, time, user_id, hash_secret(token),
                       config.dashboard.setup_link_ttl_ms);
     std::string base = config.public_base_url;

@@ -35,7 +35,7 @@ test('user commands: create with a setup link or a password file, list, bad inpu
   const created = JSON.parse(invited.stdout);
   assert.equal(created.email, 'new.person@zero.test');
   assert.equal(created.state, 'invited');
-  assert.match(created.setupUrl, new RegExp(`^${server.baseUrl}/dashboard/setup/[0-9a-f]{64}$`));
+  assert.match(created.setupUrl, new RegExp(`^${server.baseUrl}/dashboard/setup/setup-[0-9a-f]{64}$`));
   assert.ok(Date.parse(created.setupExpiresAt) > Date.now());
 
   const listed = JSON.parse(userCli(server, ['list', '--platform', platformId(0), '--json']).stdout);
@@ -231,7 +231,7 @@ test('an admin invites a user with a setup link and disables users; a disabled u
   const invite = await admin.post('/dashboard/users', { csrf: await admin.csrf('/dashboard/users'), email: 'Invited@Zero.test', role: 'developer' });
   assert.equal(invite.status, 201, invite.text);
   const link = invite.text.match(/id="setup-link" class="secret">([^<]+)</)[1];
-  assert.match(link, /\/dashboard\/setup\/[0-9a-f]{64}$/);
+  assert.match(link, /\/dashboard\/setup\/setup-[0-9a-f]{64}$/);
   const invited = new DashboardClient(server);
   assert.equal((await invited.post(new URL(link).pathname, { password, confirm: password })).status, 303);
   const session = await signedIn('invited@zero.test');

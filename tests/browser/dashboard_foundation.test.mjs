@@ -71,7 +71,7 @@ test('the first admin sets a password from the setup link, signs in and invites 
   await page.getByLabel('Role').selectOption('developer');
   await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Invite' }).click()]);
   const link = await textOf(page, '#setup-link');
-  assert.match(link, /\/dashboard\/setup\/[0-9a-f]{64}$/);
+  assert.match(link, /\/dashboard\/setup\/setup-[0-9a-f]{64}$/);
   await assertAccessible(page, 'users');
   await screenshot(page, suite, '03-users-invited');
 

@@ -10,6 +10,7 @@
 #include "server/dashboard/passwords.hpp"
 #include "server/dashboard/throttle.hpp"
 #include "server/dashboard/totp.hpp"
+#include "server/http/access_log.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
@@ -219,4 +220,11 @@ TEST_CASE("dashboard users, setup links and sessions in the store", "[store][das
         CHECK(entries[1].action == "signed in");
         CHECK(list_dashboard_audit(session, other, 10).empty());
     }
+}
+
+TEST_CASE("the access log leaves a setup link's token out of the path", "[dashboard][logs]") {
+    std::string storage;
+    CHECK(loggable_path("/dashboard/setup/setup-0a1b2c", storage) == "/dashboard/setup/***");
+    CHECK(loggable_path("/dashboard/setup", storage) == "/dashboard/setup");
+    CHECK(loggable_path("/dashboard/tokens", storage) == "/dashboard/tokens");
 }
