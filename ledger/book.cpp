@@ -174,6 +174,33 @@ page<ledger_account> list_internal_accounts(soci::session& session, const tenant
                                                   request, [](const account_row& r) { return r.to_account(); });
 }
 
+std::vector<currency_balance> balances_by_currency(soci::session& session, const tenant& owner) {
+    std::string env_name(owner.env_name());
+    std::string currency, kind;
+    long long count = 0, balance = 0;
+    // CAST: PostgreSQL counts and sums BIGINT into BIGINT and NUMERIC; both read as integers.
+    soci::statement statement =
+        (session.prepare
+             << "SELECT currency, kind, CAST(COUNT(*) AS BIGINT), "
+                "CAST(SUM(credits_posted - debits_posted) AS BIGINT) FROM ledger_accounts "
+                "WHERE platform_id = :p AND environment = :e AND kind IN ('PLATFORM', "
+                "'CUSTOMER') GROUP BY currency, kind ORDER BY currency, kind",
+         soci::into(currency), soci::into(kind), soci::into(count), soci::into(balance),
+         soci::use(owner.platform_id), soci::use(env_name));
+    statement.execute(false);
+    std::vector<currency_balance> out;
+    while (statement.fetch()) {
+        if (out.empty() || out.back().currency != currency) out.push_back({currency});
+        if (kind == "PLATFORM") {
+            out.back().platform_balance = balance;
+        } else {
+            out.back().customer_balance = balance;
+            out.back().customer_accounts = count;
+        }
+    }
+    return out;
+}
+
 namespace {
 
 // Why an UPDATE guarded by tenant, currency and limits touched no row.

@@ -70,6 +70,14 @@ page<ledger_account> list_internal_accounts(soci::session& session, const tenant
                                             const account_filter& filter,
                                             const page_request& request);
 
+// The tenant's internal accounts summed per currency: the platform's own and its customers'.
+struct currency_balance {
+    std::string currency;
+    std::int64_t platform_balance = 0, customer_balance = 0;
+    std::int64_t customer_accounts = 0;  // how many customer accounts hold the currency
+};
+std::vector<currency_balance> balances_by_currency(soci::session& session, const tenant& owner);
+
 struct transfer_request {
     std::string debit_account_id;
     std::string credit_account_id;

@@ -356,4 +356,19 @@ std::int64_t pending_delivery_count(soci::session& session) {
     return count;
 }
 
+bool resend_webhook_event(soci::session& session, const clock& time, const tenant& owner,
+                          const std::string& event_id) {
+    long long now_ms = time.now_ms();
+    std::string env_name(owner.env_name());
+    soci::statement statement =
+        (session.prepare << "UPDATE outbox_events SET state = 'PENDING', next_attempt_at_ms = :n, "
+                            "finished_at_ms = NULL, claim_token = NULL WHERE id = :i AND "
+                            "platform_id = :p AND environment = :e AND purpose = 'NOTIFY' AND "
+                            "state IN ('DELIVERED', 'FAILED', 'NO_ENDPOINT')",
+         soci::use(now_ms), soci::use(event_id), soci::use(owner.platform_id),
+         soci::use(env_name));
+    statement.execute(true);
+    return statement.get_affected_rows() == 1;
+}
+
 }  // namespace corridor

@@ -111,6 +111,12 @@ page<delivery_attempt> list_delivery_attempts(soci::session& session, const tena
 std::int64_t prune_finished_events(soci::session& session, std::int64_t finished_before_ms,
                                    int limit);
 
+// Queues a finished NOTIFY event of the tenant (delivered, given up, or closed for want of an
+// endpoint) for one more attempt now; its attempts go on counting. False when the tenant has no
+// such event, or it is still pending.
+bool resend_webhook_event(soci::session& session, const clock& time, const tenant& owner,
+                          const std::string& event_id);
+
 // Events waiting for an attempt (PENDING), all tenants: the queue depth.
 std::int64_t pending_delivery_count(soci::session& session);
 

@@ -34,6 +34,13 @@ struct kyc_config {
     std::int64_t sandbox_review_delay_ms = 2000;  // the sandbox decides a submission after this
 };
 
+// The platform dashboard's sessions and setup links.
+struct dashboard_config {
+    std::int64_t session_idle_ms = 30 * 60000;          // signed out after this long unused
+    std::int64_t session_absolute_ms = 12 * 3600000;    // and this long after signing in, whatever
+    std::int64_t setup_link_ttl_ms = 72 * 3600000;      // a setup link's lifetime
+};
+
 // TLS on the listener. Without a certificate the listener speaks plain HTTP; with one, only TLS.
 struct tls_config {
     std::string certificate_file;     // PEM chain, leaf first; empty = plaintext
@@ -134,6 +141,7 @@ struct service_config {
     limits_config limits;
     bulk_import_config bulk_import;
     kyc_config kyc;
+    dashboard_config dashboard;
     tls_config tls;
     std::int64_t cache_ttl_ms = 1000;  // how stale another process's token or config change may be
     bool log_access = true;

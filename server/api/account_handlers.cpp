@@ -6,6 +6,7 @@
 #include "ledger/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/handler_steps.hpp"
 #include "server/api/payment_errors.hpp"
 
 namespace corridor {
@@ -47,16 +48,22 @@ constexpr field_shape fund_shape[] = {{"amount", json_kind::integer}};
 
 http_response fund_account(request_context& context) {
     auto body = parse_json_body(context.request);
-    check_shape(body, fund_shape);
-    json_fields fields(body);
-    std::int64_t amount = fields.required_int("amount", 1, sandbox_fund_amount_max);
-    auto funded = fund_internal_account(context.session(), context.services.payments(), context.owner(),
-                                        context.param(0), amount);
-    if (!funded) fail_payment(funded.error());
-    return json_response(200, render_account(context, funded.value()));
+    return json_response(
+        200, render_account(context, sandbox_fund_account(context, context.param(0), body)));
 }
 
 }  // namespace
+
+ledger_account sandbox_fund_account(request_context& context, const std::string& account_id,
+                                    const json::object& body) {
+    check_shape(body, fund_shape);
+    json_fields fields(body);
+    std::int64_t amount = fields.required_int("amount", 1, sandbox_fund_amount_max);
+    auto funded = fund_internal_account(context.session(), context.services.payments(),
+                                        context.owner(), account_id, amount);
+    if (!funded) fail_payment(funded.error());
+    return std::move(funded.value());
+}
 
 void register_account_routes(router& routes) {
     routes.add({.method = http_method::get, .pattern = versioned("/customers/internal-accounts"),

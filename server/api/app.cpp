@@ -10,6 +10,7 @@
 #include "ledger/statement_cache.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/openapi_document.hpp"
+#include "server/dashboard/routes.hpp"
 
 namespace corridor {
 namespace {
@@ -112,6 +113,8 @@ api::api(app_services& services, api_surface surface) : services_(services) {
     register_invitation_routes(router_);
     register_uma_provider_routes(router_);
     register_openapi_routes(router_);
+    register_dashboard_routes(router_);
+    register_dashboard_page_routes(router_);
     std::vector<std::string> labels;
     for (const auto& route : router_.routes()) {
         labels.push_back(std::string(to_string(route.method)) + " " + route.pattern);

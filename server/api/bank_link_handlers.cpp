@@ -15,9 +15,33 @@
 #include "server/api/app.hpp"
 #include "server/api/bank_link_page.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/handler_steps.hpp"
 
 namespace corridor {
 namespace json = boost::json;
+
+[[noreturn]] void fail_link(bank_link_error error) {
+    switch (error) {
+        case bank_link_error::customer_not_found:
+            fail(error_code::user_not_found, "no such customer",
+                 json::object{{"field", "customerId"}});
+        case bank_link_error::customer_deleted:
+            fail(error_code::customer_deleted, "the customer is deleted");
+        case bank_link_error::token_not_found:
+            fail(error_code::link_token_not_found, "this link token is unknown or has expired");
+        case bank_link_error::token_used:
+            fail(error_code::link_token_used, "this link token has already been used");
+        case bank_link_error::public_token_mismatch:
+            fail_field("publicToken", "is not the public token issued for this link");
+        case bank_link_error::unknown_bank_account:
+            fail_field("accountId", "is not an account of the linked bank");
+        case bank_link_error::duplicate_account:
+            fail(error_code::external_account_exists,
+                 "this bank account is already linked for the customer");
+    }
+    fail(error_code::internal_error, "internal error");
+}
+
 namespace {
 
 std::string callback_path(std::string_view link_token) {
@@ -64,28 +88,6 @@ bool is_form_post(const http_request& request) {
 query_params form_fields(const http_request& request) {
     if (request.body.size() > 4096) fail_field("body", "is too large for this form");
     return query_params("/?" + request.body);
-}
-
-[[noreturn]] void fail_link(bank_link_error error) {
-    switch (error) {
-        case bank_link_error::customer_not_found:
-            fail(error_code::user_not_found, "no such customer",
-                 json::object{{"field", "customerId"}});
-        case bank_link_error::customer_deleted:
-            fail(error_code::customer_deleted, "the customer is deleted");
-        case bank_link_error::token_not_found:
-            fail(error_code::link_token_not_found, "this link token is unknown or has expired");
-        case bank_link_error::token_used:
-            fail(error_code::link_token_used, "this link token has already been used");
-        case bank_link_error::public_token_mismatch:
-            fail_field("publicToken", "is not the public token issued for this link");
-        case bank_link_error::unknown_bank_account:
-            fail_field("accountId", "is not an account of the linked bank");
-        case bank_link_error::duplicate_account:
-            fail(error_code::external_account_exists,
-                 "this bank account is already linked for the customer");
-    }
-    fail(error_code::internal_error, "internal error");
 }
 
 // The JSON bodies of the bank-link routes as the interface defines them.

@@ -1,14 +1,15 @@
 // GET /config and PATCH /config: the platform configuration of the caller's environment.
 #include <boost/json.hpp>
 #include <boost/url/parse.hpp>
-
 #include <set>
 
 #include "ledger/platform_store.hpp"
 #include "ledger/time_format.hpp"
 #include "ledger/uma_address.hpp"
 #include "server/api/app.hpp"
+#include "server/api/config_input.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/handler_steps.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -120,18 +121,16 @@ supported_currency read_supported_currency(const json::value& value, const std::
     return item;
 }
 
-std::string read_webhook_endpoint(const std::string& text, const request_context& context) {
-    auto url = boost::urls::parse_absolute_uri(text);
-    if (!url || (url->scheme() != "https" && url->scheme() != "http") || url->host().empty() ||
-        url->has_userinfo() || url->has_fragment()) {
-        fail_field("webhookEndpoint", "must be an absolute https URL without credentials");
-    }
-    bool plain_http_allowed = context.owner().env == environment::sandbox ||
-                              context.services.config.outbound_allow_private_addresses;
-    if (url->scheme() == "http" && !plain_http_allowed) {
-        fail_field("webhookEndpoint", "must use https in production");
-    }
-    return text;
+http_response patch_config(request_context& context) {
+    auto body = parse_json_body(context.request);
+    auto patch = read_config_patch(body, context);
+    return json_response(200, render_config(apply_config_patch(context, patch)));
+}
+
+}  // namespace
+
+const std::vector<std::string_view>& counterparty_field_names() {
+    return user_info_field_names;
 }
 
 // Every field of PATCH /config the interface defines, type-checked before any is read (the two
@@ -174,8 +173,9 @@ config_patch read_config_patch(const json::object& body, const request_context& 
             patch.webhook_endpoint = std::optional<std::string>{};
         } else {
             patch.webhook_endpoint =
-                read_webhook_endpoint(*fields.optional_string("webhookEndpoint", webhook_url_chars_max),
-                                      context);
+                checked_webhook_endpoint(
+                    *fields.optional_string("webhookEndpoint", webhook_url_chars_max),
+                    context.owner().env, context.services.config);
         }
     }
     if (const json::array* currencies = fields.optional_array("supportedCurrencies")) {
@@ -201,9 +201,7 @@ config_patch read_config_patch(const json::object& body, const request_context& 
     return patch;
 }
 
-http_response patch_config(request_context& context) {
-    auto body = parse_json_body(context.request);
-    auto patch = read_config_patch(body, context);
+platform_config apply_config_patch(request_context& context, const config_patch& patch) {
     auto updated = update_platform_config(
         context.session(),
         platform_services{context.services.ids, context.services.random, context.services.time},
@@ -216,10 +214,23 @@ http_response patch_config(request_context& context) {
         }
         fail(error_code::not_found, "platform configuration not found");
     }
-    return json_response(200, render_config(updated.value()));
+    return std::move(updated.value());
 }
 
-}  // namespace
+std::string checked_webhook_endpoint(const std::string& text, environment env,
+                                     const service_config& config) {
+    auto url = boost::urls::parse_absolute_uri(text);
+    if (!url || (url->scheme() != "https" && url->scheme() != "http") || url->host().empty() ||
+        url->has_userinfo() || url->has_fragment()) {
+        fail_field("webhookEndpoint", "must be an absolute https URL without credentials");
+    }
+    bool plain_http_allowed =
+        env == environment::sandbox || config.outbound_allow_private_addresses;
+    if (url->scheme() == "http" && !plain_http_allowed) {
+        fail_field("webhookEndpoint", "must use https in production");
+    }
+    return text;
+}
 
 void register_config_routes(router& routes) {
     routes.add({.method = http_method::get, .pattern = versioned("/config"),

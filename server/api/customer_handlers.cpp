@@ -9,6 +9,7 @@
 #include "server/api/app.hpp"
 #include "server/api/customer_input.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/handler_steps.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -36,22 +37,7 @@ http_response create_customer_handler(request_context& context) {
 
 http_response list_customers_handler(request_context& context) {
     const auto& query = context.query;
-    customer_filter filter;
-    filter.platform_customer_id = query.get("platformCustomerId");
-    filter.customer_type = query.one_of("customerType", customer_types);
-    if (auto address = query.get("umaAddress")) {
-        auto parsed = parse_uma_address(*address);
-        if (!parsed) {
-            fail(error_code::invalid_uma_address, "umaAddress: must be $user@domain",
-                 json::object{{"field", "umaAddress"}});
-        }
-        filter.uma_address = parsed->text();
-    }
-    filter.created_after_ms = query.timestamp_ms("createdAfter");
-    filter.created_before_ms = query.timestamp_ms("createdBefore");
-    filter.updated_after_ms = query.timestamp_ms("updatedAfter");
-    filter.updated_before_ms = query.timestamp_ms("updatedBefore");
-    filter.include_deleted = query.boolean("isIncludingDeleted").value_or(false);
+    auto filter = read_customer_filter(query);
     auto found = list_customers(context.session(), context.owner(), filter, query.page("Customer"));
     return page_response(found, [](const customer& item) { return render_customer(item); });
 }
@@ -88,6 +74,26 @@ http_response delete_customer_handler(request_context& context) {
 }
 
 }  // namespace
+
+customer_filter read_customer_filter(const query_params& query) {
+    customer_filter filter;
+    filter.platform_customer_id = query.get("platformCustomerId");
+    filter.customer_type = query.one_of("customerType", customer_types);
+    if (auto address = query.get("umaAddress")) {
+        auto parsed = parse_uma_address(*address);
+        if (!parsed) {
+            fail(error_code::invalid_uma_address, "umaAddress: must be $user@domain",
+                 json::object{{"field", "umaAddress"}});
+        }
+        filter.uma_address = parsed->text();
+    }
+    filter.created_after_ms = query.timestamp_ms("createdAfter");
+    filter.created_before_ms = query.timestamp_ms("createdBefore");
+    filter.updated_after_ms = query.timestamp_ms("updatedAfter");
+    filter.updated_before_ms = query.timestamp_ms("updatedBefore");
+    filter.include_deleted = query.boolean("isIncludingDeleted").value_or(false);
+    return filter;
+}
 
 void register_customer_routes(router& routes) {
     // Customer writes go through the ledger writer: they open internal accounts, and sharing its

@@ -7,6 +7,7 @@
 #include "ledger/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/handler_steps.hpp"
 #include "server/api/payment_errors.hpp"
 #include "server/uma/uma_quote.hpp"
 
@@ -14,12 +15,18 @@ namespace corridor {
 namespace json = boost::json;
 namespace {
 
-const std::vector<std::string_view> purposes = {
-    "GIFT",           "SELF",        "GOODS_OR_SERVICES", "EDUCATION",   "HEALTH_OR_MEDICAL",
-    "REAL_ESTATE_PURCHASE", "TAX_PAYMENT", "LOAN_PAYMENT", "UTILITY_BILL", "DONATION",
-    "TRAVEL",         "OTHER"};
-const std::vector<std::string_view> quote_statuses = {"PENDING", "PROCESSING", "COMPLETED", "FAILED",
-                                                      "EXPIRED"};
+const std::vector<std::string_view> purposes = {"GIFT",
+                                                "SELF",
+                                                "GOODS_OR_SERVICES",
+                                                "EDUCATION",
+                                                "HEALTH_OR_MEDICAL",
+                                                "REAL_ESTATE_PURCHASE",
+                                                "TAX_PAYMENT",
+                                                "LOAN_PAYMENT",
+                                                "UTILITY_BILL",
+                                                "DONATION",
+                                                "TRAVEL",
+                                                "OTHER"};
 
 // Every field of POST /quotes the interface defines, type-checked whichever variant is chosen.
 constexpr field_shape quote_source_shape[] = {{"sourceType", json_kind::string},
@@ -155,24 +162,7 @@ http_response create_quote_handler(request_context& context) {
 
 http_response list_quotes_handler(request_context& context) {
     const auto& query = context.query;
-    quote_filter filter;
-    filter.customer_id = query.get("customerId");
-    filter.sending_account_id = query.get("sendingAccountId");
-    filter.receiving_account_id = query.get("receivingAccountId");
-    filter.status = query.one_of("status", quote_statuses);
-    filter.created_after_ms = query.timestamp_ms("createdAfter");
-    filter.created_before_ms = query.timestamp_ms("createdBefore");
-    for (auto [name, target] : {std::pair{"sendingUmaAddress", &filter.sending_uma_address},
-                                std::pair{"receivingUmaAddress", &filter.receiving_uma_address}}) {
-        auto text = query.get(name);
-        if (!text) continue;
-        auto address = parse_uma_address(*text);
-        if (!address) {
-            fail(error_code::invalid_uma_address, std::string(name) + ": must be $user@domain",
-                 json::object{{"field", name}});
-        }
-        *target = address->text();
-    }
+    auto filter = read_quote_filter(query);
     auto found = list_quotes(context.session(), context.owner(), filter, query.page("Quote"));
     return page_response(found, [&](const quote_record& quote) { return render_quote(quote, context.services.currencies); });
 }
@@ -191,6 +181,34 @@ http_response execute_quote_handler(request_context& context) {
 }
 
 }  // namespace
+
+const std::vector<std::string_view>& quote_status_names() {
+    static const std::vector<std::string_view> names = {"PENDING", "PROCESSING", "COMPLETED",
+                                                        "FAILED", "EXPIRED"};
+    return names;
+}
+
+quote_filter read_quote_filter(const query_params& query) {
+    quote_filter filter;
+    filter.customer_id = query.get("customerId");
+    filter.sending_account_id = query.get("sendingAccountId");
+    filter.receiving_account_id = query.get("receivingAccountId");
+    filter.status = query.one_of("status", quote_status_names());
+    filter.created_after_ms = query.timestamp_ms("createdAfter");
+    filter.created_before_ms = query.timestamp_ms("createdBefore");
+    for (auto [name, target] : {std::pair{"sendingUmaAddress", &filter.sending_uma_address},
+                                std::pair{"receivingUmaAddress", &filter.receiving_uma_address}}) {
+        auto text = query.get(name);
+        if (!text) continue;
+        auto address = parse_uma_address(*text);
+        if (!address) {
+            fail(error_code::invalid_uma_address, std::string(name) + ": must be $user@domain",
+                 json::object{{"field", name}});
+        }
+        *target = address->text();
+    }
+    return filter;
+}
 
 void register_quote_routes(router& routes) {
     routes.add({.method = http_method::post,

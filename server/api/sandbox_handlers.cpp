@@ -11,10 +11,11 @@
 #include "ledger/payments.hpp"
 #include "ledger/uma_address.hpp"
 #include "ledger/uma_receipts.hpp"
-#include "server/api/uma_node.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/handler_steps.hpp"
 #include "server/api/payment_errors.hpp"
+#include "server/api/uma_node.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -117,6 +118,13 @@ error_code api_code_of(uma::error_kind kind) {
 
 http_response sandbox_uma_receive(request_context& context) {
     auto body = parse_json_body(context.request);
+    return json_response(
+        200, render_transaction(sandbox_receive_uma(context, body), context.services.currencies));
+}
+
+}  // namespace
+
+transaction_record sandbox_receive_uma(request_context& context, const json::object& body) {
     check_shape(body, uma_receive_shape);
     json_fields fields(body);
     std::string sender_address = fields.required_string("senderUmaAddress", 256);
@@ -168,10 +176,8 @@ http_response sandbox_uma_receive(request_context& context) {
         CORRIDOR_ASSERT(static_cast<bool>(failed));
         transaction = std::move(failed.value());
     }
-    return json_response(200, render_transaction(transaction, services.currencies));
+    return transaction;
 }
-
-}  // namespace
 
 void register_sandbox_routes(router& routes) {
     routes.add({.method = http_method::post, .pattern = versioned("/sandbox/send"),

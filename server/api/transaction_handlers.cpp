@@ -6,26 +6,37 @@
 #include "ledger/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/handler_steps.hpp"
 
 namespace corridor {
 namespace json = boost::json;
-namespace {
 
-const std::vector<std::string_view> transaction_statuses = {
-    "CREATED", "PENDING", "PROCESSING", "SENT", "COMPLETED", "REJECTED", "FAILED", "REFUNDED", "EXPIRED"};
+const std::vector<std::string_view>& transaction_status_names() {
+    static const std::vector<std::string_view> names = {"CREATED", "PENDING",   "PROCESSING",
+                                                        "SENT",    "COMPLETED", "REJECTED",
+                                                        "FAILED",  "REFUNDED",  "EXPIRED"};
+    return names;
+}
 
-http_response list_transactions_handler(request_context& context) {
-    const auto& query = context.query;
+transaction_filter read_transaction_filter(const query_params& query) {
     transaction_filter filter;
     filter.customer_id = query.get("customerId");
     filter.platform_customer_id = query.get("platformCustomerId");
     filter.sender_account_id = query.get("senderAccountIdentifier");
     filter.receiver_account_id = query.get("receiverAccountIdentifier");
-    filter.status = query.one_of("status", transaction_statuses);
+    filter.status = query.one_of("status", transaction_status_names());
     filter.type = query.one_of("type", {"INCOMING", "OUTGOING"});
     filter.reference = query.get("reference");
     filter.start_ms = query.timestamp_ms("startDate");
     filter.end_ms = query.timestamp_ms("endDate");
+    return filter;
+}
+
+namespace {
+
+http_response list_transactions_handler(request_context& context) {
+    const auto& query = context.query;
+    auto filter = read_transaction_filter(query);
     auto found = list_transactions(context.session(), context.owner(), filter, query.page("Transaction", true));
     return page_response(found, [&](const transaction_record& item) {
         return render_transaction(item, context.services.currencies);

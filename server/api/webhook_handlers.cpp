@@ -10,6 +10,7 @@
 #include "ledger/webhook_deliveries.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/webhook_test.hpp"
 #include "server/webhooks/delivery_worker.hpp"
 
 namespace corridor {
@@ -29,47 +30,17 @@ std::string printable(std::string_view body) {
 }
 
 http_response test_webhook(request_context& context) {
-    auto& services = context.services;
-    auto& session = context.session();
-    auto config = load_platform_config(session, context.owner());
-    if (!config || !config->webhook_endpoint || config->webhook_endpoint->empty()) {
-        fail(error_code::webhook_endpoint_not_set,
-             "no webhook endpoint is configured; set webhookEndpoint with PATCH /config");
-    }
-    if (!services.webhooks)
-        fail(error_code::service_unavailable, "webhook delivery is not running");
-    auto policy = webhook_retry_policy(services.config);
-    std::optional<claimed_delivery> claimed;
-    {
-        // The event is committed, and claimed by this request, before it is sent: a crash while
-        // sending leaves it recorded as interrupted, never sent again (TEST is sent once).
-        write_transaction transaction(session);
-        std::string id = record_event(session, services.ids, services.time, context.owner(), "TEST",
-                                      R"({"test":true})", event_purpose::test);
-        claimed = claim_delivery(session, services.time, services.random, policy, id);
-        transaction.commit();
-    }
-    if (!claimed) fail(error_code::internal_error, "the test event could not be claimed");
-    std::promise<attempt_report> answered;
-    auto answer = answered.get_future();
-    services.webhooks->send(*claimed, services.time.now_ms(), [&answered](attempt_report report) {
-        answered.set_value(std::move(report));
-    });
-    attempt_report report = answer.get();
-    {
-        write_transaction transaction(session);
-        finish_delivery(session, services.ids, services.time, policy, *claimed, report);
-        transaction.commit();
-    }
-    if (report.response_status == 0) {
+    auto sent = send_test_webhook(context.session(), context.services, context.owner());
+    if (sent.report.response_status == 0) {
         json::object details{
-            {"url", claimed->url}, {"webhookId", claimed->id}, {"reason", report.error}};
+            {"url", sent.url}, {"webhookId", sent.webhook_id}, {"reason", sent.report.error}};
         fail(error_code::webhook_delivery_error,
-             "the webhook endpoint could not be reached: " + report.error, std::move(details));
+             "the webhook endpoint could not be reached: " + sent.report.error, std::move(details));
     }
-    return json_response(200, json::object{{"url", claimed->url},
-                                           {"response_status", report.response_status},
-                                           {"response_body", printable(report.response_excerpt)}});
+    return json_response(200,
+                         json::object{{"url", sent.url},
+                                      {"response_status", sent.report.response_status},
+                                      {"response_body", printable(sent.report.response_excerpt)}});
 }
 
 json::object render_attempt(const delivery_attempt& attempt) {
@@ -109,6 +80,41 @@ http_response list_deliveries(request_context& context) {
 }
 
 }  // namespace
+
+test_webhook_result send_test_webhook(soci::session& session, app_services& services,
+                                      const tenant& owner) {
+    auto config = load_platform_config(session, owner);
+    if (!config || !config->webhook_endpoint || config->webhook_endpoint->empty()) {
+        fail(error_code::webhook_endpoint_not_set,
+             "no webhook endpoint is configured; set webhookEndpoint with PATCH /config");
+    }
+    if (!services.webhooks)
+        fail(error_code::service_unavailable, "webhook delivery is not running");
+    auto policy = webhook_retry_policy(services.config);
+    std::optional<claimed_delivery> claimed;
+    {
+        // The event is committed, and claimed by this request, before it is sent: a crash while
+        // sending leaves it recorded as interrupted, never sent again (TEST is sent once).
+        write_transaction transaction(session);
+        std::string id = record_event(session, services.ids, services.time, owner, "TEST",
+                                      R"({"test":true})", event_purpose::test);
+        claimed = claim_delivery(session, services.time, services.random, policy, id);
+        transaction.commit();
+    }
+    if (!claimed) fail(error_code::internal_error, "the test event could not be claimed");
+    std::promise<attempt_report> answered;
+    auto answer = answered.get_future();
+    services.webhooks->send(*claimed, services.time.now_ms(), [&answered](attempt_report report) {
+        answered.set_value(std::move(report));
+    });
+    attempt_report report = answer.get();
+    {
+        write_transaction transaction(session);
+        finish_delivery(session, services.ids, services.time, policy, *claimed, report);
+        transaction.commit();
+    }
+    return test_webhook_result{claimed->url, claimed->id, std::move(report)};
+}
 
 void register_webhook_routes(router& routes) {
     routes.add({.method = http_method::post,

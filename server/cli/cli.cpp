@@ -82,6 +82,9 @@ constexpr const char* usage_text = R"(usage:
   corridor rails operations [--stuck] [--limit N] [--json]
   corridor webhooks backlog [--platform ID] [--json]
   corridor kyc approve|reject --customer ID [--reason TEXT] [--json]
+  corridor user create --platform ID --email EMAIL --role admin|developer|viewer
+                       [--password-file F] [--json]   (without a password file: a setup link)
+  corridor user list --platform ID [--json] ;  corridor user disable ID [--json]
   corridor audit [--json]                 (rebuilds every balance from the postings)
   corridor backup --to DIR ;  corridor restore --from DIR [--force]
 Every command takes --config FILE (default conf/corridor.json when present) and --database URL
@@ -703,6 +706,7 @@ int dispatch(const std::vector<std::string>& words) {
         return backup_command(command, rest);
     if (auto done = run_operator_command(command, rest)) return *done;
     if (auto done = run_uma_key_command(command, rest)) return *done;
+    if (auto done = run_user_command(command, rest)) return *done;
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;

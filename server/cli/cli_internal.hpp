@@ -49,5 +49,9 @@ std::optional<int> run_operator_command(const std::string& command,
 // uma_key_command.cpp: uma-key show|rotate. nullopt when `command` is not it.
 std::optional<int> run_uma_key_command(const std::string& command,
                                        const std::vector<std::string>& rest);
+// user_commands.cpp: user create|list|disable (the platform dashboard's users). nullopt when
+// `command` is not `user`.
+std::optional<int> run_user_command(const std::string& command,
+                                    const std::vector<std::string>& rest);
 
 }  // namespace corridor

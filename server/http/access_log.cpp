@@ -86,13 +86,17 @@ void append_access_line(std::string& out, const access_entry& entry) {
 }
 
 std::string_view loggable_path(std::string_view path, std::string& storage) {
-    if (path.find("/link-") == std::string_view::npos) return path;
+    if (path.find("/link-") == std::string_view::npos &&
+        path.find("/setup-") == std::string_view::npos) {
+        return path;
+    }
     storage.clear();
     std::size_t start = 0;
     while (start < path.size()) {
         std::size_t end = path.find('/', start + 1);
         std::string_view segment = path.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-        bool token = segment.starts_with("/link-sandbox-") || segment.starts_with("/link-production-");
+        bool token = segment.starts_with("/link-sandbox-") ||
+                     segment.starts_with("/link-production-") || segment.starts_with("/setup-");
         storage += token ? std::string_view("/***") : segment;
         if (end == std::string_view::npos) break;
         start = end;

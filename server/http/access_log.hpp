@@ -20,7 +20,8 @@ struct access_entry {
     const std::string* remote = nullptr;  // omitted when null
 };
 
-// The path as it may be logged: bank-link tokens (credentials carried in the path) become "***".
+// The path as it may be logged: bank-link and dashboard setup tokens (credentials carried in the
+// path) become "***".
 // Returns `path` itself when there is nothing to hide, else a view of `storage`.
 std::string_view loggable_path(std::string_view path, std::string& storage);
 
