@@ -188,6 +188,20 @@ TEST_CASE("dashboard users, setup links and sessions in the store", "[store][das
         CHECK_FALSE(find_dashboard_session(session, fixture.clock, hash_secret("s3"), idle_ms,
                                            absolute_ms));
 
+        // Sign-in prunes what can no longer be used: ended sessions and those past the limit.
+        auto count = [&] {
+            int rows = 0;
+            session << "SELECT COUNT(*) FROM dashboard_sessions WHERE user_id = :u",
+                soci::use(user->id), soci::into(rows);
+            return rows;
+        };
+        start("s5");
+        CHECK(count() == 4);
+        prune_dashboard_sessions(session, user->id, fixture.clock.now_ms() - absolute_ms);
+        CHECK(count() == 1);  // s3 ended, s1 and s2 began more than 5 s ago; s5 stays
+        CHECK(find_dashboard_session(session, fixture.clock, hash_secret("s5"), idle_ms,
+                                     absolute_ms));
+
         start("s4");
         CHECK_FALSE(disable_dashboard_user(session, fixture.clock, user->id, other));
         CHECK(find_dashboard_session(session, fixture.clock, hash_secret("s4"), idle_ms,
