@@ -2,10 +2,14 @@
 // password policy and Argon2id hashes, form decoding, the sign-in throttle, and the store of users,
 // setup links and sessions (also run on PostgreSQL: [store]).
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "ledger/dashboard_store.hpp"
 #include "ledger/token_store.hpp"
+#include "server/config.hpp"
 #include "server/dashboard/form.hpp"
 #include "server/dashboard/passwords.hpp"
 #include "server/dashboard/throttle.hpp"
@@ -241,4 +245,32 @@ TEST_CASE("the access log leaves a setup link's token out of the path", "[dashbo
     CHECK(loggable_path("/dashboard/setup/setup-0a1b2c", storage) == "/dashboard/setup/***");
     CHECK(loggable_path("/dashboard/setup", storage) == "/dashboard/setup");
     CHECK(loggable_path("/dashboard/tokens", storage) == "/dashboard/tokens");
+}
+
+TEST_CASE("the dashboard's configuration keys are read and checked", "[dashboard][config]") {
+    namespace fs = std::filesystem;
+    fs::path dir =
+        fs::temp_directory_path() / ("corridor-dashboard-config-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    auto load = [&](const std::string& text) {
+        std::ofstream(dir / "corridor.json") << text;
+        return service_config::load_file((dir / "corridor.json").string());
+    };
+    auto defaults = load("{}");
+    CHECK(defaults.dashboard.session_idle_ms == 30 * 60000);
+    CHECK(defaults.dashboard.session_absolute_ms == 12 * 3600000);
+    CHECK(defaults.dashboard.setup_link_ttl_ms == 72 * 3600000);
+    auto set = load(R"({"dashboard": {"session_idle_ms": 60000, "session_absolute_ms": 120000,
+                        "setup_link_ttl_ms": 3600000}})");
+    CHECK(set.dashboard.session_idle_ms == 60000);
+    CHECK(set.dashboard.session_absolute_ms == 120000);
+    CHECK(set.dashboard.setup_link_ttl_ms == 3600000);
+    std::string message;
+    try {
+        load(R"({"dashboard": {"session_idle_ms": 0}})");
+    } catch (const config_error& error) {
+        message = error.what();
+    }
+    CHECK(message.find("dashboard.session_idle_ms") != std::string::npos);
+    fs::remove_all(dir);
 }
