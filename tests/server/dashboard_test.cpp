@@ -1,11 +1,12 @@
 // The dashboard's building blocks without a server: TOTP against RFC 6238's test vectors, the
 // password policy and Argon2id hashes, form decoding, the sign-in throttle, and the store of users,
 // setup links and sessions (also run on PostgreSQL: [store]).
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "ledger/dashboard_store.hpp"
 #include "ledger/token_store.hpp"
