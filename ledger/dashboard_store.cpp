@@ -243,6 +243,14 @@ void end_dashboard_session(soci::session& session, const clock& time, const std:
         soci::use(now_ms), soci::use(id_hash);
 }
 
+void prune_dashboard_sessions(soci::session& session, const std::string& user_id,
+                              std::int64_t started_before_ms) {
+    long long cutoff_ms = started_before_ms;
+    session << "DELETE FROM dashboard_sessions WHERE user_id = :u AND (ended_at_ms IS NOT NULL OR "
+               "created_at_ms < :c)",
+        soci::use(user_id), soci::use(cutoff_ms);
+}
+
 void set_dashboard_session_environment(soci::session& session, const std::string& id_hash,
                                        environment env) {
     std::string name(to_string(env));

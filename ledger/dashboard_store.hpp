@@ -80,6 +80,10 @@ std::optional<dashboard_session_row> find_dashboard_session(soci::session& sessi
                                                             std::int64_t idle_ms,
                                                             std::int64_t absolute_ms);
 void end_dashboard_session(soci::session& session, const clock& time, const std::string& id_hash);
+// Deletes the user's sessions that ended or began before `started_before_ms` (past the absolute
+// limit): run at each sign-in, it keeps the table to the live sessions.
+void prune_dashboard_sessions(soci::session& session, const std::string& user_id,
+                              std::int64_t started_before_ms);
 void set_dashboard_session_environment(soci::session& session, const std::string& id_hash,
                                        environment env);
 

@@ -448,7 +448,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("bulk_import.poll_interval_ms", config.bulk_import.poll_interval_ms, 10, 600000);
     keys.integer("kyc.link_ttl_seconds", config.kyc.link_ttl_seconds, 1, 30 * 86400);
     keys.integer("kyc.sandbox_review_delay_ms", config.kyc.sandbox_review_delay_ms, 0, 3600000);
-    keys.integer("dashboard.session_idle_ms", config.dashboard.session_idle_ms, 1000, 7 * 86400000LL);
+    keys.integer("dashboard.session_idle_ms", config.dashboard.session_idle_ms, 1000,
+                 7 * 86400000LL);
     keys.integer("dashboard.session_absolute_ms", config.dashboard.session_absolute_ms, 1000,
                  30 * 86400000LL);
     keys.integer("dashboard.setup_link_ttl_ms", config.dashboard.setup_link_ttl_ms, 1000,

@@ -66,7 +66,7 @@ button.secondary{background:#fff;color:var(--accent)}
 button.danger{background:#fff;color:var(--bad);border-color:var(--bad)}
 .notice{padding:8px 12px;border-left:4px solid var(--good);background:#eef8f0;margin:10px 0}
 .notice.error{border-color:var(--bad);background:#fdeef0}
-.secret{font-family:ui-monospace,monospace;word-break:break-all;background:var(--soft);padding:8px;border:1px solid var(--line)}
+.secret{display:inline-block;max-width:100%;font-family:ui-monospace,monospace;word-break:break-all;background:var(--soft);padding:8px;border:1px solid var(--line)}
 pre{white-space:pre-wrap;word-break:break-all;background:var(--soft);padding:8px;border:1px solid var(--line)}
 .muted{color:var(--muted)}
 .narrow{max-width:28rem;margin:2rem auto;padding:0 16px}

@@ -150,6 +150,8 @@ std::string start_dashboard_session(request_context& context, const dashboard_us
     row.csrf_token = random_hex(services.random, csrf_token_bytes);
     row.second_factor_pending = second_factor_pending;
     row.created_at_ms = row.last_seen_ms = services.time.now_ms();
+    prune_dashboard_sessions(context.session(), user.id,
+                             row.created_at_ms - services.config.dashboard.session_absolute_ms);
     create_dashboard_session(context.session(), row);
     return dashboard_cookie(context, session_cookie_name, id);
 }

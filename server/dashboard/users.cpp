@@ -34,6 +34,12 @@ std::string users_table(request_context& context, const dashboard_session& who) 
         out += "<tr><td>" + html_escape(user.email) + "</td><td>" + html_escape(user.role) +
                "</td><td>" + state + "</td><td>" + (user.totp_secret.empty() ? "off" : "on") +
                "</td><td>" + format_timestamp_ms(user.created_at_ms) + "</td><td>";
+        if (!user.disabled && user.password_hash.empty()) {
+            out += "<form class=\"inline\" method=\"post\" action=\"/dashboard/users/" +
+                   html_escape(user.id) + "/setup-link\">" + csrf_input(who) +
+                   "<button class=\"secondary\" type=\"submit\" aria-label=\"New setup link for " +
+                   html_escape(user.email) + "\">New setup link</button></form> ";
+        }
         if (!user.disabled && user.id != who.user_id) {
             out += "<form class=\"inline\" method=\"post\" action=\"/dashboard/users/" +
                    html_escape(user.id) + "/disable\">" + csrf_input(who) +
@@ -127,6 +133,47 @@ http_response invite_user(request_context& context) {
     return users_page_with(context, who, top, "", 201);
 }
 
+std::string setup_link_notice(std::string_view text, std::string_view link) {
+    std::string out = notice_html(text);
+    out += "<p><code id=\"setup-link\" class=\"secret\">" + html_escape(link) +
+           "</code> <button type=\"button\" class=\"secondary\" data-copy=\"setup-link\" "
+           "hidden>Copy link</button></p>";
+    return out;
+}
+
+// A new setup link for a user who has not chosen a password yet (the first one expired or was
+// lost). Links issued before stay valid until they expire or one is used.
+http_response renew_setup_link(request_context& context) {
+    auto form = read_form(context);
+    if (!form) return unreadable();
+    auto resolved = require_dashboard_post(context, dashboard_role::admin, *form);
+    if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
+    auto& who = std::get<dashboard_session>(resolved);
+    const std::string& id = context.param(0);
+    auto& db = context.session();
+    auto user = find_dashboard_user(db, id, who.platform_id);
+    if (!user) {
+        return render_page(who, "Not found",
+                           notice_html("No user " + id + " on this platform.", true), 404);
+    }
+    if (user->disabled || !user->password_hash.empty()) {
+        return users_page_with(
+            context, who,
+            notice_html(
+                user->email + (user->disabled ? " is disabled." : " has already set a password."),
+                true),
+            "", 409);
+    }
+    auto& services = context.services;
+    std::string link = issue_setup_link(db, services.random, services.time, services.config, id);
+    record_dashboard_action(context, who, "setup link issued", user->email);
+    return users_page_with(
+        context, who,
+        setup_link_notice("A new setup link for " + user->email + " (single use, it expires):",
+                          link),
+        "", 201);
+}
+
 http_response disable_user(request_context& context) {
     auto form = read_form(context);
     if (!form) return unreadable();
@@ -188,6 +235,10 @@ void register_dashboard_user_routes(router& routes) {
                 .pattern = "/dashboard/users",
                 .who = access::public_route,
                 .handler = invite_user});
+    routes.add({.method = http_method::post,
+                .pattern = "/dashboard/users/{userId}/setup-link",
+                .who = access::public_route,
+                .handler = renew_setup_link});
     routes.add({.method = http_method::post,
                 .pattern = "/dashboard/users/{userId}/disable",
                 .who = access::public_route,

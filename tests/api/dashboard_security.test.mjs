@@ -232,8 +232,21 @@ test('an admin invites a user with a setup link and disables users; a disabled u
   assert.equal(invite.status, 201, invite.text);
   const link = invite.text.match(/id="setup-link" class="secret">([^<]+)</)[1];
   assert.match(link, /\/dashboard\/setup\/setup-[0-9a-f]{64}$/);
+  // A lost link is replaced by a new one while the user has no password.
+  const pending = JSON.parse(userCli(server, ['list', '--platform', platformId(0), '--json']).stdout).users
+    .find((u) => u.email === 'invited@zero.test');
+  assert.equal(pending.state, 'invited');
+  const renewPath = `/dashboard/users/${encodeURIComponent(pending.userId)}/setup-link`;
+  const renewed = await admin.post(renewPath, { csrf: await admin.csrf('/dashboard/users') });
+  assert.equal(renewed.status, 201, renewed.text);
+  const newLink = renewed.text.match(/id="setup-link" class="secret">([^<]+)</)[1];
+  assert.notEqual(newLink, link);
   const invited = new DashboardClient(server);
-  assert.equal((await invited.post(new URL(link).pathname, { password, confirm: password })).status, 303);
+  assert.equal((await invited.post(new URL(newLink).pathname, { password, confirm: password })).status, 303);
+  assert.equal((await admin.post(renewPath, { csrf: await admin.csrf('/dashboard/users') })).status, 409);
+  const otherAdmin = JSON.parse(userCli(server, ['list', '--platform', platformId(1), '--json']).stdout).users[0];
+  const foreign = await admin.post(`/dashboard/users/${encodeURIComponent(otherAdmin.userId)}/setup-link`, { csrf: await admin.csrf('/dashboard/users') });
+  assert.equal(foreign.status, 404);
   const session = await signedIn('invited@zero.test');
   assert.equal((await session.get('/dashboard/tokens')).status, 200);
 
@@ -317,7 +330,7 @@ test('the audit log records who did what, when and from where; admins read it', 
   const admin = await signedIn('admin@zero.test');
   const page = await admin.get('/dashboard/audit');
   assert.equal(page.status, 200);
-  for (const action of ['signed in', 'signed out', 'token created', 'user invited', 'user disabled', 'password set',
+  for (const action of ['signed in', 'signed out', 'token created', 'user invited', 'user disabled', 'password set', 'setup link issued',
     'two-step verification turned on', 'two-step verification policy', 'sign-in refused']) {
     assert.ok(page.text.includes(`<td>${action}</td>`), `no "${action}" entry`);
   }

@@ -11,7 +11,7 @@ import { stopCorridor, call } from '../api/lib/harness.mjs';
 import { startReceiver, stopReceiver, signatureOf } from '../api/lib/receiver.mjs';
 import { platformAccounts, fund, eventually } from '../api/lib/money.mjs';
 import { launchBrowser, screenshot, startPagesServer, assertScreenshots } from './lib/browser.mjs';
-import { signIn, assertAccessible, createUser, userCli, textOf } from './lib/dashboard.mjs';
+import { signIn, assertAccessible, createUser, userCli, textOf, totpCode, currentStep } from './lib/dashboard.mjs';
 
 const suite = 'dashboard_foundation';
 const password = 'violet-anchor-tuesday-42';
@@ -216,6 +216,29 @@ test('the admin reads the audit log and the security page, then signs out', asyn
   await page.goto(`${server.baseUrl}/dashboard/audit`);
   assert.match(new URL(page.url()).pathname, /^\/dashboard\/sign-in$/);
   await screenshot(page, suite, '11-signed-out');
+});
+
+test('the developer turns on two-step verification and then signs in with a code', async () => {
+  const page = developerPage;
+  await page.goto(`${server.baseUrl}/dashboard/security`);
+  const secret = await textOf(page, '#totp-secret');
+  await page.getByLabel('Code from the app').fill(totpCode(secret, currentStep()));
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Turn on two-step verification' }).click()]);
+  assert.match(await page.getByRole('status').innerText(), /Saved/);
+  assert.match(await page.locator('main').innerText(), /On: signing in asks for a code/);
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign out' }).click()]);
+
+  await page.goto(`${server.baseUrl}/dashboard/webhooks`);
+  await page.getByLabel('E-mail').fill('dev@acme.test');
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign in' }).click()]);
+  assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in/code');
+  await assertAccessible(page, 'code');
+  await screenshot(page, suite, '12-code');
+  // The step used to enrol is spent; the next one (one step ahead is allowed) signs in.
+  await page.getByLabel('Code').fill(totpCode(secret, currentStep() + 1));
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Verify' }).click()]);
+  assert.equal(new URL(page.url()).pathname, '/dashboard/webhooks');
   assertScreenshots(suite, ['01-setup', '02-sign-in', '03-users-invited', '04-token-created', '05-token-revoked',
-    '06-webhooks', '07-viewer-tokens', '08-audit', '09-security', '10-production', '11-signed-out']);
+    '06-webhooks', '07-viewer-tokens', '08-audit', '09-security', '10-production', '11-signed-out', '12-code']);
 });

@@ -1,11 +1,16 @@
 // The dashboard's building blocks without a server: TOTP against RFC 6238's test vectors, the
 // password policy and Argon2id hashes, form decoding, the sign-in throttle, and the store of users,
 // setup links and sessions (also run on PostgreSQL: [store]).
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "ledger/dashboard_store.hpp"
 #include "ledger/token_store.hpp"
+#include "server/config.hpp"
 #include "server/dashboard/form.hpp"
 #include "server/dashboard/passwords.hpp"
 #include "server/dashboard/throttle.hpp"
@@ -188,6 +193,20 @@ TEST_CASE("dashboard users, setup links and sessions in the store", "[store][das
         CHECK_FALSE(find_dashboard_session(session, fixture.clock, hash_secret("s3"), idle_ms,
                                            absolute_ms));
 
+        // Sign-in prunes what can no longer be used: ended sessions and those past the limit.
+        auto count = [&] {
+            int rows = 0;
+            session << "SELECT COUNT(*) FROM dashboard_sessions WHERE user_id = :u",
+                soci::use(user->id), soci::into(rows);
+            return rows;
+        };
+        start("s5");
+        CHECK(count() == 4);
+        prune_dashboard_sessions(session, user->id, fixture.clock.now_ms() - absolute_ms);
+        CHECK(count() == 1);  // s3 ended, s1 and s2 began more than 5 s ago; s5 stays
+        CHECK(find_dashboard_session(session, fixture.clock, hash_secret("s5"), idle_ms,
+                                     absolute_ms));
+
         start("s4");
         CHECK_FALSE(disable_dashboard_user(session, fixture.clock, user->id, other));
         CHECK(find_dashboard_session(session, fixture.clock, hash_secret("s4"), idle_ms,
@@ -227,4 +246,32 @@ TEST_CASE("the access log leaves a setup link's token out of the path", "[dashbo
     CHECK(loggable_path("/dashboard/setup/setup-0a1b2c", storage) == "/dashboard/setup/***");
     CHECK(loggable_path("/dashboard/setup", storage) == "/dashboard/setup");
     CHECK(loggable_path("/dashboard/tokens", storage) == "/dashboard/tokens");
+}
+
+TEST_CASE("the dashboard's configuration keys are read and checked", "[dashboard][config]") {
+    namespace fs = std::filesystem;
+    fs::path dir =
+        fs::temp_directory_path() / ("corridor-dashboard-config-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    auto load = [&](const std::string& text) {
+        std::ofstream(dir / "corridor.json") << text;
+        return service_config::load_file((dir / "corridor.json").string());
+    };
+    auto defaults = load("{}");
+    CHECK(defaults.dashboard.session_idle_ms == 30 * 60000);
+    CHECK(defaults.dashboard.session_absolute_ms == 12 * 3600000);
+    CHECK(defaults.dashboard.setup_link_ttl_ms == 72 * 3600000);
+    auto set = load(R"({"dashboard": {"session_idle_ms": 60000, "session_absolute_ms": 120000,
+                        "setup_link_ttl_ms": 3600000}})");
+    CHECK(set.dashboard.session_idle_ms == 60000);
+    CHECK(set.dashboard.session_absolute_ms == 120000);
+    CHECK(set.dashboard.setup_link_ttl_ms == 3600000);
+    std::string message;
+    try {
+        load(R"({"dashboard": {"session_idle_ms": 0}})");
+    } catch (const config_error& error) {
+        message = error.what();
+    }
+    CHECK(message.find("dashboard.session_idle_ms") != std::string::npos);
+    fs::remove_all(dir);
 }

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
-import { createUser, userCli } from '../../api/lib/dashboard_client.mjs';
+import { createUser, userCli, totpCode, currentStep } from '../../api/lib/dashboard_client.mjs';
 
-export { createUser, userCli };
+export { createUser, userCli, totpCode, currentStep };
 
 const require = createRequire(import.meta.url);
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
