@@ -210,7 +210,7 @@ write_transaction::write_transaction(soci::session& session)
     } else if (backend_of(session_) == database_backend::sqlite) {
         run_control(session_, "BEGIN IMMEDIATE");
     } else {
-        session_ << "BEGIN";
+        run_control(session_, "BEGIN");
     }
 }
 
@@ -218,11 +218,11 @@ write_transaction::~write_transaction() {
     if (!open_) return;
     try {
         if (nested_) {
-            session_ << "ROLLBACK TO SAVEPOINT write_transaction";
-            session_ << "RELEASE SAVEPOINT write_transaction";
+            run_control(session_, "ROLLBACK TO SAVEPOINT write_transaction");
+            run_control(session_, "RELEASE SAVEPOINT write_transaction");
         } else {
             outbox_rolled_back_on_this_thread();
-            session_ << "ROLLBACK";
+            run_control(session_, "ROLLBACK");
         }
     } catch (...) {
         // The connection is broken; the database discards the transaction on its side.

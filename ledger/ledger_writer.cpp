@@ -15,6 +15,27 @@ namespace {
 constexpr int wal_frames_soft_max = 1000;
 constexpr int wal_frames_hard_max = 65536;
 
+// Adds what this thread sent to the database while it lives (a failed batch included) to the
+// writer's counters.
+class traffic_meter {
+public:
+    traffic_meter(std::atomic<std::uint64_t>& round_trips, std::atomic<std::uint64_t>& statements)
+        : round_trips_(round_trips), statements_(statements), start_(this_thread_traffic) {}
+    ~traffic_meter() {
+        round_trips_.fetch_add(this_thread_traffic.round_trips - start_.round_trips,
+                               std::memory_order_relaxed);
+        statements_.fetch_add(this_thread_traffic.statements - start_.statements,
+                              std::memory_order_relaxed);
+    }
+    traffic_meter(const traffic_meter&) = delete;
+    traffic_meter& operator=(const traffic_meter&) = delete;
+
+private:
+    std::atomic<std::uint64_t>& round_trips_;
+    std::atomic<std::uint64_t>& statements_;
+    database_traffic start_;
+};
+
 }  // namespace
 
 ledger_writer::ledger_writer(database_url url, std::size_t batch_commands_max,
@@ -105,6 +126,8 @@ void ledger_writer::apply_batch(soci::session& session,
     CORRIDOR_ASSERT(batch.size() <= batch_commands_max_);
     std::vector<bool> applied(batch.size(), false);
     {
+        // Counted before any command is told its outcome (and also when the batch fails).
+        traffic_meter meter(round_trips_total_, statements_total_);
         write_transaction transaction(session);
         for (std::size_t i = 0; i < batch.size(); ++i) {
             for (int attempt = 1; attempt <= command_attempts_max; ++attempt) {

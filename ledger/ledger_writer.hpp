@@ -39,6 +39,11 @@ public:
     std::uint64_t batches_at_most(std::size_t bucket) const { return batch_histogram_[bucket].load(); }
     std::uint64_t batches_total() const { return batches_total_.load(); }
     std::uint64_t commands_total() const { return commands_total_.load(); }
+    // Database round trips the writer made (statements, savepoint control, commits; several
+    // statements sent together count once) and the statements they carried, for
+    // round trips per command = delta(round_trips_total) / delta(commands_total).
+    std::uint64_t round_trips_total() const { return round_trips_total_.load(); }
+    std::uint64_t statements_total() const { return statements_total_.load(); }
     std::size_t queue_depth() const;
     // WAL checkpoints run beside the writer (SQLite only; 0 on PostgreSQL).
     std::uint64_t checkpoints_total() const { return checkpointer_ ? checkpointer_->checkpoints_total() : 0; }
@@ -62,6 +67,8 @@ private:
     std::atomic<std::uint64_t> batches_total_{0};
     std::atomic<std::uint64_t> commands_total_{0};
     std::atomic<std::uint64_t> commands_retried_{0};
+    std::atomic<std::uint64_t> round_trips_total_{0};
+    std::atomic<std::uint64_t> statements_total_{0};
 };
 
 }  // namespace corridor

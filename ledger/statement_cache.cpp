@@ -29,6 +29,22 @@ struct remembered_cache {
 };
 thread_local remembered_cache last_lookup;
 
+// soci tells its logger about every statement it prepares: a one-off statement (session << sql, a
+// rowset) once per execution, a cached statement once per session (on PostgreSQL a round trip of
+// its own). Executions of cached statements are counted by run_prepared and fetch_prepared.
+class traffic_logger final : public soci::logger_impl {
+public:
+    void start_query(const std::string& query) override {
+        count_round_trip();
+        last_query_ = query;
+    }
+    std::string get_last_query() const override { return last_query_; }
+
+private:
+    logger_impl* do_clone() const override { return new traffic_logger(); }
+    std::string last_query_;
+};
+
 }  // namespace
 
 statement_cache* statement_cache_of(soci::session& session) {
@@ -45,6 +61,7 @@ statement_cache* statement_cache_of(soci::session& session) {
 }
 
 void attach_statement_cache(soci::session& session) {
+    session.set_logger(new traffic_logger());
     auto cache = std::make_unique<statement_cache>(session.get_backend_name() == "sqlite3");
     std::lock_guard lock(registry_mutex);
     auto& slot = registry()[&session];
@@ -83,7 +100,7 @@ void run_control(soci::session& session, const char* sql) {
     if (cache && cache->sqlite()) {
         run_prepared(session, sql);
     } else {
-        session << sql;
+        session << sql;  // counted by the session's logger
     }
 }
 

@@ -95,3 +95,54 @@ TEST_CASE("ledger writer: savepoints per command, bounded retries on contention"
     CHECK(writer.commands_retried() == 2 + (ledger_writer::command_attempts_max - 1));
     writer.stop();
 }
+
+namespace {
+
+// Runs `statements` inserts, each its own round trip.
+class inserts_job final : public session_job {
+public:
+    inserts_job(int statements, std::promise<bool> done)
+        : statements_(statements), done_(std::move(done)) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            for (int i = 0; i < statements_; ++i)
+                session << "INSERT INTO writer_probe (tag) VALUES ('count')";
+        } catch (...) {
+            return false;
+        }
+        return true;
+    }
+    void finish(bool durable) noexcept override { done_.set_value(durable); }
+
+private:
+    int statements_;
+    std::promise<bool> done_;
+};
+
+// Round trips and statements of one batch of one command that sends `statements` inserts.
+std::pair<std::uint64_t, std::uint64_t> traffic_of(ledger_writer& writer, int statements) {
+    std::uint64_t round_trips = writer.round_trips_total(), sent = writer.statements_total();
+    std::promise<bool> done;
+    auto finished = done.get_future();
+    writer.submit(std::make_unique<inserts_job>(statements, std::move(done)));
+    REQUIRE(finished.get());
+    return {writer.round_trips_total() - round_trips, writer.statements_total() - sent};
+}
+
+}  // namespace
+
+TEST_CASE("ledger writer: counts its database round trips and statements", "[store][writer]") {
+    testing::test_database database;
+    database.session() << "CREATE TABLE writer_probe (tag TEXT NOT NULL)";
+    ledger_writer writer(database.url(), 8, 64);
+    traffic_of(writer, 1);  // first use: statements prepared once per session
+    auto one = traffic_of(writer, 1);
+    auto four = traffic_of(writer, 4);
+    // A batch costs its own control statements (transaction and savepoint) plus one round trip per
+    // statement its command sends.
+    CHECK(one.first >= 2);
+    CHECK(four.first == one.first + 3);
+    CHECK(four.second == one.second + 3);
+    CHECK(one.second >= one.first);
+    writer.stop();
+}
