@@ -3,6 +3,7 @@
 #include <map>
 
 #include "ledger/assert.hpp"
+#include "ledger/deferred_writes.hpp"
 #include "ledger/money.hpp"
 #include "ledger/statement_cache.hpp"
 
@@ -189,6 +190,17 @@ transfer_error classify_refusal(soci::session& session, const tenant& owner, con
 
 }  // namespace
 
+namespace {
+
+// Service accounts (liquidity, fees, settlement) have no overdraft guard, and their ids come only
+// from ensure_account for the transfer's owner and currency: their postings need no check of the
+// row and can wait for the batch's flush.
+bool is_service_account(const std::string& id) {
+    return id.starts_with("ServiceAccount:");
+}
+
+}  // namespace
+
 result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
                                                   const tenant& owner,
                                                   const transfer_request& request) {
@@ -198,33 +210,54 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
     long long now_ms = services.time.now_ms();
     long long ceiling = posted_max - request.amount;
     std::string env_name(owner.env_name());
-    long long credited = run_prepared(
-        session,
-        "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = :t "
-        "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-        "credits_posted <= :m",
-        amount, now_ms, request.credit_account_id, owner.platform_id, env_name, request.currency,
-        ceiling);
-    if (credited != 1) {
-        return classify_refusal(session, owner, request.credit_account_id, request, false);
+    deferred_writes* deferred = deferred_writes_of(session);
+    bool defer_credit = deferred && is_service_account(request.credit_account_id);
+    bool defer_debit = deferred && is_service_account(request.debit_account_id);
+    if (!defer_credit) {
+        long long credited = run_prepared(
+            session,
+            "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = :t "
+            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+            "credits_posted <= :m",
+            amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
+            request.currency, ceiling);
+        if (credited != 1) {
+            return classify_refusal(session, owner, request.credit_account_id, request, false);
+        }
     }
-    // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two debits
-    // can never both pass on a balance that covers one.
-    long long debited = run_prepared(
-        session,
-        "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
-        "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-        "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= :a2)",
-        amount, now_ms, request.debit_account_id, owner.platform_id, env_name, request.currency,
-        ceiling, amount);
-    if (debited != 1) {
-        // Undo the credit so that a refused transfer leaves no trace.
-        run_prepared(session,
-                     "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
-                     amount, request.credit_account_id);
-        return classify_refusal(session, owner, request.debit_account_id, request, true);
+    if (!defer_debit) {
+        // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two
+        // debits can never both pass on a balance that covers one.
+        long long debited = run_prepared(
+            session,
+            "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+            "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= "
+            ":a2)",
+            amount, now_ms, request.debit_account_id, owner.platform_id, env_name, request.currency,
+            ceiling, amount);
+        if (debited != 1) {
+            // Undo the credit so that a refused transfer leaves no trace (a deferred one was
+            // never kept).
+            if (!defer_credit) {
+                run_prepared(
+                    session,
+                    "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
+                    amount, request.credit_account_id);
+            }
+            return classify_refusal(session, owner, request.debit_account_id, request, true);
+        }
     }
+    if (defer_credit) deferred->add_posting(request.credit_account_id, false, amount, now_ms);
+    if (defer_debit) deferred->add_posting(request.debit_account_id, true, amount, now_ms);
     std::string id = services.ids.next("Transfer");
+    if (deferred) {
+        // Nothing reads a transfer back before the batch commits.
+        deferred->add_transfer({id, owner.platform_id, env_name, request.debit_account_id,
+                                request.credit_account_id, amount, request.currency, request.code,
+                                request.transaction_id, now_ms});
+        return id;
+    }
     run_prepared(session,
                  "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
                  "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "

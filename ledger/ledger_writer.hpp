@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ledger/database.hpp"
+#include "ledger/deferred_writes.hpp"
 #include "ledger/session_job.hpp"
 #include "ledger/wal_checkpointer.hpp"
 
@@ -51,10 +52,13 @@ public:
 private:
     void worker();
     void apply_batch(soci::session& session, std::vector<std::unique_ptr<session_job>>& batch);
+    void run_batch(soci::session& session, std::vector<std::unique_ptr<session_job>>& batch,
+                   std::vector<bool>& applied, bool defer);
 
     void configure_session(soci::session& session);
 
     database_url url_;
+    deferred_writes deferred_;  // the batch's writes that wait for its flush
     std::unique_ptr<wal_checkpointer> checkpointer_;
     std::size_t batch_commands_max_;
     std::size_t queue_commands_max_;

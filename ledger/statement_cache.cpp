@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "ledger/deferred_writes.hpp"
+
 namespace corridor {
 namespace {
 
@@ -102,6 +104,8 @@ void run_control(soci::session& session, const char* sql) {
     } else {
         session << sql;  // counted by the session's logger
     }
+    // Writes kept for the batch's flush follow the savepoints they were made in.
+    if (deferred_writes* deferred = deferred_writes_of(session)) deferred->on_control(sql);
 }
 
 }  // namespace corridor

@@ -1,0 +1,215 @@
+#include "ledger/deferred_writes.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "ledger/assert.hpp"
+#include "ledger/database.hpp"
+#include "ledger/statement_cache.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr long long posted_max = std::numeric_limits<long long>::max();
+
+thread_local soci::session* active_session = nullptr;
+thread_local deferred_writes* active_writes = nullptr;
+
+// A PostgreSQL array literal of texts: every element quoted, quotes and backslashes escaped.
+template <class Row, class Field>
+std::string text_array(const std::vector<Row>& rows, Field field) {
+    std::string out = "{";
+    for (const auto& row : rows) {
+        if (out.size() > 1) out += ',';
+        out += '"';
+        for (char c : row.*field) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        out += '"';
+    }
+    out += '}';
+    return out;
+}
+
+template <class Row>
+std::string number_array(const std::vector<Row>& rows, long long Row::*field) {
+    std::string out = "{";
+    for (const auto& row : rows) {
+        if (out.size() > 1) out += ',';
+        out += std::to_string(row.*field);
+    }
+    out += '}';
+    return out;
+}
+
+// Summed postings of one account.
+struct account_delta {
+    long long credits = 0, debits = 0, now_ms = 0;
+};
+
+long long checked_sum(long long total, long long amount) {
+    if (amount > posted_max - total)
+        throw deferred_overflow("a service account's postings overflow");
+    return total + amount;
+}
+
+constexpr const char* transfer_insert_sql =
+    "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
+    "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
+    "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)";
+constexpr const char* transfers_unnest_sql =
+    "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
+    "credit_account_id, amount, currency, code, transaction_id, created_at_ms) SELECT * FROM "
+    "unnest(CAST(:i AS text[]), CAST(:p AS text[]), CAST(:e AS text[]), CAST(:d AS text[]), "
+    "CAST(:c AS text[]), CAST(:a AS bigint[]), CAST(:y AS text[]), CAST(:k AS text[]), "
+    "CAST(:x AS text[]), CAST(:t AS bigint[]))";
+constexpr const char* event_insert_sql =
+    "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
+    "attempts, next_attempt_at_ms, created_at_ms, purpose) VALUES (:i, :p, :e, :y, :b, "
+    "'PENDING', 0, :n, :t, :u)";
+constexpr const char* events_unnest_sql =
+    "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts, "
+    "next_attempt_at_ms, created_at_ms, purpose) SELECT r.i, r.p, r.e, r.y, r.b, 'PENDING', 0, "
+    "r.n, r.n, r.u FROM unnest(CAST(:i AS text[]), CAST(:p AS text[]), CAST(:e AS text[]), "
+    "CAST(:y AS text[]), CAST(:b AS text[]), CAST(:n AS bigint[]), CAST(:u AS text[])) "
+    "AS r(i, p, e, y, b, n, u)";
+// The ceiling of each side is checked against the summed delta, as post_transfer checks it
+// against one amount.
+constexpr const char* account_delta_sql =
+    "UPDATE ledger_accounts SET credits_posted = credits_posted + :c, debits_posted = "
+    "debits_posted + :d, updated_at_ms = :t WHERE id = :i AND credits_posted <= :mc AND "
+    "debits_posted <= :md";
+
+}  // namespace
+
+void deferred_writes::add_posting(const std::string& account_id, bool debit, long long amount,
+                                  long long now_ms) {
+    CORRIDOR_ASSERT(amount > 0);
+    postings_.push_back({account_id, debit, amount, now_ms});
+}
+
+void deferred_writes::add_transfer(deferred_transfer transfer) {
+    transfers_.push_back(std::move(transfer));
+}
+
+void deferred_writes::add_event(deferred_event event) {
+    events_.push_back(std::move(event));
+}
+
+void deferred_writes::on_control(std::string_view sql) {
+    auto named = [&](std::string_view prefix) -> std::optional<std::string_view> {
+        if (!sql.starts_with(prefix)) return std::nullopt;
+        return sql.substr(prefix.size());
+    };
+    auto find = [&](std::string_view name) {
+        for (std::size_t i = savepoints_.size(); i-- > 0;) {
+            if (savepoints_[i].name == name) return i;
+        }
+        return savepoints_.size();
+    };
+    if (auto name = named("SAVEPOINT ")) {
+        savepoints_.push_back(
+            {std::string(*name), postings_.size(), transfers_.size(), events_.size()});
+    } else if (auto name = named("RELEASE SAVEPOINT ")) {
+        // What was written since stays, as part of the enclosing savepoint or transaction.
+        std::size_t at = find(*name);
+        CORRIDOR_ASSERT(at < savepoints_.size());
+        savepoints_.resize(at);
+    } else if (auto name = named("ROLLBACK TO SAVEPOINT ")) {
+        // The savepoint stays open; what was written since is undone.
+        std::size_t at = find(*name);
+        CORRIDOR_ASSERT(at < savepoints_.size());
+        const mark& kept = savepoints_[at];
+        postings_.resize(kept.postings);
+        transfers_.resize(kept.transfers);
+        events_.resize(kept.events);
+        savepoints_.resize(at + 1);
+    } else if (sql == "ROLLBACK") {
+        clear();
+    }
+}
+
+void deferred_writes::clear() {
+    postings_.clear();
+    transfers_.clear();
+    events_.clear();
+    savepoints_.clear();
+}
+
+void deferred_writes::flush(soci::session& session) {
+    // One UPDATE per account, in id order.
+    std::map<std::string, account_delta> deltas;
+    for (const auto& p : postings_) {
+        auto& delta = deltas[p.account_id];
+        (p.debit ? delta.debits : delta.credits) =
+            checked_sum(p.debit ? delta.debits : delta.credits, p.amount);
+        delta.now_ms = std::max(delta.now_ms, p.now_ms);
+    }
+    for (const auto& [id, delta] : deltas) {
+        long long credit_ceiling = posted_max - delta.credits,
+                  debit_ceiling = posted_max - delta.debits;
+        if (run_prepared(session, account_delta_sql, delta.credits, delta.debits, delta.now_ms, id,
+                         credit_ceiling, debit_ceiling) != 1) {
+            throw deferred_overflow("service account " + id + " would pass its posted ceiling");
+        }
+    }
+    if (backend_of(session) == database_backend::postgresql) {
+        // One statement per table, the rows as array parameters.
+        if (!transfers_.empty()) {
+            using t = deferred_transfer;
+            run_prepared(
+                session, transfers_unnest_sql, text_array(transfers_, &t::id),
+                text_array(transfers_, &t::platform_id), text_array(transfers_, &t::environment),
+                text_array(transfers_, &t::debit_account_id),
+                text_array(transfers_, &t::credit_account_id), number_array(transfers_, &t::amount),
+                text_array(transfers_, &t::currency), text_array(transfers_, &t::code),
+                text_array(transfers_, &t::transaction_id),
+                number_array(transfers_, &t::created_at_ms));
+        }
+        if (!events_.empty()) {
+            using e = deferred_event;
+            run_prepared(session, events_unnest_sql, text_array(events_, &e::id),
+                         text_array(events_, &e::platform_id), text_array(events_, &e::environment),
+                         text_array(events_, &e::type), text_array(events_, &e::payload),
+                         number_array(events_, &e::created_at_ms),
+                         text_array(events_, &e::purpose));
+        }
+    } else {
+        // SQLite has no round trips to save: the prepared statement again for each row.
+        for (const auto& r : transfers_) {
+            run_prepared(session, transfer_insert_sql, r.id, r.platform_id, r.environment,
+                         r.debit_account_id, r.credit_account_id, r.amount, r.currency, r.code,
+                         r.transaction_id, r.created_at_ms);
+        }
+        for (const auto& r : events_) {
+            run_prepared(session, event_insert_sql, r.id, r.platform_id, r.environment, r.type,
+                         r.payload, r.created_at_ms, r.created_at_ms, r.purpose);
+        }
+    }
+    postings_.clear();
+    transfers_.clear();
+    events_.clear();
+}
+
+deferred_writes* deferred_writes_of(soci::session& session) {
+    return active_session == &session ? active_writes : nullptr;
+}
+
+deferring_scope::deferring_scope(soci::session& session, deferred_writes& writes)
+    : writes_(writes) {
+    CORRIDOR_ASSERT(active_session == nullptr);
+    writes_.clear();
+    active_session = &session;
+    active_writes = &writes;
+}
+
+deferring_scope::~deferring_scope() {
+    writes_.clear();
+    active_session = nullptr;
+    active_writes = nullptr;
+}
+
+}  // namespace corridor

@@ -1,0 +1,86 @@
+#pragma once
+// Writes of a ledger batch that nothing reads back before the batch commits: the rows of ledger
+// transfers and outbox events, and the postings of service accounts (liquidity, fees, settlement),
+// which have no overdraft guard. While the ledger writer runs a batch, these are kept here instead
+// of being sent one statement at a time; the buffer follows the transaction's savepoints (kept when
+// one is released, cut back when one is rolled back) and is flushed once before COMMIT: one UPDATE
+// per service account with the batch's summed postings (in account order, so that processes sharing
+// a PostgreSQL lock hot accounts in one order, and only from the flush to the commit), and the rows
+// of each table in one statement on PostgreSQL. Postings of customer and platform accounts are
+// never deferred: their guard is the conditional UPDATE, and their balances are read back.
+#include <soci/soci.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace corridor {
+
+struct deferred_transfer {
+    std::string id, platform_id, environment, debit_account_id, credit_account_id;
+    long long amount = 0;
+    std::string currency, code, transaction_id;
+    long long created_at_ms = 0;
+};
+
+struct deferred_event {
+    std::string id, platform_id, environment, type, payload, purpose;
+    long long created_at_ms = 0;
+};
+
+// Thrown by flush when a service account's summed postings would pass the posted ceiling: the batch
+// is then rolled back and applied again without deferring, so that the one posting that does not
+// fit is refused alone.
+struct deferred_overflow : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class deferred_writes {
+public:
+    void add_posting(const std::string& account_id, bool debit, long long amount, long long now_ms);
+    void add_transfer(deferred_transfer transfer);
+    void add_event(deferred_event event);
+    // A transaction-control statement the session just ran (SAVEPOINT, RELEASE SAVEPOINT,
+    // ROLLBACK TO SAVEPOINT, ROLLBACK).
+    void on_control(std::string_view sql);
+    bool empty() const { return postings_.empty() && transfers_.empty() && events_.empty(); }
+    // Sends what is kept, then forgets it.
+    void flush(soci::session& session);
+    void clear();
+
+private:
+    struct posting {
+        std::string account_id;
+        bool debit = false;
+        long long amount = 0;
+        long long now_ms = 0;
+    };
+    struct mark {
+        std::string name;
+        std::size_t postings = 0, transfers = 0, events = 0;
+    };
+    std::vector<posting> postings_;
+    std::vector<deferred_transfer> transfers_;
+    std::vector<deferred_event> events_;
+    std::vector<mark> savepoints_;
+};
+
+// The buffer that deferrable writes on `session` go to, or null when they are sent at once (every
+// session but the ledger writer's, and the writer's outside a batch).
+deferred_writes* deferred_writes_of(soci::session& session);
+
+// Routes the session's deferrable writes to `writes` on this thread while it lives.
+class deferring_scope {
+public:
+    deferring_scope(soci::session& session, deferred_writes& writes);
+    ~deferring_scope();
+    deferring_scope(const deferring_scope&) = delete;
+    deferring_scope& operator=(const deferring_scope&) = delete;
+
+private:
+    deferred_writes& writes_;
+};
+
+}  // namespace corridor
