@@ -63,9 +63,8 @@ constexpr const char* transfer_insert_sql =
 constexpr const char* transfers_unnest_sql =
     "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
     "credit_account_id, amount, currency, code, transaction_id, created_at_ms) SELECT * FROM "
-    "unnest(CAST(:i AS text[]), CAST(:p AS text[]), CAST(:e AS text[]), CAST(:d AS text[]), "
-    "CAST(:c AS text[]), CAST(:a AS bigint[]), CAST(:y AS text[]), CAST(:k AS text[]), "
-    "CAST(:x AS text[]), CAST(:t AS bigint[]))";
+    "unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], "
+    "$8::text[], $9::text[], $10::bigint[])";
 constexpr const char* event_insert_sql =
     "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
     "attempts, next_attempt_at_ms, created_at_ms, purpose) VALUES (:i, :p, :e, :y, :b, "
@@ -73,9 +72,12 @@ constexpr const char* event_insert_sql =
 constexpr const char* events_unnest_sql =
     "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts, "
     "next_attempt_at_ms, created_at_ms, purpose) SELECT r.i, r.p, r.e, r.y, r.b, 'PENDING', 0, "
-    "r.n, r.n, r.u FROM unnest(CAST(:i AS text[]), CAST(:p AS text[]), CAST(:e AS text[]), "
-    "CAST(:y AS text[]), CAST(:b AS text[]), CAST(:n AS bigint[]), CAST(:u AS text[])) "
-    "AS r(i, p, e, y, b, n, u)";
+    "r.n, r.n, r.u FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], "
+    "$6::bigint[], $7::text[]) AS r(i, p, e, y, b, n, u)";
+// PostgreSQL checks the ceiling itself: a bigint sum past it is an error, not a wrapped value.
+constexpr const char* account_delta_pipelined_sql =
+    "UPDATE ledger_accounts SET credits_posted = credits_posted + $1, debits_posted = "
+    "debits_posted + $2, updated_at_ms = $3 WHERE id = $4";
 // The ceiling of each side is checked against the summed delta, as post_transfer checks it
 // against one amount.
 constexpr const char* account_delta_sql =
@@ -139,16 +141,28 @@ void deferred_writes::clear() {
     savepoints_.clear();
 }
 
-void deferred_writes::flush(soci::session& session) {
-    // One UPDATE per account, in id order.
+namespace {
+
+// The postings summed per account, in id order.
+template <class Postings>
+std::map<std::string, account_delta> summed_postings(const Postings& postings) {
     std::map<std::string, account_delta> deltas;
-    for (const auto& p : postings_) {
+    for (const auto& p : postings) {
         auto& delta = deltas[p.account_id];
         (p.debit ? delta.debits : delta.credits) =
             checked_sum(p.debit ? delta.debits : delta.credits, p.amount);
         delta.now_ms = std::max(delta.now_ms, p.now_ms);
     }
-    for (const auto& [id, delta] : deltas) {
+    return deltas;
+}
+
+}  // namespace
+
+void deferred_writes::flush(soci::session& session) {
+    CORRIDOR_ASSERT(backend_of(session) == database_backend::sqlite);
+    // One UPDATE per account, in id order; then the prepared insert again for each row (SQLite has
+    // no round trips to save).
+    for (const auto& [id, delta] : summed_postings(postings_)) {
         long long credit_ceiling = posted_max - delta.credits,
                   debit_ceiling = posted_max - delta.debits;
         if (run_prepared(session, account_delta_sql, delta.credits, delta.debits, delta.now_ms, id,
@@ -156,38 +170,46 @@ void deferred_writes::flush(soci::session& session) {
             throw deferred_overflow("service account " + id + " would pass its posted ceiling");
         }
     }
-    if (backend_of(session) == database_backend::postgresql) {
-        // One statement per table, the rows as array parameters.
-        if (!transfers_.empty()) {
-            using t = deferred_transfer;
-            run_prepared(
-                session, transfers_unnest_sql, text_array(transfers_, &t::id),
-                text_array(transfers_, &t::platform_id), text_array(transfers_, &t::environment),
-                text_array(transfers_, &t::debit_account_id),
-                text_array(transfers_, &t::credit_account_id), number_array(transfers_, &t::amount),
-                text_array(transfers_, &t::currency), text_array(transfers_, &t::code),
-                text_array(transfers_, &t::transaction_id),
-                number_array(transfers_, &t::created_at_ms));
-        }
-        if (!events_.empty()) {
-            using e = deferred_event;
-            run_prepared(session, events_unnest_sql, text_array(events_, &e::id),
-                         text_array(events_, &e::platform_id), text_array(events_, &e::environment),
-                         text_array(events_, &e::type), text_array(events_, &e::payload),
-                         number_array(events_, &e::created_at_ms),
-                         text_array(events_, &e::purpose));
-        }
-    } else {
-        // SQLite has no round trips to save: the prepared statement again for each row.
-        for (const auto& r : transfers_) {
-            run_prepared(session, transfer_insert_sql, r.id, r.platform_id, r.environment,
-                         r.debit_account_id, r.credit_account_id, r.amount, r.currency, r.code,
-                         r.transaction_id, r.created_at_ms);
-        }
-        for (const auto& r : events_) {
-            run_prepared(session, event_insert_sql, r.id, r.platform_id, r.environment, r.type,
-                         r.payload, r.created_at_ms, r.created_at_ms, r.purpose);
-        }
+    for (const auto& r : transfers_) {
+        run_prepared(session, transfer_insert_sql, r.id, r.platform_id, r.environment,
+                     r.debit_account_id, r.credit_account_id, r.amount, r.currency, r.code,
+                     r.transaction_id, r.created_at_ms);
+    }
+    for (const auto& r : events_) {
+        run_prepared(session, event_insert_sql, r.id, r.platform_id, r.environment, r.type,
+                     r.payload, r.created_at_ms, r.created_at_ms, r.purpose);
+    }
+    postings_.clear();
+    transfers_.clear();
+    events_.clear();
+}
+
+void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
+    // One UPDATE per account, in id order; one statement per table, its rows as array parameters.
+    for (const auto& [id, delta] : summed_postings(postings_)) {
+        pipeline.push_back({account_delta_pipelined_sql,
+                            {std::to_string(delta.credits), std::to_string(delta.debits),
+                             std::to_string(delta.now_ms), id}});
+    }
+    if (!transfers_.empty()) {
+        using t = deferred_transfer;
+        pipeline.push_back(
+            {transfers_unnest_sql,
+             {text_array(transfers_, &t::id), text_array(transfers_, &t::platform_id),
+              text_array(transfers_, &t::environment), text_array(transfers_, &t::debit_account_id),
+              text_array(transfers_, &t::credit_account_id), number_array(transfers_, &t::amount),
+              text_array(transfers_, &t::currency), text_array(transfers_, &t::code),
+              text_array(transfers_, &t::transaction_id),
+              number_array(transfers_, &t::created_at_ms)}});
+    }
+    if (!events_.empty()) {
+        using e = deferred_event;
+        pipeline.push_back(
+            {events_unnest_sql,
+             {text_array(events_, &e::id), text_array(events_, &e::platform_id),
+              text_array(events_, &e::environment), text_array(events_, &e::type),
+              text_array(events_, &e::payload), number_array(events_, &e::created_at_ms),
+              text_array(events_, &e::purpose)}});
     }
     postings_.clear();
     transfers_.clear();

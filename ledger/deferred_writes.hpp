@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ledger/batch_send.hpp"
+
 namespace corridor {
 
 struct deferred_transfer {
@@ -46,8 +48,12 @@ public:
     // ROLLBACK TO SAVEPOINT, ROLLBACK).
     void on_control(std::string_view sql);
     bool empty() const { return postings_.empty() && transfers_.empty() && events_.empty(); }
-    // Sends what is kept, then forgets it.
+    // SQLite: sends what is kept, then forgets it.
     void flush(soci::session& session);
+    // PostgreSQL: appends the statements that send what is kept to a pipeline (run_pipeline), then
+    // forgets it. A summed posting past the ceiling fails there with "bigint out of range" (22003),
+    // which aborts the rest of the pipeline and its COMMIT.
+    void append_flush(std::vector<pipelined_statement>& pipeline);
     void clear();
 
 private:

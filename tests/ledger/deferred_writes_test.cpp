@@ -3,12 +3,15 @@
 // sent at once, savepoints that roll back drop what was kept since, hot service accounts take one
 // update per batch, and a batch whose summed postings would pass an account's ceiling is applied
 // again posting by posting.
+#include <soci/postgresql/soci-postgresql.h>
+
 #include <catch2/catch.hpp>
 #include <functional>
 #include <future>
 #include <limits>
 #include <memory>
 
+#include "ledger/batch_send.hpp"
 #include "ledger/book.hpp"
 #include "ledger/ledger_writer.hpp"
 #include "ledger/outbox.hpp"
@@ -195,4 +198,46 @@ TEST_CASE("ledger writer: summed postings past the ceiling fail only the command
     CHECK(find_account(f.session(), a.owner, a.fees)->credits_posted == posted_max - 50);
     CHECK(count_of(f.session(), "SELECT COUNT(*) FROM ledger_transfers WHERE code = 'fee'") == 1);
     writer.stop();
+}
+
+TEST_CASE("batch send: control in one round trip, a failed pipelined statement stops the commit",
+          "[store][writer]") {
+    testing::test_database database;
+    soci::session& session = database.session();
+    session << "CREATE TABLE pipeline_probe (n BIGINT NOT NULL)";
+    auto rows = [&] { return count_of(session, "SELECT COUNT(*) FROM pipeline_probe"); };
+    bool sqlite = database.backend() == database_backend::sqlite;
+    std::uint64_t round_trips = this_thread_traffic.round_trips;
+    run_controls(session, {sqlite ? "BEGIN IMMEDIATE" : "BEGIN", "SAVEPOINT a", "SAVEPOINT b"});
+    // PostgreSQL: one query; SQLite: one call each (and a first preparation for some).
+    if (sqlite) {
+        CHECK(this_thread_traffic.round_trips - round_trips >= 3);
+    } else {
+        CHECK(this_thread_traffic.round_trips - round_trips == 1);
+    }
+    session << "INSERT INTO pipeline_probe (n) VALUES (1)";
+    run_controls(session,
+                 {"ROLLBACK TO SAVEPOINT b", "RELEASE SAVEPOINT b", "RELEASE SAVEPOINT a"});
+    run_control(session, "COMMIT");
+    CHECK(rows() == 0);
+    if (sqlite) return;  // pipelines are PostgreSQL's
+    run_controls(session, {"BEGIN"});
+    // The second statement overflows a bigint (22003): the COMMIT after it must not commit.
+    std::vector<pipelined_statement> failing = {
+        {"INSERT INTO pipeline_probe (n) VALUES ($1)", {"1"}},
+        {"INSERT INTO pipeline_probe (n) VALUES ($1::bigint + 9223372036854775807)", {"1"}},
+        {"COMMIT", {}}};
+    try {
+        run_pipeline(session, failing);
+        FAIL("the pipeline should have failed");
+    } catch (const soci::postgresql_soci_error& error) {
+        CHECK(error.sqlstate() == "22003");
+    }
+    run_control(session, "ROLLBACK");
+    CHECK(rows() == 0);
+    round_trips = this_thread_traffic.round_trips;
+    run_controls(session, {"BEGIN"});
+    run_pipeline(session, {{"INSERT INTO pipeline_probe (n) VALUES ($1)", {"7"}}, {"COMMIT", {}}});
+    CHECK(this_thread_traffic.round_trips - round_trips == 2);
+    CHECK(rows() == 1);
 }
