@@ -141,13 +141,24 @@ std::string ensure_account(soci::session& session, book_services services, const
         }
         return std::nullopt;
     };
-    if (auto existing = find_id()) return *existing;
-    // Another process may open the same account at the same moment: the unique index decides, and
-    // the loser reads the winner's row.
-    insert_account(session, services, owner, kind, owner_id, currency);
-    auto stored = find_id();
-    CORRIDOR_ASSERT(stored.has_value());
-    return *stored;
+    // The ledger writer remembers service accounts' ids across batches (deferred_writes.hpp).
+    deferred_writes* deferred =
+        kind == account_kind::customer ? nullptr : deferred_writes_of(session);
+    std::string key;
+    if (deferred) {
+        key = owner.platform_id + '/' + env_name + '/' + kind_name + '/' + currency;
+        if (const std::string* known = deferred->known_account(key)) return *known;
+    }
+    auto existing = find_id();
+    if (!existing) {
+        // Another process may open the same account at the same moment: the unique index decides,
+        // and the loser reads the winner's row.
+        insert_account(session, services, owner, kind, owner_id, currency);
+        existing = find_id();
+        CORRIDOR_ASSERT(existing.has_value());
+    }
+    if (deferred) deferred->found_account(key, *existing);
+    return *existing;
 }
 
 std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
@@ -214,13 +225,29 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
     bool defer_credit = deferred && is_service_account(request.credit_account_id);
     bool defer_debit = deferred && is_service_account(request.debit_account_id);
     if (!defer_credit) {
-        long long credited = run_prepared(
-            session,
-            "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = :t "
-            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-            "credits_posted <= :m",
-            amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
-            request.currency, ceiling);
+        long long credited = 0;
+        if (deferred) {
+            // In the writer's batch the balance comes back with the update, for later reads.
+            balance_row after;
+            credited =
+                fetch_prepared(session,
+                               "UPDATE ledger_accounts SET credits_posted = credits_posted + "
+                               ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                               "environment = :e AND currency = :c AND credits_posted <= :m "
+                               "RETURNING credits_posted - debits_posted",
+                               after, amount, now_ms, request.credit_account_id, owner.platform_id,
+                               env_name, request.currency, ceiling);
+            if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
+        } else {
+            credited = run_prepared(
+                session,
+                "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = "
+                ":t "
+                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+                "credits_posted <= :m",
+                amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
+                request.currency, ceiling);
+        }
         if (credited != 1) {
             return classify_refusal(session, owner, request.credit_account_id, request, false);
         }
@@ -228,14 +255,30 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
     if (!defer_debit) {
         // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two
         // debits can never both pass on a balance that covers one.
-        long long debited = run_prepared(
-            session,
-            "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
-            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-            "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= "
-            ":a2)",
-            amount, now_ms, request.debit_account_id, owner.platform_id, env_name, request.currency,
-            ceiling, amount);
+        long long debited = 0;
+        if (deferred) {
+            balance_row after;
+            debited = fetch_prepared(
+                session,
+                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+                ">= "
+                ":a2) RETURNING credits_posted - debits_posted",
+                after, amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+                request.currency, ceiling, amount);
+            if (debited) deferred->saw_balance(request.debit_account_id, after.balance);
+        } else {
+            debited = run_prepared(
+                session,
+                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+                ">= "
+                ":a2)",
+                amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+                request.currency, ceiling, amount);
+        }
         if (debited != 1) {
             // Undo the credit so that a refused transfer leaves no trace (a deferred one was
             // never kept).
@@ -244,6 +287,7 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
                     session,
                     "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
                     amount, request.credit_account_id);
+                if (deferred) deferred->saw_balance(request.credit_account_id, std::nullopt);
             }
             return classify_refusal(session, owner, request.debit_account_id, request, true);
         }
@@ -269,13 +313,18 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
 }
 
 std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id) {
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (deferred) {
+        if (auto known = deferred->balance_of(id)) return *known;
+    }
     balance_row row;
     if (!fetch_prepared(session,
                         "SELECT credits_posted - debits_posted FROM ledger_accounts WHERE id = :i",
                         row, id)) {
         return std::nullopt;
     }
-    return row.balance;
+    // A service account's postings of this batch may still wait for the flush.
+    return row.balance + (deferred ? deferred->pending_delta(id) : 0);
 }
 
 }  // namespace corridor

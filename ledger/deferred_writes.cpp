@@ -113,8 +113,8 @@ void deferred_writes::on_control(std::string_view sql) {
         return savepoints_.size();
     };
     if (auto name = named("SAVEPOINT ")) {
-        savepoints_.push_back(
-            {std::string(*name), postings_.size(), transfers_.size(), events_.size()});
+        savepoints_.push_back({std::string(*name), postings_.size(), transfers_.size(),
+                               events_.size(), found_accounts_.size(), balances_.size()});
     } else if (auto name = named("RELEASE SAVEPOINT ")) {
         // What was written since stays, as part of the enclosing savepoint or transaction.
         std::size_t at = find(*name);
@@ -128,13 +128,50 @@ void deferred_writes::on_control(std::string_view sql) {
         postings_.resize(kept.postings);
         transfers_.resize(kept.transfers);
         events_.resize(kept.events);
+        found_accounts_.resize(kept.found_accounts);  // an account opened since is gone again
+        balances_.resize(kept.balances);
         savepoints_.resize(at + 1);
     } else if (sql == "ROLLBACK") {
         clear();
     }
 }
 
+const std::string* deferred_writes::known_account(const std::string& key) const {
+    auto found = known_accounts_.find(key);
+    return found == known_accounts_.end() ? nullptr : &found->second;
+}
+
+void deferred_writes::found_account(const std::string& key, const std::string& id) {
+    found_accounts_.emplace_back(key, id);
+}
+
+void deferred_writes::saw_balance(const std::string& id, std::optional<long long> balance) {
+    balances_.emplace_back(id, balance);
+}
+
+std::optional<long long> deferred_writes::balance_of(const std::string& id) const {
+    for (auto entry = balances_.rbegin(); entry != balances_.rend(); ++entry) {
+        if (entry->first == id) return entry->second;
+    }
+    return std::nullopt;
+}
+
+long long deferred_writes::pending_delta(const std::string& id) const {
+    long long delta = 0;
+    for (const auto& p : postings_) {
+        if (p.account_id == id) delta += p.debit ? -p.amount : p.amount;
+    }
+    return delta;
+}
+
+void deferred_writes::committed() {
+    for (auto& [key, id] : found_accounts_) known_accounts_.emplace(std::move(key), std::move(id));
+    found_accounts_.clear();
+}
+
 void deferred_writes::clear() {
+    found_accounts_.clear();
+    balances_.clear();
     postings_.clear();
     transfers_.clear();
     events_.clear();

@@ -11,9 +11,12 @@
 #include <soci/soci.h>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ledger/batch_send.hpp"
@@ -48,6 +51,20 @@ public:
     // ROLLBACK TO SAVEPOINT, ROLLBACK).
     void on_control(std::string_view sql);
     bool empty() const { return postings_.empty() && transfers_.empty() && events_.empty(); }
+    // Ids of service accounts: a service account is never deleted and its id never changes, so
+    // once the batch that found (or opened) it has committed, the writer needs no lookup for it
+    // again. `key` names the owner, kind and currency.
+    const std::string* known_account(const std::string& key) const;
+    void found_account(const std::string& key, const std::string& id);
+    void committed();  // the accounts found in this batch are known from now on
+    // Balances of accounts posted at once in this batch, as their UPDATE ... RETURNING gave them
+    // (nullopt: changed since in a way not seen). The batch holds those rows until it commits, so
+    // a later read in the same batch needs no round trip.
+    void saw_balance(const std::string& id, std::optional<long long> balance);
+    std::optional<long long> balance_of(const std::string& id) const;
+    // The postings of `id` kept for the flush (credits - debits): what a read of a deferred
+    // account's balance must add to the stored one.
+    long long pending_delta(const std::string& id) const;
     // SQLite: sends what is kept, then forgets it.
     void flush(soci::session& session);
     // PostgreSQL: appends the statements that send what is kept to a pipeline (run_pipeline), then
@@ -65,12 +82,15 @@ private:
     };
     struct mark {
         std::string name;
-        std::size_t postings = 0, transfers = 0, events = 0;
+        std::size_t postings = 0, transfers = 0, events = 0, found_accounts = 0, balances = 0;
     };
     std::vector<posting> postings_;
     std::vector<deferred_transfer> transfers_;
     std::vector<deferred_event> events_;
     std::vector<mark> savepoints_;
+    std::unordered_map<std::string, std::string> known_accounts_;
+    std::vector<std::pair<std::string, std::string>> found_accounts_;         // this batch's
+    std::vector<std::pair<std::string, std::optional<long long>>> balances_;  // latest last
 };
 
 // The buffer that deferrable writes on `session` go to, or null when they are sent at once (every

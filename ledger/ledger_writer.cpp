@@ -108,6 +108,7 @@ void batch_transaction::commit(deferred_writes* deferred) {
         }
     }
     open_ = false;
+    if (deferred) deferred->committed();
     if (events) outbox_committed_on_this_thread();
 }
 

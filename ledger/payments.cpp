@@ -632,6 +632,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     quote.source_type = request.source_type;
     std::string sending_currency;
     std::string source_platform_customer_id;  // read once with the source's checks
+    std::optional<owner_facts> source_facts;  // the source account's owner, when read
     if (request.source_type == "ACCOUNT") {
         auto source = find_account(session, owner, request.source_account_id);
         if (!source || (source->kind != account_kind::customer && source->kind != account_kind::platform)) {
@@ -651,6 +652,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         }
         if (!source_owner.ready()) return not_ready(source->owner_id, source_owner.kyc_status);
         source_platform_customer_id = source_owner.platform_customer_id;
+        source_facts = source_owner;
         quote.source_account_id = source->id;
         quote.source_customer_id = source->owner_id;
         sending_currency = source->currency;
@@ -713,7 +715,12 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         quote.destination_customer_id = destination->owner_id;
         quote.receiving_currency = destination->currency;
     }
-    if (facts_of_owner(session, owner, quote.destination_customer_id).deleted()) {
+    // A customer paying between its own accounts was just read as the source's owner.
+    bool destination_deleted =
+        source_facts && quote.destination_customer_id == quote.source_customer_id
+            ? source_facts->deleted()
+            : facts_of_owner(session, owner, quote.destination_customer_id).deleted();
+    if (destination_deleted) {
         return failure(payment_error::customer_deleted,
                        "destination.accountId: the account's customer is deleted",
                        "destination.accountId");

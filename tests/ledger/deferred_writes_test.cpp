@@ -241,3 +241,69 @@ TEST_CASE("batch send: control in one round trip, a failed pipelined statement s
     CHECK(this_thread_traffic.round_trips - round_trips == 2);
     CHECK(rows() == 1);
 }
+
+TEST_CASE("ledger writer: balances and service account ids it already knows cost no round trip",
+          "[store][writer]") {
+    testing::store_fixture f;
+    book_services book{f.ids, f.random, f.clock};
+    accounts a = open_accounts(f, book);
+    ledger_writer writer(f.database.url(), 64, 256);
+
+    // In one command: the platform account's balance after its debit, and the liquidity account's
+    // with its deferred credit, both without asking the database; a rolled-back posting is
+    // forgotten.
+    std::optional<std::int64_t> platform_after, platform_after_rollback, liquidity_after;
+    std::uint64_t balance_round_trips = 99;
+    auto first = submit(writer, [&](soci::session& s) {
+        if (!post_transfer(s, book, a.owner, {a.platform, a.liquidity, 10, "USD", "send", ""}).ok())
+            return false;
+        std::uint64_t before = this_thread_traffic.round_trips;
+        platform_after = account_balance(s, a.platform);
+        balance_round_trips = this_thread_traffic.round_trips - before;
+        liquidity_after = account_balance(s, a.liquidity);
+        run_control(s, "SAVEPOINT request");
+        if (!post_transfer(s, book, a.owner, {a.platform, a.liquidity, 5, "USD", "send", ""}).ok())
+            return false;
+        run_control(s, "ROLLBACK TO SAVEPOINT request");
+        run_control(s, "RELEASE SAVEPOINT request");
+        platform_after_rollback = account_balance(s, a.platform);
+        return true;
+    });
+    REQUIRE(first.get());
+    CHECK(platform_after == 990);
+    CHECK(balance_round_trips == 0);
+    CHECK(liquidity_after == -1000 + 10);
+    CHECK(platform_after_rollback == 990);
+
+    // A service account found in a committed batch is known to the next ones.
+    std::string found;
+    REQUIRE(submit(writer, [&](soci::session& s) {
+                found = ensure_account(s, book, a.owner, account_kind::liquidity, "", "USD");
+                return true;
+            }).get());
+    std::uint64_t lookup_round_trips = 99;
+    REQUIRE(submit(writer, [&](soci::session& s) {
+                std::uint64_t before = this_thread_traffic.round_trips;
+                found = ensure_account(s, book, a.owner, account_kind::liquidity, "", "USD");
+                lookup_round_trips = this_thread_traffic.round_trips - before;
+                return true;
+            }).get());
+    CHECK(found == a.liquidity);
+    CHECK(lookup_round_trips == 0);
+
+    // One opened by a command that failed is not remembered: the next batch opens it again.
+    std::string opened, reopened;
+    CHECK_FALSE(submit(writer, [&](soci::session& s) {
+                    opened = ensure_account(s, book, a.owner, account_kind::fees, "", "EUR");
+                    return false;
+                }).get());
+    REQUIRE(submit(writer, [&](soci::session& s) {
+                reopened = ensure_account(s, book, a.owner, account_kind::fees, "", "EUR");
+                return true;
+            }).get());
+    CHECK(reopened != opened);
+    CHECK(find_account(f.session(), a.owner, reopened).has_value());
+    CHECK_FALSE(find_account(f.session(), a.owner, opened).has_value());
+    CHECK(audit_book(f.session()).empty());
+    writer.stop();
+}
