@@ -101,6 +101,10 @@ void deferred_writes::add_event(deferred_event event) {
     events_.push_back(std::move(event));
 }
 
+void deferred_writes::add_statement(pipelined_statement statement) {
+    statements_.push_back(std::move(statement));
+}
+
 void deferred_writes::on_control(std::string_view sql) {
     auto named = [&](std::string_view prefix) -> std::optional<std::string_view> {
         if (!sql.starts_with(prefix)) return std::nullopt;
@@ -114,7 +118,8 @@ void deferred_writes::on_control(std::string_view sql) {
     };
     if (auto name = named("SAVEPOINT ")) {
         savepoints_.push_back({std::string(*name), postings_.size(), transfers_.size(),
-                               events_.size(), found_accounts_.size(), balances_.size()});
+                               events_.size(), found_accounts_.size(), balances_.size(),
+                               statements_.size()});
     } else if (auto name = named("RELEASE SAVEPOINT ")) {
         // What was written since stays, as part of the enclosing savepoint or transaction.
         std::size_t at = find(*name);
@@ -130,6 +135,7 @@ void deferred_writes::on_control(std::string_view sql) {
         events_.resize(kept.events);
         found_accounts_.resize(kept.found_accounts);  // an account opened since is gone again
         balances_.resize(kept.balances);
+        statements_.resize(kept.statements);
         savepoints_.resize(at + 1);
     } else if (sql == "ROLLBACK") {
         clear();
@@ -172,6 +178,7 @@ void deferred_writes::committed() {
 void deferred_writes::clear() {
     found_accounts_.clear();
     balances_.clear();
+    statements_.clear();
     postings_.clear();
     transfers_.clear();
     events_.clear();
@@ -197,6 +204,7 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
 
 void deferred_writes::flush(soci::session& session) {
     CORRIDOR_ASSERT(backend_of(session) == database_backend::sqlite);
+    CORRIDOR_ASSERT(statements_.empty());  // add_statement is PostgreSQL's
     // One UPDATE per account, in id order; then the prepared insert again for each row (SQLite has
     // no round trips to save).
     for (const auto& [id, delta] : summed_postings(postings_)) {
@@ -248,6 +256,8 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
               text_array(events_, &e::payload), number_array(events_, &e::created_at_ms),
               text_array(events_, &e::purpose)}});
     }
+    for (auto& statement : statements_) pipeline.push_back(std::move(statement));
+    statements_.clear();
     postings_.clear();
     transfers_.clear();
     events_.clear();

@@ -47,10 +47,15 @@ public:
     void add_posting(const std::string& account_id, bool debit, long long amount, long long now_ms);
     void add_transfer(deferred_transfer transfer);
     void add_event(deferred_event event);
+    // PostgreSQL: a statement whose answer nothing needs, sent with the flush. Only for rows no
+    // other command can read before the commit (made by the same command).
+    void add_statement(pipelined_statement statement);
     // A transaction-control statement the session just ran (SAVEPOINT, RELEASE SAVEPOINT,
     // ROLLBACK TO SAVEPOINT, ROLLBACK).
     void on_control(std::string_view sql);
-    bool empty() const { return postings_.empty() && transfers_.empty() && events_.empty(); }
+    bool empty() const {
+        return postings_.empty() && transfers_.empty() && events_.empty() && statements_.empty();
+    }
     // Ids of service accounts: a service account is never deleted and its id never changes, so
     // once the batch that found (or opened) it has committed, the writer needs no lookup for it
     // again. `key` names the owner, kind and currency.
@@ -82,11 +87,13 @@ private:
     };
     struct mark {
         std::string name;
-        std::size_t postings = 0, transfers = 0, events = 0, found_accounts = 0, balances = 0;
+        std::size_t postings = 0, transfers = 0, events = 0, found_accounts = 0, balances = 0,
+                    statements = 0;
     };
     std::vector<posting> postings_;
     std::vector<deferred_transfer> transfers_;
     std::vector<deferred_event> events_;
+    std::vector<pipelined_statement> statements_;
     std::vector<mark> savepoints_;
     std::unordered_map<std::string, std::string> known_accounts_;
     std::vector<std::pair<std::string, std::string>> found_accounts_;         // this batch's

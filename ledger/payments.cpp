@@ -1,14 +1,15 @@
 #include "ledger/payments.hpp"
 
+#include <array>
 #include <boost/json.hpp>
 #include <boost/json/monotonic_resource.hpp>
-
-#include <array>
 #include <cstddef>
 
 #include "ledger/assert.hpp"
 #include "ledger/counterparty_fields.hpp"
 #include "ledger/customer_store.hpp"
+#include "ledger/database.hpp"
+#include "ledger/deferred_writes.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
@@ -409,6 +410,39 @@ transaction_record outgoing_of(soci::session& session, const quote_record& quote
     return std::move(*outgoing);
 }
 
+// Updates of the quote and OUTGOING transaction that create-and-execute made in this same command
+// (`outgoing_in_hand` set): no other command can know those rows before the batch commits, so on
+// PostgreSQL the writer sends the updates with its flush instead of waiting for each. Null when
+// they must be sent at once.
+deferred_writes* deferred_for_new_rows(soci::session& session,
+                                       const transaction_record* outgoing_in_hand) {
+    if (!outgoing_in_hand || backend_of(session) != database_backend::postgresql) return nullptr;
+    return deferred_writes_of(session);
+}
+
+void set_quote_status(soci::session& session, const quote_record& quote, const std::string& status,
+                      std::int64_t now_ms, const transaction_record* outgoing_in_hand) {
+    if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        deferred->add_statement({"UPDATE quotes SET status = $1, updated_at_ms = $2 WHERE id = $3",
+                                 {status, std::to_string(now_ms), quote.id}});
+        return;
+    }
+    update_quote_status(session, quote, status, now_ms);
+}
+
+void set_transaction_outcome(soci::session& session, const transaction_record& t,
+                             const transaction_record* outgoing_in_hand) {
+    if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        deferred->add_statement(
+            {"UPDATE transactions SET status = $1, failure_reason = $2, refund = $3, "
+             "settled_at_ms = $4, updated_at_ms = $5 WHERE id = $6",
+             {t.status, t.failure_reason, t.refund, std::to_string(t.settled_at_ms),
+              std::to_string(t.updated_at_ms), t.id}});
+        return;
+    }
+    store_transaction_outcome(session, t);
+}
+
 // The ACCOUNT_STATUS event of the internal account that paid the quote, read after its debit.
 void record_funding_balance(soci::session& session, const payment_services& services,
                             const quote_record& quote, const std::string& funding_account_id,
@@ -505,12 +539,12 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     CORRIDOR_ASSERT(credit.ok());
 
     std::int64_t now_ms = services.time.now_ms();
-    update_quote_status(session, quote, "COMPLETED", now_ms);
+    set_quote_status(session, quote, "COMPLETED", now_ms, outgoing_in_hand);
     transaction_record outgoing = outgoing_of(session, quote, outgoing_in_hand);
     outgoing.status = "COMPLETED";
     outgoing.settled_at_ms = now_ms;
     outgoing.updated_at_ms = now_ms;
-    store_transaction_outcome(session, outgoing);
+    set_transaction_outcome(session, outgoing, outgoing_in_hand);
 
     transaction_record incoming;
     incoming.id = services.ids.next("Transaction");

@@ -3,6 +3,8 @@
 // sent at once, savepoints that roll back drop what was kept since, hot service accounts take one
 // update per batch, and a batch whose summed postings would pass an account's ceiling is applied
 // again posting by posting.
+#include "ledger/deferred_writes.hpp"
+
 #include <soci/postgresql/soci-postgresql.h>
 
 #include <catch2/catch.hpp>
@@ -305,5 +307,30 @@ TEST_CASE("ledger writer: balances and service account ids it already knows cost
     CHECK(find_account(f.session(), a.owner, reopened).has_value());
     CHECK_FALSE(find_account(f.session(), a.owner, opened).has_value());
     CHECK(audit_book(f.session()).empty());
+    writer.stop();
+}
+
+TEST_CASE("ledger writer: statements kept for the flush follow savepoints (PostgreSQL)",
+          "[store][writer]") {
+    testing::test_database database;
+    database.session() << "CREATE TABLE flush_probe (tag TEXT NOT NULL)";
+    ledger_writer writer(database.url(), 8, 64);
+    bool postgres = database.backend() == database_backend::postgresql;
+    auto done = submit(writer, [&](soci::session& s) {
+        deferred_writes* deferred = deferred_writes_of(s);
+        if (!deferred) return false;  // the writer defers in every batch
+        if (!postgres) return true;   // statements are kept on PostgreSQL only
+        deferred->add_statement({"INSERT INTO flush_probe (tag) VALUES ($1)", {"kept"}});
+        run_control(s, "SAVEPOINT request");
+        deferred->add_statement({"INSERT INTO flush_probe (tag) VALUES ($1)", {"dropped"}});
+        run_control(s, "ROLLBACK TO SAVEPOINT request");
+        run_control(s, "RELEASE SAVEPOINT request");
+        return true;
+    });
+    CHECK(done.get());
+    CHECK(count_of(database.session(), "SELECT COUNT(*) FROM flush_probe WHERE tag = 'dropped'") ==
+          0);
+    CHECK(count_of(database.session(), "SELECT COUNT(*) FROM flush_probe WHERE tag = 'kept'") ==
+          (postgres ? 1 : 0));
     writer.stop();
 }
