@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "ledger/control_queue.hpp"
 #include "ledger/database.hpp"
 #include "ledger/deferred_writes.hpp"
 #include "ledger/statement_cache.hpp"
@@ -27,7 +28,57 @@ using result_ptr = std::unique_ptr<PGresult, result_closer>;
     throw soci::postgresql_soci_error(what + ": " + message, state ? state : "08006");
 }
 
+// Sends control statements as one query; updates nothing else.
+void send_controls(PGconn* connection, const std::vector<const char*>& controls) {
+    std::string joined;
+    for (const char* sql : controls) {
+        if (!joined.empty()) joined += "; ";
+        joined += sql;
+    }
+    count_round_trip(controls.size());
+    result_ptr result(PQexec(connection, joined.c_str()));
+    if (!result || PQresultStatus(result.get()) != PGRES_COMMAND_OK) {
+        fail(connection, result.get(), "transaction control failed");
+    }
+}
+
+thread_local soci::session* queue_session = nullptr;
+thread_local std::vector<const char*>* queue = nullptr;
+
 }  // namespace
+
+control_queue_scope::control_queue_scope(soci::session& session,
+                                         std::vector<const char*>& pending) {
+    queue_session = &session;
+    queue = &pending;
+}
+
+control_queue_scope::~control_queue_scope() {
+    queue_session = nullptr;
+    queue = nullptr;
+}
+
+bool control_queue_active(soci::session& session) {
+    return queue_session == &session;
+}
+
+bool queue_control(soci::session& session, const char* sql) {
+    if (queue_session != &session) return false;
+    std::string_view text(sql);
+    if (!text.starts_with("SAVEPOINT ") && !text.starts_with("RELEASE SAVEPOINT ") &&
+        !text.starts_with("ROLLBACK TO SAVEPOINT ")) {
+        return false;
+    }
+    queue->push_back(sql);
+    return true;
+}
+
+void send_queued_controls(soci::session& session) {
+    if (queue_session != &session || queue->empty()) return;
+    std::vector<const char*> controls;
+    controls.swap(*queue);
+    send_controls(connection_of(session), controls);
+}
 
 void run_controls(soci::session& session, const std::vector<const char*>& controls) {
     if (controls.empty()) return;
@@ -36,17 +87,7 @@ void run_controls(soci::session& session, const std::vector<const char*>& contro
         for (const char* sql : controls) run_control(session, sql);
         return;
     }
-    std::string joined;
-    for (const char* sql : controls) {
-        if (!joined.empty()) joined += "; ";
-        joined += sql;
-    }
-    PGconn* connection = connection_of(session);
-    count_round_trip(controls.size());
-    result_ptr result(PQexec(connection, joined.c_str()));
-    if (!result || PQresultStatus(result.get()) != PGRES_COMMAND_OK) {
-        fail(connection, result.get(), "transaction control failed");
-    }
+    send_controls(connection_of(session), controls);
     if (deferred) {
         for (const char* sql : controls) deferred->on_control(sql);
     }

@@ -1,5 +1,6 @@
 #include "ledger/database.hpp"
 
+#include "ledger/control_queue.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 
@@ -193,6 +194,7 @@ namespace {
 
 // Whether the connection is inside a transaction already (the ledger writer's batch).
 bool in_transaction(soci::session& session) {
+    if (control_queue_active(session)) return true;  // the writer's batch, its BEGIN maybe queued
     if (backend_of(session) == database_backend::sqlite) {
         auto* backend = static_cast<soci::sqlite3_session_backend*>(session.get_backend());
         return sqlite3_get_autocommit(backend->conn_) == 0;

@@ -8,6 +8,7 @@
 
 #include "ledger/assert.hpp"
 #include "ledger/batch_send.hpp"
+#include "ledger/control_queue.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 #include "ledger/thread_name.hpp"
@@ -54,10 +55,17 @@ class batch_transaction {
 public:
     explicit batch_transaction(soci::session& session)
         : session_(session), sqlite_(backend_of(session) == database_backend::sqlite) {
-        pending_.push_back(sqlite_ ? "BEGIN IMMEDIATE" : "BEGIN");
+        if (sqlite_) {
+            run_control(session_, "BEGIN IMMEDIATE");
+        } else {
+            pending_.push_back("BEGIN");
+            queue_.emplace(session_, pending_);
+        }
     }
     ~batch_transaction() {
         if (!open_) return;
+        queue_.reset();
+        pending_.clear();
         outbox_rolled_back_on_this_thread();
         try {
             run_control(session_, "ROLLBACK");
@@ -68,11 +76,8 @@ public:
     batch_transaction(const batch_transaction&) = delete;
     batch_transaction& operator=(const batch_transaction&) = delete;
 
-    void control(const char* sql) { pending_.push_back(sql); }
-    void send() {
-        run_controls(session_, pending_);
-        pending_.clear();
-    }
+    // Queued on PostgreSQL until the next statement (control_queue.hpp), run at once on SQLite.
+    void control(const char* sql) { run_control(session_, sql); }
     void commit(deferred_writes* deferred);
 
 private:
@@ -80,20 +85,19 @@ private:
     bool sqlite_;
     bool open_ = true;
     std::vector<const char*> pending_;
+    std::optional<control_queue_scope> queue_;
 };
 
 void batch_transaction::commit(deferred_writes* deferred) {
     bool events = outbox_events_pending_on_this_thread();
     if (sqlite_) {
-        send();
         if (deferred) deferred->flush(session_);
         run_control(session_, "COMMIT");
     } else {
+        // What is still queued (already applied to the deferred writes), the flush, COMMIT.
+        queue_.reset();
         std::vector<pipelined_statement> statements;
-        for (const char* sql : pending_) {
-            statements.push_back({sql, {}});
-            if (deferred) deferred->on_control(sql);
-        }
+        for (const char* sql : pending_) statements.push_back({sql, {}});
         pending_.clear();
         if (deferred) deferred->append_flush(statements);
         // NOTIFY is delivered at COMMIT, once per transaction however many events.
@@ -236,7 +240,6 @@ void ledger_writer::run_batch(soci::session& session,
     for (std::size_t i = 0; i < batch.size(); ++i) {
         for (int attempt = 1; attempt <= command_attempts_max; ++attempt) {
             transaction.control("SAVEPOINT command");
-            transaction.send();
             applied[i] = batch[i]->run(session);
             if (applied[i]) {
                 transaction.control("RELEASE SAVEPOINT command");
