@@ -265,6 +265,88 @@ void update_quote_status(soci::session& session, const quote_record& q, const st
                  now, q.id);
 }
 
+// "$1, $2, ... $n"
+std::string numbered_parameters(int count) {
+    std::string out;
+    for (int i = 1; i <= count; ++i) out += (i > 1 ? ", $" : "$") + std::to_string(i);
+    return out;
+}
+
+// The INSERT of a new quote as a statement for the ledger writer's flush (text parameters).
+pipelined_statement quote_insert_statement(const quote_record& q) {
+    static const std::string sql = std::string("INSERT INTO quotes (") + quote_columns +
+                                   ") VALUES (" + numbered_parameters(33) + ")";
+    auto n = [](std::int64_t value) { return std::to_string(value); };
+    return {sql,
+            {q.id,
+             q.owner.platform_id,
+             std::string(q.owner.env_name()),
+             q.status,
+             q.source_type,
+             q.source_account_id,
+             q.source_customer_id,
+             q.destination_type,
+             q.destination_account_id,
+             q.destination_customer_id,
+             q.sending_currency,
+             q.receiving_currency,
+             q.locked_side,
+             n(q.locked_amount),
+             n(q.priced.total_sending),
+             n(q.priced.net_sending),
+             n(q.priced.total_receiving),
+             n(q.priced.fees_included),
+             rational_text(q.priced.exchange_rate),
+             rational_text(q.priced.counterparty_multiplier),
+             rational_text(q.priced.service_multiplier),
+             rational_text(q.priced.variable_fee_rate),
+             n(q.priced.counterparty_fixed_fee),
+             n(q.priced.service_fixed_fee),
+             n(q.priced.variable_fee_amount),
+             q.purpose_of_payment,
+             q.description,
+             q.transaction_id,
+             q.funding_reference,
+             q.payment_instructions,
+             n(q.created_at_ms),
+             n(q.expires_at_ms),
+             n(q.updated_at_ms)}};
+}
+
+// The INSERT of a new transaction, likewise.
+pipelined_statement transaction_insert_statement(const transaction_record& t) {
+    static const std::string sql = std::string("INSERT INTO transactions (") + transaction_columns +
+                                   ") VALUES (" + numbered_parameters(26) + ")";
+    auto n = [](std::int64_t value) { return std::to_string(value); };
+    return {sql,
+            {t.id,
+             t.owner.platform_id,
+             std::string(t.owner.env_name()),
+             t.type,
+             t.status,
+             t.quote_id,
+             t.customer_id,
+             t.platform_customer_id,
+             t.source_type,
+             t.source_account_id,
+             t.source_currency,
+             t.destination_type,
+             t.destination_account_id,
+             t.destination_currency,
+             n(t.sent_amount),
+             n(t.received_amount),
+             n(t.fees),
+             t.exchange_rate,
+             t.rate_details,
+             t.description,
+             t.failure_reason,
+             t.reference,
+             t.refund,
+             n(t.settled_at_ms),
+             n(t.created_at_ms),
+             n(t.updated_at_ms)}};
+}
+
 }  // namespace
 
 void store_new_transaction(soci::session& session, const transaction_record& t) {
@@ -570,7 +652,11 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.description = quote.description;
     incoming.reference = outgoing.reference;
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
-    store_new_transaction(session, incoming);
+    if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        deferred->add_statement(transaction_insert_statement(incoming));
+    } else {
+        store_new_transaction(session, incoming);
+    }
 
     record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
     record_payment_event(session, services.ids, services.time, services.currencies, incoming);
@@ -862,7 +948,20 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     } else {
         quote.payment_instructions = "[]";
     }
-    insert_quote(session, quote);
+    // Create-and-execute to an internal account on PostgreSQL: the quote and its transaction are
+    // rows no other command can know before the commit, and nothing of this command reads them
+    // back (it keeps them in hand), so their inserts wait for the flush with their updates. A
+    // payout's rail operation refers to the transaction at once, so payouts insert now.
+    deferred_writes* deferred_rows =
+        outgoing_out && !request.uma && !is_external_account_id(quote.destination_account_id) &&
+                backend_of(session) == database_backend::postgresql
+            ? deferred_writes_of(session)
+            : nullptr;
+    if (deferred_rows) {
+        deferred_rows->add_statement(quote_insert_statement(quote));
+    } else {
+        insert_quote(session, quote);
+    }
     if (request.uma) {
         uma_payment_record payment = request.uma->payment;
         payment.quote_id = quote.id;
@@ -899,7 +998,11 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.payment_instructions = quote.payment_instructions;
     if (request.uma) outgoing.counterparty_data = request.uma->payment.payee_data;
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
-    store_new_transaction(session, outgoing);
+    if (deferred_rows) {
+        deferred_rows->add_statement(transaction_insert_statement(outgoing));
+    } else {
+        store_new_transaction(session, outgoing);
+    }
     record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
     if (outgoing_out) *outgoing_out = std::move(outgoing);
     return quote;
