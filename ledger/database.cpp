@@ -271,4 +271,23 @@ bool is_retryable_conflict(const soci::soci_error& error) {
     return false;
 }
 
+bool connection_alive(soci::session& session) {
+    if (backend_of(session) != database_backend::postgresql) return true;
+    auto* backend = static_cast<soci::postgresql_session_backend*>(session.get_backend());
+    return backend->conn_ != nullptr && PQstatus(backend->conn_) == CONNECTION_OK;
+}
+
+bool is_database_unavailable(soci::session& session, const soci::soci_error& error) {
+    if (backend_of(session) != database_backend::postgresql) return false;
+    if (!connection_alive(session)) return true;
+    if (const auto* pg_error = dynamic_cast<const soci::postgresql_soci_error*>(&error)) {
+        auto state = pg_error->sqlstate();
+        // 08: connection exception; 57P01-57P03: admin or crash shutdown, cannot connect now;
+        // 53300: too many connections.
+        return state.rfind("08", 0) == 0 || state == "57P01" || state == "57P02" ||
+               state == "57P03" || state == "53300";
+    }
+    return false;
+}
+
 }  // namespace corridor

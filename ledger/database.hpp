@@ -1,11 +1,11 @@
 #pragma once
 // One soci code path for SQLite (embedded default) and PostgreSQL (production, several processes).
+#include <soci/soci.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <soci/soci.h>
 
 namespace corridor {
 
@@ -56,5 +56,11 @@ private:
 bool is_unique_violation(const soci::soci_error& error);
 // True for transient contention (SQLite busy/locked, PostgreSQL serialization failure/deadlock).
 bool is_retryable_conflict(const soci::soci_error& error);
+// True when the database itself is out of reach rather than refusing the statement: the connection
+// is lost (PostgreSQL restarted, the network cut) or the server is shutting down, starting up or
+// out of connections. A request that meets it answers 503 with Retry-After, never 500.
+bool is_database_unavailable(soci::session& session, const soci::soci_error& error);
+// False when the session's connection is known to be broken (PostgreSQL; a SQLite file has none).
+bool connection_alive(soci::session& session);
 
 }  // namespace corridor

@@ -650,6 +650,44 @@ const std::vector<migration>& all_migrations() {
              "ALTER TABLE webhook_keys ADD COLUMN previous_public_key_pem TEXT",
              "ALTER TABLE webhook_keys ADD COLUMN previous_retired_at_ms BIGINT",
          }},
+        {24,
+         "ledger batch markers for commits whose outcome is unknown",
+         {
+             // On PostgreSQL each ledger batch inserts its marker in its own transaction; when the
+             // connection drops during COMMIT the writer reconnects and looks the marker up. The
+             // lookup inserts the id itself (fenced = 1), which waits for the batch's transaction
+             // to end: a row with fenced = 0 means the batch committed, a row with fenced = 1 that
+             // it never will. Pruned by age. Unused on SQLite (a local file has no lost COMMIT).
+             R"(CREATE TABLE ledger_batches (
+                id BIGINT PRIMARY KEY,
+                committed_at_ms BIGINT NOT NULL,
+                fenced INTEGER NOT NULL DEFAULT 0))",
+             "CREATE INDEX ledger_batches_age ON ledger_batches (committed_at_ms)",
+          }},
+        {30,
+         "uma keys rotate with an overlap",
+         {
+             // A next key pair per purpose, published ahead of the switch (`uma-key rotate
+             // --next [--at]`) through the expiration of /.well-known/lnurlpubkey, and the
+             // replaced pair kept after it: the previous encryption key still decrypts travel-rule
+             // data senders encrypted before they refetched (uma.previous_key_overlap_seconds).
+             // Private halves are sealed exactly as the current one.
+             "ALTER TABLE uma_keys ADD COLUMN next_private_key TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN next_certificate TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN next_created_at_ms BIGINT",
+             "ALTER TABLE uma_keys ADD COLUMN next_activate_at_ms BIGINT",
+             "ALTER TABLE uma_keys ADD COLUMN previous_private_key TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN previous_certificate TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN previous_retired_at_ms BIGINT",
+         }},
+        {31,
+         "idempotency keys by age",
+         {
+             // The hourly prune (DELETE ... WHERE created_at_ms < cutoff) runs on the ledger
+             // writer: without this index it reads the whole table, every stored response of the
+             // retention window, while payments wait for the writer's commit.
+             "CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at_ms)",
+         }},
     };
     return migrations;
 }

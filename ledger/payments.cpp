@@ -1223,13 +1223,24 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
     long long now_ms = services.time.now_ms();
     std::vector<quote_record> due;
     {
-        sql_filter where;
-        where.equals("status", std::string("PENDING"));
-        where.at_most("expires_at_ms", now_ms);
+        // The oldest expiries first, in the order of quotes_pending_expiry (status,
+        // expires_at_ms): the scan starts at the first PENDING quote and stops at the first one
+        // still valid, whatever the plan. Ordered by id instead, a generic plan (which cannot know
+        // that few quotes are PENDING) walks the whole primary key to find none.
+        static const std::string sql = std::string("SELECT ") + quote_columns +
+                                       " FROM quotes WHERE status = 'PENDING' AND expires_at_ms <= "
+                                       ":n ORDER BY expires_at_ms LIMIT :l";
         quote_row row;
-        fetch_page(session, std::string("SELECT ") + quote_columns + " FROM quotes", where,
-                   page_request{limit, std::nullopt, false}, row,
-                   [&](const quote_row& r) { due.push_back(r.to_record()); });
+        int rows_max = limit;
+        soci::statement statement(session);
+        row.bind(statement);
+        statement.exchange(soci::use(now_ms));
+        statement.exchange(soci::use(rows_max));
+        statement.alloc();
+        statement.prepare(sql);
+        statement.define_and_bind();
+        statement.execute(false);
+        while (statement.fetch()) due.push_back(row.to_record());
     }
     for (const auto& quote : due) {
         update_quote_status(session, quote, "EXPIRED", now_ms);

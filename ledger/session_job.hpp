@@ -1,20 +1,32 @@
 #pragma once
 // Work that runs on a thread owning a database session: a database-pool thread for ordinary reads
-// and writes, or the ledger writer for money. Completion is reported only when the work is durable.
-#include <memory>
-
+// and writes, or the ledger writer for money. Completion is reported only when the work's fate is
+// known (or known to be unknowable).
 #include <soci/soci.h>
 
+#include <memory>
+
 namespace corridor {
+
+// What became of a job. The HTTP layer answers each differently: only `committed` carries the
+// job's own response; the others say whether retrying is safe.
+enum class job_outcome {
+    committed,      // its transaction committed (on the pool: run() returned)
+    rolled_back,    // it ran and asked for its effects to be undone (run() returned false); the
+                    // rest of its batch went on and committed
+    not_committed,  // known not to have happened: refused before running (queue full, shutting
+                    // down, no database) or its transaction did not commit
+    unknown,        // the connection was lost during COMMIT and the outcome could not be learnt
+                    // within ledger.outcome_lookup_timeout_ms
+};
 
 struct session_job {
     virtual ~session_job() = default;
     // Does the work on the session. Returns false when its effects must be rolled back (the ledger
     // writer then undoes them) or the session may be broken (a pool thread then reopens it).
     virtual bool run(soci::session& session) noexcept = 0;
-    // Called once: durable = true after the work's transaction committed, false when it did not
-    // (rolled back, a failed commit, or the job was refused before running).
-    virtual void finish(bool durable) noexcept = 0;
+    // Called once, with what became of the work.
+    virtual void finish(job_outcome outcome) noexcept = 0;
     // After run() returned false: whether the failure was transient contention (a deadlock or
     // serialization failure between processes sharing PostgreSQL) that running again may resolve.
     virtual bool retryable() const noexcept { return false; }

@@ -388,6 +388,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.integer("rates.cache_seconds", config.rates_cache_seconds, 0, 86400);
     keys.integer("ledger.batch_commands_max", config.ledger_batch_commands_max, 1, 8192);
     keys.integer("ledger.queue_commands_max", config.ledger_queue_commands_max, 1, 10000000);
+    keys.integer("ledger.outcome_lookup_timeout_ms", config.ledger_outcome_lookup_timeout_ms, 0,
+                 3600000);
     keys.integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000);
     keys.integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90);
     keys.text("uma.proxy_host", config.uma_proxy_host);
@@ -395,6 +397,8 @@ service_config service_config::load_file(const std::string& path) {
     keys.text("key_encryption_key_file", key_encryption_key_file);
     keys.text("uma.key_encryption_key_file", uma_key_encryption_key_file);
     keys.integer("uma.lookup_ttl_seconds", config.uma_lookup_ttl_seconds, 10, 86400);
+    keys.integer("uma.previous_key_overlap_seconds", config.uma_previous_key_overlap_seconds, 0,
+                 90LL * 24 * 3600);
     keys.integer("uma.post_transaction_poll_interval_ms",
                  config.uma_post_transaction_poll_interval_ms, 5, 60000);
     keys.integer("uma.post_transaction_retry_initial_interval_ms",

@@ -95,10 +95,16 @@ struct service_config {
     std::string key_encryption_key_file;
     std::int64_t ledger_batch_commands_max = 512;  // 1 turns group commit off
     std::int64_t ledger_queue_commands_max = 65536;
+    // PostgreSQL: how long the writer keeps reconnecting to learn whether a batch whose COMMIT lost
+    // its connection committed, before answering its commands 503 with an unknown outcome.
+    std::int64_t ledger_outcome_lookup_timeout_ms = 30000;
     std::int64_t quotes_sweep_interval_ms = 1000;
     std::int64_t idempotency_retention_hours = 72;
     std::string uma_proxy_host = "uma.corridor.localhost";
     std::int64_t uma_lookup_ttl_seconds = 600;  // a receiver lookup serves quotes this long
+    // After an UMA key switch (`uma-key rotate`), how long travel-rule data encrypted to the
+    // replaced encryption key still decrypts: senders that fetched the keys before the switch.
+    std::int64_t uma_previous_key_overlap_seconds = 7 * 24 * 3600;
     // Post-transaction callbacks to the providers of UMA receivers we paid: how often the worker
     // looks for due ones, the wait after a failed attempt (doubling per attempt, at most an hour),
     // and how many attempts before giving up.

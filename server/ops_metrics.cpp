@@ -175,7 +175,7 @@ public:
             return false;
         }
     }
-    void finish(bool) noexcept override { owner_.store(std::move(text_)); }
+    void finish(job_outcome) noexcept override { owner_.store(std::move(text_)); }
 
 private:
     database_gauges& owner_;

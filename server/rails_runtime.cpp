@@ -19,7 +19,7 @@
 
 #include "ledger/database.hpp"
 #include "ledger/external_account_store.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -52,11 +52,11 @@ public:
 
 // A new node key as 64 hex digits: 32 random bytes that are a valid secp256k1 secret key.
 std::string new_node_key_hex() {
-    spark::bytes32 key{};
+    lightning::bytes32 key{};
     do {
         if (RAND_bytes(key.data(), static_cast<int>(key.size())) != 1)
             throw std::runtime_error("no randomness for a new Lightning node key");
-    } while (!spark::node_public_key(key));
+    } while (!lightning::node_public_key(key));
     static constexpr char digits[] = "0123456789abcdef";
     std::string hex;
     for (auto byte : key) {
@@ -181,7 +181,9 @@ bool run_on_writer(session_executor& writer, std::function<void(soci::session&)>
                 return false;
             }
         }
-        void finish(bool durable) noexcept override { done_.set_value(durable); }
+        void finish(job_outcome outcome) noexcept override {
+            done_.set_value(outcome == job_outcome::committed);
+        }
         std::future<bool> done() { return done_.get_future(); }
 
     private:

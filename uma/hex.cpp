@@ -1,6 +1,6 @@
 #include "uma/hex.hpp"
 
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace corridor::uma {
 

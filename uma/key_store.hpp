@@ -1,6 +1,8 @@
 #pragma once
 // Each platform environment has two secp256k1 key pairs, one to sign UMA messages and one that
 // senders encrypt travel-rule data to, each with a self-signed certificate.
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "ledger/tenant.hpp"
@@ -18,6 +20,15 @@ struct key_pair {
 struct environment_keys {
     key_pair signing;
     key_pair encryption;
+    // A rotation staged ahead of its switch: the pairs that take over at next_activate_at_ms (or
+    // on command when it has none). Until then the current pairs alone sign and decrypt.
+    std::optional<key_pair> next_signing;
+    std::optional<key_pair> next_encryption;
+    std::optional<std::int64_t> next_activate_at_ms;
+    // After a switch: the encryption pair it replaced, and when, so that data a sender encrypted
+    // to the old key before refetching still decrypts during an overlap the caller chooses.
+    std::optional<key_pair> previous_encryption;
+    std::optional<std::int64_t> previous_retired_at_ms;
 };
 
 class key_store {

@@ -5,7 +5,7 @@
 #include <boost/json/serialize.hpp>
 #include <cmath>
 
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "uma/ecies.hpp"
 #include "uma/hex.hpp"
 #include "uma/responder.hpp"
@@ -30,7 +30,7 @@ const uma_currency* offered(const lnurlp_response& response, const std::string& 
     return found == response.currencies->end() ? nullptr : &*found;
 }
 
-std::optional<uma_error> expiry_problem(const spark::decoded_invoice& invoice, std::int64_t now_s) {
+std::optional<uma_error> expiry_problem(const lightning::decoded_invoice& invoice, std::int64_t now_s) {
     auto expires =
         static_cast<std::int64_t>(invoice.fields.timestamp + invoice.fields.expiry_seconds);
     if (expires <= now_s)
@@ -41,7 +41,7 @@ std::optional<uma_error> expiry_problem(const spark::decoded_invoice& invoice, s
 // The invoice must be for what the answer says the payment costs: the converted amount at the
 // answer's multiplier plus its fee (rounded as the SDKs round), within a millisatoshi.
 std::optional<uma_error> check_invoice(const pay_response& response, const invoice_order& order,
-                                       const spark::decoded_invoice& invoice, std::int64_t now_s) {
+                                       const lightning::decoded_invoice& invoice, std::int64_t now_s) {
     const auto& converted = response.converted;
     if (!converted || !converted->amount) {
         return error(error_kind::invalid_payreq_response, "the answer has no converted amount");
@@ -219,7 +219,7 @@ result<requested_invoice, uma_error> request_invoice(const receiver_lookup& look
             return *failed;
         }
     }
-    auto invoice = spark::decode_invoice(response->pr);
+    auto invoice = lightning::decode_invoice(response->pr);
     if (!invoice) {
         return error(error_kind::invalid_payreq_response,
                      "the invoice does not decode: " + invoice.error().message);

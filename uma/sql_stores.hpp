@@ -3,6 +3,10 @@
 // sharing a database signs with the same keys and refuses the same replays.
 #include <soci/soci.h>
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 #include "ledger/clock.hpp"
 #include "ledger/random.hpp"
 #include "uma/key_sealing.hpp"
@@ -19,10 +23,22 @@ public:
                   const sealing_key* sealing = nullptr)
         : session_(session), time_(time), random_(random), sealing_(sealing) {}
     // Concurrent first uses race on the primary key; every process then reads the winner's keys.
+    // A staged rotation whose time has come takes over here, in whichever process reads first.
     environment_keys keys_for(const tenant& owner, std::string_view uma_domain) override;
+
+    // Rotation with an overlap. stage_next makes a next signing and encryption pair (replacing a
+    // staged one) that take over at activate_at_ms, or on activate_next when it has none; the
+    // current pairs sign and decrypt until then. activate_next makes the staged pairs current
+    // (none staged: nullopt). Either way the replaced encryption pair is kept as previous.
+    environment_keys stage_next(const tenant& owner, std::string_view uma_domain,
+                                std::optional<std::int64_t> activate_at_ms);
+    std::optional<environment_keys> activate_next(const tenant& owner, std::string_view uma_domain);
 
 private:
     bool load(const tenant& owner, environment_keys& out);
+    void promote_next(const tenant& owner);
+    std::string stored_secret(const tenant& owner, const std::string& purpose,
+                              const private_key& secret);
     soci::session& session_;
     const clock& time_;
     random_source& random_;

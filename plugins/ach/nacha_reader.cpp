@@ -4,7 +4,7 @@
 
 #include "plugins/ach/nacha_writer.hpp"
 #include "plugins/ach/us_account.hpp"
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace corridor::ach {
 namespace {

@@ -3,7 +3,7 @@
 #include <ctime>
 #include <tuple>
 
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace corridor::ach {
 namespace {

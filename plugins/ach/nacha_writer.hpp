@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "plugins/ach/us_account.hpp"
-#include "plugins/common/format_result.hpp"
+#include "rails/rail_sdk/formats/result.hpp"
 
 namespace corridor::ach {
 

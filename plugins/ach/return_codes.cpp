@@ -1,7 +1,7 @@
 #include "plugins/ach/return_codes.hpp"
 
 #include "plugins/ach/nacha_reader.hpp"
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace corridor::ach {
 namespace {

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "plugins/common/format_result.hpp"
+#include "rails/rail_sdk/formats/result.hpp"
 
 namespace corridor::ach {
 

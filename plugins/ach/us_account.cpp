@@ -1,6 +1,6 @@
 #include "plugins/ach/us_account.hpp"
 
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace corridor::ach {
 

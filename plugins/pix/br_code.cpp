@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 #include "plugins/pix/crc16.hpp"
 #include "plugins/pix/pix_key.hpp"
 

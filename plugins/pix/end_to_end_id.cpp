@@ -2,7 +2,7 @@
 
 #include <ctime>
 
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace corridor::pix {
 namespace {

@@ -1,6 +1,6 @@
 #include "plugins/pix/pix_key.hpp"
 
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 #include "plugins/pix/tax_id.hpp"
 
 namespace corridor::pix {

@@ -3,7 +3,7 @@
 // calls it RANDOM). Every key is at most 77 characters.
 #include <string_view>
 
-#include "plugins/common/format_result.hpp"
+#include "rails/rail_sdk/formats/result.hpp"
 
 namespace corridor::pix {
 

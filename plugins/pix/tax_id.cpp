@@ -1,6 +1,6 @@
 #include "plugins/pix/tax_id.hpp"
 
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace corridor::pix {
 namespace {

@@ -13,7 +13,7 @@
 #include <stdexcept>
 
 #include "plugins/common/random_bytes.hpp"
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace corridor::spark {
 namespace json = boost::json;

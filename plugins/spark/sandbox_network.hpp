@@ -17,9 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 
 namespace corridor::spark {
+
+// Invoices are the rail SDK's Lightning formats, spoken here unqualified.
+using namespace corridor::lightning;
 
 enum class payment_outcome {
     paid,               // the record is written: the invoice is paid

@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <vector>
 
-#include "plugins/common/text.hpp"
-#include "plugins/spark/bech32.hpp"
-#include "plugins/spark/secp256k1_context.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
+#include "rails/rail_sdk/lightning/bech32.hpp"
+#include "rails/rail_sdk/lightning/secp256k1_context.hpp"
 
 namespace corridor::spark {
+using namespace corridor::lightning;
 namespace {
 
 using formats::make_error;

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "plugins/common/format_result.hpp"
+#include "rails/rail_sdk/formats/result.hpp"
 
 namespace corridor::spark {
 

@@ -43,8 +43,8 @@
 
 #include "plugins/common/plugin_json.hpp"
 #include "plugins/common/random_bytes.hpp"
-#include "plugins/common/text.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "plugins/spark/payout_journal.hpp"
 #include "plugins/spark/sandbox_network.hpp"
 #include "plugins/spark/spark_address.hpp"
@@ -52,6 +52,7 @@
 
 namespace sdk = corridor::rail_sdk;
 using namespace corridor::spark;
+using namespace corridor::lightning;
 using corridor::formats::hex_encode;
 using corridor::plugin_json::optional_string;
 using corridor::plugin_json::required_string;

@@ -6,10 +6,13 @@
 #                                        by paths relative to itself, so they resolve in the tree
 #                                        and once installed)
 #   include/corridor/rail_sdk/*.hpp      SDK helpers: settings, durable files, clock
+#   include/corridor/rail_sdk/formats/   wire-format results and ASCII utilities
+#   include/corridor/rail_sdk/lightning/ bech32 and BOLT #11, with lib/libcorridor_lightning.a
 #   share/pkgconfig/corridor-rail-sdk.pc
 #   share/cmake/CorridorRailSdk/         the CMake package and corridor_add_rail_plugin
-# Everything is architecture-independent (header-only), hence share/. The .pc and the CMake
-# package find the prefix from their own location, so `cmake --install --prefix P` works for any P.
+# Everything but the Lightning library is header-only; the .pc files and the CMake package live
+# under share/ and find the prefix from their own location, so `cmake --install --prefix P` works
+# for any P.
 include(CMakePackageConfigHelpers)
 # The ABI version the .pc describes, read from the header so the two never disagree.
 file(STRINGS ${CMAKE_SOURCE_DIR}/rails/rail_abi.h CORRIDOR_RAIL_ABI_LINES
@@ -24,13 +27,21 @@ install(FILES ${CMAKE_SOURCE_DIR}/rails/plugin_sdk.hpp DESTINATION include/corri
   RENAME rail_sdk.hpp COMPONENT sdk)
 file(GLOB CORRIDOR_RAIL_SDK_HELPERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/rails/rail_sdk/*.hpp)
 install(FILES ${CORRIDOR_RAIL_SDK_HELPERS} DESTINATION include/corridor/rail_sdk COMPONENT sdk)
+foreach(part formats lightning)
+  file(GLOB CORRIDOR_RAIL_SDK_PART_HEADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/rails/rail_sdk/${part}/*.hpp)
+  install(FILES ${CORRIDOR_RAIL_SDK_PART_HEADERS} DESTINATION include/corridor/rail_sdk/${part} COMPONENT sdk)
+endforeach()
+install(TARGETS corridor_lightning ARCHIVE DESTINATION lib COMPONENT sdk)
 
 configure_file(${CMAKE_SOURCE_DIR}/rails/sdk/corridor-rail-sdk.pc.in
   ${CMAKE_BINARY_DIR}/sdk/corridor-rail-sdk.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/sdk/corridor-rail-sdk.pc DESTINATION share/pkgconfig COMPONENT sdk)
+configure_file(${CMAKE_SOURCE_DIR}/rails/sdk/corridor-lightning.pc.in
+  ${CMAKE_BINARY_DIR}/sdk/corridor-lightning.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/sdk/corridor-rail-sdk.pc ${CMAKE_BINARY_DIR}/sdk/corridor-lightning.pc
+  DESTINATION share/pkgconfig COMPONENT sdk)
 
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/sdk/CorridorRailSdkConfigVersion.cmake
-  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion ARCH_INDEPENDENT)
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES
   ${CMAKE_SOURCE_DIR}/rails/sdk/CorridorRailSdkConfig.cmake
   ${CMAKE_BINARY_DIR}/sdk/CorridorRailSdkConfigVersion.cmake

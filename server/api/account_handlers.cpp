@@ -43,8 +43,11 @@ http_response list_platform_accounts(request_context& context) {
     return json_response(200, json::object{{"data", std::move(data)}});
 }
 
+constexpr field_shape fund_shape[] = {{"amount", json_kind::integer}};
+
 http_response fund_account(request_context& context) {
     auto body = parse_json_body(context.request);
+    check_shape(body, fund_shape);
     json_fields fields(body);
     std::int64_t amount = fields.required_int("amount", 1, sandbox_fund_amount_max);
     auto funded = fund_internal_account(context.session(), context.services.payments(), context.owner(),

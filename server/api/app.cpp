@@ -9,6 +9,7 @@
 #include "ledger/idempotency.hpp"
 #include "ledger/statement_cache.hpp"
 #include "server/api/errors.hpp"
+#include "server/api/openapi_document.hpp"
 
 namespace corridor {
 namespace {
@@ -110,6 +111,7 @@ api::api(app_services& services, api_surface surface) : services_(services) {
     register_transfer_routes(router_);
     register_invitation_routes(router_);
     register_uma_provider_routes(router_);
+    register_openapi_routes(router_);
     std::vector<std::string> labels;
     for (const auto& route : router_.routes()) {
         labels.push_back(std::string(to_string(route.method)) + " " + route.pattern);
@@ -252,15 +254,24 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
 }
 
 // Database and unexpected errors become a 500 that names nothing internal; api_errors their own
-// answer.
+// answer. A database out of reach (a lost connection, a restarting server) is not a fault of the
+// request: 503 with Retry-After, and the session is marked failed so that its thread replaces it.
 template <typename Run>
-http_response api::answering_errors(const http_request& request, const route_match& match,
-                                    Run&& run) const {
+http_response api::answering_errors(soci::session& session, const http_request& request,
+                                    const route_match& match, Run&& run) const {
     try {
         return run();
     } catch (const api_error& error) {
         return error_response(error);
     } catch (const soci::soci_error& error) {
+        if (is_database_unavailable(session, error)) {
+            spdlog::warn("database unavailable on {} {}: {}", to_string(request.method),
+                         match.route ? match.route->pattern : "?", error.what());
+            auto response = error_response(error_code::service_unavailable,
+                                           "the database is unavailable; retry later");
+            response.database_failed = true;
+            return response;
+        }
         spdlog::error("database error on {} {}: {}", to_string(request.method),
                       match.route ? match.route->pattern : "?", error.what());
         auto response = error_response(error_code::internal_error, "internal error; retry later");
@@ -297,7 +308,7 @@ std::optional<http_response> api::run_prepare(soci::session& session,
                                               const std::optional<basic_credentials>& credentials,
                                               std::any& prepared) const {
     bool go_on = false;
-    http_response response = answering_errors(request, match, [&] {
+    http_response response = answering_errors(session, request, match, [&] {
         const route_spec& route = *match.route;
         authenticate(session, route, credentials, who);
         request_context context{request, query_params(request.target), match.params, who, &session,
@@ -324,7 +335,7 @@ http_response api::run_with_database(soci::session& session, const http_request&
                                      const route_match& match, std::optional<principal> who,
                                      const std::optional<basic_credentials>& credentials,
                                      std::any prepared) const {
-    http_response response = answering_errors(request, match, [&] {
+    http_response response = answering_errors(session, request, match, [&] {
         const route_spec& route = *match.route;
         authenticate(session, route, credentials, who);
         request_context context{request, query_params(request.target), match.params, who, &session,

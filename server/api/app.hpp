@@ -170,8 +170,8 @@ private:
                       const std::optional<basic_credentials>& credentials,
                       std::optional<principal>& who) const;
     template <typename Run>
-    http_response answering_errors(const http_request& request, const route_match& match,
-                                   Run&& run) const;
+    http_response answering_errors(soci::session& session, const http_request& request,
+                                   const route_match& match, Run&& run) const;
     http_response no_route(std::string_view path, const route_match& match) const;
     std::optional<principal> cached_principal(const basic_credentials& credentials) const;
     std::shared_ptr<void> claim_in_flight(const std::string& client_id, std::string_view key) const;

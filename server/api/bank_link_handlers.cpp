@@ -88,8 +88,17 @@ query_params form_fields(const http_request& request) {
     fail(error_code::internal_error, "internal error");
 }
 
+// The JSON bodies of the bank-link routes as the interface defines them.
+constexpr field_shape link_token_shape[] = {{"customerId", json_kind::string}};
+constexpr field_shape callback_shape[] = {{"publicToken", json_kind::string},
+                                          {"accountId", json_kind::string}};
+constexpr field_shape sandbox_public_token_shape[] = {{"linkToken", json_kind::string},
+                                                      {"bankId", json_kind::string},
+                                                      {"accountId", json_kind::string}};
+
 http_response create_link_token_handler(request_context& context) {
     auto body = parse_json_body(context.request);
+    check_shape(body, link_token_shape);
     json_fields fields(body);
     auto customer_id = fields.required_string("customerId", 128);
     auto ttl_ms = context.services.config.bank_link_token_ttl_seconds * 1000;
@@ -160,6 +169,7 @@ http_response callback_handler(request_context& context) {
             account_id = fields.get("accountId");
         } else {
             auto body = parse_json_body(context.request);
+            check_shape(body, callback_shape);
             json_fields fields(body);
             public_token = fields.optional_string("publicToken", 256);
             account_id = fields.optional_string("accountId", 128);
@@ -184,6 +194,7 @@ http_response callback_handler(request_context& context) {
 // to the first test bank's checking account.
 http_response sandbox_public_token_handler(request_context& context) {
     auto body = parse_json_body(context.request);
+    check_shape(body, sandbox_public_token_shape);
     json_fields fields(body);
     std::string link_token = fields.required_string("linkToken", 256);
     std::string bank_id =

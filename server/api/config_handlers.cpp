@@ -134,7 +134,25 @@ std::string read_webhook_endpoint(const std::string& text, const request_context
     return text;
 }
 
+// Every field of PATCH /config the interface defines, type-checked before any is read (the two
+// fields only the service sets included, so that a wrong type is named as such first).
+constexpr field_shape counterparty_field_shape[] = {{"name", json_kind::string},
+                                                    {"mandatory", json_kind::boolean}};
+constexpr field_shape supported_currency_shape[] = {
+    {"currencyCode", json_kind::string},
+    {"minAmount", json_kind::integer},
+    {"maxAmount", json_kind::integer},
+    {"enabledTransactionTypes", json_kind::array, {}, json_kind::string},
+    {"requiredCounterpartyFields", json_kind::array, counterparty_field_shape, json_kind::object}};
+constexpr field_shape config_patch_shape[] = {
+    {"umaDomain", json_kind::string},
+    {"webhookEndpoint", json_kind::string},
+    {"supportedCurrencies", json_kind::array, supported_currency_shape, json_kind::object},
+    {"isRegulatedFinancialInstitution", json_kind::boolean},
+    {"proxyUmaSubdomain", json_kind::string}};
+
 config_patch read_config_patch(const json::object& body, const request_context& context) {
+    check_shape(body, config_patch_shape);
     json_fields fields(body);
     if (body.contains("isRegulatedFinancialInstitution")) {
         fail_field("isRegulatedFinancialInstitution",

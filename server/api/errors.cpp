@@ -160,6 +160,9 @@ http_response error_response(const api_error& error) {
     if (response.status == 401) {
         response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"corridor\", charset=\"UTF-8\"");
     }
+    // Every 503 says when to come back: the request was not carried out (or its outcome is
+    // unknown and a retry with its Idempotency-Key answers it), and the cause is passing.
+    if (response.status == 503) response.headers.emplace_back("Retry-After", "1");
     return response;
 }
 

@@ -207,8 +207,11 @@ result<invitation, invitation_error> claim(request_context& context, const tenan
     return claimed;
 }
 
+constexpr field_shape claim_shape[] = {{"inviteeUma", json_kind::string}};
+
 http_response claim_handler(request_context& context) {
     auto body = parse_json_body(context.request);
+    check_shape(body, claim_shape);
     json_fields fields(body);
     auto invitee = read_uma(fields, "inviteeUma");
     auto claimed = claim(context, context.owner(), context.param(0), invitee);

@@ -20,8 +20,20 @@ namespace corridor {
 namespace json = boost::json;
 namespace {
 
+// Every field of the two sandbox bodies, type-checked before the sender or quote decides which
+// of them are read.
+constexpr field_shape send_shape[] = {{"quoteId", json_kind::string},
+                                      {"currencyCode", json_kind::string},
+                                      {"currencyAmount", json_kind::integer}};
+constexpr field_shape uma_receive_shape[] = {{"senderUmaAddress", json_kind::string},
+                                             {"receivingCurrencyCode", json_kind::string},
+                                             {"receivingCurrencyAmount", json_kind::integer},
+                                             {"receiverUmaAddress", json_kind::string},
+                                             {"customerId", json_kind::string}};
+
 http_response sandbox_send(request_context& context) {
     auto body = parse_json_body(context.request);
+    check_shape(body, send_shape);
     json_fields fields(body);
     std::string quote_id = fields.required_string("quoteId", 128);
     std::string currency = fields.required_string("currencyCode", 8);
@@ -105,6 +117,7 @@ error_code api_code_of(uma::error_kind kind) {
 
 http_response sandbox_uma_receive(request_context& context) {
     auto body = parse_json_body(context.request);
+    check_shape(body, uma_receive_shape);
     json_fields fields(body);
     std::string sender_address = fields.required_string("senderUmaAddress", 256);
     std::string currency = fields.required_string("receivingCurrencyCode", 8);

@@ -44,8 +44,13 @@ unsigned read_permissions(const json_fields& fields) {
     return permissions;
 }
 
+// Every field of POST /tokens, type-checked before either is read.
+constexpr field_shape token_shape[] = {{"name", json_kind::string},
+                                       {"permissions", json_kind::array, {}, json_kind::string}};
+
 http_response create_token_handler(request_context& context) {
     auto body = parse_json_body(context.request);
+    check_shape(body, token_shape);
     json_fields fields(body);
     std::string name = fields.required_string("name", token_name_chars_max);
     unsigned permissions = read_permissions(fields);

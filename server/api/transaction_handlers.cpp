@@ -62,8 +62,37 @@ json::object optional_body(const request_context& context) {
     fail(error_code::internal_error, "internal error");
 }
 
+// The bodies of the two decisions as the interface defines them. receiverCustomerInfo holds the
+// requested user information, keyed by camelCase name or by its UserInfoFieldName.
+constexpr field_shape address_shape[] = {
+    {"line1", json_kind::string},      {"line2", json_kind::string},
+    {"city", json_kind::string},       {"state", json_kind::string},
+    {"postalCode", json_kind::string}, {"country", json_kind::string}};
+constexpr field_shape receiver_info_shape[] = {{"fullName", json_kind::string},
+                                               {"birthDate", json_kind::string},
+                                               {"nationality", json_kind::string},
+                                               {"address", json_kind::object, address_shape},
+                                               {"phoneNumber", json_kind::string},
+                                               {"email", json_kind::string},
+                                               {"businessName", json_kind::string},
+                                               {"taxId", json_kind::string},
+                                               {"countryOfResidence", json_kind::string},
+                                               {"FULL_NAME", json_kind::string},
+                                               {"BIRTH_DATE", json_kind::string},
+                                               {"NATIONALITY", json_kind::string},
+                                               {"ADDRESS", json_kind::object, address_shape},
+                                               {"PHONE_NUMBER", json_kind::string},
+                                               {"EMAIL", json_kind::string},
+                                               {"BUSINESS_NAME", json_kind::string},
+                                               {"TAX_ID", json_kind::string},
+                                               {"COUNTRY_OF_RESIDENCE", json_kind::string}};
+constexpr field_shape approve_shape[] = {
+    {"receiverCustomerInfo", json_kind::object, receiver_info_shape}};
+constexpr field_shape reject_shape[] = {{"reason", json_kind::string}};
+
 http_response approve_handler(request_context& context) {
     auto body = optional_body(context);
+    check_shape(body, approve_shape);
     json_fields fields(body);
     std::string info;
     if (const auto* given = fields.optional_object("receiverCustomerInfo")) info = json::serialize(*given);
@@ -75,6 +104,7 @@ http_response approve_handler(request_context& context) {
 
 http_response reject_handler(request_context& context) {
     auto body = optional_body(context);
+    check_shape(body, reject_shape);
     json_fields fields(body);
     std::string reason = fields.optional_string("reason").value_or("");
     auto rejected = reject_incoming_payment(context.session(), context.services.payments(),

@@ -28,6 +28,7 @@ uma_receiver_services receiver_services(request_context& context) {
                               services.config.public_base_url,
                               services.uma_sealing ? &*services.uma_sealing : nullptr};
     out.sandbox_rates = services.sandbox_rates.get();
+    out.previous_key_overlap_ms = services.config.uma_previous_key_overlap_seconds * 1000;
     return out;
 }
 

@@ -70,6 +70,9 @@ constexpr const char* usage_text = R"(usage:
   corridor webhook-key show   --platform ID --environment sandbox|production [--next]
   corridor webhook-key rotate --platform ID --environment sandbox|production
                               [--next [--at RFC3339-TIME] | --activate]
+  corridor uma-key show   --platform ID [--environment sandbox|production] [--next]
+  corridor uma-key rotate --platform ID [--environment sandbox|production]
+                          [--next [--at RFC3339-TIME] | --activate]
   corridor plugins list [--json]          (loaded rails, versions, ABI)
   corridor plugins check FILE [--settings JSON|FILE] [--account JSON]   (conformance kit for one rail)
   corridor platform list [--json]
@@ -232,7 +235,7 @@ public:
             return false;
         }
     }
-    void finish(bool) noexcept override {}
+    void finish(job_outcome) noexcept override {}
 
 private:
     app_services& services_;
@@ -304,6 +307,16 @@ std::string writer_metrics(const ledger_writer& writer) {
         "# HELP corridor_ledger_statements_total SQL statements the ledger writer executed.\n"
         "# TYPE corridor_ledger_statements_total counter\n";
     out += fmt::format("corridor_ledger_statements_total {}\n", writer.statements_total());
+    out +=
+        "# HELP corridor_ledger_lost_commits_total Ledger batches whose COMMIT lost its database "
+        "connection, by what the marker lookup learnt.\n"
+        "# TYPE corridor_ledger_lost_commits_total counter\n";
+    out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"committed\"}} {}\n",
+                       writer.outcomes_committed());
+    out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"not_committed\"}} {}\n",
+                       writer.outcomes_not_committed());
+    out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"unknown\"}} {}\n",
+                       writer.outcomes_unknown());
     out += "# HELP corridor_ledger_queue_depth Commands waiting for the ledger writer.\n"
            "# TYPE corridor_ledger_queue_depth gauge\n";
     out += fmt::format("corridor_ledger_queue_depth {}\n", writer.queue_depth());
@@ -392,7 +405,8 @@ int serve(const std::vector<std::string>& args) {
     auto url = *database_url::parse(config.database);
     db_pool database(url, config.database_threads);
     ledger_writer writer(url, static_cast<std::size_t>(config.ledger_batch_commands_max),
-                         static_cast<std::size_t>(config.ledger_queue_commands_max));
+                         static_cast<std::size_t>(config.ledger_queue_commands_max),
+                         config.ledger_outcome_lookup_timeout_ms);
     services.stats->add_source([&writer] { return writer_metrics(writer); });
     services.stats->add_source([] { return build_metrics() + process_metrics(); });
     services.stats->add_source([&database] {
@@ -781,6 +795,7 @@ int dispatch(const std::vector<std::string>& words) {
     if (command == "backup" || command == "restore")
         return backup_command(command, rest);
     if (auto done = run_operator_command(command, rest)) return *done;
+    if (auto done = run_uma_key_command(command, rest)) return *done;
     if (command == "--help" || command == "help") {
         std::cout << usage_text;
         return 0;

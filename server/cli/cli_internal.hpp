@@ -46,4 +46,8 @@ void prepare_schema_for_serve(const service_config& config, bool migrate);
 std::optional<int> run_operator_command(const std::string& command,
                                         const std::vector<std::string>& rest);
 
+// uma_key_command.cpp: uma-key show|rotate. nullopt when `command` is not it.
+std::optional<int> run_uma_key_command(const std::string& command,
+                                       const std::vector<std::string>& rest);
+
 }  // namespace corridor

@@ -31,7 +31,7 @@ void db_pool::submit(std::unique_ptr<session_job> work) {
             return;
         }
     }
-    work->finish(false);
+    work->finish(job_outcome::not_committed);
 }
 
 void db_pool::stop() {
@@ -72,13 +72,13 @@ void db_pool::worker() {
             if (!session) session = open_session(url_);
         } catch (const std::exception& error) {
             spdlog::error("cannot open database {}: {}", url_.redacted(), error.what());
-            work->finish(false);
+            work->finish(job_outcome::not_committed);
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
             continue;
         }
         bool healthy = work->run(*session);
         // Handlers commit their own transactions, so the work is durable once run() returns.
-        work->finish(true);
+        work->finish(job_outcome::committed);
         if (!healthy) {
             // A database error may have left the connection unusable; probe it, reopen if dead.
             try {

@@ -321,16 +321,33 @@ public:
 
     bool retryable() const noexcept override { return response_ && response_->contention; }
 
-    void finish(bool durable) noexcept override {
+    void finish(job_outcome outcome) noexcept override {
         // The work (and what it holds, such as an idempotency key's in-flight guard) is released
         // before the client can see the response, so an immediate retry finds the key free.
         work_ = nullptr;
-        if (!durable || !response_) {
-            // Refused before running, or its transaction did not commit: nothing happened.
-            response_ = error_response(error_code::service_unavailable,
-                                       "the service is busy or shutting down; retry later");
+        if (outcome == job_outcome::committed && response_) {
+            complete(std::move(*response_));
+            return;
         }
-        complete(std::move(*response_));
+        // The rest are 503 with Retry-After (error_response adds it). rolled_back and not_committed
+        // are known not to have happened, so a retry is safe; unknown may have, so its retry must
+        // carry the same Idempotency-Key (the stored answer is then replayed) or look first.
+        boost::json::object details;
+        std::string message;
+        if (outcome == job_outcome::unknown) {
+            details["outcome"] = "UNKNOWN";
+            message = "the database connection was lost while this request was committing and its "
+                      "outcome could not be confirmed; retry with the same Idempotency-Key";
+        } else {
+            details["outcome"] = "NOT_COMMITTED";
+            message = outcome == job_outcome::rolled_back || response_
+                          ? "the request was not carried out (its database transaction did not "
+                            "commit); retry later"
+                          : "the request was not carried out (the service is busy, shutting down "
+                            "or cannot reach its database); retry later";
+        }
+        complete(error_response(api_error{error_code::service_unavailable, std::move(message),
+                                          std::move(details)}));
     }
 
 private:

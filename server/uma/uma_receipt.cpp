@@ -21,14 +21,14 @@ uma::uma_error error_of(uma::error_kind kind, std::string reason) {
     return uma::uma_error{kind, std::move(reason), {}};
 }
 
-spark::bytes32 key_from_hex(const std::string& hex) {
+lightning::bytes32 key_from_hex(const std::string& hex) {
     auto bytes = uma::from_hex(hex);
     if (!bytes || bytes->size() != 32) {
         throw std::runtime_error("plugins.settings.spark: the node key is 64 hex digits");
     }
-    spark::bytes32 key{};
+    lightning::bytes32 key{};
     std::copy(bytes->begin(), bytes->end(), key.begin());
-    if (!spark::node_public_key(key)) {
+    if (!lightning::node_public_key(key)) {
         throw std::runtime_error(
             "plugins.settings.spark: the node key is not a valid secp256k1 key");
     }
@@ -108,7 +108,7 @@ result<conversion, uma::uma_error> convert(const payment_services& services,
 result<std::pair<std::string, std::string>, uma::uma_error> make_invoice(
     const payment_services& services, const lightning_node& node, std::int64_t amount_msats,
     const std::string& description) {
-    spark::invoice_fields fields;
+    lightning::invoice_fields fields;
     fields.network = node.network;
     fields.amount_msat = static_cast<std::uint64_t>(amount_msats);
     fields.timestamp = static_cast<std::uint64_t>(services.time.now_ms() / 1000);
@@ -119,7 +119,7 @@ result<std::pair<std::string, std::string>, uma::uma_error> make_invoice(
     fields.description = description.substr(0, 600);
     fields.expiry_seconds = node.invoice_expiry_seconds;
     fields.feature_bits = {8, 14};
-    auto invoice = spark::encode_invoice(fields, node.private_key);
+    auto invoice = lightning::encode_invoice(fields, node.private_key);
     if (!invoice) return error_of(uma::error_kind::internal_error, invoice.error().message);
     return std::pair{invoice.value(), uma::to_hex(fields.payment_hash)};
 }
@@ -134,7 +134,7 @@ lightning_node lightning_node_from_settings(const std::string& spark_settings_js
         // as long as the process (the sandbox settles them internally).
         do {
             random.fill(node.private_key);
-        } while (!spark::node_public_key(node.private_key));
+        } while (!lightning::node_public_key(node.private_key));
         return node;
     }
     boost::system::error_code parse_error;
@@ -145,13 +145,13 @@ lightning_node lightning_node_from_settings(const std::string& spark_settings_js
     const auto& config = parsed.as_object();
     std::string network = string_or_empty(config, "network");
     if (network == "mainnet")
-        node.network = spark::ln_network::mainnet;
+        node.network = lightning::ln_network::mainnet;
     else if (network == "testnet")
-        node.network = spark::ln_network::testnet;
+        node.network = lightning::ln_network::testnet;
     else if (network == "signet")
-        node.network = spark::ln_network::signet;
+        node.network = lightning::ln_network::signet;
     else if (network == "regtest")
-        node.network = spark::ln_network::regtest;
+        node.network = lightning::ln_network::regtest;
     else
         throw std::runtime_error(
             "plugins.settings.spark.network is mainnet, testnet, signet or regtest");

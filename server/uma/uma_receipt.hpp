@@ -16,7 +16,7 @@
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/result.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "uma/uma_error.hpp"
 
 namespace corridor {
@@ -25,8 +25,8 @@ namespace corridor {
 // both read plugins.settings.spark (network, node_private_key_hex or node_private_key_file,
 // invoice_expiry_seconds).
 struct lightning_node {
-    spark::bytes32 private_key{};
-    spark::ln_network network = spark::ln_network::regtest;
+    lightning::bytes32 private_key{};
+    lightning::ln_network network = lightning::ln_network::regtest;
     std::uint64_t invoice_expiry_seconds = 3600;
     bool configured = false;  // false: a key drawn at start-up (no Spark settings)
 };

@@ -22,6 +22,8 @@ namespace corridor {
 namespace {
 
 constexpr std::int64_t msats_per_btc = 100'000'000'000;
+// How soon counterparties refetch our keys while a switch left to a command is staged.
+constexpr std::int64_t staged_keys_refetch_ms = 5 * 60 * 1000;
 
 uma_reply error_reply(const uma::uma_error& error) {
     return uma_reply{uma::http_status_of(error.kind), uma::to_json(error)};
@@ -217,6 +219,18 @@ std::optional<uma::uma_error> check_amount(const uma::pay_request& request,
     return std::nullopt;
 }
 
+// Travel-rule data decrypts with our encryption key or, for senders that fetched our keys before
+// the last switch, with the key it replaced while the overlap lasts.
+bool decrypts_with_ours(const uma_receiver_services& services, const uma::environment_keys& ours,
+                        const uma::bytes& data) {
+    if (uma::ecies_decrypt(ours.encryption.secret, data)) return true;
+    if (!ours.previous_encryption || !ours.previous_retired_at_ms) return false;
+    if (services.time.now_ms() >= *ours.previous_retired_at_ms + services.previous_key_overlap_ms) {
+        return false;
+    }
+    return uma::ecies_decrypt(ours.previous_encryption->secret, data).has_value();
+}
+
 // An UMA pay request: signed by the payer's provider (keys from its identifier's domain), with
 // every mandatory payer field, and travel-rule data that decrypts with our encryption key.
 std::optional<uma::uma_error> check_uma_pay_request(soci::session& session,
@@ -252,7 +266,7 @@ std::optional<uma::uma_error> check_uma_pay_request(soci::session& session,
     const auto& compliance = *request.compliance;
     if (const auto& encrypted = compliance.encrypted_travel_rule_info) {
         auto data = uma::from_hex(*encrypted);
-        if (!data || !uma::ecies_decrypt(ours.encryption.secret, *data)) {
+        if (!data || !decrypts_with_ours(services, ours, *data)) {
             return uma::uma_error{
                 uma::error_kind::invalid_input,
                 "encryptedTravelRuleInfo does not decrypt with our encryption key",
@@ -418,8 +432,17 @@ uma_reply answer_pubkeys(soci::session& session, const uma_receiver_services& se
     }
     const auto& config = platforms.front();
     uma::sql_key_store keys(session, services.time, services.random, services.sealing);
-    return uma_reply{200, uma::to_json(uma::public_keys_of(
-                              keys.keys_for(uma_key_owner(session, config), config.uma_domain)))};
+    auto ours = keys.keys_for(uma_key_owner(session, config), config.uma_domain);
+    auto document = uma::public_keys_of(ours);
+    if (ours.next_signing) {
+        // A switch is staged: the keys expire when it happens (rounded up to the second), so
+        // that counterparties fetch the new ones then. A switch left to a command has no time;
+        // counterparties then refetch every few minutes until it happens.
+        std::int64_t now_ms = services.time.now_ms();
+        std::int64_t switch_ms = ours.next_activate_at_ms.value_or(now_ms + staged_keys_refetch_ms);
+        document.expiration_timestamp_s = (switch_ms + 999) / 1000;
+    }
+    return uma_reply{200, uma::to_json(document)};
 }
 
 uma_reply answer_uma_configuration(soci::session& session, const uma_receiver_services& services,

@@ -40,6 +40,9 @@ struct uma_receiver_services {
     std::string proxy_host;                     // uma.proxy_host
     std::string public_base_url;                // where pay-request callbacks are reached
     const uma::sealing_key* sealing = nullptr;  // UMA private keys at rest
+    // uma.previous_key_overlap_seconds: how long after a key switch the replaced encryption key
+    // still decrypts travel-rule data.
+    std::int64_t previous_key_overlap_ms = 0;
     // For the pay-request callback, which creates the incoming payment (on the ledger writer).
     const payment_services* payments = nullptr;
     const lightning_node* node = nullptr;

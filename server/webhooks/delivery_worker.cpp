@@ -28,7 +28,9 @@ public:
         }
         return false;
     }
-    void finish(bool durable) noexcept override { done_.set_value(durable); }
+    void finish(job_outcome outcome) noexcept override {
+        done_.set_value(outcome == job_outcome::committed);
+    }
     bool retryable() const noexcept override { return retryable_; }
     std::future<bool> result() { return done_.get_future(); }
 

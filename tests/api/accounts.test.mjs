@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, walkPages } from './lib/harness.mjs';
 import { newCustomer, accountsOf, platformAccounts, balanceOf, fund, assertError } from './lib/money.mjs';
+import { expectWrongTypes } from './lib/wrong_types.mjs';
 
 let server;
 let sandbox;
@@ -252,4 +253,16 @@ test('sandbox fund rejects bad amounts, unknown and foreign accounts, and produc
   assertError(forbiddenToo, 403, 'FORBIDDEN');
   assert.equal((await platformAccounts(server, production)).USD.balance.amount, 0);
   assert.equal(await balanceOf(server, sandbox, usd), 0);
+});
+
+test('sandbox fund: amount of the wrong type is 400 naming it; unknown fields are ignored', async () => {
+  const customer = await newCustomer(server, sandbox);
+  const { USD: usd } = await accountsOf(server, sandbox, customer.id);
+  const path = `/sandbox/internal-accounts/${usd.id}/fund`;
+  await expectWrongTypes((body) => call(server, sandbox, 'POST', path, body), { amount: 100 },
+    [['amount', '100'], ['amount', 1.5], ['amount', true], ['amount', [100]], ['amount', { value: 100 }]]);
+  assert.equal(await balanceOf(server, sandbox, usd), 0);
+  const funded = await call(server, sandbox, 'POST', path, { amount: 100, currency: 'USD', note: 1 });
+  assert.equal(funded.status, 200, funded.text);
+  assert.equal(await balanceOf(server, sandbox, usd), 100);
 });

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { newCustomer, assertError, eventually, sleep } from './lib/money.mjs';
 import { queryRows } from './lib/database.mjs';
+import { expectWrongTypes } from './lib/wrong_types.mjs';
 
 let server;
 let sandbox;
@@ -292,4 +293,22 @@ test('the sandbox public token is refused for bad input, other tenants\' links a
   assert.equal(refused.status, 403, refused.text);
   // Nothing was issued for the production link: its page still offers the banks.
   assert.equal((await getPage(liveLink)).status, 200);
+});
+
+// The JSON bodies of the three bank-link routes: every defined field type-checked, even the
+// optional ones a request leaves to their defaults; a refused request issues and links nothing.
+test('bank-link bodies: a defined field of the wrong type is 400 naming it, nothing is issued or linked', async () => {
+  const customer = await newCustomer(server, sandbox);
+  await expectWrongTypes((body) => call(server, sandbox, 'POST', '/bank-link/link-tokens', body), { customerId: customer.id },
+    [['customerId', 5], ['customerId', [customer.id]], ['customerId', { id: customer.id }]]);
+  const link = await linkToken(sandbox, customer.id);
+  await expectWrongTypes(sandboxPublicToken, { linkToken: link.linkToken, bankId: 'corridor-test-bank', accountId: 'checking' },
+    [['linkToken', 1], ['linkToken', [link.linkToken]], ['bankId', 2], ['bankId', {}], ['accountId', 3], ['accountId', true]]);
+  const issued = await sandboxPublicToken({ linkToken: link.linkToken, somethingElse: 1 });
+  assert.equal(issued.status, 200, issued.text);
+  await expectWrongTypes((body) => callback(link, body), { publicToken: issued.body.publicToken, accountId: 'checking' },
+    [['publicToken', 1], ['publicToken', [issued.body.publicToken]], ['accountId', 7], ['accountId', false]]);
+  // Still unused after the refusals: the callback links with the same token.
+  const linked = await callback(link, { publicToken: issued.body.publicToken, somethingElse: 1 });
+  assert.equal(linked.status, 202, linked.text);
 });

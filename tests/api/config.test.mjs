@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { expectError, expectStatus, ISO_TIMESTAMP } from './lib/expect.mjs';
+import { expectWrongTypes } from './lib/wrong_types.mjs';
 
 let server;
 let sandbox;     // platform 0
@@ -255,6 +256,31 @@ test('unknown fields are ignored and an empty PATCH changes nothing', async () =
   for (const key of ['id', 'umaDomain', 'proxyUmaSubdomain', 'supportedCurrencies', 'isRegulatedFinancialInstitution', 'createdAt']) {
     assert.deepEqual(empty[key], before[key]);
   }
+});
+
+// Every field PATCH /config defines is type-checked, before any value is read: a wrong type is
+// named by its path and nothing changes.
+test('PATCH /config: a defined field of the wrong type is 400 naming its path, nothing changes', async () => {
+  const before = await getConfig(sandbox);
+  const valid = {
+    umaDomain: before.umaDomain, webhookEndpoint: 'https://hooks.example.test/typed',
+    supportedCurrencies: [usd({ requiredCounterpartyFields: [{ name: 'FULL_NAME', mandatory: true }] })],
+  };
+  await expectWrongTypes((body) => patch(sandbox, body), valid, [
+    ['umaDomain', 5], ['umaDomain', ['a.example']], ['webhookEndpoint', 1], ['webhookEndpoint', {}],
+    ['supportedCurrencies', 'USD'], ['supportedCurrencies', {}], ['supportedCurrencies[0]', 'USD'],
+    ['supportedCurrencies[0].currencyCode', 840], ['supportedCurrencies[0].minAmount', '100'],
+    ['supportedCurrencies[0].minAmount', 1.5], ['supportedCurrencies[0].maxAmount', true],
+    ['supportedCurrencies[0].enabledTransactionTypes', 'OUTGOING'],
+    ['supportedCurrencies[0].enabledTransactionTypes[1]', 1],
+    ['supportedCurrencies[0].requiredCounterpartyFields', {}],
+    ['supportedCurrencies[0].requiredCounterpartyFields[0]', 'FULL_NAME'],
+    ['supportedCurrencies[0].requiredCounterpartyFields[0].name', 3],
+    ['supportedCurrencies[0].requiredCounterpartyFields[0].mandatory', 'yes'],
+    // Fields only the service sets: a wrong type is still named as a wrong type.
+    ['isRegulatedFinancialInstitution', 'no'], ['proxyUmaSubdomain', 7],
+  ]);
+  assert.deepEqual(await getConfig(sandbox), before);
 });
 
 test('every PATCH is visible in the very next GET, on any connection', async () => {

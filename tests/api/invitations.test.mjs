@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, runCli } from './lib/harness.mjs';
 import { newCustomer, assertError, sleep } from './lib/money.mjs';
 import { queryRows } from './lib/database.mjs';
+import { expectWrongTypes } from './lib/wrong_types.mjs';
 
 let server;
 let sandbox;     // platform 0, sandbox
@@ -173,6 +174,19 @@ test('claim input: the invitee must be an UMA address other than the inviter', a
   const read = await call(server, sandbox, 'GET', `/invitations/${created.code}`);
   assert.equal(read.body.status, 'PENDING');
   assert.equal(claimedEvents(created.code).length, 0);
+});
+
+test('create and claim: a defined field of the wrong type is 400 naming it, nothing is created or claimed', async () => {
+  const created = await invite();
+  await expectWrongTypes((body) => call(server, sandbox, 'POST', '/invitations', body),
+    { inviterUma: inviter.umaAddress, firstName: 'Ann', amountToSend: 500, amountToSendCurrency: 'USD', expiresAt: '2099-01-01T00:00:00Z' },
+    [['inviterUma', 1], ['firstName', 2], ['amountToSend', '500'], ['amountToSend', 5.5], ['amountToSendCurrency', 840], ['expiresAt', 4102444800]]);
+  await expectWrongTypes((body) => call(server, sandbox, 'POST', `/invitations/${created.code}/claim`, body),
+    { inviteeUma: '$friend@example.com' }, [['inviteeUma', 1], ['inviteeUma', ['$friend@example.com']], ['inviteeUma', { user: 'friend' }]]);
+  assert.equal((await call(server, sandbox, 'GET', `/invitations/${created.code}`)).body.status, 'PENDING');
+  assert.equal(claimedEvents(created.code).length, 0);
+  const claimed = await call(server, sandbox, 'POST', `/invitations/${created.code}/claim`, { inviteeUma: '$friend@example.com', note: 1 });
+  assert.equal(claimed.status, 200, claimed.text);
 });
 
 test('cancel: PENDING -> CANCELLED; then neither claim nor cancel', async () => {

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
+import { expectWrongTypes } from './lib/wrong_types.mjs';
 import {
   newCustomer, accountsOf, balanceOf, fund, quoteBody, createQuote, assertError, expectedPrice,
   corridorTerms, idempotencyKey,
@@ -137,6 +138,19 @@ test('a wrong currency, an unknown or foreign quote, and an internal-account quo
   const paid = await send({ quoteId: quote.id, currencyCode: 'USD' });
   assert.equal(paid.status, 200, paid.text);
   assert.equal(await balanceOf(server, sandbox, destination), quote.totalReceivingAmount);
+});
+
+test('POST /sandbox/send: a defined field of the wrong type is 400 naming it, nothing is paid', async () => {
+  const { destination, quote } = await instantQuote('EUR', 15000);
+  const valid = { quoteId: quote.id, currencyCode: 'USD', currencyAmount: quote.totalSendingAmount };
+  await expectWrongTypes((body) => send(body), valid, [
+    ['quoteId', 1], ['quoteId', [quote.id]], ['currencyCode', 840], ['currencyCode', {}],
+    ['currencyAmount', '100'], ['currencyAmount', 1.5], ['currencyAmount', true],
+  ]);
+  assert.equal(await statusOf(quote.id), 'PENDING');
+  assert.equal(await balanceOf(server, sandbox, destination), 0);
+  const paid = await send({ ...valid, unknownField: 'ignored' });
+  assert.equal(paid.status, 200, paid.text);
 });
 
 test('production credentials cannot use POST /sandbox/send', async () => {

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, walkPages } from './lib/harness.mjs';
 import { expectError, expectStatus, createToken, inBatches, assertCompleteWalk, ISO_TIMESTAMP } from './lib/expect.mjs';
+import { expectWrongTypes } from './lib/wrong_types.mjs';
 
 let server;
 let sandbox;  // platform 0 sandbox: most tests
@@ -78,6 +79,17 @@ test('POST /tokens validates name and permissions, and a refusal creates nothing
   assert.equal((await listAll(sandbox)).length, before);
   // The longest allowed name is fine.
   expectStatus(await call(server, sandbox, 'POST', '/tokens', { name: 'x'.repeat(256), permissions: ['VIEW'] }), 201);
+});
+
+test('POST /tokens: a field of the wrong type is 400 naming its path; unknown fields are ignored', async () => {
+  const before = (await listAll(sandbox)).length;
+  await expectWrongTypes((body) => call(server, sandbox, 'POST', '/tokens', body), { name: 'typed', permissions: ['VIEW', 'MANAGE'] }, [
+    ['name', 1], ['name', ['n']], ['name', true], ['permissions', 'VIEW'], ['permissions', { VIEW: true }],
+    ['permissions[0]', 1], ['permissions[1]', null], ['permissions[1]', ['MANAGE']],
+  ]);
+  assert.equal((await listAll(sandbox)).length, before);
+  const created = expectStatus(await call(server, sandbox, 'POST', '/tokens', { name: 'typed', permissions: ['VIEW'], expiresAt: 5 }), 201);
+  assert.equal(created.name, 'typed');
 });
 
 test('GET /tokens/{id} returns the token; unknown ids are 404 TOKEN_NOT_FOUND', async () => {

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, walkPages } from './lib/harness.mjs';
 import { newCustomer, accountsOf, fund, quoteBody, createQuote, assertError } from './lib/money.mjs';
+import { expectWrongTypes } from './lib/wrong_types.mjs';
 
 let server;
 let sandbox;
@@ -256,4 +257,49 @@ test('GET /transactions/{id} is not found for another tenant; lists are per tena
   assert.deepEqual(theirs.body.data, []);
   const theirAll = await call(server, other, 'GET', '/transactions');
   assert.ok(!theirAll.body.data.some((t) => all.some((mine) => mine.id === t.id)));
+});
+
+// The decisions' bodies are type-checked before the transaction is looked at: on a transaction
+// that is not awaiting approval, a wrong type is 400 naming it where a valid body is 409.
+test('approve and reject: a defined field of the wrong type is 400 naming its path, nothing changes', async () => {
+  const incoming = all.find((t) => t.type === 'INCOMING');
+  assert.ok(incoming, 'the fixture has an incoming transaction');
+  const decide = (verb) => (body) => call(server, sandbox, 'POST', `/transactions/${incoming.id}/${verb}`, body);
+  const info = {
+    fullName: 'Bob', birthDate: '1990-01-01', nationality: 'US', phoneNumber: '+15550100', email: 'b@example.test',
+    businessName: 'B', taxId: '1', countryOfResidence: 'US', address: { line1: '1 Main', city: 'X', country: 'US' },
+    FULL_NAME: 'Bob', BIRTH_DATE: '1990-01-01', NATIONALITY: 'US', PHONE_NUMBER: '+15550100', EMAIL: 'b@example.test',
+    BUSINESS_NAME: 'B', TAX_ID: '1', COUNTRY_OF_RESIDENCE: 'US', ADDRESS: { line1: '1 Main', country: 'US' },
+  };
+  assertError(await decide('approve')({ receiverCustomerInfo: info, unknownField: 1 }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+  assertError(await decide('reject')({ reason: 'no', unknownField: 1 }), 409, 'TRANSACTION_NOT_PENDING_PLATFORM_APPROVAL');
+  await expectWrongTypes(decide('approve'), { receiverCustomerInfo: info }, [
+    ['receiverCustomerInfo', 'Bob'], ['receiverCustomerInfo', ['Bob']], ['receiverCustomerInfo.fullName', 1],
+    ['receiverCustomerInfo.birthDate', 19900101], ['receiverCustomerInfo.nationality', {}],
+    ['receiverCustomerInfo.phoneNumber', 15550100], ['receiverCustomerInfo.email', true],
+    ['receiverCustomerInfo.businessName', []], ['receiverCustomerInfo.taxId', 1],
+    ['receiverCustomerInfo.countryOfResidence', 1], ['receiverCustomerInfo.address', '1 Main'],
+    ['receiverCustomerInfo.address.line1', 1], ['receiverCustomerInfo.address.country', false],
+    ['receiverCustomerInfo.FULL_NAME', 1], ['receiverCustomerInfo.ADDRESS', 'x'],
+    ['receiverCustomerInfo.ADDRESS.line1', 2], ['receiverCustomerInfo.COUNTRY_OF_RESIDENCE', 3],
+  ]);
+  await expectWrongTypes(decide('reject'), { reason: 'no' }, [['reason', 7], ['reason', { text: 'no' }], ['reason', false]]);
+  const after = await call(server, sandbox, 'GET', `/transactions/${incoming.id}`);
+  assert.equal(after.body.status, incoming.status);
+});
+
+test('query parameters: a repeated, empty or out-of-range value is 400 naming the parameter', async () => {
+  for (const [query, field] of [['limit=', 'limit'], ['limit=abc', 'limit'], ['limit=-1', 'limit'], ['limit=1.5', 'limit'],
+    ['status=COMPLETED&status=FAILED', 'status'], ['status=completed', 'status'], ['type=incoming', 'type'],
+    ['sortOrder=ASC', 'sortOrder'], ['startDate=1700000000', 'startDate'], ['customerId=a&customerId=b', 'customerId']]) {
+    const response = await call(server, sandbox, 'GET', `/transactions?${query}`);
+    assertError(response, 400, 'INVALID_INPUT');
+    assert.equal(response.body.details.field, field, `${query}: ${response.text}`);
+    assert.ok(response.body.message.startsWith(`${field}: `), response.text);
+  }
+  // Unknown parameters are ignored, like unknown body fields.
+  const plain = await call(server, sandbox, 'GET', '/transactions?limit=2');
+  const ignored = await call(server, sandbox, 'GET', '/transactions?limit=2&unknownFilter=1');
+  assert.equal(ignored.status, 200, ignored.text);
+  assert.deepEqual(ignored.body, plain.body);
 });

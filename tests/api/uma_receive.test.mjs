@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { newCustomer, accountsOf, balanceOf, assertError, eventually, sleep } from './lib/money.mjs';
+import { expectWrongTypes } from './lib/wrong_types.mjs';
 
 let server;
 let receiver;
@@ -179,6 +180,27 @@ test('bad bodies are 400 naming the problem; unknown receivers 404; production t
   assertError(await receive(good, production), 403, 'FORBIDDEN');
   const listed = await call(server, sandbox, 'GET', `/transactions?customerId=${customer.id}&type=INCOMING`);
   assert.equal(listed.body.totalCount, 0);
+});
+
+// Every field is checked, including the receiver field the request does not use (customerId when
+// the address names the receiver, and the other way round).
+test('a defined field of the wrong type is 400 naming it, even where unused, and pays nothing', async () => {
+  const { customer, account } = await customerWithVerdict({ status: 200 });
+  const valid = {
+    senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: customer.id, receiverUmaAddress: customer.umaAddress,
+    receivingCurrencyCode: 'USD', receivingCurrencyAmount: 900,
+  };
+  const count = async () => (await call(server, sandbox, 'GET', '/transactions?limit=1')).body.totalCount;
+  const before = await count();
+  await expectWrongTypes(receive, valid, [
+    ['senderUmaAddress', 1], ['senderUmaAddress', ['$success.usd@sandbox.uma.money']], ['customerId', 5],
+    ['receiverUmaAddress', 5], ['receiverUmaAddress', {}], ['receivingCurrencyCode', 840],
+    ['receivingCurrencyAmount', '900'], ['receivingCurrencyAmount', 9.5], ['receivingCurrencyAmount', false],
+  ]);
+  const { customerId, ...byAddress } = valid;
+  await expectWrongTypes(receive, { ...byAddress, customerId: null }, [['customerId', 7]]);
+  assert.equal(await count(), before, 'nothing was written');
+  assert.equal(await balanceOf(server, sandbox, account), 0);
 });
 
 test('an Idempotency-Key replays the first answer and makes one payment', async () => {

@@ -48,7 +48,7 @@ test('on PostgreSQL another process\'s commit wakes delivery through NOTIFY',
     const now = Date.now();
     runStatement(server, `INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts,
       next_attempt_at_ms, created_at_ms, purpose) VALUES ('${id}', '${server.platforms[0].platformId}', 'sandbox',
-      'TEST', '{"note":"from another process"}', 'PENDING', 0, ${now}, ${now}, 'TEST'); NOTIFY corridor_outbox`);
+      'TEST', '{"test":true}', 'PENDING', 0, ${now}, ${now}, 'TEST'); NOTIFY corridor_outbox`);
     const entry = await eventually(() => receiver.requests.find((request) => request.body?.webhookId === id), { timeoutMs: 5000 });
     assert.equal(entry.body.type, 'TEST');
   });

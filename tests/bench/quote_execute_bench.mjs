@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 
 import {
   api, cpuPerOperation, formatStorage, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer,
-  storagePerPayment, threadCpuMs,
+  storagePerPayment, threadCpuMs, verifyBalances,
 } from './lib/bench.mjs';
 
 const urlFlag = process.argv.indexOf('--database-url');
@@ -54,18 +54,6 @@ async function writerCounters(server) {
   };
 }
 
-async function verifyBalances(server, customers, executed) {
-  let usdSpent = 0, eurReceived = 0;
-  for (const { customer, accounts: [usd, eur] } of customers) {
-    const listed = (await api(server, 'GET', `/customers/internal-accounts?limit=100&customerId=${encodeURIComponent(customer)}`)).data;
-    usdSpent += initialBalance - listed.find((a) => a.id === usd).balance.amount;
-    eurReceived += listed.find((a) => a.id === eur).balance.amount;
-  }
-  // Every executed payment sent exactly 1000 cents.
-  return usdSpent === executed * 1000 ? `ok (${executed} payments, ${usdSpent} USD cents out, ${eurReceived} EUR cents in)` :
-    `MISMATCH: ${usdSpent} cents out for ${executed} payments`;
-}
-
 async function measure(batchMax) {
   const server = await startBenchServer(buildDir, { config: { ledger: { batch_commands_max: batchMax } }, database: freshDatabase() });
   try {
@@ -88,7 +76,7 @@ async function measure(batchMax) {
     result.roundTrips = (countersAfter.roundTrips - countersBefore.roundTrips) / commands;
     result.statements = (countersAfter.statements - countersBefore.statements) / commands;
     const completed = (await api(server, 'GET', '/transactions?type=OUTGOING&status=COMPLETED&limit=1')).totalCount;
-    result.balances = await verifyBalances(server, customers, completed);
+    result.balances = await verifyBalances(server, customers, completed, initialBalance);
     result.cpu = cpuPerOperation(cpuBefore, cpuAfter, result.requests - result.non2xx);
     // Everything the database holds (warm-up and set-up included) over every payment it holds,
     // webhook events included (no endpoint is set, so they are closed at once and kept for the

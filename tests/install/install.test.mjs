@@ -155,7 +155,9 @@ test('the Debian package installs the layout under /usr, /etc/corridor and /var/
   assert.ok(sdk, `the SDK package among ${debs}`);
   const sdkListing = execFileSync('dpkg-deb', ['-c', join(out, sdk)], { encoding: 'utf8' });
   for (const path of ['./usr/include/corridor/rail_sdk.hpp', './usr/include/corridor/rail_abi.h',
-    './usr/share/pkgconfig/corridor-rail-sdk.pc', './usr/share/cmake/CorridorRailSdk/CorridorRailSdkConfig.cmake']) {
+    './usr/share/pkgconfig/corridor-rail-sdk.pc', './usr/share/cmake/CorridorRailSdk/CorridorRailSdkConfig.cmake',
+    './usr/include/corridor/rail_sdk/lightning/bolt11.hpp', './usr/include/corridor/rail_sdk/formats/result.hpp',
+    './usr/lib/libcorridor_lightning.a', './usr/share/pkgconfig/corridor-lightning.pc']) {
     assert.ok(sdkListing.includes(` ${path}\n`), `${path} in ${sdk}:\n${sdkListing}`);
   }
 

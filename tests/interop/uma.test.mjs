@@ -478,3 +478,72 @@ test('the SDK resolves and pays a sandbox customer at the domain both environmen
   const elsewhere = await call(corridor, platform.production, 'GET', `/transactions?type=INCOMING`);
   assert.equal(elsewhere.body.data.length, 0);
 });
+
+// UMA key rotation as the SDK sees it: while a switch is staged the published keys carry an
+// expirationTimestamp (unix seconds) at the switch; after it the SDK fetches the new signing key,
+// which verifies what Corridor signs from then on while the old key no longer does; a pay request
+// the SDK encrypted to the replaced encryption key is still accepted during the overlap.
+import { runCli } from '../api/lib/harness.mjs';
+
+test('after an uma-key switch the SDK verifies new signatures against the newly fetched key', async (t) => {
+  const corridor = await startOnOwnPort({
+    platforms: 1, ownUmaDomain: true,
+    config: { outbound: { allow_private_addresses: true }, uma: { previous_key_overlap_seconds: 600 } },
+  });
+  const sender = keyPair();
+  const senderVasp = await startSender(sender);
+  const webhooks = await startReceiver(() => ({ status: 200 }));
+  t.after(async () => { senderVasp.server.close(); await stopCorridor(corridor); await stopReceiver(webhooks); });
+  const platform = corridor.platforms[0];
+  const domain = corridor.address;
+  assert.equal((await call(corridor, platform.sandbox, 'PATCH', '/config', { webhookEndpoint: webhooks.url })).status, 200);
+  const created = await call(corridor, platform.sandbox, 'POST', '/customers', { customerType: 'INDIVIDUAL', fullName: 'Rota Tion' });
+  assert.equal(created.status, 201, created.text);
+  const receiverAddress = created.body.umaAddress;
+
+  const lookup = async () => {
+    const reply = await fetch(await getSignedLnurlpRequestUrl({
+      isSubjectToTravelRule: true, receiverAddress, senderVaspDomain: senderVasp.domain, signingPrivateKey: sender.secret,
+    }));
+    const text = await reply.text();
+    assert.equal(reply.status, 200, text);
+    return LnurlpResponse.fromJson(text);
+  };
+  const oldKeys = await fetchPublicKeyForVasp({ cache: new InMemoryPublicKeyCache(), vaspDomain: domain });
+  assert.equal(oldKeys.expirationTimestamp, undefined);
+
+  const switchAtMs = Date.now() + 3000;
+  const staged = JSON.parse(runCli(corridor, ['uma-key', 'rotate', '--platform', platform.platformId, '--next',
+    '--at', new Date(switchAtMs).toISOString()]));
+  const stagedKeys = await fetchPublicKeyForVasp({ cache: new InMemoryPublicKeyCache(), vaspDomain: domain });
+  assert.equal(stagedKeys.signingPubKey, oldKeys.signingPubKey, 'the staged key is not published before the switch');
+  assert.equal(stagedKeys.expirationTimestamp, Math.ceil(switchAtMs / 1000));
+  assert.equal(await verifyUmaLnurlpResponseSignature(await lookup(), oldKeys, freshNonces()), true);
+
+  while (Date.now() < switchAtMs + 50) await new Promise((resolve) => setTimeout(resolve, 100));
+  const newKeys = await fetchPublicKeyForVasp({ cache: new InMemoryPublicKeyCache(), vaspDomain: domain });
+  assert.equal(newKeys.signingPubKey, staged.signingPubKey);
+  assert.equal(Buffer.from(newKeys.getSigningPubKey()).toString('hex'), staged.signingPubKey, 'the certificate carries the new key');
+  assert.equal(Buffer.from(newKeys.getEncryptionPubKey()).toString('hex'), staged.encryptionPubKey);
+  const response = await lookup();
+  assert.equal(await verifyUmaLnurlpResponseSignature(response, newKeys, freshNonces()), true);
+  assert.equal(await verifyUmaLnurlpResponseSignature(response, oldKeys, freshNonces()), false);
+
+  // A sender that still holds the old keys encrypts to the replaced key: accepted in the overlap,
+  // and the answer is signed with the new key.
+  const payRequest = await getPayRequest({
+    receiverEncryptionPubKey: oldKeys.getEncryptionPubKey(), sendingVaspPrivateKey: sender.secret,
+    receivingCurrencyCode: 'USD', amount: 250, isAmountInReceivingCurrency: true,
+    payerIdentifier: `$alice@${senderVasp.domain}`, payerName: 'Alice', trInfo: '{"name":"Alice"}',
+    travelRuleFormat: 'ivms@101.2023', payerKycStatus: KycStatus.Verified, umaMajorVersion: 1,
+  });
+  const paid = await fetch(`${corridor.baseUrl}${new URL(response.callback).pathname}`,
+    { method: 'POST', headers: { 'content-type': 'application/json' }, body: payRequest.toJsonString() });
+  const paidText = await paid.text();
+  assert.equal(paid.status, 200, paidText);
+  const payResponse = PayReqResponse.fromJson(paidText);
+  assert.equal(await verifyPayReqResponseSignature(payResponse, `$alice@${senderVasp.domain}`,
+    receiverAddress, newKeys, freshNonces()), true);
+  assert.equal(await verifyPayReqResponseSignature(payResponse, `$alice@${senderVasp.domain}`,
+    receiverAddress, oldKeys, freshNonces()), false);
+});

@@ -35,7 +35,9 @@ public:
             return false;
         }
     }
-    void finish(bool durable) noexcept override { done_.set_value(durable); }
+    void finish(job_outcome outcome) noexcept override {
+        done_.set_value(outcome == job_outcome::committed);
+    }
 
 private:
     std::function<bool(soci::session&)> work_;

@@ -1,13 +1,15 @@
 // The ledger writer applies each command in its own savepoint: a failed command leaves nothing,
 // a command that failed on transient contention is rolled back and run again (a bounded number of
 // times), and completion is reported only after the batch's commit.
-#include <catch2/catch.hpp>
+#include "ledger/ledger_writer.hpp"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <future>
 #include <memory>
+#include <optional>
 
-#include "ledger/ledger_writer.hpp"
+#include "ledger/database.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;
@@ -17,9 +19,12 @@ namespace {
 // Inserts one row, then fails the first `failures` runs (retryable or not) before succeeding.
 class flaky_job final : public session_job {
 public:
-    flaky_job(std::string tag, int failures, bool retryable, std::promise<bool> done,
+    flaky_job(std::string tag, int failures, bool retryable, std::promise<job_outcome> done,
               std::shared_ptr<std::atomic<int>> runs)
-        : tag_(std::move(tag)), failures_(failures), retryable_(retryable), done_(std::move(done)),
+        : tag_(std::move(tag)),
+          failures_(failures),
+          retryable_(retryable),
+          done_(std::move(done)),
           runs_(std::move(runs)) {}
 
     bool run(soci::session& session) noexcept override {
@@ -32,17 +37,18 @@ public:
         return runs > failures_;
     }
     bool retryable() const noexcept override { return retryable_; }
-    void finish(bool durable) noexcept override { done_.set_value(durable); }
+    void finish(job_outcome outcome) noexcept override { done_.set_value(outcome); }
 
 private:
     std::string tag_;
     int failures_;
     bool retryable_;
-    std::promise<bool> done_;
+    std::promise<job_outcome> done_;
     std::shared_ptr<std::atomic<int>> runs_;  // outlives the job, which the writer destroys
 };
 
 struct outcome {
+    job_outcome finished;
     bool durable;
     int runs;
     long long rows;
@@ -50,15 +56,16 @@ struct outcome {
 
 outcome submit(ledger_writer& writer, soci::session& reader, const std::string& tag, int failures,
                bool retryable) {
-    std::promise<bool> done;
+    std::promise<job_outcome> done;
     auto finished = done.get_future();
     auto runs_seen = std::make_shared<std::atomic<int>>(0);
     writer.submit(std::make_unique<flaky_job>(tag, failures, retryable, std::move(done), runs_seen));
-    bool durable = finished.get();
+    job_outcome result = finished.get();
+    bool durable = result == job_outcome::committed;
     int runs = runs_seen->load();
     long long rows = 0;
     reader << "SELECT COUNT(*) FROM writer_probe WHERE tag = :t", soci::use(tag), soci::into(rows);
-    return {durable, runs, rows};
+    return {result, durable, runs, rows};
 }
 
 }  // namespace
@@ -84,6 +91,7 @@ TEST_CASE("ledger writer: savepoints per command, bounded retries on contention"
     // A failure that is not contention runs once and leaves nothing.
     auto refused = submit(writer, *reader, "refused", 1, false);
     CHECK_FALSE(refused.durable);
+    CHECK(refused.finished == job_outcome::rolled_back);  // its own failure, not the batch's
     CHECK(refused.runs == 1);
     CHECK(refused.rows == 0);
 
@@ -94,6 +102,51 @@ TEST_CASE("ledger writer: savepoints per command, bounded retries on contention"
     CHECK(exhausted.rows == 0);
     CHECK(writer.commands_retried() == 2 + (ledger_writer::command_attempts_max - 1));
     writer.stop();
+
+    // On PostgreSQL every batch leaves its marker (looked up if its COMMIT loses the connection);
+    // on SQLite, where a local file has no lost COMMIT, the writer writes none.
+    long long markers = -1;
+    *reader << "SELECT COUNT(*) FROM ledger_batches WHERE fenced = 0", soci::into(markers);
+    CHECK(markers == (database.backend() == database_backend::postgresql ? 4 : 0));
+    CHECK(writer.outcomes_unknown() == 0);
+}
+
+TEST_CASE("ledger writer: a job refused once stopped is finished as not committed",
+          "[store][writer]") {
+    testing::test_database database;
+    ledger_writer writer(database.url(), 8, 64);
+    writer.stop();
+    std::promise<job_outcome> done;
+    auto finished = done.get_future();
+    writer.submit(std::make_unique<flaky_job>("late", 0, false, std::move(done),
+                                              std::make_shared<std::atomic<int>>(0)));
+    CHECK(finished.get() == job_outcome::not_committed);
+}
+
+TEST_CASE("database: a lost connection is an outage, a refused statement is not",
+          "[store][writer]") {
+    testing::test_database database;
+    auto victim = database.open_another();
+    // nullopt when the statement succeeded; else whether its error counts as an outage (503).
+    auto outage = [](soci::session& session, const char* sql) -> std::optional<bool> {
+        try {
+            session << sql;
+            return std::nullopt;
+        } catch (const soci::soci_error& error) {
+            return is_database_unavailable(session, error);
+        }
+    };
+    CHECK(outage(*victim, "SELECT no_such_column FROM ledger_batches") == false);
+    CHECK(connection_alive(*victim));
+    if (database.backend() != database_backend::postgresql) return;  // a file has no connection
+    int pid = 0;
+    *victim << "SELECT pg_backend_pid()", soci::into(pid);
+    int terminated = 0;
+    database.session() << "SELECT CASE WHEN pg_terminate_backend(:p, 5000) THEN 1 ELSE 0 END",
+        soci::use(pid), soci::into(terminated);
+    REQUIRE(terminated == 1);
+    CHECK(outage(*victim, "SELECT 1") == true);
+    CHECK_FALSE(connection_alive(*victim));
 }
 
 namespace {
@@ -112,7 +165,9 @@ public:
         }
         return true;
     }
-    void finish(bool durable) noexcept override { done_.set_value(durable); }
+    void finish(job_outcome outcome) noexcept override {
+        done_.set_value(outcome == job_outcome::committed);
+    }
 
 private:
     int statements_;

@@ -118,3 +118,30 @@ TEST_CASE_METHOD(quote_funding_fixture,
     session() << "SELECT COUNT(*) FROM quotes", soci::into(quotes);
     CHECK(quotes == 0);
 }
+
+TEST_CASE_METHOD(quote_funding_fixture,
+                 "the expiry sweep takes due quotes oldest expiry first, up to its limit",
+                 "[funding][store]") {
+    std::vector<std::string> ids;
+    std::int64_t start_ms = clock.now_ms();
+    for (int i = 0; i < 3; ++i) {
+        auto quote = create_quote(session(), services(), config, funded_by("USD"));
+        REQUIRE(quote.ok());
+        ids.push_back(quote->id);
+        clock.advance_ms(10'000);
+    }
+    auto status_of = [&](const std::string& id) {
+        auto quote = find_quote(session(), config.owner, id);
+        REQUIRE(quote.has_value());
+        return quote->status;
+    };
+    // The quotes expire 60 s after creation, 10 s apart: at +75 s the first two are due.
+    clock.set_ms(start_ms + 75'000);
+    CHECK(expire_due_quotes(session(), services(), 1) == 1);
+    CHECK(status_of(ids[0]) == "EXPIRED");
+    CHECK(status_of(ids[1]) == "PENDING");
+    CHECK(expire_due_quotes(session(), services(), 10) == 1);
+    CHECK(status_of(ids[1]) == "EXPIRED");
+    CHECK(expire_due_quotes(session(), services(), 10) == 0);
+    CHECK(status_of(ids[2]) == "PENDING");
+}

@@ -1,6 +1,6 @@
 // BOLT #11: every example of lightning/bolts 11-payment-encoding.md (valid and invalid) and our
 // own invoices round-tripped through the decoder.
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 
 #include <openssl/sha.h>
 
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "plugins/common/text.hpp"
-#include "plugins/spark/bech32.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
+#include "rails/rail_sdk/lightning/bech32.hpp"
 
-using namespace corridor::spark;
+using namespace corridor::lightning;
 using corridor::formats::hex_encode;
 
 namespace {

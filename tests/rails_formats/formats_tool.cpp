@@ -14,39 +14,39 @@
 #include <vector>
 
 #include "plugins/ach/nacha_writer.hpp"
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 #include "plugins/pix/br_code.hpp"
 #include "plugins/pix/tax_id.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 
 namespace json = boost::json;
 using corridor::formats::hex_encode;
 
 namespace {
 
-corridor::spark::bytes32 bytes32_of(std::string_view hex) {
+corridor::lightning::bytes32 bytes32_of(std::string_view hex) {
     std::vector<std::uint8_t> bytes;
     corridor::formats::hex_decode(hex, bytes);
-    corridor::spark::bytes32 out{};
+    corridor::lightning::bytes32 out{};
     std::copy(bytes.begin(), bytes.end(), out.begin());
     return out;
 }
 
 // The test node key of BOLT #11 (public test data).
-const corridor::spark::bytes32 test_key =
+const corridor::lightning::bytes32 test_key =
     bytes32_of("e126f68f7eafcc8b74f54d269fe206be715000f94dac067d1c04a8ca3b2db734");
 
-std::string_view network_name(corridor::spark::ln_network network) {
+std::string_view network_name(corridor::lightning::ln_network network) {
     switch (network) {
-        case corridor::spark::ln_network::mainnet: return "mainnet";
-        case corridor::spark::ln_network::testnet: return "testnet";
-        case corridor::spark::ln_network::signet: return "signet";
-        case corridor::spark::ln_network::regtest: return "regtest";
+        case corridor::lightning::ln_network::mainnet: return "mainnet";
+        case corridor::lightning::ln_network::testnet: return "testnet";
+        case corridor::lightning::ln_network::signet: return "signet";
+        case corridor::lightning::ln_network::regtest: return "regtest";
     }
     return "mainnet";
 }
 
-json::object invoice_json(const corridor::spark::invoice_fields& fields) {
+json::object invoice_json(const corridor::lightning::invoice_fields& fields) {
     json::object out;
     out["network"] = network_name(fields.network);
     if (fields.amount_msat) out["amountMsat"] = std::to_string(*fields.amount_msat);
@@ -78,7 +78,7 @@ json::object invoice_json(const corridor::spark::invoice_fields& fields) {
 }
 
 int bolt11_sample() {
-    using namespace corridor::spark;
+    using namespace corridor::lightning;
     json::array out;
     auto payee = node_public_key(test_key).value();
     const ln_network networks[] = {ln_network::mainnet, ln_network::testnet, ln_network::regtest,
@@ -136,7 +136,7 @@ int bolt11_sample() {
 int bolt11_decode() {
     for (std::string line; std::getline(std::cin, line);) {
         if (line.empty()) continue;
-        auto decoded = corridor::spark::decode_invoice(line);
+        auto decoded = corridor::lightning::decode_invoice(line);
         json::object out;
         out["ok"] = decoded.ok();
         if (decoded) {

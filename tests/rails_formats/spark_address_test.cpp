@@ -3,10 +3,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "plugins/common/text.hpp"
-#include "plugins/spark/bech32.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
+#include "rails/rail_sdk/lightning/bech32.hpp"
 
 using namespace corridor::spark;
+using namespace corridor::lightning;
 using corridor::formats::hex_encode;
 
 namespace {

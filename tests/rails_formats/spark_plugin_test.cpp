@@ -12,13 +12,14 @@
 #include <tuple>
 #include <vector>
 
-#include "plugins/common/text.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "plugins/spark/spark_address.hpp"
 #include "tests/rails_formats/plugin_host.hpp"
 
 using corridor::plugin_test::plugin_host;
 using namespace corridor::spark;
+using namespace corridor::lightning;
 
 namespace {
 

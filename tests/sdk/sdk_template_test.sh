@@ -5,7 +5,9 @@
 #      only, -Werror, and run its tests (its unit test and `corridor plugins check`);
 #   3. build it again with the one-line g++ command of the README, through pkg-config;
 #   4. check that each example.so exports corridor_rail_entry and nothing else, and passes
-#      `corridor plugins check`.
+#      `corridor plugins check`;
+#   5. build a program against the SDK's Lightning formats, with CMake and with pkg-config, and run
+#      it on the BOLT #11 specification's example invoice.
 # The CMake build of the template stays in WORK/template-build for the API test that loads it.
 #   sdk_template_test.sh BUILD_DIR SOURCE_DIR CORRIDOR_BIN WORK_DIR
 set -euo pipefail
@@ -20,7 +22,8 @@ for file in include/corridor/rail_sdk.hpp include/corridor/rail_abi.h \
   include/corridor/rail_sdk/settings.hpp include/corridor/rail_sdk/durable_files.hpp \
   include/corridor/rail_sdk/clock.hpp include/corridor/rail_sdk/test_host.hpp \
   share/pkgconfig/corridor-rail-sdk.pc share/cmake/CorridorRailSdk/CorridorRailSdkConfig.cmake \
-  share/cmake/CorridorRailSdk/CorridorRailPlugin.cmake; do
+  share/cmake/CorridorRailSdk/CorridorRailPlugin.cmake include/corridor/rail_sdk/lightning/bolt11.hpp \
+  include/corridor/rail_sdk/formats/result.hpp lib/libcorridor_lightning.a share/pkgconfig/corridor-lightning.pc; do
   test -f "$prefix/$file" || { echo "missing after install: $file" >&2; exit 1; }
 done
 # The sdk component is the SDK only: no binary, no rails.
@@ -53,4 +56,14 @@ for plugin in "$work/template-build/example.so" "$work/by-hand/example.so"; do
   fi
   "$corridor" plugins check "$plugin" --settings "$source/examples/rail/settings.json"
 done
-echo "the template builds, installs nothing but the SDK, and passes plugins check"
+echo "== the Lightning formats from the installed SDK"
+cmake -S "$source/tests/sdk/lightning_consumer" -B "$work/lightning-build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_FLAGS="-Werror -Wall -Wextra"
+cmake --build "$work/lightning-build"
+"$work/lightning-build/decode"
+# The pkg-config line of the README links a plugin .so with --no-undefined: every symbol the
+# Lightning code needs (libsecp256k1, libcrypto) must come with `--libs corridor-lightning`.
+PKG_CONFIG_PATH="$prefix/share/pkgconfig" bash -euo pipefail -c \
+  "g++ \$(pkg-config --cflags corridor-lightning) -Werror $source/tests/sdk/lightning_consumer/decode.cpp -o $work/decode.so \$(pkg-config --libs corridor-lightning)"
+nm -D --defined-only "$work/decode.so" >/dev/null
+echo "the template builds, installs nothing but the SDK, and passes plugins check; the Lightning formats link from the installed SDK"

@@ -237,7 +237,9 @@ TEST_CASE("a slow rail holds up no ledger command: one sent while its hook runs 
                 return false;
             }
         }
-        void finish(bool durable) noexcept override { done_.set_value(durable); }
+        void finish(job_outcome outcome) noexcept override {
+            done_.set_value(outcome == job_outcome::committed);
+        }
         std::promise<bool> done_;
 
     private:

@@ -6,7 +6,7 @@
 #include "ledger/approvals.hpp"
 #include "ledger/rates.hpp"
 #include "ledger/uma_receipts.hpp"
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/ecies.hpp"
 #include "uma/hex.hpp"
@@ -363,11 +363,11 @@ TEST_CASE("the pay-request callback checks what the receiver can, then answers a
     CHECK(response->converted->currency_code == "USD");
     CHECK(response->converted->fee_msats == 0);
     CHECK(response->converted->multiplier == Approx(10000.0));
-    auto invoice = spark::decode_invoice(response->pr);
+    auto invoice = lightning::decode_invoice(response->pr);
     REQUIRE(invoice.ok());
     CHECK(invoice.value().fields.amount_msat == 10000000ull);
-    CHECK(invoice.value().fields.network == spark::ln_network::regtest);
-    CHECK(invoice.value().payee == spark::node_public_key(world.node.private_key).value());
+    CHECK(invoice.value().fields.network == lightning::ln_network::regtest);
+    CHECK(invoice.value().payee == lightning::node_public_key(world.node.private_key).value());
     std::string hash = uma::to_hex(invoice.value().fields.payment_hash);
     auto stored = find_uma_invoice(world.session(), production, hash);
     REQUIRE(stored.has_value());

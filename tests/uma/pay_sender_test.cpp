@@ -5,7 +5,7 @@
 #include <cmath>
 #include <functional>
 
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "uma/ecies.hpp"
 #include "uma/hex.hpp"
 #include "uma/responder.hpp"
@@ -32,7 +32,7 @@ struct fake_provider final : http_transport {
     std::optional<std::string> travel_rule_seen;
     std::optional<std::string> last_answer;
     // Lets a test change the answer before it is signed and encoded.
-    std::function<void(pay_response&, spark::invoice_fields&)> tamper;
+    std::function<void(pay_response&, lightning::invoice_fields&)> tamper;
     std::function<std::optional<http_reply>()> override_reply;
     bool sign_with_other_key = false;
     bool unreachable = false;
@@ -72,8 +72,8 @@ struct fake_provider final : http_transport {
         pay_response response;
         response.converted =
             converted_amount{delivered, *request->receiving_currency, 2, eur_multiplier, fee_msats};
-        spark::invoice_fields invoice;
-        invoice.network = spark::ln_network::regtest;
+        lightning::invoice_fields invoice;
+        invoice.network = lightning::ln_network::regtest;
         invoice.amount_msat = static_cast<std::uint64_t>(
             in_msats
                 ? request->amount
@@ -83,9 +83,9 @@ struct fake_provider final : http_transport {
         invoice.payment_secret.fill(9);
         invoice.description = "Pay bob";
         if (tamper) tamper(response, invoice);
-        spark::bytes32 node_key{};
+        lightning::bytes32 node_key{};
         node_key.fill(3);
-        response.pr = pr_override ? *pr_override : spark::encode_invoice(invoice, node_key).value();
+        response.pr = pr_override ? *pr_override : lightning::encode_invoice(invoice, node_key).value();
         payee_compliance compliance;
         compliance.signature_nonce = generate_nonce(random);
         compliance.signature_timestamp_s = time.now_ms() / 1000;
@@ -198,29 +198,29 @@ TEST_CASE("answers that are not genuine or not what was asked are refused", "[um
         CHECK(world.pay().error().kind == error_kind::invalid_nonce);
     }
     SECTION("an invoice for more than the conversion says") {
-        world.provider.tamper = [](pay_response&, spark::invoice_fields& invoice) {
+        world.provider.tamper = [](pay_response&, lightning::invoice_fields& invoice) {
             *invoice.amount_msat += 5000;
         };
         CHECK(world.pay().error().kind == error_kind::invalid_payreq_response);
     }
     SECTION("an invoice without an amount") {
-        world.provider.tamper = [](pay_response&, spark::invoice_fields& invoice) {
+        world.provider.tamper = [](pay_response&, lightning::invoice_fields& invoice) {
             invoice.amount_msat.reset();
         };
         CHECK(world.pay().error().kind == error_kind::invalid_payreq_response);
     }
     SECTION("an expired invoice") {
-        world.provider.tamper = [](pay_response&, spark::invoice_fields& invoice) {
+        world.provider.tamper = [](pay_response&, lightning::invoice_fields& invoice) {
             invoice.timestamp -= 7200;
         };
         CHECK(world.pay().error().kind == error_kind::invalid_payreq_response);
     }
     SECTION("another amount or currency delivered") {
-        world.provider.tamper = [](pay_response& response, spark::invoice_fields&) {
+        world.provider.tamper = [](pay_response& response, lightning::invoice_fields&) {
             response.converted->amount = 1000;
         };
         CHECK(world.pay().error().kind == error_kind::invalid_payreq_response);
-        world.provider.tamper = [](pay_response& response, spark::invoice_fields&) {
+        world.provider.tamper = [](pay_response& response, lightning::invoice_fields&) {
             response.converted->currency_code = "USD";
         };
         CHECK(world.pay().error().kind == error_kind::invalid_payreq_response);
@@ -265,7 +265,7 @@ TEST_CASE("a sender-locked pay request names millisatoshis and gets that invoice
     CHECK(world.provider.posted[0].find(R"("amount":"1102000")") != std::string::npos);
 
     SECTION("an invoice for another amount is refused") {
-        world.provider.tamper = [](pay_response&, spark::invoice_fields& invoice) {
+        world.provider.tamper = [](pay_response&, lightning::invoice_fields& invoice) {
             *invoice.amount_msat += 1;
         };
         CHECK(request_invoice(world.lookup, world.payer, order, world.me, world.services)
@@ -273,7 +273,7 @@ TEST_CASE("a sender-locked pay request names millisatoshis and gets that invoice
                   .kind == error_kind::invalid_payreq_response);
     }
     SECTION("an answer delivering more than the invoice pays for is refused") {
-        world.provider.tamper = [](pay_response& response, spark::invoice_fields&) {
+        world.provider.tamper = [](pay_response& response, lightning::invoice_fields&) {
             *response.converted->amount += 5;
         };
         CHECK(request_invoice(world.lookup, world.payer, order, world.me, world.services)
@@ -312,7 +312,7 @@ TEST_CASE("a v0 receiver is asked in its currency and answers paymentInfo withou
           "[uma][pay_sender]") {
     pay_world world;
     world.lookup.version = back_compatible_version;
-    world.provider.tamper = [](pay_response& response, spark::invoice_fields&) {
+    world.provider.tamper = [](pay_response& response, lightning::invoice_fields&) {
         response.major_version = 0;
     };
     auto paid = world.pay(1234);

@@ -121,3 +121,66 @@ TEST_CASE("with a sealing key the database never holds a private key in clear",
     CHECK_THROWS(sql_key_store(database.session(), time, random, &sealing)
                      .keys_for(tenant{"PlatformConfig:two", environment::production}, "x"));
 }
+
+TEST_CASE(
+    "a staged rotation takes over at its time, in whichever session reads first, and keeps "
+    "the replaced encryption key",
+    "[store][uma][keys]") {
+    testing::test_database database;
+    add_platform(database.session(), "PlatformConfig:three");
+    manual_clock time(1700000000LL * 1000);
+    seeded_random random(31);
+    auto sealing = *parse_sealing_key(std::string(64, 'e'));
+    tenant owner{"PlatformConfig:three", environment::production};
+    sql_key_store store(database.session(), time, random, &sealing);
+    auto old = store.keys_for(owner, "vasp.example");
+    CHECK_FALSE(old.next_signing);
+    CHECK_FALSE(old.previous_encryption);
+
+    std::int64_t switch_ms = time.now_ms() + 60'000;
+    auto staged = store.stage_next(owner, "vasp.example", switch_ms);
+    REQUIRE(staged.next_signing);
+    REQUIRE(staged.next_encryption);
+    CHECK(staged.next_activate_at_ms == switch_ms);
+    CHECK(staged.signing.secret == old.signing.secret);
+    CHECK(staged.next_signing->secret != old.signing.secret);
+    CHECK(staged.next_encryption->secret != old.encryption.secret);
+    CHECK(certificate_public_key(staged.next_signing->certificate) ==
+          public_key_of(staged.next_signing->secret));
+    // Sealed at rest like the current keys.
+    std::string stored_next;
+    database.session() << "SELECT next_private_key FROM uma_keys WHERE purpose = 'encryption'",
+        soci::into(stored_next);
+    CHECK(is_sealed(stored_next));
+    CHECK(seal_stored_uma_keys(database.session(), sealing, random) == 0);
+
+    // A moment before the switch nothing changes.
+    time.advance_ms(59'999);
+    CHECK(store.keys_for(owner, "x").signing.secret == old.signing.secret);
+
+    // At the switch another session's first read promotes; every session then agrees.
+    time.advance_ms(1);
+    auto other_session = database.open_another();
+    seeded_random other_random(37);
+    sql_key_store other(*other_session, time, other_random, &sealing);
+    auto promoted = other.keys_for(owner, "x");
+    CHECK(promoted.signing.secret == staged.next_signing->secret);
+    CHECK(promoted.encryption.secret == staged.next_encryption->secret);
+    CHECK_FALSE(promoted.next_signing);
+    REQUIRE(promoted.previous_encryption);
+    CHECK(promoted.previous_encryption->secret == old.encryption.secret);
+    CHECK(promoted.previous_retired_at_ms == switch_ms);
+    auto seen = store.keys_for(owner, "x");
+    CHECK(seen.signing.secret == promoted.signing.secret);
+    CHECK(seen.previous_retired_at_ms == switch_ms);
+
+    // On command: nothing staged is nothing to activate; a staged pair without a time waits for it.
+    CHECK_FALSE(store.activate_next(owner, "x"));
+    auto waiting = store.stage_next(owner, "x", std::nullopt);
+    time.advance_ms(365LL * 24 * 3600 * 1000);
+    CHECK(store.keys_for(owner, "x").signing.secret == promoted.signing.secret);
+    auto activated = store.activate_next(owner, "x");
+    REQUIRE(activated);
+    CHECK(activated->signing.secret == waiting.next_signing->secret);
+    CHECK(activated->previous_encryption->secret == promoted.encryption.secret);
+}

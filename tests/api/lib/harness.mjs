@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
+import { assertContract, checkResponsesFrom } from './contract.mjs';
 
 export const VERSION = '2025-10-13';
 
@@ -186,6 +187,8 @@ export async function launch(server) {
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}: ${server.stderr}`)); });
   });
   server.baseUrl = url;
+  // Every response from this listener is checked against api/openapi.json (lib/contract.mjs).
+  checkResponsesFrom(url);
   server.adminUrl = adminUrl;
   server.api = `${url}/${VERSION}`;
   return server;
@@ -225,6 +228,8 @@ export async function call(server, credentials, method, path, body, headers = {}
   }
   const response = server.ca ? await fetchTrusting(server.ca, url, init) : await fetch(url, init);
   const text = await response.text();
+  // fetch() checks the contract itself; the TLS path does not go through it.
+  if (server.ca) assertContract(method, url, { status: response.status, headers: response.headers, text });
   let parsed;
   try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = undefined; }
   return { status: response.status, headers: response.headers, body: parsed, text };

@@ -2,6 +2,7 @@
 // malformed requests, oversized headers and bodies, and reading a response the server sends before
 // the request is complete.
 import net from 'node:net';
+import { assertContract } from './contract.mjs';
 
 function endpoint(server) {
   const url = new URL(server.baseUrl);
@@ -39,6 +40,8 @@ export class RawConnection {
     this.socket = net.connect(endpoint(server));
     this.buffer = Buffer.alloc(0);
     this.queue = [];
+    this.requests = [];
+    this.contractErrors = [];
     this.waiters = [];
     this.ended = false;
     this.opened = new Promise((resolve, reject) => {
@@ -49,6 +52,7 @@ export class RawConnection {
       this.buffer = Buffer.concat([this.buffer, chunk]);
       const { responses, rest } = parseResponses(this.buffer);
       this.buffer = rest;
+      for (const response of responses) this.check(response);
       this.queue.push(...responses);
       this.wake();
     });
@@ -64,7 +68,27 @@ export class RawConnection {
     }
   }
 
+  // Responses are checked against api/openapi.json like every other (lib/contract.mjs), matched in
+  // order with the request lines sent. A response with no request line before it answers bytes
+  // that were not a request (garbage, a truncated head): it is the HTTP parser's, not the API's,
+  // and the contract does not describe it, so it is not checked. A response the server sends
+  // before the whole request is read (an oversized body) is the API's and is checked.
+  check(response) {
+    const request = this.requests.shift();
+    if (!request) return;
+    try {
+      assertContract(request.method, request.target, response);
+    } catch (error) {
+      response.contractError = error;
+      this.contractErrors.push(error);
+    }
+  }
+
   async send(data) {
+    const text = Buffer.isBuffer(data) ? data.toString('latin1') : String(data);
+    for (const match of text.matchAll(/(?:^|\r\n\r\n)([A-Z]+) (\/\S*) HTTP\/1\.[01]\r\n/g)) {
+      this.requests.push({ method: match[1], target: match[2] });
+    }
     await this.opened;
     if (!this.socket.writable) return;
     await new Promise((resolve) => this.socket.write(data, () => resolve()));
@@ -75,7 +99,7 @@ export class RawConnection {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no response in time')), timeoutMs);
       this.waiters.push({
-        resolve: (value) => { clearTimeout(timer); resolve(value); },
+        resolve: (value) => { clearTimeout(timer); if (value.contractError) reject(value.contractError); else resolve(value); },
         reject: (error) => { clearTimeout(timer); reject(error); },
       });
       this.wake();

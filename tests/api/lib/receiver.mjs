@@ -1,10 +1,11 @@
 // A webhook receiver on 127.0.0.1 for the API tests: records every request (raw body bytes and
 // headers) and answers with what the test's `respond` function returns for it.
 import { createServer } from 'node:http';
+import { webhookProblems } from './contract.mjs';
 
 // respond(request) -> {status, body?, headers?} or a Promise of it; default 200 {"ok":true}.
 export async function startReceiver(respond = () => ({ status: 200 })) {
-  const receiver = { requests: [], respond };
+  const receiver = { requests: [], respond, contractProblems: [] };
   receiver.server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -14,6 +15,14 @@ export async function startReceiver(respond = () => ({ status: 200 })) {
       try { json = JSON.parse(raw.toString('utf8')); } catch { json = undefined; }
       const entry = { method: req.method, url: req.url, headers: req.headers, raw, body: json, at: Date.now() };
       receiver.requests.push(entry);
+      // Every delivery from Corridor (it signs them all) must be a webhook the document describes;
+      // a problem is reported now and fails the suite when the receiver stops.
+      if (req.headers['x-service-signature'] !== undefined || json?.webhookId !== undefined) {
+        for (const problem of webhookProblems(req.headers, raw)) {
+          console.error(`contract: ${problem}`);
+          receiver.contractProblems.push(problem);
+        }
+      }
       let answer;
       try { answer = await receiver.respond(entry); } catch { answer = { status: 500 }; }
       if (answer === null) return;  // never answer (the connection stays open)
@@ -31,6 +40,10 @@ export async function startReceiver(respond = () => ({ status: 200 })) {
 export async function stopReceiver(receiver) {
   receiver.server.closeAllConnections?.();
   await new Promise((resolve) => receiver.server.close(resolve));
+  if (receiver.contractProblems.length) {
+    throw new Error(`webhooks not described by api/openapi.json: ${receiver.contractProblems[0]}` +
+      (receiver.contractProblems.length > 1 ? ` (and ${receiver.contractProblems.length - 1} more)` : ''));
+  }
 }
 
 // The X-Service-Signature header parsed: {v, s}.

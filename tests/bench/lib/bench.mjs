@@ -2,7 +2,7 @@
 // build directory, one io thread per core, access log on as operators run it), calls that throw on
 // failure, funded customer accounts, wrk runs, and the server's CPU time per thread role.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -13,18 +13,37 @@ export const benchDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const confDir = resolve(benchDir, '../../conf');
 
 // A regulated platform (its customers may move money at once) on a fresh database: SQLite in the
-// server's folder unless `database` names another.
-export async function startBenchServer(buildDir, { config = {}, database } = {}) {
+// server's folder unless `database` names another. `plugins` overrides keys of the plugins setting
+// (e.g. the rails to load).
+export async function startBenchServer(buildDir, { config = {}, database, plugins } = {}) {
   const server = await startCorridor({
     bin: join(buildDir, 'corridor'), confDir, database, platforms: 1,  // rails load from buildDir/plugins
-    config: { threads: 0, ...config },
+    config: { threads: 0, ...config }, plugins,
   });
+  endWithBenchmark(server.process, server.dir);
   server.credentials = server.platforms[0].sandbox;
   server.auth = basic(server.credentials);
   return server;
 }
 
 export const stopBenchServer = (server) => stopCorridor(server);
+
+// Servers (and other children) that must not outlive the benchmark when it ends early (an error,
+// a signal, a time limit): killed, and their folders removed, when the Node process exits.
+const leftovers = new Set();
+let exitHookInstalled = false;
+export function endWithBenchmark(child, dir) {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', () => {
+      for (const { child: c, dir: d } of leftovers) {
+        if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+        if (d) rmSync(d, { recursive: true, force: true });
+      }
+    });
+  }
+  leftovers.add({ child, dir });
+}
 
 export async function api(server, method, path, body) {
   const response = await call(server, server.credentials, method, path, body);
@@ -47,6 +66,20 @@ export async function fundedCustomers(server, count, currencies, amount) {
     customers.push({ customer: customer.id, accounts: ids });
   }
   return customers;
+}
+
+// Checks that the customers' balances moved by exactly `executed` payments of 1000 minor units
+// each (the payments.lua workload) from accounts funded with `initialBalance`: "ok (...)" or
+// "MISMATCH: ...".
+export async function verifyBalances(server, customers, executed, initialBalance) {
+  let usdSpent = 0, eurReceived = 0;
+  for (const { customer, accounts: [usd, eur] } of customers) {
+    const listed = (await api(server, 'GET', `/customers/internal-accounts?limit=100&customerId=${encodeURIComponent(customer)}`)).data;
+    usdSpent += initialBalance - listed.find((a) => a.id === usd).balance.amount;
+    eurReceived += listed.find((a) => a.id === eur).balance.amount;
+  }
+  return usdSpent === executed * 1000 ? `ok (${executed} payments, ${usdSpent} USD cents out, ${eurReceived} EUR cents in)` :
+    `MISMATCH: ${usdSpent} cents out for ${executed} payments`;
 }
 
 // wrk at `connections` for `seconds` with tests/bench/payments.lua in `mode` over `pairs`

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "plugins/common/format_result.hpp"
+#include "../formats/result.hpp"
 
-namespace corridor::spark {
+namespace corridor::lightning {
 
 enum class bech32_variant { bech32, bech32m };
 
@@ -42,4 +42,4 @@ std::vector<std::uint8_t> words_to_bytes_truncating(const std::uint8_t* words, s
 
 std::vector<std::uint8_t> bytes_to_words(const std::uint8_t* data, std::size_t size);
 
-}  // namespace corridor::spark
+}  // namespace corridor::lightning

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "plugins/common/format_result.hpp"
+#include "../formats/result.hpp"
 
-namespace corridor::spark {
+namespace corridor::lightning {
 
 using bytes32 = std::array<std::uint8_t, 32>;
 using bytes33 = std::array<std::uint8_t, 33>;
@@ -92,4 +92,4 @@ std::string encode_amount(std::uint64_t amount_msat);
 // "lnbc..."/"lntb..."/"lntbs..."/"lnbcrt..." with an optional amount; mixed case is refused.
 bool looks_like_invoice(std::string_view text);
 
-}  // namespace corridor::spark
+}  // namespace corridor::lightning

@@ -3,8 +3,8 @@
 // libsecp256k1 allows from any number of threads.
 #include <secp256k1.h>
 
-namespace corridor::spark {
+namespace corridor::lightning {
 
 const secp256k1_context* secp_context();
 
-}  // namespace corridor::spark
+}  // namespace corridor::lightning

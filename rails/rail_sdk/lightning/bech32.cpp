@@ -1,10 +1,10 @@
-#include "plugins/spark/bech32.hpp"
+#include "rails/rail_sdk/lightning/bech32.hpp"
 
 #include <array>
 
-#include "plugins/common/text.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
-namespace corridor::spark {
+namespace corridor::lightning {
 namespace {
 
 constexpr char charset[] = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";
@@ -153,4 +153,4 @@ std::vector<std::uint8_t> bytes_to_words(const std::uint8_t* data, std::size_t s
     return convert_bits(data, size, 8, 5, true).value();
 }
 
-}  // namespace corridor::spark
+}  // namespace corridor::lightning

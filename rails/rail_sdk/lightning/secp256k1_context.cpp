@@ -1,6 +1,6 @@
-#include "plugins/spark/secp256k1_context.hpp"
+#include "rails/rail_sdk/lightning/secp256k1_context.hpp"
 
-namespace corridor::spark {
+namespace corridor::lightning {
 
 const secp256k1_context* secp_context() {
     static secp256k1_context* const context =
@@ -8,4 +8,4 @@ const secp256k1_context* secp_context() {
     return context;
 }
 
-}  // namespace corridor::spark
+}  // namespace corridor::lightning

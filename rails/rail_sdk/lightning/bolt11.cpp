@@ -1,4 +1,4 @@
-#include "plugins/spark/bolt11.hpp"
+#include "rails/rail_sdk/lightning/bolt11.hpp"
 
 #include <openssl/sha.h>
 #include <secp256k1_recovery.h>
@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <limits>
 
-#include "plugins/common/text.hpp"
-#include "plugins/spark/bech32.hpp"
-#include "plugins/spark/secp256k1_context.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
+#include "rails/rail_sdk/lightning/bech32.hpp"
+#include "rails/rail_sdk/lightning/secp256k1_context.hpp"
 
-namespace corridor::spark {
+namespace corridor::lightning {
 namespace {
 
 using formats::make_error;
@@ -543,4 +543,4 @@ formats::outcome<std::string> encode_invoice(const invoice_fields& fields,
     return bech32_encode(hrp, words, bech32_variant::bech32);
 }
 
-}  // namespace corridor::spark
+}  // namespace corridor::lightning
