@@ -54,6 +54,7 @@
 #include "server/reference_data.hpp"
 #include "server/cli/plugins_check.hpp"
 #include "server/rails_runtime.hpp"
+#include "server/upkeep.hpp"
 
 namespace corridor {
 namespace po = boost::program_options;
@@ -194,93 +195,6 @@ void on_hangup() {
 
 // Database backlogs are counted this often for the metrics (on a database thread).
 constexpr std::int64_t database_gauges_interval_ms = 2000;
-
-// Background upkeep on the ledger writer: expiring quotes past their time, failing incoming
-// payments whose platform did not decide within the approval time-out, turning screened external
-// accounts ACTIVE, deciding due sandbox KYC reviews, pruning old idempotency keys, and deleting
-// finished webhook events past webhooks.retention_days. All are conditional UPDATEs or plain
-// DELETEs, safe to run from any number of processes.
-class upkeep_job final : public session_job {
-public:
-    // Finished webhook events deleted per run at most: a small batch keeps the writer's transaction
-    // short; a full batch makes the loop come back sooner (more_events_to_prune).
-    static constexpr int webhook_prune_batch = 500;
-
-    upkeep_job(app_services& services, bool prune,
-               std::shared_ptr<std::atomic<bool>> more_events_to_prune)
-        : services_(services),
-          prune_(prune),
-          more_events_to_prune_(std::move(more_events_to_prune)) {}
-    bool run(soci::session& session) noexcept override {
-        try {
-            expire_due_quotes(session, services_.payments(), 500);
-            expire_due_approvals(session, services_.payments(), 500);
-            settle_approved_uma_receipts(session, services_.payments(), 500);
-            screen_due_external_accounts(session, {services_.ids, services_.time}, 500);
-            decide_due_kyc_reviews(session, services_.ids, services_.time, 100);
-            std::int64_t pruned = prune_finished_events(
-                session,
-                services_.time.now_ms() - services_.config.webhooks.retention_effective_ms(),
-                webhook_prune_batch);
-            *more_events_to_prune_ = pruned >= webhook_prune_batch;
-            if (prune_) {
-                prune_idempotency_keys(session, services_.time.now_ms() -
-                                                    services_.config.idempotency_retention_hours * 3600000);
-                // UMA nonces outside the replay window would be refused anyway.
-                uma::sql_nonce_store(session, services_.time, uma::default_nonce_window_s).purge_expired();
-            }
-            return true;
-        } catch (const std::exception& error) {
-            spdlog::error("upkeep failed: {}", error.what());
-            return false;
-        }
-    }
-    void finish(job_outcome) noexcept override {}
-
-private:
-    app_services& services_;
-    bool prune_;
-    // Shared with the loop, which may be gone before a queued job runs.
-    std::shared_ptr<std::atomic<bool>> more_events_to_prune_;
-};
-
-class upkeep_loop {
-public:
-    upkeep_loop(app_services& services, session_executor& writer) {
-        thread_ = std::thread([this, &services, &writer] {
-            std::int64_t last_prune_ms = 0;
-            std::unique_lock lock(mutex_);
-            while (!stopping_) {
-                std::int64_t now_ms = services.time.now_ms();
-                bool prune = now_ms - last_prune_ms >= 3600000;
-                if (prune) last_prune_ms = now_ms;
-                writer.submit(std::make_unique<upkeep_job>(services, prune, more_events_to_prune_));
-                // A backlog of expired webhook events (a first start with retention, or more
-                // events than one batch per interval) is worked off in short steps.
-                std::int64_t wait_ms = services.config.quotes_sweep_interval_ms;
-                if (*more_events_to_prune_) wait_ms = std::min<std::int64_t>(wait_ms, 100);
-                wake_.wait_for(lock, std::chrono::milliseconds(wait_ms));
-            }
-        });
-    }
-    ~upkeep_loop() { stop(); }
-    void stop() {
-        {
-            std::lock_guard lock(mutex_);
-            stopping_ = true;
-        }
-        wake_.notify_all();
-        if (thread_.joinable()) thread_.join();
-    }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
-    std::shared_ptr<std::atomic<bool>> more_events_to_prune_ =
-        std::make_shared<std::atomic<bool>>(false);
-    std::thread thread_;
-};
 
 std::string writer_metrics(const ledger_writer& writer) {
     std::string out = "# HELP corridor_ledger_batch_size Commands per ledger writer transaction.\n"
@@ -440,7 +354,10 @@ int serve(const std::vector<std::string>& args) {
     services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
     std::uint16_t admin_port = admin ? admin->start() : 0;
-    upkeep_loop upkeep(services, writer);
+    upkeep_loop upkeep(writer, services.time, services.config.quotes_sweep_interval_ms,
+                       [&services](bool hourly, std::shared_ptr<upkeep_state> state) {
+                           return make_upkeep_job(services, hourly, std::move(state));
+                       });
     // Money rails report arriving (a paid invoice of our node) is recorded and routed here. Code
     // that issues invoices of its own registers a sink for their match keys before this point:
     // the UMA receiving side's invoices are signed with the same node key as the spark rail's.
