@@ -3,6 +3,7 @@
 #include <map>
 
 #include "ledger/assert.hpp"
+#include "ledger/deferred_writes.hpp"
 #include "ledger/money.hpp"
 #include "ledger/statement_cache.hpp"
 
@@ -140,13 +141,24 @@ std::string ensure_account(soci::session& session, book_services services, const
         }
         return std::nullopt;
     };
-    if (auto existing = find_id()) return *existing;
-    // Another process may open the same account at the same moment: the unique index decides, and
-    // the loser reads the winner's row.
-    insert_account(session, services, owner, kind, owner_id, currency);
-    auto stored = find_id();
-    CORRIDOR_ASSERT(stored.has_value());
-    return *stored;
+    // The ledger writer remembers service accounts' ids across batches (deferred_writes.hpp).
+    deferred_writes* deferred =
+        kind == account_kind::customer ? nullptr : deferred_writes_of(session);
+    std::string key;
+    if (deferred) {
+        key = owner.platform_id + '/' + env_name + '/' + kind_name + '/' + currency;
+        if (const std::string* known = deferred->known_account(key)) return *known;
+    }
+    auto existing = find_id();
+    if (!existing) {
+        // Another process may open the same account at the same moment: the unique index decides,
+        // and the loser reads the winner's row.
+        insert_account(session, services, owner, kind, owner_id, currency);
+        existing = find_id();
+        CORRIDOR_ASSERT(existing.has_value());
+    }
+    if (deferred) deferred->found_account(key, *existing);
+    return *existing;
 }
 
 std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
@@ -216,6 +228,17 @@ transfer_error classify_refusal(soci::session& session, const tenant& owner, con
 
 }  // namespace
 
+namespace {
+
+// Service accounts (liquidity, fees, settlement) have no overdraft guard, and their ids come only
+// from ensure_account for the transfer's owner and currency: their postings need no check of the
+// row and can wait for the batch's flush.
+bool is_service_account(const std::string& id) {
+    return id.starts_with("ServiceAccount:");
+}
+
+}  // namespace
+
 result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
                                                   const tenant& owner,
                                                   const transfer_request& request) {
@@ -225,33 +248,87 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
     long long now_ms = services.time.now_ms();
     long long ceiling = posted_max - request.amount;
     std::string env_name(owner.env_name());
-    long long credited = run_prepared(
-        session,
-        "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = :t "
-        "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-        "credits_posted <= :m",
-        amount, now_ms, request.credit_account_id, owner.platform_id, env_name, request.currency,
-        ceiling);
-    if (credited != 1) {
-        return classify_refusal(session, owner, request.credit_account_id, request, false);
+    deferred_writes* deferred = deferred_writes_of(session);
+    bool defer_credit = deferred && is_service_account(request.credit_account_id);
+    bool defer_debit = deferred && is_service_account(request.debit_account_id);
+    if (!defer_credit) {
+        long long credited = 0;
+        if (deferred) {
+            // In the writer's batch the balance comes back with the update, for later reads.
+            balance_row after;
+            credited =
+                fetch_prepared(session,
+                               "UPDATE ledger_accounts SET credits_posted = credits_posted + "
+                               ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                               "environment = :e AND currency = :c AND credits_posted <= :m "
+                               "RETURNING credits_posted - debits_posted",
+                               after, amount, now_ms, request.credit_account_id, owner.platform_id,
+                               env_name, request.currency, ceiling);
+            if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
+        } else {
+            credited = run_prepared(
+                session,
+                "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = "
+                ":t "
+                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+                "credits_posted <= :m",
+                amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
+                request.currency, ceiling);
+        }
+        if (credited != 1) {
+            return classify_refusal(session, owner, request.credit_account_id, request, false);
+        }
     }
-    // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two debits
-    // can never both pass on a balance that covers one.
-    long long debited = run_prepared(
-        session,
-        "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
-        "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-        "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= :a2)",
-        amount, now_ms, request.debit_account_id, owner.platform_id, env_name, request.currency,
-        ceiling, amount);
-    if (debited != 1) {
-        // Undo the credit so that a refused transfer leaves no trace.
-        run_prepared(session,
-                     "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
-                     amount, request.credit_account_id);
-        return classify_refusal(session, owner, request.debit_account_id, request, true);
+    if (!defer_debit) {
+        // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two
+        // debits can never both pass on a balance that covers one.
+        long long debited = 0;
+        if (deferred) {
+            balance_row after;
+            debited = fetch_prepared(
+                session,
+                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+                ">= "
+                ":a2) RETURNING credits_posted - debits_posted",
+                after, amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+                request.currency, ceiling, amount);
+            if (debited) deferred->saw_balance(request.debit_account_id, after.balance);
+        } else {
+            debited = run_prepared(
+                session,
+                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+                ">= "
+                ":a2)",
+                amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+                request.currency, ceiling, amount);
+        }
+        if (debited != 1) {
+            // Undo the credit so that a refused transfer leaves no trace (a deferred one was
+            // never kept).
+            if (!defer_credit) {
+                run_prepared(
+                    session,
+                    "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
+                    amount, request.credit_account_id);
+                if (deferred) deferred->saw_balance(request.credit_account_id, std::nullopt);
+            }
+            return classify_refusal(session, owner, request.debit_account_id, request, true);
+        }
     }
+    if (defer_credit) deferred->add_posting(request.credit_account_id, false, amount, now_ms);
+    if (defer_debit) deferred->add_posting(request.debit_account_id, true, amount, now_ms);
     std::string id = services.ids.next("Transfer");
+    if (deferred) {
+        // Nothing reads a transfer back before the batch commits.
+        deferred->add_transfer({id, owner.platform_id, env_name, request.debit_account_id,
+                                request.credit_account_id, amount, request.currency, request.code,
+                                request.transaction_id, now_ms});
+        return id;
+    }
     run_prepared(session,
                  "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
                  "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
@@ -263,13 +340,18 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
 }
 
 std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id) {
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (deferred) {
+        if (auto known = deferred->balance_of(id)) return *known;
+    }
     balance_row row;
     if (!fetch_prepared(session,
                         "SELECT credits_posted - debits_posted FROM ledger_accounts WHERE id = :i",
                         row, id)) {
         return std::nullopt;
     }
-    return row.balance;
+    // A service account's postings of this batch may still wait for the flush.
+    return row.balance + (deferred ? deferred->pending_delta(id) : 0);
 }
 
 }  // namespace corridor

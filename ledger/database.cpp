@@ -1,5 +1,6 @@
 #include "ledger/database.hpp"
 
+#include "ledger/control_queue.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 
@@ -193,6 +194,7 @@ namespace {
 
 // Whether the connection is inside a transaction already (the ledger writer's batch).
 bool in_transaction(soci::session& session) {
+    if (control_queue_active(session)) return true;  // the writer's batch, its BEGIN maybe queued
     if (backend_of(session) == database_backend::sqlite) {
         auto* backend = static_cast<soci::sqlite3_session_backend*>(session.get_backend());
         return sqlite3_get_autocommit(backend->conn_) == 0;
@@ -210,7 +212,7 @@ write_transaction::write_transaction(soci::session& session)
     } else if (backend_of(session_) == database_backend::sqlite) {
         run_control(session_, "BEGIN IMMEDIATE");
     } else {
-        session_ << "BEGIN";
+        run_control(session_, "BEGIN");
     }
 }
 
@@ -218,11 +220,11 @@ write_transaction::~write_transaction() {
     if (!open_) return;
     try {
         if (nested_) {
-            session_ << "ROLLBACK TO SAVEPOINT write_transaction";
-            session_ << "RELEASE SAVEPOINT write_transaction";
+            run_control(session_, "ROLLBACK TO SAVEPOINT write_transaction");
+            run_control(session_, "RELEASE SAVEPOINT write_transaction");
         } else {
             outbox_rolled_back_on_this_thread();
-            session_ << "ROLLBACK";
+            run_control(session_, "ROLLBACK");
         }
     } catch (...) {
         // The connection is broken; the database discards the transaction on its side.

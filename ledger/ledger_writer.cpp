@@ -1,12 +1,18 @@
 #include "ledger/ledger_writer.hpp"
 
+#include <soci/postgresql/soci-postgresql.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
 
 #include "ledger/assert.hpp"
+#include "ledger/batch_send.hpp"
+#include "ledger/control_queue.hpp"
+#include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 #include "ledger/thread_name.hpp"
 
@@ -18,10 +24,11 @@ namespace {
 constexpr int wal_frames_soft_max = 1000;
 constexpr int wal_frames_hard_max = 65536;
 
-// The marker of a batch, in its transaction; the database's clock dates it for pruning.
-constexpr const char* insert_marker_sql =
+// The marker of a batch, in its transaction (sent with its COMMIT); the database's clock dates it
+// for pruning.
+constexpr const char* insert_marker_pipelined_sql =
     "INSERT INTO ledger_batches (id, committed_at_ms) "
-    "VALUES (:m, CAST(extract(epoch from clock_timestamp()) * 1000 AS BIGINT))";
+    "VALUES ($1, CAST(extract(epoch from clock_timestamp()) * 1000 AS BIGINT))";
 // The lookup after a lost COMMIT: inserting the same id waits until the batch's transaction has
 // ended (its uncommitted row holds the key), then either meets its committed row (fenced = 0
 // comes back) or, the batch having rolled back, inserts a fence (fenced = 1) that settles it.
@@ -44,6 +51,103 @@ std::int64_t steady_ms() {
     return std::chrono::duration_cast<std::chrono::milliseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
+}
+
+// Adds what this thread sent to the database while it lives (a failed batch included) to the
+// writer's counters.
+class traffic_meter {
+public:
+    traffic_meter(std::atomic<std::uint64_t>& round_trips, std::atomic<std::uint64_t>& statements)
+        : round_trips_(round_trips), statements_(statements), start_(this_thread_traffic) {}
+    ~traffic_meter() {
+        round_trips_.fetch_add(this_thread_traffic.round_trips - start_.round_trips,
+                               std::memory_order_relaxed);
+        statements_.fetch_add(this_thread_traffic.statements - start_.statements,
+                              std::memory_order_relaxed);
+    }
+    traffic_meter(const traffic_meter&) = delete;
+    traffic_meter& operator=(const traffic_meter&) = delete;
+
+private:
+    std::atomic<std::uint64_t>& round_trips_;
+    std::atomic<std::uint64_t>& statements_;
+    database_traffic start_;
+};
+
+}  // namespace
+
+namespace {
+
+// The batch's transaction as the writer sends it. Control statements wait in `pending` and go out
+// together with the next ones (BEGIN with the first command's savepoint, a command's release with
+// the next one's savepoint); the last ones, the flush of deferred writes and COMMIT go out
+// together at the end: on PostgreSQL one round trip per command for its control instead of two,
+// and one round trip for the flush and the commit.
+class batch_transaction {
+public:
+    explicit batch_transaction(soci::session& session)
+        : session_(session), sqlite_(backend_of(session) == database_backend::sqlite) {
+        if (sqlite_) {
+            run_control(session_, "BEGIN IMMEDIATE");
+        } else {
+            pending_.push_back("BEGIN");
+            queue_.emplace(session_, pending_);
+        }
+    }
+    ~batch_transaction() {
+        if (!open_) return;
+        queue_.reset();
+        pending_.clear();
+        outbox_rolled_back_on_this_thread();
+        try {
+            run_control(session_, "ROLLBACK");
+        } catch (...) {
+            // The connection is broken; the database discards the transaction on its side.
+        }
+    }
+    batch_transaction(const batch_transaction&) = delete;
+    batch_transaction& operator=(const batch_transaction&) = delete;
+
+    // Queued on PostgreSQL until the next statement (control_queue.hpp), run at once on SQLite.
+    void control(const char* sql) { run_control(session_, sql); }
+    // `marker` (PostgreSQL): a statement sent just before COMMIT.
+    void commit(deferred_writes* deferred, const pipelined_statement* marker);
+
+private:
+    soci::session& session_;
+    bool sqlite_;
+    bool open_ = true;
+    std::vector<const char*> pending_;
+    std::optional<control_queue_scope> queue_;
+};
+
+void batch_transaction::commit(deferred_writes* deferred, const pipelined_statement* marker) {
+    bool events = outbox_events_pending_on_this_thread();
+    if (sqlite_) {
+        if (deferred) deferred->flush(session_);
+        run_control(session_, "COMMIT");
+    } else {
+        // What is still queued (already applied to the deferred writes), the flush, COMMIT.
+        queue_.reset();
+        std::vector<pipelined_statement> statements;
+        for (const char* sql : pending_) statements.push_back({sql, {}});
+        pending_.clear();
+        if (deferred) deferred->append_flush(statements);
+        // NOTIFY is delivered at COMMIT, once per transaction however many events.
+        if (marker) statements.push_back(*marker);
+        if (events) statements.push_back({outbox_notify_sql, {}});
+        statements.push_back({"COMMIT", {}});
+        try {
+            run_pipeline(session_, statements);
+        } catch (const soci::postgresql_soci_error& error) {
+            // bigint out of range: a service account's summed postings pass its ceiling.
+            if (deferred && error.sqlstate() == "22003") throw deferred_overflow(error.what());
+            throw;
+        }
+    }
+    open_ = false;
+    if (deferred) deferred->committed();
+    if (events) outbox_committed_on_this_thread();
 }
 
 }  // namespace
@@ -149,22 +253,16 @@ void ledger_writer::apply_batch(soci::session& session,
     CORRIDOR_ASSERT(batch.size() <= batch_commands_max_);
     CORRIDOR_ASSERT(applied.size() == batch.size());
     {
-        write_transaction transaction(session);
-        for (std::size_t i = 0; i < batch.size(); ++i) {
-            for (int attempt = 1; attempt <= command_attempts_max; ++attempt) {
-                run_control(session, "SAVEPOINT command");
-                applied[i] = batch[i]->run(session);
-                run_control(session, applied[i] ? "RELEASE SAVEPOINT command"
-                                                : "ROLLBACK TO SAVEPOINT command");
-                if (applied[i]) break;
-                run_control(session, "RELEASE SAVEPOINT command");
-                if (!batch[i]->retryable()) break;
-                if (attempt < command_attempts_max) commands_retried_.fetch_add(1, std::memory_order_relaxed);
-            }
+        // Counted before any command is told its outcome (and also when the batch fails).
+        traffic_meter meter(round_trips_total_, statements_total_);
+        try {
+            run_batch(session, batch, applied, true);
+        } catch (const deferred_overflow&) {
+            // A service account near its posted ceiling (rare): the batch again, each posting
+            // checked on its own, so that only a command that does not fit fails.
+            applied.assign(batch.size(), false);
+            run_batch(session, batch, applied, false);
         }
-        if (markers_) run_prepared(session, insert_marker_sql, static_cast<long long>(marker_));
-        commit_started_ = true;
-        transaction.commit();  // one durable commit for the whole batch
     }
     for (std::size_t i = 0; i < batch.size(); ++i) {
         batch[i]->finish(applied[i] ? job_outcome::committed : job_outcome::rolled_back);
@@ -179,6 +277,38 @@ void ledger_writer::apply_batch(soci::session& session,
     batch_histogram_[bucket].fetch_add(1, std::memory_order_relaxed);
     batches_total_.fetch_add(1, std::memory_order_relaxed);
     commands_total_.fetch_add(batch.size(), std::memory_order_relaxed);
+}
+
+void ledger_writer::run_batch(soci::session& session,
+                              std::vector<std::unique_ptr<session_job>>& batch,
+                              std::vector<bool>& applied, bool defer) {
+    // Writes nothing reads back wait for one flush before the commit (deferred_writes.hpp).
+    std::optional<deferring_scope> deferring;
+    if (defer) deferring.emplace(session, deferred_);
+    batch_transaction transaction(session);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+        for (int attempt = 1; attempt <= command_attempts_max; ++attempt) {
+            transaction.control("SAVEPOINT command");
+            applied[i] = batch[i]->run(session);
+            if (applied[i]) {
+                transaction.control("RELEASE SAVEPOINT command");
+                break;
+            }
+            transaction.control("ROLLBACK TO SAVEPOINT command");
+            transaction.control("RELEASE SAVEPOINT command");
+            if (!batch[i]->retryable()) break;
+            if (attempt < command_attempts_max)
+                commands_retried_.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+    // The batch's marker goes with its COMMIT (in the same pipeline on PostgreSQL): a COMMIT that
+    // loses its connection is settled by looking the marker up (finish_failed_batch).
+    std::optional<pipelined_statement> marker;
+    if (markers_)
+        marker = pipelined_statement{insert_marker_pipelined_sql, {std::to_string(marker_)}};
+    commit_started_ = true;
+    transaction.commit(defer ? &deferred_ : nullptr,
+                       marker ? &*marker : nullptr);  // one durable commit
 }
 
 std::int64_t ledger_writer::next_marker() {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ledger/database.hpp"
+#include "ledger/deferred_writes.hpp"
 #include "ledger/session_job.hpp"
 #include "ledger/wal_checkpointer.hpp"
 
@@ -53,6 +54,11 @@ public:
     }
     std::uint64_t batches_total() const { return batches_total_.load(); }
     std::uint64_t commands_total() const { return commands_total_.load(); }
+    // Database round trips the writer made (statements, savepoint control, commits; several
+    // statements sent together count once) and the statements they carried, for
+    // round trips per command = delta(round_trips_total) / delta(commands_total).
+    std::uint64_t round_trips_total() const { return round_trips_total_.load(); }
+    std::uint64_t statements_total() const { return statements_total_.load(); }
     std::size_t queue_depth() const;
     // WAL checkpoints run beside the writer (SQLite only; 0 on PostgreSQL).
     std::uint64_t checkpoints_total() const {
@@ -65,6 +71,10 @@ private:
     // its transaction held.
     void apply_batch(soci::session& session, std::vector<std::unique_ptr<session_job>>& batch,
                      std::vector<bool>& applied);
+    // One attempt at the batch's transaction: with deferred writes, or (after a deferred_overflow)
+    // each posting sent at once.
+    void run_batch(soci::session& session, std::vector<std::unique_ptr<session_job>>& batch,
+                   std::vector<bool>& applied, bool defer);
     // After apply_batch threw: finishes every command with what became of the batch, learning it
     // from the marker when the connection was lost during COMMIT. Leaves `session` usable or null.
     void finish_failed_batch(session_ptr& session, std::vector<std::unique_ptr<session_job>>& batch,
@@ -77,6 +87,7 @@ private:
     void configure_session(soci::session& session);
 
     database_url url_;
+    deferred_writes deferred_;  // the batch's writes that wait for its flush
     // PostgreSQL: each batch writes a marker row in its transaction (none on SQLite, where a
     // local file has no lost COMMIT).
     bool markers_ = false;
@@ -98,6 +109,8 @@ private:
     std::atomic<std::uint64_t> batches_total_{0};
     std::atomic<std::uint64_t> commands_total_{0};
     std::atomic<std::uint64_t> commands_retried_{0};
+    std::atomic<std::uint64_t> round_trips_total_{0};
+    std::atomic<std::uint64_t> statements_total_{0};
     std::atomic<std::uint64_t> outcomes_committed_{0};
     std::atomic<std::uint64_t> outcomes_not_committed_{0};
     std::atomic<std::uint64_t> outcomes_unknown_{0};

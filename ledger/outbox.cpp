@@ -1,10 +1,11 @@
 #include "ledger/outbox.hpp"
 
-#include "ledger/assert.hpp"
-#include "ledger/statement_cache.hpp"
-
 #include <memory>
 #include <mutex>
+
+#include "ledger/assert.hpp"
+#include "ledger/deferred_writes.hpp"
+#include "ledger/statement_cache.hpp"
 
 namespace corridor {
 
@@ -60,6 +61,12 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     std::string env_name(owner.env_name());
     std::string purpose_name(to_string(purpose));
     long long now_ms = time.now_ms();
+    events_pending = true;
+    if (deferred_writes* deferred = deferred_writes_of(session)) {
+        // Nothing in a ledger batch reads its own events back: they join the batch's flush.
+        deferred->add_event({id, owner.platform_id, env_name, type, payload, purpose_name, now_ms});
+        return id;
+    }
     run_prepared(
         session,
         "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "

@@ -1,14 +1,15 @@
 #include "ledger/payments.hpp"
 
+#include <array>
 #include <boost/json.hpp>
 #include <boost/json/monotonic_resource.hpp>
-
-#include <array>
 #include <cstddef>
 
 #include "ledger/assert.hpp"
 #include "ledger/counterparty_fields.hpp"
 #include "ledger/customer_store.hpp"
+#include "ledger/database.hpp"
+#include "ledger/deferred_writes.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
@@ -264,6 +265,88 @@ void update_quote_status(soci::session& session, const quote_record& q, const st
                  now, q.id);
 }
 
+// "$1, $2, ... $n"
+std::string numbered_parameters(int count) {
+    std::string out;
+    for (int i = 1; i <= count; ++i) out += (i > 1 ? ", $" : "$") + std::to_string(i);
+    return out;
+}
+
+// The INSERT of a new quote as a statement for the ledger writer's flush (text parameters).
+pipelined_statement quote_insert_statement(const quote_record& q) {
+    static const std::string sql = std::string("INSERT INTO quotes (") + quote_columns +
+                                   ") VALUES (" + numbered_parameters(33) + ")";
+    auto n = [](std::int64_t value) { return std::to_string(value); };
+    return {sql,
+            {q.id,
+             q.owner.platform_id,
+             std::string(q.owner.env_name()),
+             q.status,
+             q.source_type,
+             q.source_account_id,
+             q.source_customer_id,
+             q.destination_type,
+             q.destination_account_id,
+             q.destination_customer_id,
+             q.sending_currency,
+             q.receiving_currency,
+             q.locked_side,
+             n(q.locked_amount),
+             n(q.priced.total_sending),
+             n(q.priced.net_sending),
+             n(q.priced.total_receiving),
+             n(q.priced.fees_included),
+             rational_text(q.priced.exchange_rate),
+             rational_text(q.priced.counterparty_multiplier),
+             rational_text(q.priced.service_multiplier),
+             rational_text(q.priced.variable_fee_rate),
+             n(q.priced.counterparty_fixed_fee),
+             n(q.priced.service_fixed_fee),
+             n(q.priced.variable_fee_amount),
+             q.purpose_of_payment,
+             q.description,
+             q.transaction_id,
+             q.funding_reference,
+             q.payment_instructions,
+             n(q.created_at_ms),
+             n(q.expires_at_ms),
+             n(q.updated_at_ms)}};
+}
+
+// The INSERT of a new transaction, likewise.
+pipelined_statement transaction_insert_statement(const transaction_record& t) {
+    static const std::string sql = std::string("INSERT INTO transactions (") + transaction_columns +
+                                   ") VALUES (" + numbered_parameters(26) + ")";
+    auto n = [](std::int64_t value) { return std::to_string(value); };
+    return {sql,
+            {t.id,
+             t.owner.platform_id,
+             std::string(t.owner.env_name()),
+             t.type,
+             t.status,
+             t.quote_id,
+             t.customer_id,
+             t.platform_customer_id,
+             t.source_type,
+             t.source_account_id,
+             t.source_currency,
+             t.destination_type,
+             t.destination_account_id,
+             t.destination_currency,
+             n(t.sent_amount),
+             n(t.received_amount),
+             n(t.fees),
+             t.exchange_rate,
+             t.rate_details,
+             t.description,
+             t.failure_reason,
+             t.reference,
+             t.refund,
+             n(t.settled_at_ms),
+             n(t.created_at_ms),
+             n(t.updated_at_ms)}};
+}
+
 }  // namespace
 
 void store_new_transaction(soci::session& session, const transaction_record& t) {
@@ -409,6 +492,39 @@ transaction_record outgoing_of(soci::session& session, const quote_record& quote
     return std::move(*outgoing);
 }
 
+// Updates of the quote and OUTGOING transaction that create-and-execute made in this same command
+// (`outgoing_in_hand` set): no other command can know those rows before the batch commits, so on
+// PostgreSQL the writer sends the updates with its flush instead of waiting for each. Null when
+// they must be sent at once.
+deferred_writes* deferred_for_new_rows(soci::session& session,
+                                       const transaction_record* outgoing_in_hand) {
+    if (!outgoing_in_hand || backend_of(session) != database_backend::postgresql) return nullptr;
+    return deferred_writes_of(session);
+}
+
+void set_quote_status(soci::session& session, const quote_record& quote, const std::string& status,
+                      std::int64_t now_ms, const transaction_record* outgoing_in_hand) {
+    if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        deferred->add_statement({"UPDATE quotes SET status = $1, updated_at_ms = $2 WHERE id = $3",
+                                 {status, std::to_string(now_ms), quote.id}});
+        return;
+    }
+    update_quote_status(session, quote, status, now_ms);
+}
+
+void set_transaction_outcome(soci::session& session, const transaction_record& t,
+                             const transaction_record* outgoing_in_hand) {
+    if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        deferred->add_statement(
+            {"UPDATE transactions SET status = $1, failure_reason = $2, refund = $3, "
+             "settled_at_ms = $4, updated_at_ms = $5 WHERE id = $6",
+             {t.status, t.failure_reason, t.refund, std::to_string(t.settled_at_ms),
+              std::to_string(t.updated_at_ms), t.id}});
+        return;
+    }
+    store_transaction_outcome(session, t);
+}
+
 // The ACCOUNT_STATUS event of the internal account that paid the quote, read after its debit.
 void record_funding_balance(soci::session& session, const payment_services& services,
                             const quote_record& quote, const std::string& funding_account_id,
@@ -505,12 +621,12 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     CORRIDOR_ASSERT(credit.ok());
 
     std::int64_t now_ms = services.time.now_ms();
-    update_quote_status(session, quote, "COMPLETED", now_ms);
+    set_quote_status(session, quote, "COMPLETED", now_ms, outgoing_in_hand);
     transaction_record outgoing = outgoing_of(session, quote, outgoing_in_hand);
     outgoing.status = "COMPLETED";
     outgoing.settled_at_ms = now_ms;
     outgoing.updated_at_ms = now_ms;
-    store_transaction_outcome(session, outgoing);
+    set_transaction_outcome(session, outgoing, outgoing_in_hand);
 
     transaction_record incoming;
     incoming.id = services.ids.next("Transaction");
@@ -536,7 +652,11 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.description = quote.description;
     incoming.reference = outgoing.reference;
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
-    store_new_transaction(session, incoming);
+    if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        deferred->add_statement(transaction_insert_statement(incoming));
+    } else {
+        store_new_transaction(session, incoming);
+    }
 
     record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
     record_payment_event(session, services.ids, services.time, services.currencies, incoming);
@@ -632,6 +752,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     quote.source_type = request.source_type;
     std::string sending_currency;
     std::string source_platform_customer_id;  // read once with the source's checks
+    std::optional<owner_facts> source_facts;  // the source account's owner, when read
     if (request.source_type == "ACCOUNT") {
         auto source = find_account(session, owner, request.source_account_id);
         if (!source || (source->kind != account_kind::customer && source->kind != account_kind::platform)) {
@@ -651,6 +772,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         }
         if (!source_owner.ready()) return not_ready(source->owner_id, source_owner.kyc_status);
         source_platform_customer_id = source_owner.platform_customer_id;
+        source_facts = source_owner;
         quote.source_account_id = source->id;
         quote.source_customer_id = source->owner_id;
         sending_currency = source->currency;
@@ -713,7 +835,12 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         quote.destination_customer_id = destination->owner_id;
         quote.receiving_currency = destination->currency;
     }
-    if (facts_of_owner(session, owner, quote.destination_customer_id).deleted()) {
+    // A customer paying between its own accounts was just read as the source's owner.
+    bool destination_deleted =
+        source_facts && quote.destination_customer_id == quote.source_customer_id
+            ? source_facts->deleted()
+            : facts_of_owner(session, owner, quote.destination_customer_id).deleted();
+    if (destination_deleted) {
         return failure(payment_error::customer_deleted,
                        "destination.accountId: the account's customer is deleted",
                        "destination.accountId");
@@ -821,7 +948,20 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     } else {
         quote.payment_instructions = "[]";
     }
-    insert_quote(session, quote);
+    // Create-and-execute to an internal account on PostgreSQL: the quote and its transaction are
+    // rows no other command can know before the commit, and nothing of this command reads them
+    // back (it keeps them in hand), so their inserts wait for the flush with their updates. A
+    // payout's rail operation refers to the transaction at once, so payouts insert now.
+    deferred_writes* deferred_rows =
+        outgoing_out && !request.uma && !is_external_account_id(quote.destination_account_id) &&
+                backend_of(session) == database_backend::postgresql
+            ? deferred_writes_of(session)
+            : nullptr;
+    if (deferred_rows) {
+        deferred_rows->add_statement(quote_insert_statement(quote));
+    } else {
+        insert_quote(session, quote);
+    }
     if (request.uma) {
         uma_payment_record payment = request.uma->payment;
         payment.quote_id = quote.id;
@@ -858,7 +998,11 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.payment_instructions = quote.payment_instructions;
     if (request.uma) outgoing.counterparty_data = request.uma->payment.payee_data;
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
-    store_new_transaction(session, outgoing);
+    if (deferred_rows) {
+        deferred_rows->add_statement(transaction_insert_statement(outgoing));
+    } else {
+        store_new_transaction(session, outgoing);
+    }
     record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
     if (outgoing_out) *outgoing_out = std::move(outgoing);
     return quote;

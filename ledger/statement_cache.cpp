@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <mutex>
 
+#include "ledger/control_queue.hpp"
+#include "ledger/deferred_writes.hpp"
+
 namespace corridor {
 namespace {
 
@@ -29,9 +32,30 @@ struct remembered_cache {
 };
 thread_local remembered_cache last_lookup;
 
+// soci tells its logger about every statement it prepares: a one-off statement (session << sql, a
+// rowset) once per execution, a cached statement once per session (on PostgreSQL a round trip of
+// its own). Executions of cached statements are counted by run_prepared and fetch_prepared.
+class traffic_logger final : public soci::logger_impl {
+public:
+    explicit traffic_logger(soci::session* session) : session_(session) {}
+    void start_query(const std::string& query) override {
+        send_queued_controls(*session_);  // before the statement soci is about to send
+        count_round_trip();
+        last_query_ = query;
+    }
+    std::string get_last_query() const override { return last_query_; }
+
+private:
+    logger_impl* do_clone() const override { return new traffic_logger(session_); }
+    soci::session* session_;
+    std::string last_query_;
+};
+
 }  // namespace
 
 statement_cache* statement_cache_of(soci::session& session) {
+    // Every cached statement is looked up here just before it runs.
+    send_queued_controls(session);
     std::uint64_t generation = registry_generation.load(std::memory_order_acquire);
     if (last_lookup.session == &session && last_lookup.generation == generation) {
         return last_lookup.cache;
@@ -45,6 +69,7 @@ statement_cache* statement_cache_of(soci::session& session) {
 }
 
 void attach_statement_cache(soci::session& session) {
+    session.set_logger(new traffic_logger(&session));
     auto cache = std::make_unique<statement_cache>(session.get_backend_name() == "sqlite3");
     std::lock_guard lock(registry_mutex);
     auto& slot = registry()[&session];
@@ -79,12 +104,18 @@ void reset_sqlite_statement(soci::statement& statement) {
 }
 
 void run_control(soci::session& session, const char* sql) {
+    if (queue_control(session, sql)) {
+        if (deferred_writes* deferred = deferred_writes_of(session)) deferred->on_control(sql);
+        return;
+    }
     statement_cache* cache = statement_cache_of(session);
     if (cache && cache->sqlite()) {
         run_prepared(session, sql);
     } else {
-        session << sql;
+        session << sql;  // counted by the session's logger
     }
+    // Writes kept for the batch's flush follow the savepoints they were made in.
+    if (deferred_writes* deferred = deferred_writes_of(session)) deferred->on_control(sql);
 }
 
 }  // namespace corridor

@@ -10,6 +10,9 @@
 //
 // Keys are the addresses of the SQL texts, so every text handed to these functions must have static
 // storage duration (a string literal, or a static string built once).
+#include <soci/soci.h>
+
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -17,11 +20,23 @@
 #include <typeinfo>
 #include <unordered_map>
 
-#include <soci/soci.h>
-
 #include "ledger/assert.hpp"
 
 namespace corridor {
+
+// What this thread has sent to its database sessions: a round trip is one wait for the database's
+// answer (on PostgreSQL a network round trip; on SQLite one call into the library), which may carry
+// several statements (a pipeline, a multi-statement control string). The ledger writer reports the
+// difference over its batches as corridor_ledger_round_trips_total and _statements_total.
+struct database_traffic {
+    std::uint64_t round_trips = 0;
+    std::uint64_t statements = 0;
+};
+inline thread_local database_traffic this_thread_traffic;
+inline void count_round_trip(std::uint64_t statements = 1) {
+    this_thread_traffic.round_trips += 1;
+    this_thread_traffic.statements += statements;
+}
 
 class cached_statement {
 public:
@@ -138,6 +153,7 @@ long long run_prepared(soci::session& session, const char* sql, const Args&... a
     using entry = detail::prepared_command<Args...>;
     return detail::with_prepared<entry>(session, sql, [&](entry& e) -> long long {
         e.params = std::tie(args...);
+        count_round_trip();
         e.statement.execute(true);
         return e.statement.get_affected_rows();
     });
@@ -150,6 +166,7 @@ bool fetch_prepared(soci::session& session, const char* sql, Row& out, const Arg
     using entry = detail::prepared_query<Row, Args...>;
     return detail::with_prepared<entry>(session, sql, [&](entry& e) -> bool {
         e.params = std::tie(args...);
+        count_round_trip();
         e.statement.execute(true);
         if (!e.statement.got_data()) return false;
         out = std::move(e.row);

@@ -5,6 +5,7 @@
 
 #include "ledger/assert.hpp"
 #include "ledger/database.hpp"
+#include "ledger/deferred_writes.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/random.hpp"
 #include "ledger/statement_cache.hpp"
@@ -64,10 +65,7 @@ public:
         claim.interrupted = claim.purpose != event_purpose::notify && attempts_before > 0;
         const auto& facts = facts_of(claim.owner);
         if (facts.url.empty() && claim.purpose == event_purpose::notify) {
-            run("UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, claim_token "
-                "= "
-                "NULL WHERE id = :i",
-                claim.id);
+            unsendable_.push_back(claim.id);  // closed together by close_unsendable
             return;
         }
         claim.url = facts.url;
@@ -84,12 +82,49 @@ public:
         out.push_back(std::move(claim));
     }
 
-private:
-    // Runs once per event when a tenant has no endpoint (every event of a busy writer then), so
-    // the statement is prepared once per session rather than per call.
-    void run(const char* sql, const std::string& id) {
+    // Closes the events taken whose tenant has no endpoint (every event of a busy writer then).
+    // On PostgreSQL all of them in one statement, which in the ledger writer's batch waits for
+    // its flush (nothing reads them before the commit: the rows are locked, and one claim runs per
+    // batch); on SQLite the prepared statement once per event.
+    void close_unsendable() {
+        if (unsendable_.empty()) return;
         long long now = now_ms_;
-        run_prepared(session_, sql, now, id);
+        if (backend_of(session_) == database_backend::sqlite) {
+            for (const auto& id : unsendable_) {
+                run_prepared(session_,
+                             "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
+                             "claim_token = NULL WHERE id = :i",
+                             now, id);
+            }
+        } else if (deferred_writes* deferred = deferred_writes_of(session_)) {
+            deferred->add_statement(
+                {"UPDATE outbox_events SET state = 'NO_ENDPOINT', "
+                 "finished_at_ms = $1, claim_token = NULL WHERE id = "
+                 "ANY($2::text[])",
+                 {std::to_string(now), text_array(unsendable_)}});
+        } else {
+            run_prepared(session_,
+                         "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
+                         "claim_token = NULL WHERE id = ANY(CAST(:i AS text[]))",
+                         now, text_array(unsendable_));
+        }
+        unsendable_.clear();
+    }
+
+private:
+    // A PostgreSQL array literal of the ids.
+    static std::string text_array(const std::vector<std::string>& items) {
+        std::string out = "{";
+        for (const auto& item : items) {
+            if (out.size() > 1) out += ',';
+            out += '"';
+            for (char c : item) {
+                if (c == '"' || c == '\\') out += '\\';
+                out += c;
+            }
+            out += '"';
+        }
+        return out + "}";
     }
 
     const tenant_delivery_facts& facts_of(const tenant& owner) {
@@ -111,6 +146,7 @@ private:
     const retry_policy& policy_;
     std::int64_t now_ms_;
     std::map<std::string, tenant_delivery_facts> facts_;
+    std::vector<std::string> unsendable_;
 };
 
 constexpr const char* due_columns =
@@ -175,6 +211,7 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
     claimer claims(session, time, random, policy);
     for (auto& [claim, attempts_before] : due)
         claims.take(std::move(claim), attempts_before, claimed);
+    claims.close_unsendable();
     return claimed;
 }
 
@@ -192,6 +229,7 @@ std::optional<claimed_delivery> claim_delivery(soci::session& session, const clo
     claimer claims(session, time, random, policy);
     for (auto& [claim, attempts_before] : due)
         claims.take(std::move(claim), attempts_before, claimed);
+    claims.close_unsendable();
     if (claimed.empty()) return std::nullopt;
     return std::move(claimed.front());
 }

@@ -416,8 +416,8 @@ http_response api::run_idempotent(soci::session& session, const route_spec& rout
             if (!is_unique_violation(error)) throw;
             // Another process stored this key first: its request is the one that counts, and
             // this one's effects are undone.
-            session << "ROLLBACK TO SAVEPOINT keyed";
-            session << "RELEASE SAVEPOINT keyed";
+            run_control(session, "ROLLBACK TO SAVEPOINT keyed");
+            run_control(session, "RELEASE SAVEPOINT keyed");
             fail(error_code::idempotency_key_in_use,
                  "a request with this Idempotency-Key is being processed elsewhere");
         }

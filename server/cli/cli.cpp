@@ -215,9 +215,19 @@ std::string writer_metrics(const ledger_writer& writer) {
     out += "# HELP corridor_ledger_commands_retried_total Commands run again after a deadlock or "
            "serialization conflict.\n# TYPE corridor_ledger_commands_retried_total counter\n";
     out += fmt::format("corridor_ledger_commands_retried_total {}\n", writer.commands_retried());
-    out += "# HELP corridor_ledger_lost_commits_total Ledger batches whose COMMIT lost its database "
-           "connection, by what the marker lookup learnt.\n"
-           "# TYPE corridor_ledger_lost_commits_total counter\n";
+    out +=
+        "# HELP corridor_ledger_round_trips_total Database round trips of the ledger writer "
+        "(statements, savepoint control, flushes, commits).\n"
+        "# TYPE corridor_ledger_round_trips_total counter\n";
+    out += fmt::format("corridor_ledger_round_trips_total {}\n", writer.round_trips_total());
+    out +=
+        "# HELP corridor_ledger_statements_total SQL statements the ledger writer executed.\n"
+        "# TYPE corridor_ledger_statements_total counter\n";
+    out += fmt::format("corridor_ledger_statements_total {}\n", writer.statements_total());
+    out +=
+        "# HELP corridor_ledger_lost_commits_total Ledger batches whose COMMIT lost its database "
+        "connection, by what the marker lookup learnt.\n"
+        "# TYPE corridor_ledger_lost_commits_total counter\n";
     out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"committed\"}} {}\n",
                        writer.outcomes_committed());
     out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"not_committed\"}} {}\n",

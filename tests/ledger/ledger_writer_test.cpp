@@ -1,15 +1,15 @@
 // The ledger writer applies each command in its own savepoint: a failed command leaves nothing,
 // a command that failed on transient contention is rolled back and run again (a bounded number of
 // times), and completion is reported only after the batch's commit.
-#include <catch2/catch.hpp>
+#include "ledger/ledger_writer.hpp"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <future>
 #include <memory>
 #include <optional>
 
 #include "ledger/database.hpp"
-#include "ledger/ledger_writer.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;
@@ -21,7 +21,10 @@ class flaky_job final : public session_job {
 public:
     flaky_job(std::string tag, int failures, bool retryable, std::promise<job_outcome> done,
               std::shared_ptr<std::atomic<int>> runs)
-        : tag_(std::move(tag)), failures_(failures), retryable_(retryable), done_(std::move(done)),
+        : tag_(std::move(tag)),
+          failures_(failures),
+          retryable_(retryable),
+          done_(std::move(done)),
           runs_(std::move(runs)) {}
 
     bool run(soci::session& session) noexcept override {
@@ -144,4 +147,57 @@ TEST_CASE("database: a lost connection is an outage, a refused statement is not"
     REQUIRE(terminated == 1);
     CHECK(outage(*victim, "SELECT 1") == true);
     CHECK_FALSE(connection_alive(*victim));
+}
+
+namespace {
+
+// Runs `statements` inserts, each its own round trip.
+class inserts_job final : public session_job {
+public:
+    inserts_job(int statements, std::promise<bool> done)
+        : statements_(statements), done_(std::move(done)) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            for (int i = 0; i < statements_; ++i)
+                session << "INSERT INTO writer_probe (tag) VALUES ('count')";
+        } catch (...) {
+            return false;
+        }
+        return true;
+    }
+    void finish(job_outcome outcome) noexcept override {
+        done_.set_value(outcome == job_outcome::committed);
+    }
+
+private:
+    int statements_;
+    std::promise<bool> done_;
+};
+
+// Round trips and statements of one batch of one command that sends `statements` inserts.
+std::pair<std::uint64_t, std::uint64_t> traffic_of(ledger_writer& writer, int statements) {
+    std::uint64_t round_trips = writer.round_trips_total(), sent = writer.statements_total();
+    std::promise<bool> done;
+    auto finished = done.get_future();
+    writer.submit(std::make_unique<inserts_job>(statements, std::move(done)));
+    REQUIRE(finished.get());
+    return {writer.round_trips_total() - round_trips, writer.statements_total() - sent};
+}
+
+}  // namespace
+
+TEST_CASE("ledger writer: counts its database round trips and statements", "[store][writer]") {
+    testing::test_database database;
+    database.session() << "CREATE TABLE writer_probe (tag TEXT NOT NULL)";
+    ledger_writer writer(database.url(), 8, 64);
+    traffic_of(writer, 1);  // first use: statements prepared once per session
+    auto one = traffic_of(writer, 1);
+    auto four = traffic_of(writer, 4);
+    // A batch costs its own control statements (transaction and savepoint) plus one round trip per
+    // statement its command sends.
+    CHECK(one.first >= 2);
+    CHECK(four.first == one.first + 3);
+    CHECK(four.second == one.second + 3);
+    CHECK(one.second >= one.first);
+    writer.stop();
 }

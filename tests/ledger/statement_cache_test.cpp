@@ -141,3 +141,21 @@ TEST_CASE("a thread's remembered cache lookup follows attach and detach", "[ledg
     REQUIRE(fetch_prepared(session, select_probe, row, std::string("a")));
     CHECK(row.amount == 7);
 }
+
+TEST_CASE("each execution of a cached statement is one round trip; its preparation one more",
+          "[store][writer]") {
+    test_database db;
+    auto& session = db.session();
+    session << "CREATE TABLE cache_probe (id TEXT PRIMARY KEY, amount BIGINT NOT NULL)";
+    std::uint64_t before = this_thread_traffic.round_trips;
+    run_prepared(session, insert_probe, std::string("first"), 1LL);
+    std::uint64_t first_use = this_thread_traffic.round_trips - before;
+    CHECK(first_use == 2);  // prepared (soci's logger), then executed
+    before = this_thread_traffic.round_trips;
+    for (long long i = 0; i < 3; ++i)
+        run_prepared(session, insert_probe, "again" + std::to_string(i), i);
+    CHECK(this_thread_traffic.round_trips - before == 3);
+    before = this_thread_traffic.round_trips;
+    session << "DELETE FROM cache_probe WHERE id = 'first'";
+    CHECK(this_thread_traffic.round_trips - before == 1);
+}

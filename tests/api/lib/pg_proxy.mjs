@@ -2,9 +2,9 @@
 // restart or a network cut does. It reads the frontend protocol (the client's side) message by
 // message: a connection's transaction is "marked" once it writes into ledger_batches (the ledger
 // writer's batch marker, so only the writer's commits are touched), and its COMMIT (a simple Query,
-// or a Parse of COMMIT run at the next Sync) is what the proxy may cut:
-//   'after':  the COMMIT goes to the server, the client's socket is closed at once; the server's
-//             answer is read and dropped. The batch committed but Corridor did not hear it.
+// or the Execute of a bound COMMIT, alone or in a pipeline) is what the proxy may cut:
+//   'after':  the COMMIT goes to the server, its answer is read and dropped, and then the client's
+//             socket is closed. The batch committed but Corridor did not hear it.
 //   'before': both sockets are closed instead of sending the COMMIT. The batch never commits.
 // outage(ms) closes every connection and refuses new ones for a while, as a restart does.
 // startPgProxy(target) returns { port, cutCommits(plan), stopCutting(), outage(ms), stats(), close() },
@@ -18,6 +18,9 @@ import { fileURLToPath } from 'node:url';
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 const MARKER_INSERT = /INSERT INTO ledger_batches \(id, committed_at_ms\) VALUES/i;
+// ReadyForQuery in the transaction-idle state ('Z', length 5, 'I'): the server is done with the
+// COMMIT's transaction.
+const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
 
 function cstring(buffer, offset) {
   const end = buffer.indexOf(0, offset);
@@ -65,7 +68,13 @@ async function runProxy(target) {
     client.on('data', (chunk) => fromClient(proxy, conn, chunk));
     upstream.on('data', (chunk) => {
       if (conn.cut) {
-        upstream.end();  // the server answered the COMMIT: it is done with this transaction
+        // Dropped. Once the server is ready for the next query it has answered the COMMIT (a
+        // pipelined one too, whose statements it may still have been running when the COMMIT
+        // went by): only then does Corridor lose the connection, its COMMIT unanswered.
+        if (chunk.includes(READY_FOR_QUERY)) {
+          client.destroy();
+          upstream.end();
+        }
         return;
       }
       client.write(chunk);
@@ -131,11 +140,20 @@ function inspect(proxy, conn, type, message) {
     if (statement === '' && conn.unnamedIsCommit) conn.commitAtSync = true;
     return null;
   }
-  if (type === 'S' && conn.commitAtSync) {
+  // The server runs an Execute as it arrives, without waiting for the Sync: a pipelined COMMIT
+  // (sent with the batch's flush, one Sync after it) is cut 'before' at its Execute, and 'after'
+  // once the Sync that closes the pipeline has gone to the server too.
+  if (type === 'E' && conn.commitAtSync) {
     conn.commitAtSync = false;
     const marked = conn.marked;
     conn.marked = false;
-    return marked ? decide(proxy) : null;
+    const cut = marked ? decide(proxy) : null;
+    if (cut === 'after') conn.cutAtSync = true;
+    return cut === 'before' ? cut : null;
+  }
+  if (type === 'S' && conn.cutAtSync) {
+    conn.cutAtSync = false;
+    return 'after';
   }
   return null;
 }
@@ -174,10 +192,9 @@ function fromClient(proxy, conn, chunk) {
     out.push(message);
     if (cut === 'after') {
       flush();
-      conn.cut = true;
-      conn.client.destroy();  // Corridor loses the connection with its COMMIT unanswered
+      conn.cut = true;  // the server's answer is dropped and the client cut when it comes
       proxy.connections.delete(conn);
-      setTimeout(() => conn.upstream.destroy(), 5000).unref();
+      setTimeout(() => { conn.client.destroy(); conn.upstream.destroy(); }, 5000).unref();
       return;
     }
   }

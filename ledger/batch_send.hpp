@@ -1,0 +1,32 @@
+#pragma once
+// How the ledger writer sends a batch's transaction control and its flush. On PostgreSQL each wait
+// for an answer is a network round trip, so control statements that follow each other go out as one
+// multi-statement query, and the flush, the last release and COMMIT go out together in libpq's
+// pipeline mode: one round trip for all. soci has neither (it sends one statement and waits for
+// its answer), so this is the one place that talks to libpq directly. On SQLite, where a round trip
+// is a call into the library, run_controls runs each statement as run_control does.
+#include <soci/soci.h>
+
+#include <string>
+#include <vector>
+
+namespace corridor {
+
+// Runs transaction-control statements (string literals: BEGIN, SAVEPOINT, RELEASE SAVEPOINT,
+// ROLLBACK TO SAVEPOINT...) in order, as run_control would one by one, in one round trip on
+// PostgreSQL.
+void run_controls(soci::session& session, const std::vector<const char*>& controls);
+
+// A statement with text parameters ($1, $2...).
+struct pipelined_statement {
+    std::string sql;
+    std::vector<std::string> params;
+};
+
+// PostgreSQL only: sends every statement, then waits once for all the answers. The server runs
+// them in order and skips the rest after one fails: this throws postgresql_soci_error (with its
+// SQLSTATE) for the first failure, so a COMMIT at the end commits only when everything before it
+// succeeded.
+void run_pipeline(soci::session& session, const std::vector<pipelined_statement>& statements);
+
+}  // namespace corridor

@@ -1,0 +1,343 @@
+// The ledger writer keeps the writes nothing reads back (transfer rows, outbox events, service
+// account postings) for one flush before its commit: the book comes out exactly as if each had been
+// sent at once, savepoints that roll back drop what was kept since, hot service accounts take one
+// update per batch, and a batch whose summed postings would pass an account's ceiling is applied
+// again posting by posting.
+#include "ledger/deferred_writes.hpp"
+
+#include <soci/postgresql/soci-postgresql.h>
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <future>
+#include <limits>
+#include <memory>
+
+#include "ledger/batch_send.hpp"
+#include "ledger/book.hpp"
+#include "ledger/ledger_writer.hpp"
+#include "ledger/outbox.hpp"
+#include "ledger/statement_cache.hpp"
+#include "tests/support/store_fixture.hpp"
+
+using namespace corridor;
+
+namespace {
+
+class function_job final : public session_job {
+public:
+    function_job(std::function<bool(soci::session&)> work, std::promise<bool> done)
+        : work_(std::move(work)), done_(std::move(done)) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            return work_(session);
+        } catch (...) {
+            return false;
+        }
+    }
+    void finish(job_outcome outcome) noexcept override {
+        done_.set_value(outcome == job_outcome::committed);
+    }
+
+private:
+    std::function<bool(soci::session&)> work_;
+    std::promise<bool> done_;
+};
+
+std::future<bool> submit(ledger_writer& writer, std::function<bool(soci::session&)> work) {
+    std::promise<bool> done;
+    auto future = done.get_future();
+    writer.submit(std::make_unique<function_job>(std::move(work), std::move(done)));
+    return future;
+}
+
+// Holds the writer inside a job until released, so that what is submitted meanwhile forms one
+// batch.
+struct writer_hold {
+    std::promise<void> started, release;
+    std::future<bool> done;
+    explicit writer_hold(ledger_writer& writer) {
+        auto released = release.get_future().share();
+        done = submit(writer, [this, released](soci::session&) {
+            started.set_value();
+            released.wait();
+            return true;
+        });
+        started.get_future().wait();
+    }
+};
+
+long long count_of(soci::session& session, const std::string& sql) {
+    long long n = 0;
+    session << sql, soci::into(n);
+    return n;
+}
+
+struct accounts {
+    tenant owner;
+    std::string platform, liquidity, fees;
+};
+
+accounts open_accounts(testing::store_fixture& f, book_services book) {
+    tenant owner{f.make_platform("defer.example"), environment::sandbox};
+    accounts a{owner, ensure_account(f.session(), book, owner, account_kind::platform, "", "USD"),
+               ensure_account(f.session(), book, owner, account_kind::liquidity, "", "USD"),
+               ensure_account(f.session(), book, owner, account_kind::fees, "", "USD")};
+    auto funded =
+        post_transfer(f.session(), book, owner, {a.liquidity, a.platform, 1000, "USD", "fund", ""});
+    REQUIRE(funded.ok());
+    return a;
+}
+
+}  // namespace
+
+TEST_CASE("ledger writer: deferred writes flush once per batch and keep the book exact",
+          "[store][writer]") {
+    testing::store_fixture f;
+    book_services book{f.ids, f.random, f.clock};
+    accounts a = open_accounts(f, book);
+    ledger_writer writer(f.database.url(), 64, 256);
+    constexpr int commands = 20;
+
+    std::vector<std::future<bool>> done;
+    std::uint64_t statements_before = 0, round_trips_before = 0;
+    {
+        writer_hold hold(writer);
+        statements_before = writer.statements_total();
+        round_trips_before = writer.round_trips_total();
+        for (int i = 0; i < commands; ++i) {
+            done.push_back(submit(writer, [&](soci::session& s) {
+                // A guarded debit of the platform account, then two service accounts.
+                if (!post_transfer(s, book, a.owner,
+                                   {a.platform, a.liquidity, 10, "USD", "send", ""})
+                         .ok())
+                    return false;
+                if (!post_transfer(s, book, a.owner, {a.liquidity, a.fees, 3, "USD", "fee", ""})
+                         .ok())
+                    return false;
+                record_event(s, f.ids, f.clock, a.owner, "ACCOUNT_STATUS", R"({"n": "x\"y\\z"})");
+                return true;
+            }));
+        }
+        hold.release.set_value();
+        REQUIRE(hold.done.get());
+    }
+    for (auto& d : done) CHECK(d.get());
+    std::uint64_t statements = writer.statements_total() - statements_before;
+    std::uint64_t round_trips = writer.round_trips_total() - round_trips_before;
+    // Per command: its savepoint, its release and the guarded debit; per batch: the transaction,
+    // one update per service account, and the rows (one statement per table on PostgreSQL, one
+    // per row on SQLite); the holding job's batch and first preparations stay under 30. Sent at
+    // once, each command would cost 9 statements.
+    bool sqlite = f.database.backend() == database_backend::sqlite;
+    CHECK(statements <= commands * 3 + (sqlite ? commands * 3 : 2) + 30);
+    // On PostgreSQL a command's savepoint control waits for its debit and goes out with it: two
+    // round trips per command, and the flush and commit in one.
+    if (!sqlite) CHECK(round_trips <= commands * 2 + 12);
+
+    CHECK(find_account(f.session(), a.owner, a.platform)->balance() == 1000 - commands * 10);
+    CHECK(find_account(f.session(), a.owner, a.fees)->balance() == commands * 3);
+    auto liquidity = find_account(f.session(), a.owner, a.liquidity);
+    CHECK(liquidity->credits_posted == commands * 10);
+    CHECK(liquidity->debits_posted == 1000 + commands * 3);
+    CHECK(count_of(f.session(), "SELECT COUNT(*) FROM ledger_transfers") == 1 + commands * 2);
+    CHECK(
+        count_of(f.session(),
+                 "SELECT COUNT(*) FROM outbox_events WHERE payload = '{\"n\": \"x\\\"y\\\\z\"}'") ==
+        commands);
+    CHECK(audit_book(f.session()).empty());
+    writer.stop();
+}
+
+TEST_CASE("ledger writer: deferred writes follow savepoints and failed commands",
+          "[store][writer]") {
+    testing::store_fixture f;
+    book_services book{f.ids, f.random, f.clock};
+    accounts a = open_accounts(f, book);
+    ledger_writer writer(f.database.url(), 64, 256);
+    auto kept = submit(writer, [&](soci::session& s) {
+        if (!post_transfer(s, book, a.owner, {a.liquidity, a.fees, 7, "USD", "fee", ""}).ok())
+            return false;
+        run_control(s, "SAVEPOINT request");
+        if (!post_transfer(s, book, a.owner, {a.liquidity, a.fees, 100, "USD", "fee", ""}).ok())
+            return false;
+        record_event(s, f.ids, f.clock, a.owner, "ACCOUNT_STATUS", "{}");
+        run_control(s, "ROLLBACK TO SAVEPOINT request");
+        run_control(s, "RELEASE SAVEPOINT request");
+        return true;
+    });
+    auto refused = submit(writer, [&](soci::session& s) {
+        if (!post_transfer(s, book, a.owner, {a.liquidity, a.fees, 1000, "USD", "fee", ""}).ok())
+            return false;
+        record_event(s, f.ids, f.clock, a.owner, "ACCOUNT_STATUS", "{}");
+        return false;
+    });
+    CHECK(kept.get());
+    CHECK_FALSE(refused.get());
+    CHECK(find_account(f.session(), a.owner, a.fees)->balance() == 7);
+    CHECK(count_of(f.session(), "SELECT COUNT(*) FROM ledger_transfers") == 2);
+    CHECK(count_of(f.session(), "SELECT COUNT(*) FROM outbox_events") == 0);
+    CHECK(audit_book(f.session()).empty());
+    writer.stop();
+}
+
+TEST_CASE("ledger writer: summed postings past the ceiling fail only the command that does not fit",
+          "[store][writer]") {
+    testing::store_fixture f;
+    book_services book{f.ids, f.random, f.clock};
+    accounts a = open_accounts(f, book);
+    constexpr long long posted_max = std::numeric_limits<long long>::max();
+    f.session() << "UPDATE ledger_accounts SET credits_posted = :c WHERE id = :i",
+        soci::use(posted_max - 150), soci::use(a.fees);
+    ledger_writer writer(f.database.url(), 64, 256);
+    std::vector<std::future<bool>> done;
+    {
+        writer_hold hold(writer);
+        for (int i = 0; i < 2; ++i) {
+            done.push_back(submit(writer, [&](soci::session& s) {
+                return post_transfer(s, book, a.owner, {a.liquidity, a.fees, 100, "USD", "fee", ""})
+                    .ok();
+            }));
+        }
+        hold.release.set_value();
+        REQUIRE(hold.done.get());
+    }
+    CHECK(done[0].get());
+    CHECK_FALSE(done[1].get());
+    CHECK(find_account(f.session(), a.owner, a.fees)->credits_posted == posted_max - 50);
+    CHECK(count_of(f.session(), "SELECT COUNT(*) FROM ledger_transfers WHERE code = 'fee'") == 1);
+    writer.stop();
+}
+
+TEST_CASE("batch send: control in one round trip, a failed pipelined statement stops the commit",
+          "[store][writer]") {
+    testing::test_database database;
+    soci::session& session = database.session();
+    session << "CREATE TABLE pipeline_probe (n BIGINT NOT NULL)";
+    auto rows = [&] { return count_of(session, "SELECT COUNT(*) FROM pipeline_probe"); };
+    bool sqlite = database.backend() == database_backend::sqlite;
+    std::uint64_t round_trips = this_thread_traffic.round_trips;
+    run_controls(session, {sqlite ? "BEGIN IMMEDIATE" : "BEGIN", "SAVEPOINT a", "SAVEPOINT b"});
+    // PostgreSQL: one query; SQLite: one call each (and a first preparation for some).
+    if (sqlite) {
+        CHECK(this_thread_traffic.round_trips - round_trips >= 3);
+    } else {
+        CHECK(this_thread_traffic.round_trips - round_trips == 1);
+    }
+    session << "INSERT INTO pipeline_probe (n) VALUES (1)";
+    run_controls(session,
+                 {"ROLLBACK TO SAVEPOINT b", "RELEASE SAVEPOINT b", "RELEASE SAVEPOINT a"});
+    run_control(session, "COMMIT");
+    CHECK(rows() == 0);
+    if (sqlite) return;  // pipelines are PostgreSQL's
+    run_controls(session, {"BEGIN"});
+    // The second statement overflows a bigint (22003): the COMMIT after it must not commit.
+    std::vector<pipelined_statement> failing = {
+        {"INSERT INTO pipeline_probe (n) VALUES ($1)", {"1"}},
+        {"INSERT INTO pipeline_probe (n) VALUES ($1::bigint + 9223372036854775807)", {"1"}},
+        {"COMMIT", {}}};
+    try {
+        run_pipeline(session, failing);
+        FAIL("the pipeline should have failed");
+    } catch (const soci::postgresql_soci_error& error) {
+        CHECK(error.sqlstate() == "22003");
+    }
+    run_control(session, "ROLLBACK");
+    CHECK(rows() == 0);
+    round_trips = this_thread_traffic.round_trips;
+    run_controls(session, {"BEGIN"});
+    run_pipeline(session, {{"INSERT INTO pipeline_probe (n) VALUES ($1)", {"7"}}, {"COMMIT", {}}});
+    CHECK(this_thread_traffic.round_trips - round_trips == 2);
+    CHECK(rows() == 1);
+}
+
+TEST_CASE("ledger writer: balances and service account ids it already knows cost no round trip",
+          "[store][writer]") {
+    testing::store_fixture f;
+    book_services book{f.ids, f.random, f.clock};
+    accounts a = open_accounts(f, book);
+    ledger_writer writer(f.database.url(), 64, 256);
+
+    // In one command: the platform account's balance after its debit, and the liquidity account's
+    // with its deferred credit, both without asking the database; a rolled-back posting is
+    // forgotten.
+    std::optional<std::int64_t> platform_after, platform_after_rollback, liquidity_after;
+    std::uint64_t balance_round_trips = 99;
+    auto first = submit(writer, [&](soci::session& s) {
+        if (!post_transfer(s, book, a.owner, {a.platform, a.liquidity, 10, "USD", "send", ""}).ok())
+            return false;
+        std::uint64_t before = this_thread_traffic.round_trips;
+        platform_after = account_balance(s, a.platform);
+        balance_round_trips = this_thread_traffic.round_trips - before;
+        liquidity_after = account_balance(s, a.liquidity);
+        run_control(s, "SAVEPOINT request");
+        if (!post_transfer(s, book, a.owner, {a.platform, a.liquidity, 5, "USD", "send", ""}).ok())
+            return false;
+        run_control(s, "ROLLBACK TO SAVEPOINT request");
+        run_control(s, "RELEASE SAVEPOINT request");
+        platform_after_rollback = account_balance(s, a.platform);
+        return true;
+    });
+    REQUIRE(first.get());
+    CHECK(platform_after == 990);
+    CHECK(balance_round_trips == 0);
+    CHECK(liquidity_after == -1000 + 10);
+    CHECK(platform_after_rollback == 990);
+
+    // A service account found in a committed batch is known to the next ones.
+    std::string found;
+    REQUIRE(submit(writer, [&](soci::session& s) {
+                found = ensure_account(s, book, a.owner, account_kind::liquidity, "", "USD");
+                return true;
+            }).get());
+    std::uint64_t lookup_round_trips = 99;
+    REQUIRE(submit(writer, [&](soci::session& s) {
+                std::uint64_t before = this_thread_traffic.round_trips;
+                found = ensure_account(s, book, a.owner, account_kind::liquidity, "", "USD");
+                lookup_round_trips = this_thread_traffic.round_trips - before;
+                return true;
+            }).get());
+    CHECK(found == a.liquidity);
+    CHECK(lookup_round_trips == 0);
+
+    // One opened by a command that failed is not remembered: the next batch opens it again.
+    std::string opened, reopened;
+    CHECK_FALSE(submit(writer, [&](soci::session& s) {
+                    opened = ensure_account(s, book, a.owner, account_kind::fees, "", "EUR");
+                    return false;
+                }).get());
+    REQUIRE(submit(writer, [&](soci::session& s) {
+                reopened = ensure_account(s, book, a.owner, account_kind::fees, "", "EUR");
+                return true;
+            }).get());
+    CHECK(reopened != opened);
+    CHECK(find_account(f.session(), a.owner, reopened).has_value());
+    CHECK_FALSE(find_account(f.session(), a.owner, opened).has_value());
+    CHECK(audit_book(f.session()).empty());
+    writer.stop();
+}
+
+TEST_CASE("ledger writer: statements kept for the flush follow savepoints (PostgreSQL)",
+          "[store][writer]") {
+    testing::test_database database;
+    database.session() << "CREATE TABLE flush_probe (tag TEXT NOT NULL)";
+    ledger_writer writer(database.url(), 8, 64);
+    bool postgres = database.backend() == database_backend::postgresql;
+    auto done = submit(writer, [&](soci::session& s) {
+        deferred_writes* deferred = deferred_writes_of(s);
+        if (!deferred) return false;  // the writer defers in every batch
+        if (!postgres) return true;   // statements are kept on PostgreSQL only
+        deferred->add_statement({"INSERT INTO flush_probe (tag) VALUES ($1)", {"kept"}});
+        run_control(s, "SAVEPOINT request");
+        deferred->add_statement({"INSERT INTO flush_probe (tag) VALUES ($1)", {"dropped"}});
+        run_control(s, "ROLLBACK TO SAVEPOINT request");
+        run_control(s, "RELEASE SAVEPOINT request");
+        return true;
+    });
+    CHECK(done.get());
+    CHECK(count_of(database.session(), "SELECT COUNT(*) FROM flush_probe WHERE tag = 'dropped'") ==
+          0);
+    CHECK(count_of(database.session(), "SELECT COUNT(*) FROM flush_probe WHERE tag = 'kept'") ==
+          (postgres ? 1 : 0));
+    writer.stop();
+}
