@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "ledger/thread_name.hpp"
 #include "server/http/address_policy.hpp"
 #include "server/http/http_target.hpp"
 
@@ -64,7 +65,10 @@ struct outbound_client::impl {
         : options(options), tls(ssl::context::tls_client), guard(net::make_work_guard(context)) {
         tls.set_default_verify_paths();
         tls.set_verify_mode(ssl::verify_peer);
-        thread = std::thread([this] { context.run(); });
+        thread = std::thread([this] {
+            name_this_thread("outbound");
+            context.run();
+        });
     }
 
     template <class Stream>
