@@ -1,6 +1,7 @@
 #pragma once
 // Names the calling thread (at most 15 characters) so that top -H, perf and /proc show which of
-// the process's threads does what: io-N, db-N, ledger-writer, wal-checkpoint, upkeep.
+// the process's threads does what: io-N, db-N, ledger-writer,
+// wal-checkpoint, upkeep, webhooks (the delivery loop), outbound (webhook HTTP).
 #include <pthread.h>
 
 #include <string>

@@ -348,9 +348,13 @@ int serve(const std::vector<std::string>& args) {
         admin.emplace(admin_application, database, writer, services.config, nullptr,
                       listener_role::admin);
     }
-    outbound_client outbound(outbound_options{config.webhooks.connect_timeout_ms,
-                                              config.webhooks.response_timeout_ms,
-                                              config.outbound_allow_private_addresses});
+    outbound_options outbound_settings{config.webhooks.connect_timeout_ms,
+                                       config.webhooks.response_timeout_ms,
+                                       config.outbound_allow_private_addresses};
+    // As many kept connections as deliveries under way: one endpoint takes them all.
+    outbound_settings.idle_per_origin_max =
+        static_cast<std::size_t>(config.webhooks.in_flight_max);
+    outbound_client outbound(outbound_settings);
     webhook_sender test_sender(outbound);
     services.webhooks = &test_sender;
     delivery_worker deliveries(services, writer, outbound);

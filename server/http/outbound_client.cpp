@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "ledger/thread_name.hpp"
 #include "server/http/address_policy.hpp"
 #include "server/http/http_target.hpp"
 
@@ -29,7 +30,6 @@ outbound_response outbound_transport::post_and_wait(outbound_request request) {
 }
 
 namespace {
-
 
 std::string timeout_or(const beast::error_code& error, std::string_view step) {
     if (error == beast::error::timeout) return std::string(step) + " timed out";
@@ -57,14 +57,16 @@ enum class exchange_result {
 };
 
 struct outbound_client::impl {
-    static constexpr std::size_t idle_per_origin_max = 64;
     static constexpr auto idle_time_max = std::chrono::seconds(30);
 
     explicit impl(outbound_options options)
         : options(options), tls(ssl::context::tls_client), guard(net::make_work_guard(context)) {
         tls.set_default_verify_paths();
         tls.set_verify_mode(ssl::verify_peer);
-        thread = std::thread([this] { context.run(); });
+        thread = std::thread([this] {
+            name_this_thread("outbound");
+            context.run();
+        });
     }
 
     template <class Stream>
@@ -178,7 +180,7 @@ struct outbound_client::impl {
 
     void put_idle(const std::string& origin, std::unique_ptr<pooled_connection> connection) {
         auto& slot = idle[origin];
-        if (slot.size() >= idle_per_origin_max) return;  // closed by its destructor
+        if (slot.size() >= options.idle_per_origin_max) return;  // closed by its destructor
         connection->tcp().expires_never();
         connection->idle_since = std::chrono::steady_clock::now();
         slot.push_back(std::move(connection));

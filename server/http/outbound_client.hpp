@@ -18,6 +18,9 @@ struct outbound_options {
         10000;  // TLS handshake, writing the request, reading the answer
     bool allow_private_addresses = false;
     std::size_t response_body_bytes_max = 64 * 1024;  // a longer answer is cut here
+    // Kept-alive connections held per origin between requests. Below the number of requests under
+    // way at once, every burst above it opens connections that are closed right after.
+    std::size_t idle_per_origin_max = 256;
 };
 
 struct outbound_request {

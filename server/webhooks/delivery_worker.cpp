@@ -8,6 +8,7 @@
 
 #include "ledger/approvals.hpp"
 #include "ledger/database.hpp"
+#include "ledger/thread_name.hpp"
 #include "server/api/app.hpp"
 
 namespace corridor {
@@ -162,7 +163,10 @@ delivery_worker::~delivery_worker() {
 }
 
 void delivery_worker::start() {
-    thread_ = std::thread([this] { loop(); });
+    thread_ = std::thread([this] {
+        name_this_thread("webhooks");
+        loop();
+    });
 }
 
 void delivery_worker::wake() {

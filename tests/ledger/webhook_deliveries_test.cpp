@@ -4,6 +4,9 @@
 #include "ledger/webhook_deliveries.hpp"
 
 #include <catch2/catch.hpp>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "ledger/database.hpp"
 #include "ledger/outbox.hpp"
@@ -295,6 +298,41 @@ TEST_CASE("the body is the envelope and the payload, signed verifiably over its 
     CHECK(rotated.public_key_pem.starts_with("-----BEGIN PUBLIC KEY-----"));
 }
 
+TEST_CASE("one signer signs many bodies, from several threads at once, each verifiably",
+          "[store][webhooks]") {
+    // The signing context is kept and reused between signatures: each must still be over its own
+    // body, and concurrent callers must not mix them up.
+    delivery_fixture f;
+    f.event();
+    auto claimed = f.claim();
+    REQUIRE(claimed.size() == 1);
+    auto key = find_webhook_key(f.session(), f.owner);
+    REQUIRE(key.has_value());
+    webhook_signer signer(claimed[0].private_key_pem);
+    constexpr int per_thread = 100;
+    std::vector<std::vector<std::pair<std::string, std::string>>> signed_by(2);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < per_thread; ++i) {
+                std::string body =
+                    R"({"n":")" + std::to_string(t) + "-" + std::to_string(i) + "\"}";
+                signed_by[t].emplace_back(body, signer.sign_base64(body));
+            }
+        });
+    }
+    for (auto& thread : threads) thread.join();
+    int verified = 0;
+    for (const auto& list : signed_by) {
+        for (const auto& [body, signature] : list)
+            verified += verify_webhook_signature(key->public_key_pem, body, signature) ? 1 : 0;
+    }
+    CHECK(verified == 2 * per_thread);
+    // A signature over one body does not verify another.
+    CHECK_FALSE(verify_webhook_signature(key->public_key_pem, signed_by[0][1].first,
+                                         signed_by[0][0].second));
+}
+
 TEST_CASE("a staged next key signs only once its time has come", "[store][webhooks]") {
     delivery_fixture f;
     auto current = ensure_webhook_key(f.session(), f.clock, f.owner);
@@ -328,7 +366,8 @@ TEST_CASE("a staged next key signs only once its time has come", "[store][webhoo
     CHECK_FALSE(activate_next_webhook_key(f.session(), f.clock, f.owner).has_value());
 }
 
-TEST_CASE("activating a staged key whose time passed unclaimed makes it current", "[store][webhooks]") {
+TEST_CASE("activating a staged key whose time passed unclaimed makes it current",
+          "[store][webhooks]") {
     delivery_fixture f;
     auto current = ensure_webhook_key(f.session(), f.clock, f.owner);
     auto next = stage_next_webhook_key(f.session(), f.clock, f.owner, f.clock.now_ms() + 1000);
