@@ -1,0 +1,160 @@
+#include "ledger/multi_row.hpp"
+
+#include <algorithm>
+
+#include "ledger/assert.hpp"
+#include "ledger/database.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr std::string_view list_marker = "IN_LIST";
+
+// Parameters bound by position to a statement being built: soci keeps references, so the values
+// live here, reserved up front so that they never move.
+class bound_values {
+public:
+    explicit bound_values(std::size_t count) {
+        values_.reserve(count);
+        indicators_.reserve(count);
+    }
+    void bind(soci::statement& statement, const std::optional<std::string>& value) {
+        values_.push_back(value.value_or(""));
+        indicators_.push_back(value ? soci::i_ok : soci::i_null);
+        CORRIDOR_ASSERT(values_.size() <= values_.capacity());
+        statement.exchange(soci::use(values_.back(), indicators_.back()));
+    }
+
+private:
+    std::vector<std::string> values_;
+    std::vector<soci::indicator> indicators_;
+};
+
+std::string parameter(std::size_t index) {
+    return ":v" + std::to_string(index);
+}
+
+}  // namespace
+
+std::string postgres_array_literal(const std::vector<std::optional<std::string>>& values) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) out += ',';
+        if (!values[i]) {
+            out += "NULL";
+            continue;
+        }
+        out += '"';
+        for (char c : *values[i]) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        out += '"';
+    }
+    out += '}';
+    return out;
+}
+
+multi_row_insert::multi_row_insert(std::string table, std::vector<multi_row_column> columns)
+    : table_(std::move(table)), columns_(std::move(columns)) {
+    CORRIDOR_ASSERT(!columns_.empty());
+}
+
+void multi_row_insert::add(std::vector<std::optional<std::string>> row) {
+    CORRIDOR_ASSERT(row.size() == columns_.size());
+    rows_.push_back(std::move(row));
+}
+
+void multi_row_insert::run(soci::session& session) const {
+    for (std::size_t begin = 0; begin < rows_.size(); begin += multi_row_chunk_rows_max) {
+        run_chunk(session, begin, std::min(rows_.size(), begin + multi_row_chunk_rows_max));
+    }
+}
+
+void multi_row_insert::run_chunk(soci::session& session, std::size_t begin, std::size_t end) const {
+    std::string sql = "INSERT INTO " + table_ + " (";
+    for (std::size_t c = 0; c < columns_.size(); ++c) sql += (c ? ", " : "") + columns_[c].name;
+    sql += ") ";
+    soci::statement statement(session);
+    if (backend_of(session) == database_backend::postgresql) {
+        // One array per column: the text is the same for every chunk size.
+        bound_values bound(columns_.size());
+        sql += "SELECT * FROM unnest(";
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            std::vector<std::optional<std::string>> column;
+            column.reserve(end - begin);
+            for (std::size_t r = begin; r < end; ++r) column.push_back(rows_[r][c]);
+            bound.bind(statement, postgres_array_literal(column));
+            sql += (c ? ", CAST(" : "CAST(") + parameter(c) +
+                   (columns_[c].type == column_type::integer ? " AS bigint[])" : " AS text[])");
+        }
+        sql += ")";
+        statement.alloc();
+        statement.prepare(sql);
+        statement.define_and_bind();
+        statement.execute(true);
+        return;
+    }
+    bound_values bound((end - begin) * columns_.size());
+    sql += "VALUES ";
+    // Anonymous parameters, bound by position: SQLite looks a named one up in a list, which
+    // costs quadratic time over thousands of them.
+    std::string row_sql = "(";
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+        row_sql += c ? ", " : "";
+        // Integers arrive as text: the cast stores them as integers whatever the column's
+        // declared type.
+        row_sql += columns_[c].type == column_type::integer ? "CAST(? AS INTEGER)" : "?";
+    }
+    row_sql += ")";
+    for (std::size_t r = begin; r < end; ++r) {
+        sql += r == begin ? row_sql : ", " + row_sql;
+        for (std::size_t c = 0; c < columns_.size(); ++c) bound.bind(statement, rows_[r][c]);
+    }
+    statement.alloc();
+    statement.prepare(sql);
+    statement.define_and_bind();
+    statement.execute(true);
+}
+
+std::set<std::string> select_existing(soci::session& session, const std::string& select_sql,
+                                      const std::vector<std::string>& params,
+                                      const std::vector<std::string>& keys) {
+    auto marker = select_sql.find(list_marker);
+    CORRIDOR_ASSERT(marker != std::string::npos);
+    bool postgres = backend_of(session) == database_backend::postgresql;
+    std::set<std::string> found;
+    for (std::size_t begin = 0; begin < keys.size(); begin += multi_row_chunk_rows_max) {
+        std::size_t end = std::min(keys.size(), begin + multi_row_chunk_rows_max);
+        soci::statement statement(session);
+        std::string value;
+        statement.exchange(soci::into(value));
+        bound_values bound(params.size() + (postgres ? 1 : end - begin));
+        for (const auto& param : params) bound.bind(statement, param);
+        std::string list;
+        if (postgres) {
+            std::vector<std::optional<std::string>> chunk(keys.begin() + begin, keys.begin() + end);
+            bound.bind(statement, postgres_array_literal(chunk));
+            list = "= ANY(CAST(:list AS text[]))";
+        } else {
+            list = "IN (";
+            for (std::size_t k = begin; k < end; ++k) {
+                bound.bind(statement, keys[k]);
+                list += k == begin ? "?" : ", ?";
+            }
+            list += ")";
+        }
+        std::string sql = select_sql;
+        sql.replace(marker, list_marker.size(), list);
+        statement.alloc();
+        statement.prepare(sql);
+        statement.define_and_bind();
+        if (statement.execute(true)) {
+            do found.insert(value);
+            while (statement.fetch());
+        }
+    }
+    return found;
+}
+
+}  // namespace corridor
