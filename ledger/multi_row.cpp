@@ -66,37 +66,25 @@ void multi_row_insert::add(std::vector<std::optional<std::string>> row) {
 }
 
 void multi_row_insert::run(soci::session& session) const {
-    for (std::size_t begin = 0; begin < rows_.size(); begin += multi_row_chunk_rows_max) {
-        run_chunk(session, begin, std::min(rows_.size(), begin + multi_row_chunk_rows_max));
-    }
+    std::size_t full_chunks = rows_.size() / multi_row_chunk_rows_max;
+    std::size_t rest = rows_.size() % multi_row_chunk_rows_max;
+    if (full_chunks) run_chunks(session, 0, multi_row_chunk_rows_max, full_chunks);
+    if (rest) run_chunks(session, full_chunks * multi_row_chunk_rows_max, rest, 1);
 }
 
-void multi_row_insert::run_chunk(soci::session& session, std::size_t begin, std::size_t end) const {
+std::string multi_row_insert::chunk_sql(std::size_t rows, bool postgres) const {
     std::string sql = "INSERT INTO " + table_ + " (";
     for (std::size_t c = 0; c < columns_.size(); ++c) sql += (c ? ", " : "") + columns_[c].name;
     sql += ") ";
-    soci::statement statement(session);
-    if (backend_of(session) == database_backend::postgresql) {
+    if (postgres) {
         // One array per column: the text is the same for every chunk size.
-        bound_values bound(columns_.size());
         sql += "SELECT * FROM unnest(";
         for (std::size_t c = 0; c < columns_.size(); ++c) {
-            std::vector<std::optional<std::string>> column;
-            column.reserve(end - begin);
-            for (std::size_t r = begin; r < end; ++r) column.push_back(rows_[r][c]);
-            bound.bind(statement, postgres_array_literal(column));
             sql += (c ? ", CAST(" : "CAST(") + parameter(c) +
                    (columns_[c].type == column_type::integer ? " AS bigint[])" : " AS text[])");
         }
-        sql += ")";
-        statement.alloc();
-        statement.prepare(sql);
-        statement.define_and_bind();
-        statement.execute(true);
-        return;
+        return sql + ")";
     }
-    bound_values bound((end - begin) * columns_.size());
-    sql += "VALUES ";
     // Anonymous parameters, bound by position: SQLite looks a named one up in a list, which
     // costs quadratic time over thousands of them.
     std::string row_sql = "(";
@@ -107,14 +95,48 @@ void multi_row_insert::run_chunk(soci::session& session, std::size_t begin, std:
         row_sql += columns_[c].type == column_type::integer ? "CAST(? AS INTEGER)" : "?";
     }
     row_sql += ")";
-    for (std::size_t r = begin; r < end; ++r) {
-        sql += r == begin ? row_sql : ", " + row_sql;
-        for (std::size_t c = 0; c < columns_.size(); ++c) bound.bind(statement, rows_[r][c]);
+    sql += "VALUES ";
+    for (std::size_t r = 0; r < rows; ++r) sql += r ? ", " + row_sql : row_sql;
+    return sql;
+}
+
+// Runs `count` chunks of `rows` rows from `begin` with one statement, prepared once: parsing a
+// statement of thousands of values costs SQLite about as much as running it.
+void multi_row_insert::run_chunks(soci::session& session, std::size_t begin, std::size_t rows,
+                                  std::size_t count) const {
+    bool postgres = backend_of(session) == database_backend::postgresql;
+    std::size_t slots = postgres ? columns_.size() : rows * columns_.size();
+    std::vector<std::string> values(slots);
+    std::vector<soci::indicator> indicators(slots, soci::i_ok);
+    soci::statement statement(session);
+    for (std::size_t i = 0; i < slots; ++i) {
+        statement.exchange(soci::use(values[i], indicators[i]));
     }
     statement.alloc();
-    statement.prepare(sql);
+    // On PostgreSQL a one-time query is one round trip (no separate prepare and deallocate).
+    statement.prepare(chunk_sql(rows, postgres), postgres ? soci::details::st_one_time_query
+                                                          : soci::details::st_repeatable_query);
     statement.define_and_bind();
-    statement.execute(true);
+    for (std::size_t chunk = 0; chunk < count; ++chunk) {
+        std::size_t first = begin + chunk * rows;
+        if (postgres) {
+            for (std::size_t c = 0; c < columns_.size(); ++c) {
+                std::vector<std::optional<std::string>> column;
+                column.reserve(rows);
+                for (std::size_t r = first; r < first + rows; ++r) column.push_back(rows_[r][c]);
+                values[c] = postgres_array_literal(column);
+            }
+        } else {
+            std::size_t i = 0;
+            for (std::size_t r = first; r < first + rows; ++r) {
+                for (const auto& value : rows_[r]) {
+                    values[i] = value.value_or("");
+                    indicators[i++] = value ? soci::i_ok : soci::i_null;
+                }
+            }
+        }
+        statement.execute(true);
+    }
 }
 
 std::set<std::string> select_existing(soci::session& session, const std::string& select_sql,
@@ -147,7 +169,8 @@ std::set<std::string> select_existing(soci::session& session, const std::string&
         std::string sql = select_sql;
         sql.replace(marker, list_marker.size(), list);
         statement.alloc();
-        statement.prepare(sql);
+        statement.prepare(
+            sql, postgres ? soci::details::st_one_time_query : soci::details::st_repeatable_query);
         statement.define_and_bind();
         if (statement.execute(true)) {
             do found.insert(value);

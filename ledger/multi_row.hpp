@@ -37,7 +37,9 @@ public:
     void run(soci::session& session) const;
 
 private:
-    void run_chunk(soci::session& session, std::size_t begin, std::size_t end) const;
+    std::string chunk_sql(std::size_t rows, bool postgres) const;
+    void run_chunks(soci::session& session, std::size_t begin, std::size_t rows,
+                    std::size_t count) const;
 
     std::string table_;
     std::vector<multi_row_column> columns_;
