@@ -2,6 +2,7 @@
 
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
+#include "ledger/transaction_state.hpp"
 
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/sqlite3/soci-sqlite3.h>
@@ -189,8 +190,6 @@ database_backend backend_of(soci::session& session) {
                                                        : database_backend::sqlite;
 }
 
-namespace {
-
 // Whether the connection is inside a transaction already (the ledger writer's batch).
 bool in_transaction(soci::session& session) {
     if (backend_of(session) == database_backend::sqlite) {
@@ -200,8 +199,6 @@ bool in_transaction(soci::session& session) {
     auto* backend = static_cast<soci::postgresql_session_backend*>(session.get_backend());
     return PQtransactionStatus(backend->conn_) != PQTRANS_IDLE;
 }
-
-}  // namespace
 
 write_transaction::write_transaction(soci::session& session)
     : session_(session), nested_(in_transaction(session)) {

@@ -776,3 +776,26 @@ TEST_CASE("a batch that loses a race to another writer is redone row by row",
     CHECK(customer_rows(world.session()) == 3);
     CHECK(account_rows(world.session()).size() == 2);
 }
+
+TEST_CASE("create_customers inside the caller's transaction commits and rolls back with it",
+          "[store][customers]") {
+    customer_world world;
+    std::vector<new_customer> batch = {individual("crm-1", "$one@acme.example"),
+                                       individual("crm-2", "$one@acme.example"),
+                                       individual("crm-1", "$two@acme.example"),
+                                       individual("crm-3", "$three@acme.example")};
+    const std::vector<std::string> expected{"created", "address taken", "id taken", "created"};
+    {
+        write_transaction transaction(world.session());
+        auto got =
+            create_customers(world.session(), world.customers(), world.owner, domain, batch);
+        CHECK(outcome_names(got) == expected);
+    }  // rolled back
+    CHECK(customer_rows(world.session()) == 0);
+    CHECK(account_rows(world.session()).empty());
+    write_transaction transaction(world.session());
+    auto got = create_customers(world.session(), world.customers(), world.owner, domain, batch);
+    CHECK(outcome_names(got) == expected);
+    transaction.commit();
+    CHECK(customer_rows(world.session()) == 2);
+}
