@@ -343,6 +343,10 @@ std::vector<customer_outcome> create_customers(soci::session& session, customer_
     return out;
 }
 
+void refresh_customer_statistics(soci::session& session) {
+    if (backend_of(session) == database_backend::postgresql) session << "ANALYZE customers";
+}
+
 page<customer> list_customers(soci::session& session, const tenant& owner,
                               const customer_filter& filter, const page_request& request) {
     sql_filter where = tenant_filter(owner);

@@ -85,6 +85,11 @@ result<customer, customer_error> create_customer(soci::session& session,
 std::vector<result<std::string, customer_error>> create_customers(
     soci::session& session, customer_services services, const tenant& owner,
     const std::string& uma_domain, const std::vector<new_customer>& requests);
+// On PostgreSQL, refreshes the planner's statistics of the customers table (a no-op on SQLite).
+// A bulk import grows the table many times over faster than autovacuum analyzes it, and with
+// statistics of a much smaller table the planner takes the batch lookups of platformCustomerIds
+// through the (environment, uma_address) index, reading every row of the environment per key.
+void refresh_customer_statistics(soci::session& session);
 page<customer> list_customers(soci::session& session, const tenant& owner,
                               const customer_filter& filter, const page_request& request);
 std::optional<customer> find_customer(soci::session& session, const tenant& owner,

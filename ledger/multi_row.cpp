@@ -152,22 +152,27 @@ std::set<std::string> select_existing(soci::session& session, const std::string&
         std::string value;
         statement.exchange(soci::into(value));
         bound_values bound(params.size() + (postgres ? 1 : end - begin));
-        for (const auto& param : params) bound.bind(statement, param);
-        std::string list;
+        std::string sql = select_sql;
         if (postgres) {
+            // One index lookup per key, whatever the table's statistics say: written as
+            // "column = ANY(array)" PostgreSQL may plan (with a fresh table's estimates, does plan)
+            // a scan of every row of the tenant with the array as a filter. The array binds first,
+            // as it comes first in the text.
             std::vector<std::optional<std::string>> chunk(keys.begin() + begin, keys.begin() + end);
             bound.bind(statement, postgres_array_literal(chunk));
-            list = "= ANY(CAST(:list AS text[]))";
+            for (const auto& param : params) bound.bind(statement, param);
+            sql.replace(marker, list_marker.size(), "= k.v");
+            sql = "SELECT found.* FROM unnest(CAST(:list AS text[])) AS k(v) CROSS JOIN LATERAL (" +
+                  sql + " LIMIT 1) AS found";
         } else {
-            list = "IN (";
+            for (const auto& param : params) bound.bind(statement, param);
+            std::string list = "IN (";
             for (std::size_t k = begin; k < end; ++k) {
                 bound.bind(statement, keys[k]);
                 list += k == begin ? "?" : ", ?";
             }
-            list += ")";
+            sql.replace(marker, list_marker.size(), list + ")");
         }
-        std::string sql = select_sql;
-        sql.replace(marker, list_marker.size(), list);
         statement.alloc();
         statement.prepare(
             sql, postgres ? soci::details::st_one_time_query : soci::details::st_repeatable_query);

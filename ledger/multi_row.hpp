@@ -47,8 +47,9 @@ private:
 };
 
 // The values of `keys` found by `select_sql`, a query of one text column whose WHERE clause ends in
-// "<column> IN_LIST" (the marker is replaced by the backend's list test). `params` bind first, in
-// order, to the named parameters before the marker.
+// "<column> IN_LIST": on SQLite the marker becomes an IN list; on PostgreSQL the query runs once
+// per key of an array (a LATERAL join), each an index lookup. `params` bind, in order, to the
+// named parameters before the marker.
 std::set<std::string> select_existing(soci::session& session, const std::string& select_sql,
                                       const std::vector<std::string>& params,
                                       const std::vector<std::string>& keys);

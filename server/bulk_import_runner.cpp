@@ -169,7 +169,14 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
     customer_services customers{services_.ids, services_.random, services_.time};
     const auto& settings = services_.config.bulk_import;
     std::int64_t row = job.resume_row;
+    // Rows imported at which the customers' statistics are refreshed next: at the start, then
+    // each time this job has doubled what it imported (a few times per job, however long).
+    std::int64_t imported = 0, refresh_at = 0;
     for (;;) {
+        if (imported >= refresh_at) {
+            refresh_customer_statistics(session);
+            refresh_at = std::max<std::int64_t>(2 * imported, settings.batch_rows);
+        }
         if (stopping()) {
             // Hand the job back at once rather than after the lease lapses.
             run_prepared(session,
@@ -224,6 +231,7 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
             record_job_event(session, services_, job);
         }
         transaction.commit();
+        imported += progress.successful;
         if (at_end) {
             std::error_code ignored;
             std::filesystem::remove(job.file_path, ignored);
