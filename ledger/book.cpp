@@ -5,6 +5,7 @@
 #include "ledger/assert.hpp"
 #include "ledger/deferred_writes.hpp"
 #include "ledger/money.hpp"
+#include "ledger/multi_row.hpp"
 #include "ledger/statement_cache.hpp"
 
 namespace corridor {
@@ -87,15 +88,20 @@ std::string_view to_string(account_kind kind) {
 
 namespace {
 
+// A short upper-case reference a person can type into a bank transfer's memo.
+std::string new_account_reference(random_source& random) {
+    std::string reference = "CR" + random_base32(random, 14);
+    for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return reference;
+}
+
 // Inserts the account unless one with the same owner and currency exists; true when inserted.
 bool insert_account(soci::session& session, book_services services, const tenant& owner,
                     account_kind kind, const std::string& owner_id, const std::string& currency) {
     std::string env_name(owner.env_name());
     std::string kind_name(to_string(kind));
     std::string id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
-    // A short upper-case reference a person can type into a bank transfer's memo.
-    std::string reference = "CR" + random_base32(services.random, 14);
-    for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::string reference = new_account_reference(services.random);
     int overdraw_guard = is_internal(kind) ? 1 : 0;
     long long now_ms = services.time.now_ms();
     return run_prepared(
@@ -122,6 +128,36 @@ void open_new_customer_accounts(soci::session& session, book_services services, 
             insert_account(session, services, owner, account_kind::customer, customer_id, currency);
         CORRIDOR_ASSERT(inserted);
     }
+}
+
+void open_new_customers_accounts(soci::session& session, book_services services,
+                                 const tenant& owner,
+                                 const std::vector<new_customer_accounts>& customers) {
+    // As in open_new_customer_accounts: the customers are new, so no account of theirs exists and
+    // no ON CONFLICT is needed; a conflict aborts the INSERT as the broken invariant it would be.
+    multi_row_insert insert("ledger_accounts", {{"id"},
+                                                {"platform_id"},
+                                                {"environment"},
+                                                {"kind"},
+                                                {"owner_id"},
+                                                {"currency"},
+                                                {"reference"},
+                                                {"must_not_overdraw", column_type::integer},
+                                                {"debits_posted", column_type::integer},
+                                                {"credits_posted", column_type::integer},
+                                                {"created_at_ms", column_type::integer},
+                                                {"updated_at_ms", column_type::integer}});
+    std::string env_name(owner.env_name());
+    std::string kind_name(to_string(account_kind::customer));
+    std::string now_ms = std::to_string(services.time.now_ms());
+    for (const auto& customer : customers) {
+        for (const auto& currency : *customer.currencies) {
+            insert.add({services.ids.next("InternalAccount"), owner.platform_id, env_name,
+                        kind_name, *customer.customer_id, currency,
+                        new_account_reference(services.random), "1", "0", "0", now_ms, now_ms});
+        }
+    }
+    insert.run(session);
 }
 
 std::string ensure_account(soci::session& session, book_services services, const tenant& owner,

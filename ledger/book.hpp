@@ -58,6 +58,17 @@ void open_new_customer_accounts(soci::session& session, book_services services, 
                                 const std::string& customer_id,
                                 const std::vector<std::string>& currencies);
 
+// A customer just created and the currencies of its accounts (each listed once).
+struct new_customer_accounts {
+    const std::string* customer_id;
+    const std::vector<std::string>* currencies;
+};
+// open_new_customer_accounts for many customers of one batch, in one multi-row INSERT per chunk
+// (multi_row.hpp) instead of one statement per account.
+void open_new_customers_accounts(soci::session& session, book_services services,
+                                 const tenant& owner,
+                                 const std::vector<new_customer_accounts>& customers);
+
 std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
                                            const std::string& id);
 

@@ -1,12 +1,15 @@
 #include "ledger/customer_store.hpp"
 
 #include <boost/json.hpp>
+#include <set>
 
 #include "ledger/assert.hpp"
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
+#include "ledger/multi_row.hpp"
 #include "ledger/nullable_text.hpp"
 #include "ledger/statement_cache.hpp"
+#include "ledger/transaction_state.hpp"
 
 namespace corridor {
 namespace {
@@ -194,6 +197,154 @@ result<customer, customer_error> create_customer(soci::session& session,
         if (is_unique_violation(error)) return classify_unique_violation(error);
         throw;
     }
+}
+
+namespace {
+
+using customer_outcome = result<std::string, customer_error>;
+
+// The customers of a batch as create_customers plans them: a new id, a platformCustomerId, an
+// address; rows refused by the lookups get their outcome instead and are not inserted.
+struct customer_batch {
+    std::vector<std::optional<customer_outcome>> outcomes;
+    multi_row_insert customers{"customers",
+                               {{"id"},
+                                {"platform_id"},
+                                {"environment"},
+                                {"platform_customer_id"},
+                                {"customer_type"},
+                                {"uma_address"},
+                                {"kyc_status"},
+                                {"full_name"},
+                                {"birth_date"},
+                                {"nationality"},
+                                {"address"},
+                                {"business_info"},
+                                {"beneficial_owners"},
+                                {"is_deleted", column_type::integer},
+                                {"created_at_ms", column_type::integer},
+                                {"updated_at_ms", column_type::integer}}};
+    std::vector<std::string> ids;  // of the customers inserted, for their accounts
+    std::vector<new_customer_accounts> accounts;
+};
+
+customer_batch plan_customer_batch(soci::session& session, customer_services services,
+                                   const tenant& owner, const std::string& uma_domain,
+                                   const std::vector<new_customer>& requests) {
+    std::string env_name(owner.env_name());
+    std::vector<std::string> ids, platform_customer_ids, addresses;
+    for (const auto& request : requests) {
+        CORRIDOR_ASSERT(request.customer_type == "INDIVIDUAL" ||
+                        request.customer_type == "BUSINESS");
+        ids.push_back(services.ids.next("Customer"));
+        const auto& id = ids.back();
+        platform_customer_ids.push_back(
+            request.platform_customer_id.value_or(id.substr(id.find(':') + 1)));
+        addresses.push_back(request.fields.uma_address.value_or(
+            "$" + random_base32(services.random, 12) + "@" + uma_domain));
+    }
+    // As uma_address_taken and platform_customer_id_taken, for the whole batch at once.
+    auto taken_addresses = select_existing(
+        session,
+        "SELECT uma_address FROM customers WHERE environment IN ('production', 'sandbox') AND "
+        "is_deleted = 0 AND uma_address IN_LIST",
+        {}, addresses);
+    auto taken_platform_customer_ids = select_existing(
+        session,
+        "SELECT platform_customer_id FROM customers WHERE platform_id = :p AND environment = :e "
+        "AND is_deleted = 0 AND platform_customer_id IN_LIST",
+        {owner.platform_id, env_name}, platform_customer_ids);
+    customer_batch batch;
+    batch.ids.reserve(requests.size());  // `accounts` points into it
+    std::set<std::string> claimed_addresses, claimed_platform_customer_ids;
+    std::string now_ms = std::to_string(services.time.now_ms());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const auto& request = requests[i];
+        auto& address = addresses[i];
+        auto taken = [&](const std::string& candidate) {
+            return taken_addresses.contains(candidate) || claimed_addresses.contains(candidate);
+        };
+        if (request.fields.uma_address && taken(address)) {
+            batch.outcomes.emplace_back(customer_error::uma_address_taken);
+            continue;
+        }
+        // A generated address that is taken (60 random bits: hardly ever) is drawn again and
+        // checked on its own, as create_customer does.
+        constexpr int attempts_max = 8;
+        for (int attempt = 1; !request.fields.uma_address && taken(address); ++attempt) {
+            CORRIDOR_ASSERT(attempt < attempts_max);
+            address = "$" + random_base32(services.random, 12) + "@" + uma_domain;
+            if (uma_address_taken(session, address, ids[i])) taken_addresses.insert(address);
+        }
+        const auto& platform_customer_id = platform_customer_ids[i];
+        if (taken_platform_customer_ids.contains(platform_customer_id) ||
+            claimed_platform_customer_ids.contains(platform_customer_id)) {
+            batch.outcomes.emplace_back(customer_error::platform_customer_id_taken);
+            continue;
+        }
+        claimed_addresses.insert(address);
+        claimed_platform_customer_ids.insert(platform_customer_id);
+        const auto& fields = request.fields;
+        batch.customers.add({ids[i], owner.platform_id, env_name, platform_customer_id,
+                             request.customer_type, address, request.kyc_status, fields.full_name,
+                             fields.birth_date, fields.nationality, fields.address_json,
+                             fields.business_info_json, fields.beneficial_owners_json, "0", now_ms,
+                             now_ms});
+        batch.ids.push_back(ids[i]);
+        batch.accounts.push_back({&batch.ids.back(), &request.account_currencies});
+        batch.outcomes.emplace_back(ids[i]);
+    }
+    return batch;
+}
+
+}  // namespace
+
+std::vector<customer_outcome> create_customers(soci::session& session, customer_services services,
+                                               const tenant& owner, const std::string& uma_domain,
+                                               const std::vector<new_customer>& requests) {
+    CORRIDOR_ASSERT(!uma_domain.empty());
+    std::vector<customer_outcome> out;
+    if (backend_of(session) == database_backend::sqlite && in_transaction(session)) {
+        // The caller's BEGIN IMMEDIATE holds SQLite's write lock: no other writer can take a key
+        // between the lookups and the INSERT, so there is nothing to fall back from and no
+        // savepoint is needed. (One over the whole batch would keep an in-memory journal of every
+        // page the batch changes, with temp_store=MEMORY: a peak that grew with the tables.)
+        auto batch = plan_customer_batch(session, services, owner, uma_domain, requests);
+        batch.customers.run(session);
+        open_new_customers_accounts(session,
+                                    book_services{services.ids, services.random, services.time},
+                                    owner, batch.accounts);
+        for (auto& outcome : batch.outcomes) out.push_back(std::move(*outcome));
+        return out;
+    }
+    try {
+        write_transaction transaction(session);
+        auto batch = plan_customer_batch(session, services, owner, uma_domain, requests);
+        batch.customers.run(session);
+        open_new_customers_accounts(session,
+                                    book_services{services.ids, services.random, services.time},
+                                    owner, batch.accounts);
+        transaction.commit();
+        for (auto& outcome : batch.outcomes) out.push_back(std::move(*outcome));
+        return out;
+    } catch (const soci::soci_error& error) {
+        if (!is_unique_violation(error)) throw;
+    }
+    // Another writer took an address or platformCustomerId after the lookups: the batch rolled
+    // back, and one create_customer per row finds out which rows lost.
+    for (const auto& request : requests) {
+        auto created = create_customer(session, services, owner, uma_domain, request);
+        if (created) {
+            out.emplace_back(created->id);
+        } else {
+            out.emplace_back(created.error());
+        }
+    }
+    return out;
+}
+
+void refresh_customer_statistics(soci::session& session) {
+    if (backend_of(session) == database_backend::postgresql) session << "ANALYZE customers";
 }
 
 page<customer> list_customers(soci::session& session, const tenant& owner,

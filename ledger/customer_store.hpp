@@ -75,6 +75,21 @@ result<customer, customer_error> create_customer(soci::session& session,
                                                  customer_services services, const tenant& owner,
                                                  const std::string& uma_domain,
                                                  const new_customer& request);
+// create_customer for the rows of a batch (the bulk import), inside the caller's transaction and
+// with a few statements per batch instead of several per customer: one lookup of the addresses and
+// one of the platformCustomerIds already taken, one multi-row INSERT of the customers and one of
+// their accounts. Each request succeeds or fails alone with the outcome create_customer would give
+// it, the requests taken in order (a later row loses to an earlier row of the batch that took its
+// address or platformCustomerId). Gives the new customers' ids. Should a concurrent writer take a
+// key between the lookup and the INSERT, the batch is redone one create_customer at a time.
+std::vector<result<std::string, customer_error>> create_customers(
+    soci::session& session, customer_services services, const tenant& owner,
+    const std::string& uma_domain, const std::vector<new_customer>& requests);
+// On PostgreSQL, refreshes the planner's statistics of the customers table (a no-op on SQLite).
+// A bulk import grows the table many times over faster than autovacuum analyzes it, and with
+// statistics of a much smaller table the planner takes the batch lookups of platformCustomerIds
+// through the (environment, uma_address) index, reading every row of the environment per key.
+void refresh_customer_statistics(soci::session& session);
 page<customer> list_customers(soci::session& session, const tenant& owner,
                               const customer_filter& filter, const page_request& request);
 std::optional<customer> find_customer(soci::session& session, const tenant& owner,

@@ -3,6 +3,7 @@
 #include "ledger/control_queue.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
+#include "ledger/transaction_state.hpp"
 
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/sqlite3/soci-sqlite3.h>
@@ -190,8 +191,6 @@ database_backend backend_of(soci::session& session) {
                                                        : database_backend::sqlite;
 }
 
-namespace {
-
 // Whether the connection is inside a transaction already (the ledger writer's batch).
 bool in_transaction(soci::session& session) {
     if (control_queue_active(session)) return true;  // the writer's batch, its BEGIN maybe queued
@@ -202,8 +201,6 @@ bool in_transaction(soci::session& session) {
     auto* backend = static_cast<soci::postgresql_session_backend*>(session.get_backend());
     return PQtransactionStatus(backend->conn_) != PQTRANS_IDLE;
 }
-
-}  // namespace
 
 write_transaction::write_transaction(soci::session& session)
     : session_(session), nested_(in_transaction(session)) {

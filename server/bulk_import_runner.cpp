@@ -38,6 +38,35 @@ std::string platform_customer_id_of(const bulk_csv_columns& columns,
     return index && *index < fields.size() ? fields[*index] : std::string();
 }
 
+// Reads up to batch_rows records from `reader` and validates them: each record gets either an
+// error (outcomes[i] set) or a request (outcomes[i] empty; its row and platformCustomerId in
+// request_rows). True when the file ended.
+bool read_batch(csv_reader& reader, const bulk_csv_columns& columns, const platform_config& config,
+                std::int64_t batch_rows, const clock& time, std::int64_t& row,
+                std::vector<std::optional<bulk_import_row_error>>& outcomes,
+                std::vector<new_customer>& requests,
+                std::vector<std::pair<std::int64_t, std::string>>& request_rows) {
+    std::vector<std::string> fields;
+    while (static_cast<std::int64_t>(outcomes.size()) < batch_rows) {
+        auto status = reader.next(fields);
+        if (status == csv_status::end) return true;
+        ++row;
+        std::string platform_customer_id;
+        try {
+            if (status == csv_status::malformed) {
+                fail(error_code::invalid_input, "malformed CSV record: " + reader.error());
+            }
+            platform_customer_id = platform_customer_id_of(columns, fields);
+            requests.push_back(read_bulk_csv_customer(columns, fields, config, time.now_ms()));
+            request_rows.emplace_back(row, std::move(platform_customer_id));
+            outcomes.emplace_back();
+        } catch (const api_error& error) {
+            outcomes.emplace_back(bulk_row_error(error, row, platform_customer_id));
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 bulk_import_runner::bulk_import_runner(app_services& services, database_url url)
@@ -140,8 +169,14 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
     customer_services customers{services_.ids, services_.random, services_.time};
     const auto& settings = services_.config.bulk_import;
     std::int64_t row = job.resume_row;
-    std::vector<std::string> fields;
+    // Rows imported at which the customers' statistics are refreshed next: at the start, then
+    // each time this job has doubled what it imported (a few times per job, however long).
+    std::int64_t imported = 0, refresh_at = 0;
     for (;;) {
+        if (imported >= refresh_at) {
+            refresh_customer_statistics(session);
+            refresh_at = std::max<std::int64_t>(2 * imported, settings.batch_rows);
+        }
         if (stopping()) {
             // Hand the job back at once rather than after the lease lapses.
             run_prepared(session,
@@ -150,33 +185,37 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
                          job.id, worker_);
             return;
         }
-        write_transaction transaction(session);
+        // The batch is read and validated before its transaction begins: on SQLite the write lock
+        // (which the ledger writer waits for) is held only for the batch's few statements.
         bulk_import_progress progress;
-        bool at_end = false;
-        while (progress.processed < settings.batch_rows) {
-            auto status = reader.next(fields);
-            if (status == csv_status::end) {
-                at_end = true;
-                break;
-            }
-            ++row;
-            ++progress.processed;
-            std::string platform_customer_id;
-            try {
-                if (status == csv_status::malformed) {
-                    fail(error_code::invalid_input, "malformed CSV record: " + reader.error());
+        std::vector<std::optional<bulk_import_row_error>> outcomes;  // per record, in order
+        std::vector<new_customer> requests;
+        std::vector<std::pair<std::int64_t, std::string>> request_rows;  // row, platformCustomerId
+        bool at_end = read_batch(reader, columns, *config, settings.batch_rows, services_.time, row,
+                                 outcomes, requests, request_rows);
+        progress.processed = static_cast<std::int64_t>(outcomes.size());
+        write_transaction transaction(session);
+        auto created =
+            create_customers(session, customers, job.owner, config->uma_domain, requests);
+        CORRIDOR_ASSERT(created.size() == requests.size());
+        std::size_t next_request = 0;
+        for (auto& outcome : outcomes) {
+            if (!outcome) {
+                // A valid record: its outcome is the next of create_customers.
+                auto index = next_request++;
+                if (created[index]) {
+                    ++progress.successful;
+                    continue;
                 }
-                platform_customer_id = platform_customer_id_of(columns, fields);
-                auto request =
-                    read_bulk_csv_customer(columns, fields, *config, services_.time.now_ms());
-                auto created =
-                    create_customer(session, customers, job.owner, config->uma_domain, request);
-                if (!created) fail_customer(created.error(), "");
-                ++progress.successful;
-            } catch (const api_error& error) {
-                ++progress.failed;
-                progress.errors.push_back(bulk_row_error(error, row, platform_customer_id));
+                try {
+                    fail_customer(created[index].error(), "");
+                } catch (const api_error& error) {
+                    outcome = bulk_row_error(error, request_rows[index].first,
+                                             request_rows[index].second);
+                }
             }
+            ++progress.failed;
+            progress.errors.push_back(std::move(*outcome));
         }
         progress.resume_offset = static_cast<std::int64_t>(reader.offset());
         progress.resume_row = row;
@@ -192,6 +231,7 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
             record_job_event(session, services_, job);
         }
         transaction.commit();
+        imported += progress.successful;
         if (at_end) {
             std::error_code ignored;
             std::filesystem::remove(job.file_path, ignored);

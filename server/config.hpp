@@ -24,7 +24,7 @@ struct limits_config {
 
 struct bulk_import_config {
     std::string dir = "bulk-imports";  // uploads and their CSV files while jobs run
-    std::int64_t batch_rows = 200;     // rows per transaction
+    std::int64_t batch_rows = 500;     // rows per transaction
     std::int64_t lease_ms = 30000;     // a job whose worker stopped is taken over after this
     std::int64_t poll_interval_ms = 1000;
 };

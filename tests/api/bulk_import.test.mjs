@@ -137,6 +137,48 @@ test('a platformCustomerId repeated in the file or already taken fails that row 
   assert.equal(job.errors[0].details.rowNumber, 3);
 });
 
+test('collisions with existing customers and across batches fail their own rows, in file order', async () => {
+  // The suite imports 50 rows per batch: the file spans three, and rows of a later batch collide
+  // with rows of an earlier one and with customers created through the API before the import.
+  const existing = unique('old');
+  expectStatus(await call(server, sandbox, 'POST', '/customers', {
+    customerType: 'INDIVIDUAL', platformCustomerId: existing, umaAddress: `$${existing}@${domain}`,
+    fullName: 'Old Timer', birthDate: '1970-01-01',
+  }), 201);
+  const ids = Array.from({ length: 120 }, () => unique('span'));
+  const rows = ids.map((id) => individual(id));
+  rows[10] = individual(ids[10], { uma: `$${existing}@${domain}` });  // row 12: address held by the API customer
+  rows[20] = individual(existing, { uma: `$${ids[20]}@${domain}` });  // row 22: its platformCustomerId
+  rows[70] = individual(ids[70], { uma: `$${ids[5]}@${domain}` });   // row 72: address of row 7, one batch earlier
+  rows[110] = individual(ids[60], { uma: `$${ids[110]}@${domain}` }); // row 112: platformCustomerId of row 62
+  // Row 115 loses its platformCustomerId, so its address stays free for row 116.
+  rows[113] = individual(ids[1], { uma: `$free${ids[113]}@${domain}` });
+  rows[114] = individual(ids[114], { uma: `$free${ids[113]}@${domain}` });
+  const job = await importCsv([header, ...rows].join('\n') + '\n');
+  assert.equal(job.status, 'COMPLETED');
+  assert.deepEqual(job.progress, { total: 120, processed: 120, successful: 115, failed: 5 });
+  assert.deepEqual(job.errors.map((error) => [error.details.rowNumber, error.code, error.correlationId]), [
+    [12, 'UMA_ADDRESS_EXISTS', ids[10]],
+    [22, 'PLATFORM_CUSTOMER_ID_EXISTS', existing],
+    [72, 'UMA_ADDRESS_EXISTS', ids[70]],
+    [112, 'PLATFORM_CUSTOMER_ID_EXISTS', ids[60]],
+    [115, 'PLATFORM_CUSTOMER_ID_EXISTS', ids[1]],
+  ]);
+  const winner = await customerByPlatformId(ids[114]);
+  assert.equal(winner.umaAddress, `$free${ids[113]}@${domain}`);
+  const last = await customerByPlatformId(ids[119]);
+  assert.equal(last.fullName, `Person ${ids[119]}`);
+  const accounts = expectStatus(await call(server, sandbox, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(last.id)}&limit=100`), 200);
+  const config = expectStatus(await call(server, sandbox, 'GET', '/config'), 200);
+  const codes = config.supportedCurrencies.map((item) => item.currencyCode).sort();
+  assert.ok(codes.length >= 2);
+  assert.deepEqual(accounts.data.map((account) => account.balance.currency.code).sort(), codes,
+    'an imported customer has one internal account per supported currency');
+  for (const account of accounts.data) assert.equal(account.balance.amount, 0);
+  assert.equal(await customerByPlatformId(ids[10]), undefined);
+  assert.equal((await customerByPlatformId(existing)).fullName, 'Old Timer');
+});
+
 test('non-UTF-8 bytes fail their row, naming the column; the rest of the file imports', async () => {
   const good = unique('utf'), bad = unique('utf');
   const csv = Buffer.concat([

@@ -625,3 +625,177 @@ TEST_CASE(
                                      individual("crm-1", "$ada@acme.example")) ==
           customer_error::platform_customer_id_taken);
 }
+
+namespace {
+
+std::vector<std::string> outcome_names(const std::vector<result<std::string, customer_error>>& got) {
+    std::vector<std::string> names;
+    for (const auto& outcome : got) {
+        if (outcome) {
+            names.push_back("created");
+        } else if (outcome.error() == customer_error::uma_address_taken) {
+            names.push_back("address taken");
+        } else if (outcome.error() == customer_error::platform_customer_id_taken) {
+            names.push_back("id taken");
+        } else {
+            names.push_back("other");
+        }
+    }
+    return names;
+}
+
+}  // namespace
+
+TEST_CASE("create_customers decides each row as create_customer would, in order",
+          "[store][customers]") {
+    customer_world world;
+    world.create(individual("crm-db", "$db@acme.example"));
+    std::vector<new_customer> batch = {
+        individual("crm-1", "$one@acme.example"),  // created
+        individual("crm-2", "$db@acme.example"),   // address held in the database
+        individual("crm-db", "$two@acme.example"),  // platformCustomerId held in the database
+        individual("crm-3", "$one@acme.example"),  // address of an earlier row of the batch
+        individual("crm-1", "$three@acme.example"),  // platformCustomerId of an earlier row
+        individual("crm-db", "$four@acme.example"),  // loses, so its address stays free...
+        individual("crm-4", "$four@acme.example"),  // ...for this row
+        business(),                                 // generated address and platformCustomerId
+    };
+    batch[0].account_currencies = {"USD", "EUR"};
+    batch[6].account_currencies = {"BRL"};
+    auto got = create_customers(world.session(), world.customers(), world.owner, domain, batch);
+    CHECK(outcome_names(got) == std::vector<std::string>{"created", "address taken", "id taken",
+                                                         "address taken", "id taken", "id taken",
+                                                         "created", "created"});
+    CHECK(customer_rows(world.session()) == 4);
+
+    // What is stored is what create_customer stores.
+    auto one = find_customer(world.session(), world.owner, got[0].value());
+    REQUIRE(one);
+    CHECK(one->platform_customer_id == "crm-1");
+    CHECK(one->uma_address == "$one@acme.example");
+    CHECK(one->customer_type == "INDIVIDUAL");
+    CHECK(one->kyc_status == "APPROVED");
+    CHECK(one->full_name == "Ada Lovelace");
+    CHECK(one->birth_date == "1815-12-10");
+    CHECK(one->nationality == "GB");
+    CHECK(one->address_json == individual().fields.address_json);
+    CHECK_FALSE(one->business_info_json);
+    CHECK_FALSE(one->is_deleted);
+    CHECK(one->created_at_ms == testing::fixture_start_ms);
+    CHECK(one->updated_at_ms == testing::fixture_start_ms);
+    auto company = find_customer(world.session(), world.owner, got[7].value());
+    REQUIRE(company);
+    CHECK(company->platform_customer_id == company->id.substr(9));
+    auto address = parse_uma_address(company->uma_address);
+    REQUIRE(address);
+    CHECK(address->domain == domain);
+    CHECK(address->user.size() == 12);
+    CHECK(company->business_info_json == business().fields.business_info_json);
+    CHECK(company->beneficial_owners_json == business().fields.beneficial_owners_json);
+    CHECK_FALSE(company->full_name);
+    CHECK_FALSE(company->nationality);
+
+    // One empty account per currency of the created rows, none for a refused one.
+    CHECK(account_rows(world.session()) ==
+          std::vector<std::string>{"CUSTOMER " + got[6].value() + " BRL 0 0",
+                                   "CUSTOMER " + got[0].value() + " EUR 0 0",
+                                   "CUSTOMER " + got[0].value() + " USD 0 0"});
+    // The rows are found by the lookups the next batch makes.
+    auto again = create_customers(world.session(), world.customers(), world.owner, domain,
+                                  {individual("crm-5", "$four@acme.example"),
+                                   individual("crm-4", "$five@acme.example")});
+    CHECK(outcome_names(again) == std::vector<std::string>{"address taken", "id taken"});
+    CHECK(customer_rows(world.session()) == 4);
+}
+
+TEST_CASE("create_customers inserts batches larger than one statement's chunk",
+          "[store][customers]") {
+    customer_world world;
+    std::vector<new_customer> batch;
+    for (int i = 0; i < 1201; ++i) {
+        batch.push_back(individual("crm-" + std::to_string(i),
+                                   "$user" + std::to_string(i) + "@acme.example"));
+        batch.back().account_currencies = {"USD"};
+    }
+    batch.push_back(individual("crm-7", "$late@acme.example"));  // an id from the first chunk
+    auto got = create_customers(world.session(), world.customers(), world.owner, domain, batch);
+    REQUIRE(got.size() == batch.size());
+    for (std::size_t i = 0; i < 1201; ++i) CHECK(got[i]);
+    REQUIRE_FALSE(got.back());
+    CHECK(got.back().error() == customer_error::platform_customer_id_taken);
+    CHECK(customer_rows(world.session()) == 1201);
+    CHECK(account_rows(world.session()).size() == 1201);
+    auto last = find_customer(world.session(), world.owner, got[1200].value());
+    REQUIRE(last);
+    CHECK(last->uma_address == "$user1200@acme.example");
+}
+
+TEST_CASE("a batch that loses a race to another writer is redone row by row",
+          "[store][customers]") {
+    customer_world world;
+    // Another connection holds an uncommitted customer with an address of the batch: on
+    // PostgreSQL the batch's lookups miss it and its INSERT fails once the other commits; on
+    // SQLite the batch waits for the other's write lock and its lookups see the row.
+    auto other = world.database.open_another();
+    write_transaction holding(*other);
+    *other << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
+              "customer_type, uma_address, kyc_status, is_deleted, created_at_ms, "
+              "updated_at_ms) VALUES ('Customer:0199dcb0-d3bb-7000-8000-000000000000', :p, "
+              "'sandbox', 'crm-other', 'INDIVIDUAL', '$ada@acme.example', 'APPROVED', 0, 0, 0)",
+        soci::use(world.platform);
+    std::vector<new_customer> batch = {individual("crm-1", "$one@acme.example"),
+                                       individual("crm-2", "$ada@acme.example"),
+                                       individual("crm-3", "$three@acme.example")};
+    for (auto& request : batch) request.account_currencies = {"USD"};
+    std::atomic<bool> done{false};
+    std::optional<std::vector<result<std::string, customer_error>>> outcome;
+    std::thread creator([&] {
+        outcome.emplace(
+            create_customers(world.session(), world.customers(), world.owner, domain, batch));
+        done = true;
+    });
+    if (world.database.backend() == database_backend::postgresql) {
+        auto watcher = world.database.open_another();
+        for (int i = 0; i < 1000; ++i) {
+            int waiting = 0;
+            *watcher << "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
+                        "current_database() AND wait_event_type = 'Lock'",
+                soci::into(waiting);
+            if (waiting > 0) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    CHECK_FALSE(done);
+    holding.commit();
+    creator.join();
+    REQUIRE(outcome.has_value());
+    CHECK(outcome_names(*outcome) ==
+          std::vector<std::string>{"created", "address taken", "created"});
+    CHECK(customer_rows(world.session()) == 3);
+    CHECK(account_rows(world.session()).size() == 2);
+}
+
+TEST_CASE("create_customers inside the caller's transaction commits and rolls back with it",
+          "[store][customers]") {
+    customer_world world;
+    std::vector<new_customer> batch = {individual("crm-1", "$one@acme.example"),
+                                       individual("crm-2", "$one@acme.example"),
+                                       individual("crm-1", "$two@acme.example"),
+                                       individual("crm-3", "$three@acme.example")};
+    const std::vector<std::string> expected{"created", "address taken", "id taken", "created"};
+    {
+        write_transaction transaction(world.session());
+        auto got =
+            create_customers(world.session(), world.customers(), world.owner, domain, batch);
+        CHECK(outcome_names(got) == expected);
+    }  // rolled back
+    CHECK(customer_rows(world.session()) == 0);
+    CHECK(account_rows(world.session()).empty());
+    write_transaction transaction(world.session());
+    auto got = create_customers(world.session(), world.customers(), world.owner, domain, batch);
+    CHECK(outcome_names(got) == expected);
+    transaction.commit();
+    CHECK(customer_rows(world.session()) == 2);
+}

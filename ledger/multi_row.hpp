@@ -1,0 +1,60 @@
+#pragma once
+// Statements over many rows at once, for batches (the bulk import): one INSERT per table per chunk
+// of rows and one lookup per chunk of keys, instead of one statement per row. On PostgreSQL each
+// is one round trip whatever the row count: the values travel as one array parameter per column
+// (unnest, = ANY), so the statement text never changes with the row count. SQLite has no arrays and
+// no round trips to save; there a multi-row VALUES list (or IN list) saves the per-row statement.
+#include <soci/soci.h>
+
+#include <cstddef>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace corridor {
+
+// Rows of one statement at most: bounds the parameters of a SQLite statement (its limit is 32766)
+// and the size of one PostgreSQL message.
+constexpr std::size_t multi_row_chunk_rows_max = 500;
+
+enum class column_type { text, integer };
+
+struct multi_row_column {
+    std::string name;
+    column_type type = column_type::text;
+};
+
+// Rows gathered in memory, then inserted into `table` in chunks of multi_row_chunk_rows_max.
+// Values are given as text (integers in decimal); a nullopt is SQL NULL.
+class multi_row_insert {
+public:
+    multi_row_insert(std::string table, std::vector<multi_row_column> columns);
+    // One value per column, in the columns' order.
+    void add(std::vector<std::optional<std::string>> row);
+    std::size_t size() const { return rows_.size(); }
+    // Inserts every row added; a constraint violation throws as a single INSERT would.
+    void run(soci::session& session) const;
+
+private:
+    std::string chunk_sql(std::size_t rows, bool postgres) const;
+    void run_chunks(soci::session& session, std::size_t begin, std::size_t rows,
+                    std::size_t count) const;
+
+    std::string table_;
+    std::vector<multi_row_column> columns_;
+    std::vector<std::vector<std::optional<std::string>>> rows_;
+};
+
+// The values of `keys` found by `select_sql`, a query of one text column whose WHERE clause ends in
+// "<column> IN_LIST": on SQLite the marker becomes an IN list; on PostgreSQL the query runs once
+// per key of an array (a LATERAL join), each an index lookup. `params` bind, in order, to the
+// named parameters before the marker.
+std::set<std::string> select_existing(soci::session& session, const std::string& select_sql,
+                                      const std::vector<std::string>& params,
+                                      const std::vector<std::string>& keys);
+
+// A PostgreSQL array literal of text values ({"a","b",NULL}).
+std::string postgres_array_literal(const std::vector<std::optional<std::string>>& values);
+
+}  // namespace corridor
