@@ -247,18 +247,69 @@ std::string webhook_body(const claimed_delivery& delivery, std::int64_t now_ms) 
     return body;
 }
 
-delivery_verdict finish_delivery(soci::session& session, id_generator& ids, const clock& time,
-                                 const retry_policy& policy, const claimed_delivery& delivery,
-                                 const attempt_report& report) {
-    std::int64_t now_ms = time.now_ms();
-    auto verdict = judge_attempt(policy, delivery.purpose, delivery.attempt, delivery.created_at_ms,
-                                 now_ms, report.response_status);
-    std::string attempt_id = ids.next("WebhookAttempt");
+namespace {
+
+// A JSON string literal of `text`: the rows of one round go to the database as one JSON parameter.
+void append_json_string(std::string& out, std::string_view text) {
+    out += '"';
+    for (char c : text) {
+        unsigned char u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (u < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\u00";
+            out += hex[u >> 4];
+            out += hex[u & 0xf];
+        } else {
+            out += c;
+        }
+    }
+    out += '"';
+}
+
+void append_json_field(std::string& out, const char* key, std::string_view text) {
+    out += out.back() == '{' ? "\"" : ",\"";
+    out += key;
+    out += "\":";
+    append_json_string(out, text);
+}
+
+void append_json_field(std::string& out, const char* key, long long number) {
+    out += out.back() == '{' ? "\"" : ",\"";
+    out += key;
+    out += "\":";
+    out += std::to_string(number);
+}
+
+// PostgreSQL: one round's attempts and event moves, each in one statement (one round trip)
+// whatever the round's size; the texts are fixed (prepared once per session), the rows travel as a
+// JSON array. SQLite, where a statement is a call into the library, runs its prepared statements
+// once per attempt: the same round as JSON cost its writer more CPU (3.76-3.86 s against
+// 3.34-3.46 s over webhook_bench's 55,000 deliveries), decoding more than the calls it saved.
+constexpr const char* insert_attempts_postgresql =
+    "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, attempt, "
+    "url, attempted_at_ms, latency_ms, response_status, outcome, error, response_excerpt, "
+    "next_attempt_at_ms) SELECT i, p, e, v, y, a, u, t, l, s, o, r, x, n FROM "
+    "json_to_recordset(CAST(:j AS json)) AS f(i text, p text, e text, v text, y text, a integer, "
+    "u text, t bigint, l bigint, s integer, o text, r text, x text, n bigint)";
+// An event moves only while this claim still holds it (its token matches). A rescheduled event
+// keeps finished_at_ms (NULL while pending); a finished one gets its finishing time in both.
+constexpr const char* move_events_postgresql =
+    "UPDATE outbox_events o SET state = m.s, next_attempt_at_ms = m.n, finished_at_ms = "
+    "COALESCE(m.fin, o.finished_at_ms), claim_token = NULL FROM json_to_recordset(CAST(:j AS "
+    "json)) AS m(i text, c text, s text, n bigint, fin bigint) WHERE o.id = m.i AND "
+    "o.claim_token = m.c AND o.state = 'PENDING'";
+
+void record_one(soci::session& session, const std::string& attempt_id,
+                const claimed_delivery& delivery, const attempt_report& report,
+                const delivery_verdict& verdict, long long now) {
     std::string env_name(delivery.owner.env_name());
     std::string excerpt = excerpt_of(report.response_excerpt);
     std::string error = excerpt_of(report.error);
     long long attempted = report.attempted_at_ms, latency = report.latency_ms,
-              next = verdict.next_attempt_at_ms, now = now_ms;
+              next = verdict.next_attempt_at_ms;
     int status = report.response_status, attempt = delivery.attempt;
     run_prepared(
         session,
@@ -281,7 +332,67 @@ delivery_verdict finish_delivery(soci::session& session, id_generator& ids, cons
             "claim_token = NULL WHERE id = :i AND claim_token = :c AND state = 'PENDING'",
             verdict.state, now, now, delivery.id, delivery.claim_token);
     }
-    return verdict;
+}
+
+}  // namespace
+
+std::vector<delivery_verdict> finish_deliveries(soci::session& session, id_generator& ids,
+                                                const clock& time, const retry_policy& policy,
+                                                const std::vector<finished_attempt>& finished) {
+    std::vector<delivery_verdict> verdicts;
+    if (finished.empty()) return verdicts;
+    verdicts.reserve(finished.size());
+    std::int64_t now_ms = time.now_ms();
+    bool sqlite = backend_of(session) == database_backend::sqlite;
+    std::string attempts = "[", moves = "[";
+    for (const auto& [delivery, report] : finished) {
+        auto verdict = judge_attempt(policy, delivery->purpose, delivery->attempt,
+                                     delivery->created_at_ms, now_ms, report->response_status);
+        if (sqlite) {
+            record_one(session, ids.next("WebhookAttempt"), *delivery, *report, verdict, now_ms);
+            verdicts.push_back(std::move(verdict));
+            continue;
+        }
+        if (attempts.size() > 1) attempts += ',';
+        attempts += '{';
+        append_json_field(attempts, "i", ids.next("WebhookAttempt"));
+        append_json_field(attempts, "p", delivery->owner.platform_id);
+        append_json_field(attempts, "e", delivery->owner.env_name());
+        append_json_field(attempts, "v", delivery->id);
+        append_json_field(attempts, "y", delivery->type);
+        append_json_field(attempts, "a", delivery->attempt);
+        append_json_field(attempts, "u", delivery->url);
+        append_json_field(attempts, "t", report->attempted_at_ms);
+        append_json_field(attempts, "l", report->latency_ms);
+        append_json_field(attempts, "s", report->response_status);
+        append_json_field(attempts, "o", verdict.outcome);
+        append_json_field(attempts, "r", excerpt_of(report->error));
+        append_json_field(attempts, "x", excerpt_of(report->response_excerpt));
+        append_json_field(attempts, "n", verdict.next_attempt_at_ms);
+        attempts += '}';
+        if (moves.size() > 1) moves += ',';
+        moves += '{';
+        append_json_field(moves, "i", delivery->id);
+        append_json_field(moves, "c", delivery->claim_token);
+        append_json_field(moves, "s", verdict.state);
+        bool pending = verdict.state == "PENDING";
+        append_json_field(moves, "n", pending ? verdict.next_attempt_at_ms : now_ms);
+        if (!pending) append_json_field(moves, "fin", now_ms);
+        moves += '}';
+        verdicts.push_back(std::move(verdict));
+    }
+    attempts += ']';
+    moves += ']';
+    if (sqlite) return verdicts;
+    run_prepared(session, insert_attempts_postgresql, attempts);
+    run_prepared(session, move_events_postgresql, moves);
+    return verdicts;
+}
+
+delivery_verdict finish_delivery(soci::session& session, id_generator& ids, const clock& time,
+                                 const retry_policy& policy, const claimed_delivery& delivery,
+                                 const attempt_report& report) {
+    return finish_deliveries(session, ids, time, policy, {{&delivery, &report}}).front();
 }
 
 namespace {
@@ -403,8 +514,7 @@ bool resend_webhook_event(soci::session& session, const clock& time, const tenan
                             "finished_at_ms = NULL, claim_token = NULL WHERE id = :i AND "
                             "platform_id = :p AND environment = :e AND purpose = 'NOTIFY' AND "
                             "state IN ('DELIVERED', 'FAILED', 'NO_ENDPOINT')",
-         soci::use(now_ms), soci::use(event_id), soci::use(owner.platform_id),
-         soci::use(env_name));
+         soci::use(now_ms), soci::use(event_id), soci::use(owner.platform_id), soci::use(env_name));
     statement.execute(true);
     return statement.get_affected_rows() == 1;
 }
