@@ -59,7 +59,9 @@ public:
           policy_(policy),
           now_ms_(time.now_ms()) {}
 
-    void take(claimed_delivery claim, int attempts_before, std::vector<claimed_delivery>& out) {
+    // `round_token`: the event was already claimed by the round's one statement with this token.
+    void take(claimed_delivery claim, int attempts_before, std::vector<claimed_delivery>& out,
+              const std::string* round_token = nullptr) {
         claim.claimed_at_ms = now_ms_;
         claim.attempt = attempts_before + 1;
         claim.interrupted = claim.purpose != event_purpose::notify && attempts_before > 0;
@@ -70,6 +72,11 @@ public:
         }
         claim.url = facts.url;
         claim.private_key_pem = facts.private_key_pem;
+        if (round_token) {
+            claim.claim_token = *round_token;
+            out.push_back(std::move(claim));
+            return;
+        }
         claim.claim_token = random_hex(random_, 16);
         long long lease_until = now_ms_ + policy_.lease_ms, now = now_ms_;
         // Prepared once per session: the hot statements of delivery run thousands of times a
@@ -86,22 +93,46 @@ public:
     // On PostgreSQL all of them in one statement, which in the ledger writer's batch waits for
     // its flush (nothing reads them before the commit: the rows are locked, and one claim runs per
     // batch); on SQLite the prepared statement once per event.
-    void close_unsendable() {
+    // `claimed`: the round's statement already counted an attempt and set a lease for them; both
+    // are taken back (an event's first attempt time is set with its first counted attempt, and a
+    // finished event is due at its finishing time, which the pruning's index scan relies on).
+    void close_unsendable(bool claimed = false) {
         if (unsendable_.empty()) return;
         long long now = now_ms_;
         if (backend_of(session_) == database_backend::sqlite) {
             for (const auto& id : unsendable_) {
-                run_prepared(session_,
-                             "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
-                             "claim_token = NULL WHERE id = :i",
-                             now, id);
+                if (claimed) {
+                    run_prepared(session_,
+                                 "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = "
+                                 ":f, next_attempt_at_ms = :g, claim_token = NULL, attempts = "
+                                 "attempts - 1, first_attempt_at_ms = CASE WHEN attempts = 1 "
+                                 "THEN NULL ELSE first_attempt_at_ms END WHERE id = :i",
+                                 now, now, id);
+                } else {
+                    run_prepared(session_,
+                                 "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = "
+                                 ":f, claim_token = NULL WHERE id = :i",
+                                 now, id);
+                }
             }
         } else if (deferred_writes* deferred = deferred_writes_of(session_)) {
             deferred->add_statement(
-                {"UPDATE outbox_events SET state = 'NO_ENDPOINT', "
-                 "finished_at_ms = $1, claim_token = NULL WHERE id = "
-                 "ANY($2::text[])",
+                {claimed ? "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = $1, "
+                           "next_attempt_at_ms = $1, claim_token = NULL, attempts = attempts - 1, "
+                           "first_attempt_at_ms = "
+                           "CASE WHEN attempts = 1 THEN NULL ELSE first_attempt_at_ms END WHERE "
+                           "id = ANY($2::text[])"
+                         : "UPDATE outbox_events SET state = 'NO_ENDPOINT', "
+                           "finished_at_ms = $1, claim_token = NULL WHERE id = "
+                           "ANY($2::text[])",
                  {std::to_string(now), text_array(unsendable_)}});
+        } else if (claimed) {
+            run_prepared(session_,
+                         "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
+                         "next_attempt_at_ms = :g, claim_token = NULL, attempts = attempts - 1, "
+                         "first_attempt_at_ms = CASE WHEN attempts = 1 THEN NULL ELSE "
+                         "first_attempt_at_ms END WHERE id = ANY(CAST(:i AS text[]))",
+                         now, now, text_array(unsendable_));
         } else {
             run_prepared(session_,
                          "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
@@ -192,26 +223,37 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
                                                    random_source& random,
                                                    const retry_policy& policy, int limit) {
     CORRIDOR_ASSERT(limit > 0);
-    long long now = time.now_ms();
-    // Rows another process holds are skipped, not waited for; SQLite has one writer at a time, so
-    // the write transaction around this is already exclusive there.
+    long long now = time.now_ms(), lease_until = now + policy.lease_ms;
+    // The round's due events are claimed by one statement, under one token: SQLite builds the
+    // subquery's id list before it updates a row (so moving next_attempt_at_ms cannot bring a row
+    // round again), and PostgreSQL skips rows another process holds instead of waiting for them;
+    // SQLite has one writer at a time, so the write transaction around this is exclusive there.
+    std::string token = random_hex(random, 16);
     std::string sql =
-        std::string(due_columns) +
-        "WHERE state = 'PENDING' AND next_attempt_at_ms <= :n ORDER BY "
-        "next_attempt_at_ms LIMIT :l" +
-        (backend_of(session) == database_backend::postgresql ? " FOR UPDATE SKIP LOCKED" : "");
-    // Read completely before any row is updated: moving next_attempt_at_ms while a cursor walks
-    // that index could bring a row round again.
+        std::string(
+            "UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at_ms = :l, "
+            "claim_token = :c, first_attempt_at_ms = COALESCE(first_attempt_at_ms, :n) WHERE id "
+            "IN (SELECT id FROM outbox_events WHERE state = 'PENDING' AND next_attempt_at_ms <= "
+            ":d ORDER BY next_attempt_at_ms LIMIT :m") +
+        (backend_of(session) == database_backend::postgresql ? " FOR UPDATE SKIP LOCKED" : "") +
+        ") RETURNING id, platform_id, environment, type, payload, purpose, attempts, "
+        "created_at_ms";
     std::vector<std::pair<claimed_delivery, int>> due;
     {
-        soci::rowset<soci::row> rows = (session.prepare << sql, soci::use(now), soci::use(limit));
+        soci::rowset<soci::row> rows =
+            (session.prepare << sql, soci::use(lease_until), soci::use(token), soci::use(now),
+             soci::use(now), soci::use(limit));
         for (const auto& row : rows) due.push_back(due_from_row(row));
     }
+    // Oldest first, as they were due (RETURNING has no order).
+    std::sort(due.begin(), due.end(), [](const auto& a, const auto& b) {
+        return a.first.created_at_ms < b.first.created_at_ms;
+    });
     std::vector<claimed_delivery> claimed;
     claimer claims(session, time, random, policy);
-    for (auto& [claim, attempts_before] : due)
-        claims.take(std::move(claim), attempts_before, claimed);
-    claims.close_unsendable();
+    for (auto& [claim, attempts_now] : due)
+        claims.take(std::move(claim), attempts_now - 1, claimed, &token);
+    claims.close_unsendable(true);
     return claimed;
 }
 

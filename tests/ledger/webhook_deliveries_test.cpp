@@ -288,7 +288,17 @@ TEST_CASE("events of a tenant without an endpoint are closed, not claimed", "[st
                                    R"({"accountId":"a"})"));
     }
     CHECK(f.claim().empty());
-    for (const auto& id : ids) CHECK(f.state_of(id) == "NO_ENDPOINT");  // closed in one statement
+    for (const auto& id : ids) {
+        CHECK(f.state_of(id) == "NO_ENDPOINT");  // closed in one statement
+        // Closed without an attempt counted.
+        long long attempts = -1;
+        soci::indicator first = soci::i_ok;
+        long long first_ms = 0;
+        f.session() << "SELECT attempts, first_attempt_at_ms FROM outbox_events WHERE id = :i",
+            soci::use(id), soci::into(attempts), soci::into(first_ms, first);
+        CHECK(attempts == 0);
+        CHECK(first == soci::i_null);
+    }
 }
 
 TEST_CASE("finished events past the retention are pruned with their attempts, in bounded batches",
