@@ -59,7 +59,9 @@ public:
           policy_(policy),
           now_ms_(time.now_ms()) {}
 
-    void take(claimed_delivery claim, int attempts_before, std::vector<claimed_delivery>& out) {
+    // `round_token`: the event was already claimed by the round's one statement with this token.
+    void take(claimed_delivery claim, int attempts_before, std::vector<claimed_delivery>& out,
+              const std::string* round_token = nullptr) {
         claim.claimed_at_ms = now_ms_;
         claim.attempt = attempts_before + 1;
         claim.interrupted = claim.purpose != event_purpose::notify && attempts_before > 0;
@@ -70,6 +72,11 @@ public:
         }
         claim.url = facts.url;
         claim.private_key_pem = facts.private_key_pem;
+        if (round_token) {
+            claim.claim_token = *round_token;
+            out.push_back(std::move(claim));
+            return;
+        }
         claim.claim_token = random_hex(random_, 16);
         long long lease_until = now_ms_ + policy_.lease_ms, now = now_ms_;
         // Prepared once per session: the hot statements of delivery run thousands of times a
@@ -86,22 +93,46 @@ public:
     // On PostgreSQL all of them in one statement, which in the ledger writer's batch waits for
     // its flush (nothing reads them before the commit: the rows are locked, and one claim runs per
     // batch); on SQLite the prepared statement once per event.
-    void close_unsendable() {
+    // `claimed`: the round's statement already counted an attempt and set a lease for them; both
+    // are taken back (an event's first attempt time is set with its first counted attempt, and a
+    // finished event is due at its finishing time, which the pruning's index scan relies on).
+    void close_unsendable(bool claimed = false) {
         if (unsendable_.empty()) return;
         long long now = now_ms_;
         if (backend_of(session_) == database_backend::sqlite) {
             for (const auto& id : unsendable_) {
-                run_prepared(session_,
-                             "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
-                             "claim_token = NULL WHERE id = :i",
-                             now, id);
+                if (claimed) {
+                    run_prepared(session_,
+                                 "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = "
+                                 ":f, next_attempt_at_ms = :g, claim_token = NULL, attempts = "
+                                 "attempts - 1, first_attempt_at_ms = CASE WHEN attempts = 1 "
+                                 "THEN NULL ELSE first_attempt_at_ms END WHERE id = :i",
+                                 now, now, id);
+                } else {
+                    run_prepared(session_,
+                                 "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = "
+                                 ":f, claim_token = NULL WHERE id = :i",
+                                 now, id);
+                }
             }
         } else if (deferred_writes* deferred = deferred_writes_of(session_)) {
             deferred->add_statement(
-                {"UPDATE outbox_events SET state = 'NO_ENDPOINT', "
-                 "finished_at_ms = $1, claim_token = NULL WHERE id = "
-                 "ANY($2::text[])",
+                {claimed ? "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = $1, "
+                           "next_attempt_at_ms = $1, claim_token = NULL, attempts = attempts - 1, "
+                           "first_attempt_at_ms = "
+                           "CASE WHEN attempts = 1 THEN NULL ELSE first_attempt_at_ms END WHERE "
+                           "id = ANY($2::text[])"
+                         : "UPDATE outbox_events SET state = 'NO_ENDPOINT', "
+                           "finished_at_ms = $1, claim_token = NULL WHERE id = "
+                           "ANY($2::text[])",
                  {std::to_string(now), text_array(unsendable_)}});
+        } else if (claimed) {
+            run_prepared(session_,
+                         "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
+                         "next_attempt_at_ms = :g, claim_token = NULL, attempts = attempts - 1, "
+                         "first_attempt_at_ms = CASE WHEN attempts = 1 THEN NULL ELSE "
+                         "first_attempt_at_ms END WHERE id = ANY(CAST(:i AS text[]))",
+                         now, now, text_array(unsendable_));
         } else {
             run_prepared(session_,
                          "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
@@ -192,26 +223,37 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
                                                    random_source& random,
                                                    const retry_policy& policy, int limit) {
     CORRIDOR_ASSERT(limit > 0);
-    long long now = time.now_ms();
-    // Rows another process holds are skipped, not waited for; SQLite has one writer at a time, so
-    // the write transaction around this is already exclusive there.
+    long long now = time.now_ms(), lease_until = now + policy.lease_ms;
+    // The round's due events are claimed by one statement, under one token: SQLite builds the
+    // subquery's id list before it updates a row (so moving next_attempt_at_ms cannot bring a row
+    // round again), and PostgreSQL skips rows another process holds instead of waiting for them;
+    // SQLite has one writer at a time, so the write transaction around this is exclusive there.
+    std::string token = random_hex(random, 16);
     std::string sql =
-        std::string(due_columns) +
-        "WHERE state = 'PENDING' AND next_attempt_at_ms <= :n ORDER BY "
-        "next_attempt_at_ms LIMIT :l" +
-        (backend_of(session) == database_backend::postgresql ? " FOR UPDATE SKIP LOCKED" : "");
-    // Read completely before any row is updated: moving next_attempt_at_ms while a cursor walks
-    // that index could bring a row round again.
+        std::string(
+            "UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at_ms = :l, "
+            "claim_token = :c, first_attempt_at_ms = COALESCE(first_attempt_at_ms, :n) WHERE id "
+            "IN (SELECT id FROM outbox_events WHERE state = 'PENDING' AND next_attempt_at_ms <= "
+            ":d ORDER BY next_attempt_at_ms LIMIT :m") +
+        (backend_of(session) == database_backend::postgresql ? " FOR UPDATE SKIP LOCKED" : "") +
+        ") RETURNING id, platform_id, environment, type, payload, purpose, attempts, "
+        "created_at_ms";
     std::vector<std::pair<claimed_delivery, int>> due;
     {
-        soci::rowset<soci::row> rows = (session.prepare << sql, soci::use(now), soci::use(limit));
+        soci::rowset<soci::row> rows =
+            (session.prepare << sql, soci::use(lease_until), soci::use(token), soci::use(now),
+             soci::use(now), soci::use(limit));
         for (const auto& row : rows) due.push_back(due_from_row(row));
     }
+    // Oldest first, as they were due (RETURNING has no order).
+    std::sort(due.begin(), due.end(), [](const auto& a, const auto& b) {
+        return a.first.created_at_ms < b.first.created_at_ms;
+    });
     std::vector<claimed_delivery> claimed;
     claimer claims(session, time, random, policy);
-    for (auto& [claim, attempts_before] : due)
-        claims.take(std::move(claim), attempts_before, claimed);
-    claims.close_unsendable();
+    for (auto& [claim, attempts_now] : due)
+        claims.take(std::move(claim), attempts_now - 1, claimed, &token);
+    claims.close_unsendable(true);
     return claimed;
 }
 
@@ -247,18 +289,69 @@ std::string webhook_body(const claimed_delivery& delivery, std::int64_t now_ms) 
     return body;
 }
 
-delivery_verdict finish_delivery(soci::session& session, id_generator& ids, const clock& time,
-                                 const retry_policy& policy, const claimed_delivery& delivery,
-                                 const attempt_report& report) {
-    std::int64_t now_ms = time.now_ms();
-    auto verdict = judge_attempt(policy, delivery.purpose, delivery.attempt, delivery.created_at_ms,
-                                 now_ms, report.response_status);
-    std::string attempt_id = ids.next("WebhookAttempt");
+namespace {
+
+// A JSON string literal of `text`: the rows of one round go to the database as one JSON parameter.
+void append_json_string(std::string& out, std::string_view text) {
+    out += '"';
+    for (char c : text) {
+        unsigned char u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (u < 0x20) {
+            static const char hex[] = "0123456789abcdef";
+            out += "\\u00";
+            out += hex[u >> 4];
+            out += hex[u & 0xf];
+        } else {
+            out += c;
+        }
+    }
+    out += '"';
+}
+
+void append_json_field(std::string& out, const char* key, std::string_view text) {
+    out += out.back() == '{' ? "\"" : ",\"";
+    out += key;
+    out += "\":";
+    append_json_string(out, text);
+}
+
+void append_json_field(std::string& out, const char* key, long long number) {
+    out += out.back() == '{' ? "\"" : ",\"";
+    out += key;
+    out += "\":";
+    out += std::to_string(number);
+}
+
+// PostgreSQL: one round's attempts and event moves, each in one statement (one round trip)
+// whatever the round's size; the texts are fixed (prepared once per session), the rows travel as a
+// JSON array. SQLite, where a statement is a call into the library, runs its prepared statements
+// once per attempt: the same round as JSON cost its writer more CPU (3.76-3.86 s against
+// 3.34-3.46 s over webhook_bench's 55,000 deliveries), decoding more than the calls it saved.
+constexpr const char* insert_attempts_postgresql =
+    "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, attempt, "
+    "url, attempted_at_ms, latency_ms, response_status, outcome, error, response_excerpt, "
+    "next_attempt_at_ms) SELECT i, p, e, v, y, a, u, t, l, s, o, r, x, n FROM "
+    "json_to_recordset(CAST(:j AS json)) AS f(i text, p text, e text, v text, y text, a integer, "
+    "u text, t bigint, l bigint, s integer, o text, r text, x text, n bigint)";
+// An event moves only while this claim still holds it (its token matches). A rescheduled event
+// keeps finished_at_ms (NULL while pending); a finished one gets its finishing time in both.
+constexpr const char* move_events_postgresql =
+    "UPDATE outbox_events o SET state = m.s, next_attempt_at_ms = m.n, finished_at_ms = "
+    "COALESCE(m.fin, o.finished_at_ms), claim_token = NULL FROM json_to_recordset(CAST(:j AS "
+    "json)) AS m(i text, c text, s text, n bigint, fin bigint) WHERE o.id = m.i AND "
+    "o.claim_token = m.c AND o.state = 'PENDING'";
+
+void record_one(soci::session& session, const std::string& attempt_id,
+                const claimed_delivery& delivery, const attempt_report& report,
+                const delivery_verdict& verdict, long long now) {
     std::string env_name(delivery.owner.env_name());
     std::string excerpt = excerpt_of(report.response_excerpt);
     std::string error = excerpt_of(report.error);
     long long attempted = report.attempted_at_ms, latency = report.latency_ms,
-              next = verdict.next_attempt_at_ms, now = now_ms;
+              next = verdict.next_attempt_at_ms;
     int status = report.response_status, attempt = delivery.attempt;
     run_prepared(
         session,
@@ -281,7 +374,67 @@ delivery_verdict finish_delivery(soci::session& session, id_generator& ids, cons
             "claim_token = NULL WHERE id = :i AND claim_token = :c AND state = 'PENDING'",
             verdict.state, now, now, delivery.id, delivery.claim_token);
     }
-    return verdict;
+}
+
+}  // namespace
+
+std::vector<delivery_verdict> finish_deliveries(soci::session& session, id_generator& ids,
+                                                const clock& time, const retry_policy& policy,
+                                                const std::vector<finished_attempt>& finished) {
+    std::vector<delivery_verdict> verdicts;
+    if (finished.empty()) return verdicts;
+    verdicts.reserve(finished.size());
+    std::int64_t now_ms = time.now_ms();
+    bool sqlite = backend_of(session) == database_backend::sqlite;
+    std::string attempts = "[", moves = "[";
+    for (const auto& [delivery, report] : finished) {
+        auto verdict = judge_attempt(policy, delivery->purpose, delivery->attempt,
+                                     delivery->created_at_ms, now_ms, report->response_status);
+        if (sqlite) {
+            record_one(session, ids.next("WebhookAttempt"), *delivery, *report, verdict, now_ms);
+            verdicts.push_back(std::move(verdict));
+            continue;
+        }
+        if (attempts.size() > 1) attempts += ',';
+        attempts += '{';
+        append_json_field(attempts, "i", ids.next("WebhookAttempt"));
+        append_json_field(attempts, "p", delivery->owner.platform_id);
+        append_json_field(attempts, "e", delivery->owner.env_name());
+        append_json_field(attempts, "v", delivery->id);
+        append_json_field(attempts, "y", delivery->type);
+        append_json_field(attempts, "a", delivery->attempt);
+        append_json_field(attempts, "u", delivery->url);
+        append_json_field(attempts, "t", report->attempted_at_ms);
+        append_json_field(attempts, "l", report->latency_ms);
+        append_json_field(attempts, "s", report->response_status);
+        append_json_field(attempts, "o", verdict.outcome);
+        append_json_field(attempts, "r", excerpt_of(report->error));
+        append_json_field(attempts, "x", excerpt_of(report->response_excerpt));
+        append_json_field(attempts, "n", verdict.next_attempt_at_ms);
+        attempts += '}';
+        if (moves.size() > 1) moves += ',';
+        moves += '{';
+        append_json_field(moves, "i", delivery->id);
+        append_json_field(moves, "c", delivery->claim_token);
+        append_json_field(moves, "s", verdict.state);
+        bool pending = verdict.state == "PENDING";
+        append_json_field(moves, "n", pending ? verdict.next_attempt_at_ms : now_ms);
+        if (!pending) append_json_field(moves, "fin", now_ms);
+        moves += '}';
+        verdicts.push_back(std::move(verdict));
+    }
+    attempts += ']';
+    moves += ']';
+    if (sqlite) return verdicts;
+    run_prepared(session, insert_attempts_postgresql, attempts);
+    run_prepared(session, move_events_postgresql, moves);
+    return verdicts;
+}
+
+delivery_verdict finish_delivery(soci::session& session, id_generator& ids, const clock& time,
+                                 const retry_policy& policy, const claimed_delivery& delivery,
+                                 const attempt_report& report) {
+    return finish_deliveries(session, ids, time, policy, {{&delivery, &report}}).front();
 }
 
 namespace {
@@ -403,8 +556,7 @@ bool resend_webhook_event(soci::session& session, const clock& time, const tenan
                             "finished_at_ms = NULL, claim_token = NULL WHERE id = :i AND "
                             "platform_id = :p AND environment = :e AND purpose = 'NOTIFY' AND "
                             "state IN ('DELIVERED', 'FAILED', 'NO_ENDPOINT')",
-         soci::use(now_ms), soci::use(event_id), soci::use(owner.platform_id),
-         soci::use(env_name));
+         soci::use(now_ms), soci::use(event_id), soci::use(owner.platform_id), soci::use(env_name));
     statement.execute(true);
     return statement.get_affected_rows() == 1;
 }

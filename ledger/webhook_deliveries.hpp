@@ -79,8 +79,17 @@ struct attempt_report {
 };
 constexpr std::size_t attempt_excerpt_bytes = 1024;
 
-// Records the attempt and moves the event on per judge_attempt. The event row changes only while
-// this claim still holds it (the claim token matches); the attempt is recorded either way.
+// A round's finished attempts: recorded in one statement, their events moved in another.
+struct finished_attempt {
+    const claimed_delivery* delivery = nullptr;
+    const attempt_report* report = nullptr;
+};
+std::vector<delivery_verdict> finish_deliveries(soci::session& session, id_generator& ids,
+                                                const clock& time, const retry_policy& policy,
+                                                const std::vector<finished_attempt>& finished);
+// Records the attempt and moves the event on per judge_attempt (finish_deliveries of one). The
+// event row changes only while this claim still holds it (the claim token matches); the attempt is
+// recorded either way.
 delivery_verdict finish_delivery(soci::session& session, id_generator& ids, const clock& time,
                                  const retry_policy& policy, const claimed_delivery& delivery,
                                  const attempt_report& report);

@@ -216,11 +216,12 @@ std::vector<claimed_delivery> delivery_worker::record_and_claim(std::deque<compl
     bool count_depth = room > 0 && now_ms - last_depth_ms_ >= 1000;
     if (count_depth) last_depth_ms_ = now_ms;
     bool durable = run_and_wait(writer_, [&](soci::session& session) {
-        verdicts.clear();
         claimed.clear();
+        std::vector<finished_attempt> attempts;
+        attempts.reserve(finished.size());
+        for (const auto& done : finished) attempts.push_back({&done.delivery, &done.report});
+        verdicts = finish_deliveries(session, services_.ids, services_.time, policy_, attempts);
         for (const auto& done : finished) {
-            verdicts.push_back(finish_delivery(session, services_.ids, services_.time, policy_,
-                                               done.delivery, done.report));
             if (done.delivery.purpose != event_purpose::approval) continue;
             std::string transaction_id = transaction_id_of(done.delivery);
             if (transaction_id.empty()) continue;

@@ -3,6 +3,7 @@
 // the signed body, and the attempts list.
 #include "ledger/webhook_deliveries.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <thread>
@@ -161,6 +162,71 @@ TEST_CASE("a 409 stops the retries and a 2xx delivers", "[store][webhooks]") {
     CHECK(f.claim().empty());
 }
 
+TEST_CASE("a round's attempts are recorded together, each event moved per its own answer",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    std::vector<std::string> events;
+    for (int i = 0; i < 4; ++i) events.push_back(f.event());
+    auto claimed = f.claim();
+    REQUIRE(claimed.size() == 4);
+    std::sort(claimed.begin(), claimed.end(), [&](const auto& a, const auto& b) {
+        return std::find(events.begin(), events.end(), a.id) <
+               std::find(events.begin(), events.end(), b.id);
+    });
+    // The fourth claim went stale (another claimer took the event): recorded, the event unmoved.
+    claimed[3].claim_token = "stale";
+    const int statuses[] = {200, 500, 409, 200};
+    std::vector<attempt_report> reports(4);
+    std::vector<finished_attempt> round;
+    for (int i = 0; i < 4; ++i) {
+        reports[i].attempted_at_ms = f.clock.now_ms();
+        reports[i].latency_ms = 10 + i;
+        reports[i].response_status = statuses[i];
+        // Quotes, backslashes, control bytes and non-ASCII survive the trip as printable text.
+        reports[i].response_excerpt = "say \"no\" \\ \x01\xc3\xa9\n" + std::to_string(i);
+    }
+    reports[1].error = "tab\there";
+    for (int i = 0; i < 4; ++i) round.push_back({&claimed[i], &reports[i]});
+    auto verdicts = finish_deliveries(f.session(), f.ids, f.clock, f.policy, round);
+    REQUIRE(verdicts.size() == 4);
+    CHECK(verdicts[0].outcome == "SUCCEEDED");
+    CHECK(verdicts[1].outcome == "RETRY_SCHEDULED");
+    CHECK(verdicts[1].next_attempt_at_ms == f.clock.now_ms() + f.policy.initial_interval_ms);
+    CHECK(verdicts[2].outcome == "GAVE_UP");
+    CHECK(f.state_of(events[0]) == "DELIVERED");
+    CHECK(f.state_of(events[1]) == "PENDING");
+    CHECK(f.state_of(events[2]) == "FAILED");
+    CHECK(f.state_of(events[3]) == "PENDING");
+    long long next = 0, finished = 0;
+    f.session() << "SELECT next_attempt_at_ms FROM outbox_events WHERE id = :i",
+        soci::use(events[1]), soci::into(next);
+    CHECK(next == verdicts[1].next_attempt_at_ms);
+    f.session() << "SELECT finished_at_ms FROM outbox_events WHERE id = :i", soci::use(events[2]),
+        soci::into(finished);
+    CHECK(finished == f.clock.now_ms());
+    auto listed = list_delivery_attempts(f.session(), f.owner, {}, page_request{});
+    REQUIRE(listed.items.size() == 4);
+    for (int i = 0; i < 4; ++i) {
+        const auto* found = &listed.items[0];
+        for (const auto& item : listed.items)
+            if (item.event_id == events[i]) found = &item;
+        CHECK(found->event_id == events[i]);
+        CHECK(found->attempt == 1);
+        CHECK(found->url == "https://receiver.example/hooks");
+        CHECK(found->response_status == statuses[i]);
+        CHECK(found->latency_ms == 10 + i);
+        CHECK(found->outcome == verdicts[i].outcome);
+        CHECK(found->next_attempt_at_ms == verdicts[i].next_attempt_at_ms);
+        CHECK(found->response_excerpt == "say \"no\" \\ ???\n" + std::to_string(i));
+    }
+    // The retried one comes round again on schedule, as its next attempt.
+    f.clock.advance_ms(f.policy.initial_interval_ms);
+    auto again = f.claim();
+    REQUIRE(again.size() == 1);
+    CHECK(again[0].id == events[1]);
+    CHECK(again[0].attempt == 2);
+}
+
 TEST_CASE("a TEST event is sent once, even when it fails", "[store][webhooks]") {
     delivery_fixture f;
     std::string id = f.event(event_purpose::test, "TEST");
@@ -222,7 +288,17 @@ TEST_CASE("events of a tenant without an endpoint are closed, not claimed", "[st
                                    R"({"accountId":"a"})"));
     }
     CHECK(f.claim().empty());
-    for (const auto& id : ids) CHECK(f.state_of(id) == "NO_ENDPOINT");  // closed in one statement
+    for (const auto& id : ids) {
+        CHECK(f.state_of(id) == "NO_ENDPOINT");  // closed in one statement
+        // Closed without an attempt counted.
+        long long attempts = -1;
+        soci::indicator first = soci::i_ok;
+        long long first_ms = 0;
+        f.session() << "SELECT attempts, first_attempt_at_ms FROM outbox_events WHERE id = :i",
+            soci::use(id), soci::into(attempts), soci::into(first_ms, first);
+        CHECK(attempts == 0);
+        CHECK(first == soci::i_null);
+    }
 }
 
 TEST_CASE("finished events past the retention are pruned with their attempts, in bounded batches",
