@@ -1,6 +1,7 @@
 #include "ledger/webhook_deliveries.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <map>
 
 #include "ledger/assert.hpp"
@@ -245,9 +246,12 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
              soci::use(now), soci::use(limit));
         for (const auto& row : rows) due.push_back(due_from_row(row));
     }
-    // Oldest first, as they were due (RETURNING has no order).
+    // Oldest first, as they were recorded (RETURNING has no order). Events of one change share
+    // their millisecond; their ids (uuid v7, monotonic within the process that made them) keep
+    // the order in which they were recorded, so PENDING goes out before COMPLETED.
     std::sort(due.begin(), due.end(), [](const auto& a, const auto& b) {
-        return a.first.created_at_ms < b.first.created_at_ms;
+        return std::tie(a.first.created_at_ms, a.first.id) <
+               std::tie(b.first.created_at_ms, b.first.id);
     });
     std::vector<claimed_delivery> claimed;
     claimer claims(session, time, random, policy);

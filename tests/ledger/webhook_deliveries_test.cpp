@@ -148,6 +148,17 @@ TEST_CASE("a failing endpoint is retried on schedule for 7 days with the same we
     CHECK(listed.items.back().response_status == 503);
 }
 
+TEST_CASE("a round is claimed in the order its events were recorded, within a millisecond too",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    std::vector<std::string> recorded;
+    // One change records several events in one transaction, at one clock reading.
+    for (int i = 0; i < 40; ++i) recorded.push_back(f.event());
+    auto claimed = f.claim(100);
+    REQUIRE(claimed.size() == recorded.size());
+    for (std::size_t i = 0; i < recorded.size(); ++i) CHECK(claimed[i].id == recorded[i]);
+}
+
 TEST_CASE("a 409 stops the retries and a 2xx delivers", "[store][webhooks]") {
     delivery_fixture f;
     std::string conflicted = f.event();
