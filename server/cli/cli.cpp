@@ -116,6 +116,39 @@ po::variables_map parse(const std::vector<std::string>& args, const po::options_
 // --config, else ./conf/corridor.json, else /etc/corridor/corridor.json: never a database made
 // silently in whatever folder the command ran in. The database URL may come from the environment
 // (CORRIDOR_DATABASE), so that a password stays out of argv and the file; --database wins.
+key_rotation_action key_rotation_action_of(const std::string& command, const std::string& action,
+                                           const po::variables_map& values) {
+    bool next = values.count("next") > 0, at = values.count("at") > 0,
+         activate = values.count("activate") > 0;
+    if (action == "show") {
+        if (at || activate) throw usage_error("--at and --activate belong to " + command + " rotate");
+        return next ? key_rotation_action::show_next : key_rotation_action::show;
+    }
+    if (next && activate) {
+        throw usage_error("--next stages the next key and --activate switches to it: give one of them");
+    }
+    if (at && !next) throw usage_error("--at needs --next (the time the next key takes over)");
+    if (activate) return key_rotation_action::activate_next;
+    return next ? key_rotation_action::stage_next : key_rotation_action::rotate_now;
+}
+
+std::optional<std::int64_t> staged_switch_time_of(const std::string& command,
+                                                  const po::variables_map& values,
+                                                  std::int64_t now_ms) {
+    if (!values.count("at")) return std::nullopt;
+    const auto& text = values["at"].as<std::string>();
+    auto at_ms = parse_timestamp_ms(text);
+    if (!at_ms || text.size() <= 10) {
+        throw usage_error("--at must be an RFC 3339 time such as 2026-01-31T09:00:00Z, not '" +
+                          text + "'");
+    }
+    if (*at_ms <= now_ms) {
+        throw usage_error("--at " + text + " is not in the future; to switch now use " + command +
+                          " rotate --activate");
+    }
+    return at_ms;
+}
+
 service_config load_config(const po::variables_map& values) {
     std::optional<std::string> file;
     if (values.count("config")) file = values["config"].as<std::string>();
@@ -609,41 +642,6 @@ int token_create(const std::vector<std::string>& args) {
     return 0;
 }
 
-// What `webhook-key` does, from its flags: show the current or next key, rotate at once, stage a
-// next key (at a time or for later), or make the staged next key current.
-enum class webhook_key_action { show, show_next, rotate_now, stage_next, activate_next };
-
-webhook_key_action webhook_key_action_of(const std::string& action,
-                                         const po::variables_map& values) {
-    bool next = values.count("next") > 0, at = values.count("at") > 0,
-         activate = values.count("activate") > 0;
-    if (action == "show") {
-        if (at || activate) throw usage_error("--at and --activate belong to webhook-key rotate");
-        return next ? webhook_key_action::show_next : webhook_key_action::show;
-    }
-    if (next && activate) {
-        throw usage_error("--next stages a key and --activate switches to it: give one of them");
-    }
-    if (at && !next) throw usage_error("--at needs --next (the time the next key takes over)");
-    if (activate) return webhook_key_action::activate_next;
-    return next ? webhook_key_action::stage_next : webhook_key_action::rotate_now;
-}
-
-std::optional<std::int64_t> activation_time_of(const po::variables_map& values, const clock& time) {
-    if (!values.count("at")) return std::nullopt;
-    const auto& text = values["at"].as<std::string>();
-    auto at_ms = parse_timestamp_ms(text);
-    if (!at_ms || text.size() <= 10) {
-        throw usage_error("--at must be an RFC 3339 time such as 2026-01-31T09:00:00Z, not '" +
-                          text + "'");
-    }
-    if (*at_ms <= time.now_ms()) {
-        throw usage_error("--at " + text +
-                          " is not in the future; to switch now use webhook-key rotate --activate");
-    }
-    return at_ms;
-}
-
 // webhook-key show|rotate: the public key of a platform environment's webhook signing key (made
 // on first need for platforms older than signing keys). A plain rotate replaces the pair at once;
 // --next publishes the next key ahead of the switch, which happens at --at or on --activate.
@@ -660,9 +658,9 @@ int webhook_key(const std::string& action, const std::vector<std::string>& args)
     }
     auto env = parse_environment(values["environment"].as<std::string>());
     if (!env) throw usage_error("--environment must be sandbox or production");
-    auto what = webhook_key_action_of(action, values);
+    auto what = key_rotation_action_of("webhook-key", action, values);
     system_clock wall;
-    auto activate_at_ms = activation_time_of(values, wall);
+    auto activate_at_ms = staged_switch_time_of("webhook-key", values, wall.now_ms());
     auto config = load_config(values);
     auto session = open_migrated(config);
     prepare_keys_at_rest(config, *session);
@@ -675,19 +673,19 @@ int webhook_key(const std::string& action, const std::vector<std::string>& args)
     write_transaction transaction(*session);
     std::string pem;
     switch (what) {
-        case webhook_key_action::show:
+        case key_rotation_action::show:
             pem = ensure_webhook_key(*session, wall, owner).public_key_pem;
             break;
-        case webhook_key_action::rotate_now:
+        case key_rotation_action::rotate_now:
             pem = rotate_webhook_key(*session, wall, owner).public_key_pem;
             break;
-        case webhook_key_action::show_next: {
+        case key_rotation_action::show_next: {
             auto next = find_next_webhook_key(*session, wall, owner);
             if (!next) throw std::runtime_error(no_next);
             pem = next->public_key_pem;
             break;
         }
-        case webhook_key_action::stage_next: {
+        case key_rotation_action::stage_next: {
             auto next = stage_next_webhook_key(*session, wall, owner, activate_at_ms);
             pem = next.public_key_pem;
             std::cerr << "The next key is published; the current key signs until "
@@ -696,7 +694,7 @@ int webhook_key(const std::string& action, const std::vector<std::string>& args)
                       << "." << std::endl;
             break;
         }
-        case webhook_key_action::activate_next: {
+        case key_rotation_action::activate_next: {
             auto current = activate_next_webhook_key(*session, wall, owner);
             if (!current) throw std::runtime_error(no_next);
             pem = current->public_key_pem;

@@ -2,6 +2,7 @@
 // What the command files of the CLI share (cli.cpp, schema_commands.cpp, operator_commands.cpp):
 // option parsing, the configuration and the database as every command takes them.
 #include <boost/program_options.hpp>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,16 @@ boost::program_options::variables_map parse(
     const std::vector<std::string>& args,
     const boost::program_options::options_description& options);
 service_config load_config(const boost::program_options::variables_map& values);
+
+// What `webhook-key` and `uma-key` do, from their flags: show the current or the staged next key,
+// rotate at once, stage a next key (at --at or for later), or make the staged key current.
+enum class key_rotation_action { show, show_next, rotate_now, stage_next, activate_next };
+key_rotation_action key_rotation_action_of(const std::string& command, const std::string& action,
+                                           const boost::program_options::variables_map& values);
+// The --at of a staged rotation: an RFC 3339 time in the future, or nullopt without --at.
+std::optional<std::int64_t> staged_switch_time_of(const std::string& command,
+                                                  const boost::program_options::variables_map& values,
+                                                  std::int64_t now_ms);
 // The folder the configuration's relative paths resolve against.
 std::string config_dir_of(const service_config& config);
 // The database with every migration applied (refused, applying nothing, when it is newer than

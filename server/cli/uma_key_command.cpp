@@ -18,38 +18,6 @@ namespace {
 namespace po = boost::program_options;
 namespace json = boost::json;
 
-enum class uma_key_action { show, show_next, rotate_now, stage_next, activate_next };
-
-uma_key_action uma_key_action_of(const std::string& action, const po::variables_map& values) {
-    bool next = values.count("next") > 0, at = values.count("at") > 0,
-         activate = values.count("activate") > 0;
-    if (action == "show") {
-        if (at || activate) throw usage_error("--at and --activate belong to uma-key rotate");
-        return next ? uma_key_action::show_next : uma_key_action::show;
-    }
-    if (next && activate) {
-        throw usage_error("--next stages keys and --activate switches to them: give one of them");
-    }
-    if (at && !next) throw usage_error("--at needs --next (the time the next keys take over)");
-    if (activate) return uma_key_action::activate_next;
-    return next ? uma_key_action::stage_next : uma_key_action::rotate_now;
-}
-
-std::optional<std::int64_t> switch_time_of(const po::variables_map& values, const clock& time) {
-    if (!values.count("at")) return std::nullopt;
-    const auto& text = values["at"].as<std::string>();
-    auto at_ms = parse_timestamp_ms(text);
-    if (!at_ms || text.size() <= 10) {
-        throw usage_error("--at must be an RFC 3339 time such as 2026-01-31T09:00:00Z, not '" +
-                          text + "'");
-    }
-    if (*at_ms <= time.now_ms()) {
-        throw usage_error("--at " + text +
-                          " is not in the future; to switch now use uma-key rotate --activate");
-    }
-    return at_ms;
-}
-
 json::object render_pair(const uma::key_pair& signing, const uma::key_pair& encryption) {
     return json::object{{"signingPubKey", uma::to_hex(uma::public_key_of(signing.secret))},
                         {"encryptionPubKey", uma::to_hex(uma::public_key_of(encryption.secret))}};
@@ -88,9 +56,9 @@ int uma_key(const std::string& action, const std::vector<std::string>& args) {
                    ? parse_environment(values["environment"].as<std::string>())
                    : std::optional<environment>(environment::production);
     if (!env) throw usage_error("--environment must be sandbox or production");
-    auto what = uma_key_action_of(action, values);
+    auto what = key_rotation_action_of("uma-key", action, values);
     system_clock wall;
-    auto switch_at_ms = switch_time_of(values, wall);
+    auto switch_at_ms = staged_switch_time_of("uma-key", values, wall.now_ms());
     auto config = load_config(values);
     auto session = open_migrated(config);
     prepare_keys_at_rest(config, *session);
@@ -107,17 +75,17 @@ int uma_key(const std::string& action, const std::vector<std::string>& args) {
     write_transaction transaction(*session);
     json::object out;
     switch (what) {
-        case uma_key_action::show:
+        case key_rotation_action::show:
             out = render_current(owner, keys.keys_for(owner, platform->uma_domain));
             break;
-        case uma_key_action::show_next: {
+        case key_rotation_action::show_next: {
             auto current = keys.keys_for(owner, platform->uma_domain);
             if (!current.next_signing || !current.next_encryption)
                 throw std::runtime_error(no_next);
             out = render_next(current);
             break;
         }
-        case uma_key_action::stage_next: {
+        case key_rotation_action::stage_next: {
             auto staged = keys.stage_next(owner, platform->uma_domain, switch_at_ms);
             out = render_next(staged);
             std::cerr << "The next UMA keys are staged; the current keys sign until "
@@ -126,13 +94,13 @@ int uma_key(const std::string& action, const std::vector<std::string>& args) {
                       << ", and /.well-known/lnurlpubkey expires then." << std::endl;
             break;
         }
-        case uma_key_action::rotate_now: {
+        case key_rotation_action::rotate_now: {
             keys.stage_next(owner, platform->uma_domain, std::nullopt);
             auto current = keys.activate_next(owner, platform->uma_domain);
             out = render_current(owner, *current);
             break;
         }
-        case uma_key_action::activate_next: {
+        case key_rotation_action::activate_next: {
             auto current = keys.activate_next(owner, platform->uma_domain);
             if (!current) throw std::runtime_error(no_next);
             out = render_current(owner, *current);
