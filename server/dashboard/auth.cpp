@@ -49,14 +49,6 @@ http_response script_handler(request_context&) {
     return static_asset(dashboard_script(), "text/javascript; charset=utf-8");
 }
 
-http_response bad_form() {
-    return render_public_page("Request refused",
-                              notice_html("The form could not be read; reload the page and try "
-                                          "again.",
-                                          true),
-                              400);
-}
-
 http_response cross_site_refused() {
     return render_public_page(
         "Request refused",
@@ -113,9 +105,8 @@ std::string wait_message(std::int64_t wait_ms) {
 
 http_response sign_in_submit(request_context& context) {
     if (!same_origin_request(context)) return cross_site_refused();
-    auto form =
-        is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-    if (!form) return bad_form();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     std::string next = safe_next(form_value(*form, "next"));
     std::string email = lower(form_value(*form, "email"));
     auto cookie = request_cookie(context.request, sign_in_cookie_name);
@@ -213,9 +204,8 @@ http_response code_page(request_context& context) {
 
 http_response code_submit(request_context& context) {
     if (!same_origin_request(context)) return cross_site_refused();
-    auto form =
-        is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-    if (!form) return bad_form();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto row = current_session_row(context);
     if (!row || !row->second_factor_pending) return redirect_to_sign_in("");
     if (!tokens_equal(form_value(*form, "csrf"), row->csrf_token)) return cross_site_refused();
@@ -264,9 +254,8 @@ http_response code_submit(request_context& context) {
 }
 
 http_response sign_out(request_context& context) {
-    auto form =
-        is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-    if (!form) return bad_form();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::viewer, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);
@@ -279,9 +268,8 @@ http_response sign_out(request_context& context) {
 }
 
 http_response switch_environment(request_context& context) {
-    auto form =
-        is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-    if (!form) return bad_form();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::viewer, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);
@@ -349,9 +337,8 @@ http_response setup_page(request_context& context) {
 
 http_response setup_submit(request_context& context) {
     if (!same_origin_request(context)) return cross_site_refused();
-    auto form =
-        is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-    if (!form) return bad_form();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     const std::string& token = context.param(0);
     auto user = setup_link_user(context, token);
     if (!user) return link_gone();
@@ -443,9 +430,8 @@ http_response security_page(request_context& context) {
 }
 
 http_response enrol_totp(request_context& context) {
-    auto form =
-        is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-    if (!form) return bad_form();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::viewer, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);
@@ -472,9 +458,8 @@ http_response enrol_totp(request_context& context) {
 }
 
 http_response save_policy(request_context& context) {
-    auto form =
-        is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-    if (!form) return bad_form();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::admin, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);

@@ -68,4 +68,8 @@ std::string form_value(const form_fields& form, const std::string& name) {
     return found == form.end() ? std::string() : found->second;
 }
 
+std::optional<form_fields> read_form(const http_request& request) {
+    return is_urlencoded_form(request) ? parse_form(request.body) : std::nullopt;
+}
+
 }  // namespace corridor

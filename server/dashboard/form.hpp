@@ -18,6 +18,9 @@ std::optional<form_fields> parse_form(std::string_view body);
 // Whether the request says its body is a urlencoded form.
 bool is_urlencoded_form(const http_request& request);
 
+// The body of a form post: nullopt unless it is declared urlencoded and decodes.
+std::optional<form_fields> read_form(const http_request& request);
+
 // The field's value, or empty when absent.
 std::string form_value(const form_fields& form, const std::string& name);
 

@@ -183,6 +183,12 @@ http_response render_page(const dashboard_session& who, std::string_view title,
     return response;
 }
 
+http_response unreadable_form() {
+    return render_public_page(
+        "Request refused",
+        notice_html("The form could not be read; reload the page and try again.", true), 400);
+}
+
 http_response render_public_page(std::string_view title, std::string_view body_html,
                                  unsigned status) {
     std::string out = head(title);

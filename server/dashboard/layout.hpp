@@ -39,4 +39,7 @@ std::string table_region(std::string_view label, std::string_view table_html);
 // A short notice block (role="status" or role="alert") for a page's body.
 std::string notice_html(std::string_view text, bool is_error = false);
 
+// 400 for a post whose form cannot be read (not urlencoded, or a malformed body).
+http_response unreadable_form();
+
 }  // namespace corridor

@@ -93,11 +93,8 @@ http_response tokens_page(request_context& context) {
 }
 
 http_response create_token_submit(request_context& context) {
-    auto form =
-        is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-    if (!form)
-        return render_public_page("Request refused",
-                                  notice_html("The form could not be read.", true), 400);
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::developer, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);
@@ -136,11 +133,8 @@ http_response create_token_submit(request_context& context) {
 }
 
 http_response revoke_token_submit(request_context& context) {
-    auto form =
-        is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-    if (!form)
-        return render_public_page("Request refused",
-                                  notice_html("The form could not be read.", true), 400);
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::developer, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);

@@ -85,18 +85,9 @@ http_response users_page(request_context& context) {
     return users_page_with(context, who, top, "", 200);
 }
 
-std::optional<form_fields> read_form(request_context& context) {
-    return is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-}
-
-http_response unreadable() {
-    return render_public_page("Request refused", notice_html("The form could not be read.", true),
-                              400);
-}
-
 http_response invite_user(request_context& context) {
-    auto form = read_form(context);
-    if (!form) return unreadable();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::admin, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);
@@ -144,8 +135,8 @@ std::string setup_link_notice(std::string_view text, std::string_view link) {
 // A new setup link for a user who has not chosen a password yet (the first one expired or was
 // lost). Links issued before stay valid until they expire or one is used.
 http_response renew_setup_link(request_context& context) {
-    auto form = read_form(context);
-    if (!form) return unreadable();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::admin, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);
@@ -175,8 +166,8 @@ http_response renew_setup_link(request_context& context) {
 }
 
 http_response disable_user(request_context& context) {
-    auto form = read_form(context);
-    if (!form) return unreadable();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::admin, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);

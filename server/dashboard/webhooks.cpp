@@ -136,18 +136,9 @@ http_response webhooks_page(request_context& context) {
     return webhooks_page_with(context, who, top, 200);
 }
 
-std::optional<form_fields> read_form(request_context& context) {
-    return is_urlencoded_form(context.request) ? parse_form(context.request.body) : std::nullopt;
-}
-
-http_response unreadable() {
-    return render_public_page("Request refused", notice_html("The form could not be read.", true),
-                              400);
-}
-
 http_response save_endpoint(request_context& context) {
-    auto form = read_form(context);
-    if (!form) return unreadable();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::developer, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);
@@ -178,8 +169,8 @@ http_response save_endpoint(request_context& context) {
 }
 
 http_response send_test(request_context& context) {
-    auto form = read_form(context);
-    if (!form) return unreadable();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::developer, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);
@@ -205,8 +196,8 @@ http_response send_test(request_context& context) {
 }
 
 http_response resend(request_context& context) {
-    auto form = read_form(context);
-    if (!form) return unreadable();
+    auto form = read_form(context.request);
+    if (!form) return unreadable_form();
     auto resolved = require_dashboard_post(context, dashboard_role::developer, *form);
     if (auto* refused = std::get_if<http_response>(&resolved)) return std::move(*refused);
     auto& who = std::get<dashboard_session>(resolved);
