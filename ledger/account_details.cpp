@@ -7,8 +7,8 @@
 #include <boost/json.hpp>
 #include <map>
 
-#include "ledger/countries.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/countries.hpp"
+#include "ledger/base/time_format.hpp"
 
 namespace corridor {
 namespace json = boost::json;

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/result.hpp"
+#include "ledger/base/result.hpp"
 
 namespace corridor {
 

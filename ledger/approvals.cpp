@@ -2,7 +2,7 @@
 
 #include <boost/json.hpp>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/book.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/outbox.hpp"

@@ -23,7 +23,7 @@
 
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
-#include "ledger/result.hpp"
+#include "ledger/base/result.hpp"
 
 namespace corridor {
 

@@ -2,7 +2,7 @@
 
 #include <boost/json.hpp>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/database.hpp"
 #include "ledger/token_store.hpp"

@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/deferred_writes.hpp"
 #include "ledger/money.hpp"
 #include "ledger/multi_row.hpp"

@@ -1,6 +1,6 @@
 #include "ledger/bulk_import_store.hpp"
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/database.hpp"
 #include "ledger/statement_cache.hpp"
 

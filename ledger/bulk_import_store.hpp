@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/ids.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

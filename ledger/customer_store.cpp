@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 #include <set>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
 #include "ledger/multi_row.hpp"

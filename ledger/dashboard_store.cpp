@@ -1,6 +1,6 @@
 #include "ledger/dashboard_store.hpp"
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/database.hpp"
 #include "ledger/platform_store.hpp"
 

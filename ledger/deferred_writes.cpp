@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/database.hpp"
 #include "ledger/statement_cache.hpp"
 

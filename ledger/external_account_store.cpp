@@ -2,13 +2,13 @@
 
 #include <boost/json.hpp>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/database.hpp"
 #include "ledger/nullable_text.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 
 namespace corridor {
 namespace json = boost::json;

@@ -15,11 +15,11 @@
 #include <string>
 
 #include "ledger/account_details.hpp"
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/ids.hpp"
 #include "ledger/page.hpp"
-#include "ledger/result.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/result.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

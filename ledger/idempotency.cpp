@@ -1,6 +1,6 @@
 #include "ledger/idempotency.hpp"
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/statement_cache.hpp"
 
 namespace corridor {

@@ -8,7 +8,7 @@
 
 #include <soci/soci.h>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

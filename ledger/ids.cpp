@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 
 namespace corridor {
 

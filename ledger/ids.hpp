@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/clock.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/base/random.hpp"
 
 namespace corridor {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ledger/payments.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

@@ -1,6 +1,6 @@
 #include "ledger/invitation_store.hpp"
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/outbox.hpp"
 
 namespace corridor {

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 
 namespace corridor {
 namespace {

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 
 namespace corridor {
 

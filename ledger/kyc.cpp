@@ -6,9 +6,9 @@
 #include <cctype>
 #include <vector>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/database.hpp"
-#include "ledger/encoding.hpp"
+#include "ledger/base/encoding.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
 #include "ledger/token_store.hpp"

@@ -9,12 +9,12 @@
 #include <random>
 #include <string>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/batch_send.hpp"
 #include "ledger/control_queue.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
-#include "ledger/thread_name.hpp"
+#include "ledger/base/thread_name.hpp"
 
 namespace corridor {
 namespace {

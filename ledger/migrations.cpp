@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "ledger/assert.hpp"
-#include "ledger/clock.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/database.hpp"
 
 namespace corridor {

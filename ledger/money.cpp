@@ -6,7 +6,7 @@
 #include <limits>
 #include <unordered_map>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 
 namespace corridor {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/database.hpp"
 
 namespace corridor {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 
 namespace corridor {
 

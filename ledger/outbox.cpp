@@ -3,7 +3,7 @@
 #include <memory>
 #include <mutex>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/deferred_writes.hpp"
 #include "ledger/statement_cache.hpp"
 

@@ -7,9 +7,9 @@
 #include <functional>
 #include <string>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/ids.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

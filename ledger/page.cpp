@@ -2,8 +2,8 @@
 
 #include <array>
 
-#include "ledger/assert.hpp"
-#include "ledger/encoding.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/base/encoding.hpp"
 #include "ledger/ids.hpp"
 
 namespace corridor {

@@ -10,7 +10,7 @@
 
 #include <soci/soci.h>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

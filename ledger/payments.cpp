@@ -5,7 +5,7 @@
 #include <boost/json/monotonic_resource.hpp>
 #include <cstddef>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/counterparty_fields.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/database.hpp"
@@ -13,7 +13,7 @@
 #include "ledger/kyc.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/statement_cache.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "ledger/uma_payments.hpp"
 #include "ledger/uma_post_transactions.hpp"
 

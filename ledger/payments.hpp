@@ -18,7 +18,7 @@
 #include "ledger/platform_store.hpp"
 #include "ledger/pricing.hpp"
 #include "ledger/rates.hpp"
-#include "ledger/result.hpp"
+#include "ledger/base/result.hpp"
 
 namespace corridor {
 

@@ -1,6 +1,6 @@
 #include "ledger/pricing.hpp"
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 
 namespace corridor {
 namespace {

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/money.hpp"
 

@@ -20,7 +20,7 @@
 #include <typeinfo>
 #include <unordered_map>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 
 namespace corridor {
 

@@ -8,9 +8,9 @@
 #include <cctype>
 #include <vector>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/database.hpp"
-#include "ledger/encoding.hpp"
+#include "ledger/base/encoding.hpp"
 
 namespace corridor {
 namespace {

@@ -9,11 +9,11 @@
 
 #include <soci/soci.h>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/ids.hpp"
 #include "ledger/page.hpp"
-#include "ledger/random.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

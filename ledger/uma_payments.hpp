@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ledger/pricing.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

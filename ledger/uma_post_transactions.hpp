@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

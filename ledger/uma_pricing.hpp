@@ -17,7 +17,7 @@
 #include "ledger/currencies.hpp"
 #include "ledger/pricing.hpp"
 #include "ledger/rates.hpp"
-#include "ledger/result.hpp"
+#include "ledger/base/result.hpp"
 
 namespace corridor {
 

@@ -6,9 +6,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "ledger/countries.hpp"
-#include "ledger/encoding.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/countries.hpp"
+#include "ledger/base/encoding.hpp"
+#include "ledger/base/uma_address.hpp"
 
 namespace corridor {
 namespace json = boost::json;

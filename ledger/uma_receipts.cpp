@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "ledger/approvals.hpp"
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/book.hpp"
 
 namespace corridor {

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "ledger/payments.hpp"
-#include "ledger/result.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/result.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

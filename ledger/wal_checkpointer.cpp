@@ -5,8 +5,8 @@
 
 #include <cstdio>
 
-#include "ledger/assert.hpp"
-#include "ledger/thread_name.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/base/thread_name.hpp"
 
 namespace corridor {
 namespace {

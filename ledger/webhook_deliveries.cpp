@@ -4,13 +4,13 @@
 #include <tuple>
 #include <map>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/database.hpp"
 #include "ledger/deferred_writes.hpp"
 #include "ledger/platform_store.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "ledger/statement_cache.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "ledger/webhook_keys.hpp"
 
 namespace corridor {

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/ids.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/page.hpp"
-#include "ledger/random.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

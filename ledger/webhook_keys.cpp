@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/key_sealing.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 
 namespace corridor {
 namespace {

@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/key_sealing.hpp"
-#include "ledger/random.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

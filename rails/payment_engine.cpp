@@ -8,7 +8,7 @@
 #include "ledger/book.hpp"
 #include "ledger/database.hpp"
 #include "ledger/kyc.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 
 namespace corridor {
 namespace json = boost::json;

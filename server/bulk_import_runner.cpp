@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "ledger/bulk_import_store.hpp"
-#include "ledger/csv_reader.hpp"
+#include "ledger/base/csv_reader.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/platform_store.hpp"

@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "ledger/database.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/config.hpp"
 #include "uma/sql_stores.hpp"

@@ -1,6 +1,6 @@
 #include "server/logging.hpp"
 
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 
 #include <fcntl.h>
 #include <spdlog/sinks/base_sink.h>

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "ledger/thread_name.hpp"
+#include "ledger/base/thread_name.hpp"
 #include "server/build_info.hpp"
 
 namespace corridor {

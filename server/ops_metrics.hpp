@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/session_job.hpp"
 
 namespace corridor {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "ledger/incoming_payments.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "ledger/session_job.hpp"
 #include "rails/loader.hpp"
 #include "rails/payment_engine.hpp"

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/funding_instructions.hpp"
 #include "ledger/rates.hpp"

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/session_job.hpp"
 
 namespace corridor {

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "ledger/key_sealing.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "uma/signing.hpp"
 
 namespace corridor::uma {

@@ -5,7 +5,7 @@
 
 #include <openssl/sha.h>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/idempotency.hpp"
 #include "ledger/statement_cache.hpp"
 #include "server/api/errors.hpp"

@@ -15,12 +15,12 @@
 #include <boost/json/object.hpp>
 #include <soci/soci.h>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
 #include "ledger/ids.hpp"
 #include "ledger/payments.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "ledger/rates.hpp"
 #include "ledger/token_store.hpp"
 #include "ledger/uma_providers.hpp"

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 #include "ledger/token_store.hpp"
 
 namespace corridor {

@@ -11,7 +11,7 @@
 
 #include "ledger/bank_link_store.hpp"
 #include "ledger/customer_store.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/api/app.hpp"
 #include "server/api/bank_link_page.hpp"
 #include "server/api/errors.hpp"

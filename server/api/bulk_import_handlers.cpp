@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "ledger/bulk_import_store.hpp"
-#include "ledger/csv_reader.hpp"
+#include "ledger/base/csv_reader.hpp"
 #include "ledger/database.hpp"
 #include "server/api/app.hpp"
 #include "server/api/bulk_import.hpp"

@@ -4,8 +4,8 @@
 #include <set>
 
 #include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/config_input.hpp"
 #include "server/api/errors.hpp"

@@ -2,7 +2,7 @@
 // What PATCH /config checks of its input, shared with the dashboard's pages that set the same.
 #include <string>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 #include "server/config.hpp"
 
 namespace corridor {

@@ -4,7 +4,7 @@
 
 #include "ledger/platform_store.hpp"
 #include "ledger/pricing.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 

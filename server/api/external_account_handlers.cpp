@@ -8,7 +8,7 @@
 #include "ledger/customer_store.hpp"
 #include "ledger/external_account_store.hpp"
 #include "ledger/platform_store.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 

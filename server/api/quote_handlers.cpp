@@ -4,7 +4,7 @@
 
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

@@ -6,10 +6,10 @@
 #include <cctype>
 
 #include "ledger/approvals.hpp"
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/payments.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "ledger/uma_receipts.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"

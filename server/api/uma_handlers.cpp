@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "server/api/app.hpp"
 #include "server/api/uma_node.hpp"
 #include "server/http/outbound_get.hpp"

@@ -3,7 +3,7 @@
 // and receiver are checked against the provider's published keys before anything is stored.
 #include "ledger/customer_store.hpp"
 #include "ledger/platform_store.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/uma/uma_identity.hpp"

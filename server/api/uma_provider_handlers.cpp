@@ -4,7 +4,7 @@
 // (desc by default: the file's last entries first).
 #include <boost/json.hpp>
 
-#include "ledger/countries.hpp"
+#include "ledger/base/countries.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/uma_providers.hpp"

@@ -6,7 +6,7 @@
 #include "ledger/database.hpp"
 #include "ledger/outbox.hpp"
 #include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "ledger/webhook_deliveries.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 #include "ledger/webhook_deliveries.hpp"
 
 namespace corridor {

@@ -26,7 +26,7 @@
 
 #include "ledger/database.hpp"
 #include "ledger/migrations.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/build_info.hpp"
 #include "server/config.hpp"
 

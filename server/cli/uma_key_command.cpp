@@ -7,7 +7,7 @@
 
 #include "ledger/key_sealing.hpp"
 #include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/cli/cli_internal.hpp"
 #include "server/key_encryption.hpp"
 #include "uma/sql_stores.hpp"

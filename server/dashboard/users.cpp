@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "ledger/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/html.hpp"

@@ -2,7 +2,7 @@
 // the signatures (and the next key during a rotation), the delivery log, resending one delivery
 // and sending a test event (as POST /webhooks/test).
 #include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "ledger/webhook_deliveries.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"

@@ -19,9 +19,9 @@
 #include <thread>
 #include <type_traits>
 
-#include "ledger/assert.hpp"
-#include "ledger/random.hpp"
-#include "ledger/thread_name.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/thread_name.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/config.hpp"

@@ -14,7 +14,7 @@
 #include "ledger/counterparty_fields.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/rates.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 #include "server/api/errors.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/pubkey_response.hpp"

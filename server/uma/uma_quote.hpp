@@ -12,7 +12,7 @@
 #include <string>
 
 #include "ledger/payments.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 #include "ledger/uma_payments.hpp"
 #include "server/api/errors.hpp"
 #include "uma/uma_error.hpp"

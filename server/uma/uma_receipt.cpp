@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "ledger/approvals.hpp"
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "ledger/book.hpp"
 #include "ledger/pricing.hpp"
 #include "ledger/uma_receipts.hpp"

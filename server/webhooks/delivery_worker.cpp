@@ -8,7 +8,7 @@
 
 #include "ledger/approvals.hpp"
 #include "ledger/database.hpp"
-#include "ledger/thread_name.hpp"
+#include "ledger/base/thread_name.hpp"
 #include "server/api/app.hpp"
 
 namespace corridor {

@@ -15,7 +15,7 @@
 
 #include "ledger/database.hpp"
 #include "ledger/ids.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/clock.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/base/random.hpp"
 
 using namespace corridor;
 

@@ -10,10 +10,10 @@
 #include <atomic>
 #include <memory>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/database.hpp"
 #include "ledger/ids.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;

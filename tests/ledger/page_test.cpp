@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 #include "ledger/ids.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "tests/support/text_checks.hpp"
 
 using namespace corridor;

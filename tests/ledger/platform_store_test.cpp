@@ -7,7 +7,7 @@
 #include <string>
 
 #include "ledger/ids.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

@@ -12,7 +12,7 @@
 
 #include "ledger/currencies.hpp"
 #include "ledger/database.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "ledger/uma_providers.hpp"
 
 using namespace corridor;

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 
 using namespace corridor;
 

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "server/config.hpp"
 
 using namespace corridor;

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "ledger/migrations.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 
 namespace corridor::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "ledger/utf8.hpp"
+#include "ledger/base/utf8.hpp"
 
 #include <cstdint>
 

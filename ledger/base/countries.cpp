@@ -1,4 +1,4 @@
-#include "ledger/countries.hpp"
+#include "ledger/base/countries.hpp"
 
 #include <algorithm>
 #include <array>

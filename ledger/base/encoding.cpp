@@ -1,4 +1,4 @@
-#include "ledger/encoding.hpp"
+#include "ledger/base/encoding.hpp"
 
 #include <openssl/evp.h>
 

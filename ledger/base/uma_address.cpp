@@ -1,4 +1,4 @@
-#include "ledger/uma_address.hpp"
+#include "ledger/base/uma_address.hpp"
 
 #include <arpa/inet.h>
 

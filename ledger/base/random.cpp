@@ -1,4 +1,4 @@
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 
 namespace corridor {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 
 namespace corridor {
 

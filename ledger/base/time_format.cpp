@@ -1,4 +1,4 @@
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "ledger/csv_reader.hpp"
+#include "ledger/base/csv_reader.hpp"
 
 namespace corridor {
 

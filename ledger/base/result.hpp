@@ -3,7 +3,7 @@
 #include <utility>
 #include <variant>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 
 namespace corridor {
 
