@@ -5,7 +5,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/book.hpp"
 #include "ledger/customer_store.hpp"
-#include "ledger/outbox.hpp"
+#include "ledger/store/outbox.hpp"
 
 namespace corridor {
 namespace json = boost::json;

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 namespace {

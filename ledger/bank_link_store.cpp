@@ -4,7 +4,7 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/token_store.hpp"
 
 namespace corridor {

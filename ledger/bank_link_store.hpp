@@ -18,7 +18,7 @@
 
 #include "ledger/base/clock.hpp"
 #include "ledger/external_account_store.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/result.hpp"
 #include "ledger/base/tenant.hpp"

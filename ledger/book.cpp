@@ -3,10 +3,10 @@
 #include <map>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/deferred_writes.hpp"
+#include "ledger/store/deferred_writes.hpp"
 #include "ledger/money.hpp"
-#include "ledger/multi_row.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/multi_row.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
 namespace {

@@ -1,8 +1,8 @@
 #include "ledger/bulk_import_store.hpp"
 
 #include "ledger/base/assert.hpp"
-#include "ledger/database.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/base/tenant.hpp"
 
 namespace corridor {

@@ -5,11 +5,11 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/book.hpp"
-#include "ledger/database.hpp"
-#include "ledger/multi_row.hpp"
-#include "ledger/nullable_text.hpp"
-#include "ledger/statement_cache.hpp"
-#include "ledger/transaction_state.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/multi_row.hpp"
+#include "ledger/store/nullable_text.hpp"
+#include "ledger/store/statement_cache.hpp"
+#include "ledger/store/transaction_state.hpp"
 
 namespace corridor {
 namespace {

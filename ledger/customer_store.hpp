@@ -9,8 +9,8 @@
 #include <soci/soci.h>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/page.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/store/page.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/result.hpp"
 #include "ledger/base/tenant.hpp"

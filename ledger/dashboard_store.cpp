@@ -1,7 +1,7 @@
 #include "ledger/dashboard_store.hpp"
 
 #include "ledger/base/assert.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/platform_store.hpp"
 
 namespace corridor {

@@ -4,10 +4,10 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
-#include "ledger/nullable_text.hpp"
-#include "ledger/outbox.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/nullable_text.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/store/statement_cache.hpp"
 #include "ledger/base/time_format.hpp"
 
 namespace corridor {

@@ -16,8 +16,8 @@
 
 #include "ledger/account_details.hpp"
 #include "ledger/base/clock.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/page.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/store/page.hpp"
 #include "ledger/base/result.hpp"
 #include "ledger/base/tenant.hpp"
 

@@ -1,7 +1,7 @@
 #include "ledger/incoming_payments.hpp"
 
 #include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 namespace {

@@ -1,7 +1,7 @@
 #include "ledger/invitation_store.hpp"
 
 #include "ledger/base/assert.hpp"
-#include "ledger/outbox.hpp"
+#include "ledger/store/outbox.hpp"
 
 namespace corridor {
 namespace {

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/base/encoding.hpp"
-#include "ledger/outbox.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/store/statement_cache.hpp"
 #include "ledger/token_store.hpp"
 
 namespace corridor {

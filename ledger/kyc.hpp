@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/result.hpp"
 #include "ledger/base/tenant.hpp"

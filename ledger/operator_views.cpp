@@ -3,7 +3,7 @@
 #include <initializer_list>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 namespace {

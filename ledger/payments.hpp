@@ -14,7 +14,7 @@
 #include "ledger/book.hpp"
 #include "ledger/currencies.hpp"
 #include "ledger/funding_instructions.hpp"
-#include "ledger/page.hpp"
+#include "ledger/store/page.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/pricing.hpp"
 #include "ledger/rates.hpp"

@@ -5,8 +5,8 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/book.hpp"
-#include "ledger/database.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
 namespace json = boost::json;

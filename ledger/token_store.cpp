@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/base/encoding.hpp"
 
 namespace corridor {

@@ -1,6 +1,6 @@
 #include "ledger/uma_post_transactions.hpp"
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ledger/currencies.hpp"
-#include "ledger/page.hpp"
+#include "ledger/store/page.hpp"
 
 namespace corridor {
 

@@ -5,11 +5,11 @@
 #include <map>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/database.hpp"
-#include "ledger/deferred_writes.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/deferred_writes.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/base/random.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/statement_cache.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/webhook_keys.hpp"
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/outbox.hpp"
-#include "ledger/page.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/store/page.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/tenant.hpp"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/key_sealing.hpp"
+#include "ledger/store/key_sealing.hpp"
 #include "ledger/base/random.hpp"
 
 namespace corridor {

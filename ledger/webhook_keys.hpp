@@ -1,7 +1,7 @@
 #pragma once
 // Webhook signing keys: one ECDSA P-256 key pair per platform environment. The private key is kept
 // in the database, sealed with the key-encryption key when the process has one installed
-// (ledger/key_sealing.hpp), and used only to sign; only the public key (SubjectPublicKeyInfo PEM)
+// (ledger/store/key_sealing.hpp), and used only to sign; only the public key (SubjectPublicKeyInfo PEM)
 // is shown. The functions here take and return the private key opened.
 // Signatures are ECDSA over SHA-256 of the exact body bytes, DER-encoded, then standard base64.
 #include <soci/soci.h>
@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/key_sealing.hpp"
+#include "ledger/store/key_sealing.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/tenant.hpp"
 

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/base/time_format.hpp"
 

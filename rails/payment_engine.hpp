@@ -26,7 +26,7 @@
 
 #include "ledger/base/clock.hpp"
 #include "ledger/currencies.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/result.hpp"

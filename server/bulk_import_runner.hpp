@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 

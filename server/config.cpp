@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 namespace json = boost::json;

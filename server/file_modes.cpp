@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "server/config.hpp"
 
 namespace corridor {

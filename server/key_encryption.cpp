@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/config.hpp"

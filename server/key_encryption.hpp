@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "ledger/key_sealing.hpp"
+#include "ledger/store/key_sealing.hpp"
 
 namespace corridor {
 

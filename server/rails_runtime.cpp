@@ -17,7 +17,7 @@
 #include <functional>
 #include <future>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/external_account_store.hpp"
 #include "rails/rail_sdk/lightning/bolt11.hpp"
 

@@ -13,7 +13,7 @@
 
 #include "ledger/incoming_payments.hpp"
 #include "ledger/base/random.hpp"
-#include "ledger/session_job.hpp"
+#include "ledger/store/session_job.hpp"
 #include "rails/loader.hpp"
 #include "rails/payment_engine.hpp"
 #include "server/config.hpp"

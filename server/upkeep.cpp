@@ -7,7 +7,7 @@
 
 #include "ledger/approvals.hpp"
 #include "ledger/external_account_store.hpp"
-#include "ledger/idempotency.hpp"
+#include "ledger/store/idempotency.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/uma_receipts.hpp"

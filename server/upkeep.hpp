@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/session_job.hpp"
+#include "ledger/store/session_job.hpp"
 
 namespace corridor {
 

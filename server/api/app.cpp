@@ -6,8 +6,8 @@
 #include <openssl/sha.h>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/idempotency.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/idempotency.hpp"
+#include "ledger/store/statement_cache.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/openapi_document.hpp"
 #include "server/dashboard/routes.hpp"

@@ -17,8 +17,8 @@
 
 #include "ledger/base/clock.hpp"
 #include "ledger/currencies.hpp"
-#include "ledger/database.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/rates.hpp"

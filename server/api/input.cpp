@@ -5,7 +5,7 @@
 
 #include <cctype>
 
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/base/utf8.hpp"
 #include "server/api/errors.hpp"

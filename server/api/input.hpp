@@ -12,7 +12,7 @@
 #include <boost/json/value.hpp>
 
 #include "ledger/currencies.hpp"
-#include "ledger/page.hpp"
+#include "ledger/store/page.hpp"
 #include "server/http/http_types.hpp"
 
 namespace corridor {

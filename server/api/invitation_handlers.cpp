@@ -13,7 +13,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/invitation_store.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"

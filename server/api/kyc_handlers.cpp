@@ -6,7 +6,7 @@
 #include <map>
 
 #include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/platform_store.hpp"
 #include "server/api/app.hpp"

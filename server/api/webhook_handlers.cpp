@@ -3,8 +3,8 @@
 #include <boost/json.hpp>
 #include <future>
 
-#include "ledger/database.hpp"
-#include "ledger/outbox.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/outbox.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/webhook_deliveries.hpp"

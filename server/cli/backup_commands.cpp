@@ -24,8 +24,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "ledger/database.hpp"
-#include "ledger/migrations.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/migrations.hpp"
 #include "ledger/base/time_format.hpp"
 #include "server/build_info.hpp"
 #include "server/config.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "server/config.hpp"
 
 namespace corridor {

@@ -12,7 +12,7 @@
 
 #include "ledger/audit.hpp"
 #include "ledger/base/clock.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/operator_views.hpp"
 #include "ledger/platform_store.hpp"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "ledger/migrations.hpp"
+#include "ledger/store/migrations.hpp"
 #include "rails/rail_abi.h"
 #include "server/build_info.hpp"
 #include "server/cli/cli_internal.hpp"

@@ -5,7 +5,7 @@
 #include <boost/json.hpp>
 #include <iostream>
 
-#include "ledger/key_sealing.hpp"
+#include "ledger/store/key_sealing.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "server/cli/cli_internal.hpp"

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "ledger/dashboard_store.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/time_format.hpp"

@@ -9,7 +9,7 @@
 
 #include "ledger/base/clock.hpp"
 #include "ledger/dashboard_store.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/base/random.hpp"
 
 namespace corridor {

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/uma_post_transactions.hpp"
 
 namespace corridor {

@@ -7,7 +7,7 @@
 #include <future>
 
 #include "ledger/approvals.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/base/thread_name.hpp"
 #include "server/api/app.hpp"
 

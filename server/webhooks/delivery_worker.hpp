@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "ledger/session_job.hpp"
+#include "ledger/store/session_job.hpp"
 #include "ledger/webhook_deliveries.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/http/outbound_client.hpp"

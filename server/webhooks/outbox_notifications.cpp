@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "ledger/outbox.hpp"
+#include "ledger/store/outbox.hpp"
 
 namespace corridor {
 namespace {

@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
-#include "ledger/outbox.hpp"
+#include "ledger/store/outbox.hpp"
 #include "tests/support/receiver_fixture.hpp"
 
 using namespace corridor;

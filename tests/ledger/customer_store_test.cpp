@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/database.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "tests/support/store_fixture.hpp"
 

@@ -11,7 +11,7 @@
 
 #include "ledger/bank_link_store.hpp"
 #include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

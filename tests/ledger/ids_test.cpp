@@ -1,7 +1,7 @@
 // Resource ids: "<Type>:<uuid v7>". Keyset pagination orders by id, so the tests check the uuid
 // layout bit by bit and that ids sort strictly in the order they were made, including many ids in
 // one millisecond (the 12-bit counter and its overflow) and a clock that steps back.
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

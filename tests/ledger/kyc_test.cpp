@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
 #include "tests/support/test_database.hpp"

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "tests/support/store_fixture.hpp"
 

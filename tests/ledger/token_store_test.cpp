@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "server/api/auth.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "tests/support/text_checks.hpp"

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/receiver_fixture.hpp"
 
 using namespace corridor;

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/database.hpp"
-#include "ledger/outbox.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/outbox.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "tests/support/store_fixture.hpp"
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "rails/loader.hpp"
 #include "rails/payment_engine.hpp"
 #include "tests/rails/funded_account.hpp"

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/uma_payments.hpp"
 #include "ledger/uma_post_transactions.hpp"
 #include "ledger/uma_pricing.hpp"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "ledger/currencies.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/uma_providers.hpp"
 

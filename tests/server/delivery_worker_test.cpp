@@ -11,8 +11,8 @@
 
 #include "ledger/approvals.hpp"
 #include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
-#include "ledger/ledger_writer.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/ledger_writer.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/webhook_keys.hpp"
 #include "server/api/app.hpp"

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "ledger/incoming_payments.hpp"
 #include "rails/loader.hpp"
 #include "server/rails_runtime.hpp"

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "ledger/book.hpp"
-#include "ledger/ledger_writer.hpp"
+#include "ledger/store/ledger_writer.hpp"
 #include "tests/rails/funded_account.hpp"
 #include "tests/support/store_fixture.hpp"
 

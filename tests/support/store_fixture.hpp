@@ -7,7 +7,7 @@
 
 #include "ledger/base/clock.hpp"
 #include "ledger/customer_store.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/tenant.hpp"

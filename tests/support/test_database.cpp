@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "ledger/migrations.hpp"
+#include "ledger/store/migrations.hpp"
 #include "ledger/base/random.hpp"
 
 namespace corridor::testing {

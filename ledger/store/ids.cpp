@@ -1,4 +1,4 @@
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 
 #include <array>
 

@@ -1,9 +1,9 @@
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
-#include "ledger/control_queue.hpp"
-#include "ledger/outbox.hpp"
-#include "ledger/statement_cache.hpp"
-#include "ledger/transaction_state.hpp"
+#include "ledger/store/control_queue.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/store/statement_cache.hpp"
+#include "ledger/store/transaction_state.hpp"
 
 #include <soci/postgresql/soci-postgresql.h>
 #include <soci/sqlite3/soci-sqlite3.h>

@@ -1,4 +1,4 @@
-#include "ledger/wal_checkpointer.hpp"
+#include "ledger/store/wal_checkpointer.hpp"
 
 #include <soci/sqlite3/soci-sqlite3.h>
 #include <sqlite3.h>

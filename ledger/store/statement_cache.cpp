@@ -1,4 +1,4 @@
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 #include <soci/sqlite3/soci-sqlite3.h>
 #include <sqlite3.h>
@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <mutex>
 
-#include "ledger/control_queue.hpp"
-#include "ledger/deferred_writes.hpp"
+#include "ledger/store/control_queue.hpp"
+#include "ledger/store/deferred_writes.hpp"
 
 namespace corridor {
 namespace {

@@ -1,4 +1,4 @@
-#include "ledger/ledger_writer.hpp"
+#include "ledger/store/ledger_writer.hpp"
 
 #include <soci/postgresql/soci-postgresql.h>
 
@@ -10,10 +10,10 @@
 #include <string>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/batch_send.hpp"
-#include "ledger/control_queue.hpp"
-#include "ledger/outbox.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/batch_send.hpp"
+#include "ledger/store/control_queue.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/store/statement_cache.hpp"
 #include "ledger/base/thread_name.hpp"
 
 namespace corridor {

@@ -1,4 +1,4 @@
-#include "ledger/deferred_writes.hpp"
+#include "ledger/store/deferred_writes.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/database.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
 namespace {

@@ -1,10 +1,10 @@
-#include "ledger/page.hpp"
+#include "ledger/store/page.hpp"
 
 #include <array>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/base/encoding.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 
 namespace corridor {
 namespace {

@@ -1,14 +1,14 @@
-#include "ledger/batch_send.hpp"
+#include "ledger/store/batch_send.hpp"
 
 #include <libpq-fe.h>
 #include <soci/postgresql/soci-postgresql.h>
 
 #include <memory>
 
-#include "ledger/control_queue.hpp"
-#include "ledger/database.hpp"
-#include "ledger/deferred_writes.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/control_queue.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/deferred_writes.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
 namespace {

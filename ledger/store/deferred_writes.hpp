@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "ledger/batch_send.hpp"
+#include "ledger/store/batch_send.hpp"
 
 namespace corridor {
 

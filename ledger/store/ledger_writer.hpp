@@ -14,10 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/database.hpp"
-#include "ledger/deferred_writes.hpp"
-#include "ledger/session_job.hpp"
-#include "ledger/wal_checkpointer.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/deferred_writes.hpp"
+#include "ledger/store/session_job.hpp"
+#include "ledger/store/wal_checkpointer.hpp"
 
 namespace corridor {
 

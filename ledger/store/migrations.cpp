@@ -1,4 +1,4 @@
-#include "ledger/migrations.hpp"
+#include "ledger/store/migrations.hpp"
 
 #include <algorithm>
 #include <iostream>
@@ -8,7 +8,7 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/base/clock.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 namespace {

@@ -1,11 +1,11 @@
-#include "ledger/outbox.hpp"
+#include "ledger/store/outbox.hpp"
 
 #include <memory>
 #include <mutex>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/deferred_writes.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/deferred_writes.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
 

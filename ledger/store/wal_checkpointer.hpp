@@ -13,7 +13,7 @@
 
 #include <soci/soci.h>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 

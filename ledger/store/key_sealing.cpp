@@ -1,4 +1,4 @@
-#include "ledger/key_sealing.hpp"
+#include "ledger/store/key_sealing.hpp"
 
 #include <openssl/evp.h>
 

@@ -1,7 +1,7 @@
-#include "ledger/idempotency.hpp"
+#include "ledger/store/idempotency.hpp"
 
 #include "ledger/base/assert.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/base/tenant.hpp"
 
 namespace corridor {

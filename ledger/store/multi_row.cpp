@@ -1,9 +1,9 @@
-#include "ledger/multi_row.hpp"
+#include "ledger/store/multi_row.hpp"
 
 #include <algorithm>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 namespace {
