@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/store/outbox.hpp"
 

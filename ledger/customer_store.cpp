@@ -4,7 +4,7 @@
 #include <set>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/multi_row.hpp"
 #include "ledger/store/nullable_text.hpp"

@@ -1,6 +1,6 @@
 #include "ledger/incoming_payments.hpp"
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
 
 namespace corridor {

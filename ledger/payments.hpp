@@ -11,13 +11,13 @@
 #include <boost/json/object.hpp>
 #include <soci/soci.h>
 
-#include "ledger/book.hpp"
-#include "ledger/currencies.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/funding_instructions.hpp"
 #include "ledger/store/page.hpp"
 #include "ledger/platform_store.hpp"
-#include "ledger/pricing.hpp"
-#include "ledger/rates.hpp"
+#include "ledger/book/pricing.hpp"
+#include "ledger/book/rates.hpp"
 #include "ledger/base/result.hpp"
 
 namespace corridor {

@@ -4,7 +4,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/statement_cache.hpp"
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "ledger/pricing.hpp"
+#include "ledger/book/pricing.hpp"
 #include "ledger/base/tenant.hpp"
 
 namespace corridor {

@@ -14,9 +14,9 @@
 // only a v0 receiver that adds a fee of its own can make it dearer than S.
 #include <cstdint>
 
-#include "ledger/currencies.hpp"
-#include "ledger/pricing.hpp"
-#include "ledger/rates.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/book/pricing.hpp"
+#include "ledger/book/rates.hpp"
 #include "ledger/base/result.hpp"
 
 namespace corridor {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/store/page.hpp"
 
 namespace corridor {

@@ -4,7 +4,7 @@
 
 #include "ledger/approvals.hpp"
 #include "ledger/base/assert.hpp"
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 
 namespace corridor {
 namespace {

@@ -5,7 +5,7 @@
 #include <boost/json.hpp>
 #include <optional>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/base/time_format.hpp"

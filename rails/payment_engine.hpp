@@ -25,7 +25,7 @@
 #include <string>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/store/ids.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/base/random.hpp"

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/funding_instructions.hpp"
-#include "ledger/rates.hpp"
+#include "ledger/book/rates.hpp"
 #include "ledger/uma_providers.hpp"
 #include "server/config.hpp"
 

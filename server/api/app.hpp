@@ -16,12 +16,12 @@
 #include <soci/soci.h>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/ids.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/base/random.hpp"
-#include "ledger/rates.hpp"
+#include "ledger/book/rates.hpp"
 #include "ledger/token_store.hpp"
 #include "ledger/uma_providers.hpp"
 #include "rails/payment_engine.hpp"

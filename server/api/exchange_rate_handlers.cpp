@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/platform_store.hpp"
-#include "ledger/pricing.hpp"
+#include "ledger/book/pricing.hpp"
 #include "ledger/base/time_format.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ledger/bank_link_store.hpp"
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"

@@ -11,7 +11,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/store/page.hpp"
 #include "server/http/http_types.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/invitation_store.hpp"
 
 namespace corridor {

@@ -5,7 +5,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/base/countries.hpp"
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/uma_providers.hpp"
 #include "server/api/app.hpp"

@@ -14,7 +14,7 @@
 
 #include "ledger/approvals.hpp"
 #include "ledger/uma_receipts.hpp"
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/external_account_store.hpp"
 #include "ledger/store/idempotency.hpp"
@@ -22,7 +22,7 @@
 #include "ledger/store/ledger_writer.hpp"
 #include "ledger/store/migrations.hpp"
 #include "ledger/payments.hpp"
-#include "ledger/rates.hpp"
+#include "ledger/book/rates.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/token_store.hpp"
 #include "ledger/uma_incoming_sink.hpp"

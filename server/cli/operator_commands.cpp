@@ -10,7 +10,7 @@
 #include <iostream>
 #include <map>
 
-#include "ledger/audit.hpp"
+#include "ledger/book/audit.hpp"
 #include "ledger/base/clock.hpp"
 #include "ledger/store/ids.hpp"
 #include "ledger/kyc.hpp"

@@ -12,8 +12,8 @@
 #include <string_view>
 
 #include "ledger/counterparty_fields.hpp"
-#include "ledger/currencies.hpp"
-#include "ledger/rates.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/book/rates.hpp"
 #include "ledger/base/tenant.hpp"
 #include "server/api/errors.hpp"
 #include "uma/lnurlp.hpp"

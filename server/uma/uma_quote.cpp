@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/platform_store.hpp"

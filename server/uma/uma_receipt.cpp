@@ -8,8 +8,8 @@
 
 #include "ledger/approvals.hpp"
 #include "ledger/base/assert.hpp"
-#include "ledger/book.hpp"
-#include "ledger/pricing.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/book/pricing.hpp"
 #include "ledger/uma_receipts.hpp"
 #include "uma/hex.hpp"
 

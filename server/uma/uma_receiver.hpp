@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/base/random.hpp"
-#include "ledger/rates.hpp"
+#include "ledger/book/rates.hpp"
 #include "ledger/base/result.hpp"
 #include "server/uma/uma_receipt.hpp"
 #include "uma/key_sealing.hpp"

@@ -14,7 +14,7 @@
 #include <memory>
 
 #include "ledger/store/batch_send.hpp"
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/ledger_writer.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/statement_cache.hpp"

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"

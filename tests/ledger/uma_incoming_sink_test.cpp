@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
 #include "tests/support/receiver_fixture.hpp"
 

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
 #include "plugins/ach/nacha_reader.hpp"
 #include "rails/loader.hpp"

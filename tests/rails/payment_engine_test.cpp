@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
 #include "rails/loader.hpp"
 #include "tests/rails/funded_account.hpp"

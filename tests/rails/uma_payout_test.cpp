@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/uma_payments.hpp"
 #include "ledger/uma_post_transactions.hpp"

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/uma_providers.hpp"

@@ -14,7 +14,7 @@
 #include <future>
 #include <thread>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/ledger_writer.hpp"
 #include "tests/rails/funded_account.hpp"
 #include "tests/support/store_fixture.hpp"

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "ledger/approvals.hpp"
-#include "ledger/rates.hpp"
+#include "ledger/book/rates.hpp"
 #include "ledger/uma_receipts.hpp"
 #include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "tests/support/store_fixture.hpp"

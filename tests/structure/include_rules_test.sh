@@ -25,7 +25,7 @@ expect_refused uma/planted.cpp '#include "server/config.hpp"'
 expect_refused rails/planted.cpp '#include "uma/hex.hpp"'
 expect_refused server/planted.cpp '#include "plugins/spark/spark_address.hpp"'
 expect_refused server/api/planted.cpp '#include <boost/beast/http.hpp>'
-expect_refused plugins/ach/planted.cpp '#include "ledger/money.hpp"'
+expect_refused plugins/ach/planted.cpp '#include "ledger/book/money.hpp"'
 expect_refused plugins/pix/planted.cpp '#include "rails/loader.hpp"'
 expect_refused rails/rail_sdk/planted.hpp '#include "rails/rail_sdk/error.hpp"'
 "$check" "$scratch" >/dev/null

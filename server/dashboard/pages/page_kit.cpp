@@ -2,7 +2,7 @@
 
 #include <ctime>
 
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "ledger/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"

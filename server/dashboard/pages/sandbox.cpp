@@ -6,7 +6,7 @@
 #include <charconv>
 
 #include "ledger/bank_link_store.hpp"
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

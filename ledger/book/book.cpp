@@ -1,10 +1,10 @@
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 
 #include <map>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/deferred_writes.hpp"
-#include "ledger/money.hpp"
+#include "ledger/book/money.hpp"
 #include "ledger/store/multi_row.hpp"
 #include "ledger/store/statement_cache.hpp"
 

@@ -1,11 +1,11 @@
-#include "ledger/audit.hpp"
+#include "ledger/book/audit.hpp"
 
 #include <fmt/format.h>
 
 #include <map>
 #include <set>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
 
 namespace corridor {

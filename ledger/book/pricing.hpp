@@ -14,9 +14,9 @@
 // whole net unit could use becomes part of the fee. totalSending = n + fees exactly.
 #include <cstdint>
 
-#include "ledger/currencies.hpp"
-#include "ledger/money.hpp"
-#include "ledger/rates.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/book/money.hpp"
+#include "ledger/book/rates.hpp"
 #include "ledger/base/result.hpp"
 
 namespace corridor {

@@ -1,4 +1,4 @@
-#include "ledger/rates.hpp"
+#include "ledger/book/rates.hpp"
 
 #include <boost/json.hpp>
 

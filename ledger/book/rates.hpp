@@ -10,8 +10,8 @@
 #include <string>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/currencies.hpp"
-#include "ledger/money.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/book/money.hpp"
 
 namespace corridor {
 

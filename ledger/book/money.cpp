@@ -1,4 +1,4 @@
-#include "ledger/money.hpp"
+#include "ledger/book/money.hpp"
 
 #include <boost/multiprecision/cpp_dec_float.hpp>
 

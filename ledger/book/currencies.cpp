@@ -1,4 +1,4 @@
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 
 #include <boost/json.hpp>
 

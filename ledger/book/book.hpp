@@ -112,7 +112,7 @@ std::optional<std::int64_t> account_balance(soci::session& session, const std::s
 
 // Recomputes every account's posted totals from the transfers and compares; returns the ids of
 // accounts that disagree, or are overdrawn against their flag (and a message for any other finding
-// of audit_ledger, ledger/audit.hpp, where it is defined). The auditor of the simulation tests.
+// of audit_ledger, ledger/book/audit.hpp, where it is defined). The auditor of the simulation tests.
 std::vector<std::string> audit_book(soci::session& session);
 
 }  // namespace corridor

@@ -1,4 +1,4 @@
-#include "ledger/pricing.hpp"
+#include "ledger/book/pricing.hpp"
 
 #include "ledger/base/assert.hpp"
 
