@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/result.hpp"
 
 namespace corridor {

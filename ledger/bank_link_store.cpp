@@ -5,7 +5,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/store/database.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 
 namespace corridor {
 namespace json = boost::json;

@@ -11,7 +11,7 @@
 #include "ledger/base/encoding.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/statement_cache.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 
 namespace corridor {
 namespace {

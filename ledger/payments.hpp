@@ -15,7 +15,7 @@
 #include "ledger/book/currencies.hpp"
 #include "ledger/funding_instructions.hpp"
 #include "ledger/store/page.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/book/pricing.hpp"
 #include "ledger/book/rates.hpp"
 #include "ledger/base/result.hpp"

@@ -7,11 +7,11 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "ledger/base/time_format.hpp"
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 
 namespace corridor {
 namespace {

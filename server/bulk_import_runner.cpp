@@ -10,7 +10,7 @@
 #include "ledger/base/csv_reader.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/store/outbox.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "server/api/app.hpp"
 #include "server/api/bulk_import.hpp"

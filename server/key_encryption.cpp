@@ -13,7 +13,7 @@
 
 #include "ledger/store/database.hpp"
 #include "ledger/base/random.hpp"
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "server/config.hpp"
 #include "uma/sql_stores.hpp"
 

@@ -12,7 +12,7 @@
 #include "ledger/book/currencies.hpp"
 #include "ledger/funding_instructions.hpp"
 #include "ledger/book/rates.hpp"
-#include "ledger/uma_providers.hpp"
+#include "ledger/platforms/uma_providers.hpp"
 #include "server/config.hpp"
 
 namespace corridor {

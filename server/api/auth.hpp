@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "ledger/base/tenant.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 
 namespace corridor {
 

@@ -3,7 +3,7 @@
 
 #include "ledger/base/countries.hpp"
 #include "ledger/customer_store.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "ledger/customer_store.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 
 namespace corridor {
 

@@ -12,7 +12,7 @@
 #include "ledger/book/book.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 
 namespace corridor {
 

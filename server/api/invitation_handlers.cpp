@@ -16,7 +16,7 @@
 #include "ledger/store/database.hpp"
 #include "ledger/invitation_store.hpp"
 #include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"

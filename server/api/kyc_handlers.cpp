@@ -8,7 +8,7 @@
 #include "ledger/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/kyc.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/customer_input.hpp"
 #include "server/api/errors.hpp"

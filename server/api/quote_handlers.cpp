@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"

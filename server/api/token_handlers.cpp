@@ -2,7 +2,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/base/time_format.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 

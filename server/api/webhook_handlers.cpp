@@ -5,7 +5,7 @@
 
 #include "ledger/store/database.hpp"
 #include "ledger/store/outbox.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/webhook_deliveries.hpp"
 #include "server/api/app.hpp"

@@ -15,7 +15,7 @@
 #include "ledger/store/ids.hpp"
 #include "ledger/kyc.hpp"
 #include "ledger/operator_views.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/time_format.hpp"
 #include "server/api/auth.hpp"

@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "ledger/store/key_sealing.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "server/cli/cli_internal.hpp"
 #include "server/key_encryption.hpp"

@@ -5,9 +5,9 @@
 #include <iostream>
 #include <sstream>
 
-#include "ledger/dashboard_store.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
 #include "ledger/store/ids.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/time_format.hpp"
 #include "server/cli/cli_internal.hpp"

@@ -1,5 +1,5 @@
 // The dashboard's audit log page (admins): every action of the platform's users, newest first.
-#include "ledger/dashboard_store.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "server/api/app.hpp"
 #include "server/api/html.hpp"

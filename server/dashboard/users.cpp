@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "ledger/base/time_format.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/html.hpp"
 #include "server/config.hpp"

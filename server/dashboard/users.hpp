@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/dashboard_store.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
 #include "ledger/store/ids.hpp"
 #include "ledger/base/random.hpp"
 

@@ -6,7 +6,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "server/api/app.hpp"
 #include "uma/post_transaction.hpp"
 #include "uma/responder.hpp"

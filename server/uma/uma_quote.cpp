@@ -8,7 +8,7 @@
 #include "ledger/book/book.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/kyc.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "ledger/uma_pricing.hpp"

@@ -14,7 +14,7 @@
 
 #include "ledger/customer_store.hpp"
 #include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/result.hpp"
 #include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "uma/uma_error.hpp"

@@ -17,7 +17,7 @@
 
 #include "ledger/store/session_job.hpp"
 #include "ledger/webhook_deliveries.hpp"
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "server/http/outbound_client.hpp"
 
 namespace corridor {

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/hex.hpp"
 #include "uma/sql_stores.hpp"

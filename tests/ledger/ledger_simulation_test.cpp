@@ -12,7 +12,7 @@
 #include "ledger/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;

@@ -1,7 +1,7 @@
 // Platforms and their two environment configurations, against a fresh database per test (SQLite,
 // or PostgreSQL in the unit_store_postgres run). Checks what creation writes, that a UMA domain
 // belongs to one platform only, and the patch semantics of configuration updates.
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>

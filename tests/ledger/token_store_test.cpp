@@ -1,6 +1,6 @@
 // API tokens: what creation returns and stores (never the secret itself), lookups scoped to the
 // caller's tenant, list filters and paging, and deletion that takes effect for authentication.
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>

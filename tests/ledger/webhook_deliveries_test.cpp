@@ -11,7 +11,7 @@
 
 #include "ledger/store/database.hpp"
 #include "ledger/store/outbox.hpp"
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

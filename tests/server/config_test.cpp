@@ -13,7 +13,7 @@
 #include "ledger/book/currencies.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/base/random.hpp"
-#include "ledger/uma_providers.hpp"
+#include "ledger/platforms/uma_providers.hpp"
 
 using namespace corridor;
 namespace fs = std::filesystem;

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <string>
 
-#include "ledger/dashboard_store.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 #include "server/config.hpp"
 #include "server/dashboard/form.hpp"
 #include "server/dashboard/passwords.hpp"

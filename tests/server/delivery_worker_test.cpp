@@ -13,8 +13,8 @@
 #include "ledger/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/ledger_writer.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "tests/support/test_database.hpp"
 

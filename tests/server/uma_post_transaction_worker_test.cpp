@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "ledger/store/database.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "server/api/app.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/nonce_store.hpp"

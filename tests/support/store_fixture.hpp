@@ -8,7 +8,7 @@
 #include "ledger/base/clock.hpp"
 #include "ledger/customer_store.hpp"
 #include "ledger/store/ids.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/tenant.hpp"
 #include "tests/support/test_database.hpp"

@@ -1,4 +1,4 @@
-#include "ledger/uma_providers.hpp"
+#include "ledger/platforms/uma_providers.hpp"
 
 #include <algorithm>
 #include <boost/json.hpp>

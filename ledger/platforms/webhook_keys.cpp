@@ -1,4 +1,4 @@
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>

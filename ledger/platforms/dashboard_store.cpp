@@ -1,8 +1,8 @@
-#include "ledger/dashboard_store.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 
 namespace corridor {
 namespace {

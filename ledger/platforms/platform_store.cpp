@@ -1,5 +1,5 @@
-#include "ledger/platform_store.hpp"
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 
 #include <boost/json.hpp>
 

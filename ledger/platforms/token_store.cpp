@@ -1,4 +1,4 @@
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/sha.h>
