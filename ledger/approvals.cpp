@@ -4,7 +4,7 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/book/book.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/outbox.hpp"
 
 namespace corridor {

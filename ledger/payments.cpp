@@ -7,10 +7,10 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/counterparty_fields.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
-#include "ledger/kyc.hpp"
+#include "ledger/customers/kyc.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "ledger/base/time_format.hpp"

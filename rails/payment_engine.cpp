@@ -7,7 +7,7 @@
 
 #include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
-#include "ledger/kyc.hpp"
+#include "ledger/customers/kyc.hpp"
 #include "ledger/base/time_format.hpp"
 
 namespace corridor {

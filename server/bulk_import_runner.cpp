@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ledger/bulk_import_store.hpp"
+#include "ledger/customers/bulk_import_store.hpp"
 #include "ledger/base/csv_reader.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/store/statement_cache.hpp"

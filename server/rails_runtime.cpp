@@ -18,7 +18,7 @@
 #include <future>
 
 #include "ledger/store/database.hpp"
-#include "ledger/external_account_store.hpp"
+#include "ledger/customers/external_account_store.hpp"
 #include "rails/rail_sdk/lightning/bolt11.hpp"
 
 namespace corridor {

@@ -6,9 +6,9 @@
 #include <chrono>
 
 #include "ledger/approvals.hpp"
-#include "ledger/external_account_store.hpp"
+#include "ledger/customers/external_account_store.hpp"
 #include "ledger/store/idempotency.hpp"
-#include "ledger/kyc.hpp"
+#include "ledger/customers/kyc.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/uma_receipts.hpp"
 #include "ledger/webhook_deliveries.hpp"

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "ledger/bulk_import_store.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/bulk_import_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "server/api/errors.hpp"
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ledger/bulk_import_store.hpp"
+#include "ledger/customers/bulk_import_store.hpp"
 #include "ledger/base/csv_reader.hpp"
 #include "ledger/store/database.hpp"
 #include "server/api/app.hpp"

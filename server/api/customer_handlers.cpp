@@ -2,7 +2,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/base/countries.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/base/uma_address.hpp"

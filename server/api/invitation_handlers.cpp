@@ -12,9 +12,9 @@
 // which the interface answers 403. The page takes no credentials: the unguessable code is one.
 #include <boost/json.hpp>
 
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
-#include "ledger/invitation_store.hpp"
+#include "ledger/customers/invitation_store.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "ledger/book/currencies.hpp"
-#include "ledger/invitation_store.hpp"
+#include "ledger/customers/invitation_store.hpp"
 
 namespace corridor {
 

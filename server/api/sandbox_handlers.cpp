@@ -7,7 +7,7 @@
 
 #include "ledger/approvals.hpp"
 #include "ledger/base/assert.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "ledger/uma_receipts.hpp"

@@ -13,7 +13,7 @@
 #include "ledger/book/audit.hpp"
 #include "ledger/base/clock.hpp"
 #include "ledger/store/ids.hpp"
-#include "ledger/kyc.hpp"
+#include "ledger/customers/kyc.hpp"
 #include "ledger/operator_views.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/random.hpp"

@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "ledger/book/book.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/kyc.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/customers/kyc.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/base/uma_address.hpp"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/result.hpp"

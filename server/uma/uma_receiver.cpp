@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "server/uma/uma_lookup.hpp"
 #include "uma/ecies.hpp"

@@ -1,7 +1,7 @@
 // Bulk import jobs in the store: creation and tenancy, the lease that lets one worker at a time
 // work a job (and another take it over once the lease lapses), progress recorded only under the
 // lease, and the end of a job.
-#include "ledger/bulk_import_store.hpp"
+#include "ledger/customers/bulk_import_store.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Customers in the store: creation (generated and given UMA addresses and platform customer ids),
 // uniqueness conflicts returned as values with nothing written, update and delete outcomes,
 // list filters, keyset pagination walked to the end in both orders, and tenancy isolation.
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 
 #include <algorithm>
 #include <atomic>

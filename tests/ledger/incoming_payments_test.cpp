@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "ledger/book/book.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 

@@ -1,6 +1,6 @@
 // KYC in the store: which statuses move money, single-use expiring links stored only as hashes,
 // and sandbox reviews that decide at their time, once, with their KYC_STATUS event.
-#include "ledger/kyc.hpp"
+#include "ledger/customers/kyc.hpp"
 
 #include <catch2/catch.hpp>
 

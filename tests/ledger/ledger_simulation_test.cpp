@@ -9,7 +9,7 @@
 #include <map>
 #include <random>
 
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"

@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/payments.hpp"
 #include "tests/support/store_fixture.hpp"
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "ledger/approvals.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/ledger_writer.hpp"
 #include "ledger/platforms/platform_store.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/ids.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/random.hpp"

@@ -5,7 +5,7 @@
 #include <boost/json.hpp>
 #include <charconv>
 
-#include "ledger/bank_link_store.hpp"
+#include "ledger/customers/bank_link_store.hpp"
 #include "ledger/book/book.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"

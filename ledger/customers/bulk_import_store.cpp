@@ -1,4 +1,4 @@
-#include "ledger/bulk_import_store.hpp"
+#include "ledger/customers/bulk_import_store.hpp"
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"

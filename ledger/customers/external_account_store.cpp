@@ -1,9 +1,9 @@
-#include "ledger/external_account_store.hpp"
+#include "ledger/customers/external_account_store.hpp"
 
 #include <boost/json.hpp>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/nullable_text.hpp"
 #include "ledger/store/outbox.hpp"

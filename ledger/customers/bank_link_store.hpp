@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/external_account_store.hpp"
+#include "ledger/customers/external_account_store.hpp"
 #include "ledger/store/ids.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/result.hpp"

@@ -1,4 +1,4 @@
-#include "ledger/invitation_store.hpp"
+#include "ledger/customers/invitation_store.hpp"
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/outbox.hpp"

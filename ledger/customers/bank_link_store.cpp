@@ -1,9 +1,9 @@
-#include "ledger/bank_link_store.hpp"
+#include "ledger/customers/bank_link_store.hpp"
 
 #include <boost/json.hpp>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/platforms/token_store.hpp"
 

@@ -1,4 +1,4 @@
-#include "ledger/kyc.hpp"
+#include "ledger/customers/kyc.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "ledger/account_details.hpp"
+#include "ledger/customers/account_details.hpp"
 
 #include <openssl/sha.h>
 

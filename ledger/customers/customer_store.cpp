@@ -1,4 +1,4 @@
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 
 #include <boost/json.hpp>
 #include <set>

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "ledger/account_details.hpp"
+#include "ledger/customers/account_details.hpp"
 #include "ledger/base/clock.hpp"
 #include "ledger/store/ids.hpp"
 #include "ledger/store/page.hpp"
