@@ -11,7 +11,7 @@
 #include "ledger/customers/kyc.hpp"
 #include "ledger/payments.hpp"
 #include "ledger/uma_receipts.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 #include "server/api/app.hpp"
 #include "uma/sql_stores.hpp"
 

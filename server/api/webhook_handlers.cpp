@@ -7,7 +7,7 @@
 #include "ledger/store/outbox.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/webhook_test.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "ledger/base/tenant.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 
 namespace corridor {
 

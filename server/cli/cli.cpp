@@ -28,7 +28,7 @@
 #include "ledger/uma_incoming_sink.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "ledger/base/time_format.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 #include "ledger/platforms/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "server/api/auth.hpp"

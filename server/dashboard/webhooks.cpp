@@ -3,7 +3,7 @@
 // and sending a test event (as POST /webhooks/test).
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 #include "ledger/platforms/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "server/api/config_input.hpp"

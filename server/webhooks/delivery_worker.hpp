@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "ledger/store/session_job.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 #include "ledger/platforms/webhook_keys.hpp"
 #include "server/http/outbound_client.hpp"
 

@@ -4,7 +4,7 @@
 #include "ledger/book/book.hpp"
 #include "ledger/operator_views.hpp"
 #include "ledger/payments.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 #include "rails/rail.hpp"
 #include "server/api/app.hpp"
 #include "server/api/handler_steps.hpp"

@@ -1,4 +1,4 @@
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 
 #include <algorithm>
 #include <tuple>
