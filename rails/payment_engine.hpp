@@ -27,7 +27,7 @@
 #include "ledger/base/clock.hpp"
 #include "ledger/book/currencies.hpp"
 #include "ledger/store/ids.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/result.hpp"
 #include "ledger/base/tenant.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // Funding instructions from the loaded rails, for the ledger (funding_instruction_source).
-#include "ledger/funding_instructions.hpp"
+#include "ledger/payments/funding_instructions.hpp"
 #include "rails/registry.hpp"
 
 namespace corridor {

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "ledger/incoming_payments.hpp"
+#include "ledger/payments/incoming_payments.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/store/session_job.hpp"
 #include "rails/loader.hpp"

@@ -10,7 +10,7 @@
 
 #include "ledger/base/clock.hpp"
 #include "ledger/book/currencies.hpp"
-#include "ledger/funding_instructions.hpp"
+#include "ledger/payments/funding_instructions.hpp"
 #include "ledger/book/rates.hpp"
 #include "ledger/platforms/uma_providers.hpp"
 #include "server/config.hpp"

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <chrono>
 
-#include "ledger/approvals.hpp"
+#include "ledger/payments/approvals.hpp"
 #include "ledger/customers/external_account_store.hpp"
 #include "ledger/store/idempotency.hpp"
 #include "ledger/customers/kyc.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/uma_receipts.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/payments/uma_receipts.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"
 #include "server/api/app.hpp"
 #include "uma/sql_stores.hpp"

@@ -3,7 +3,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/book/book.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

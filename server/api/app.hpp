@@ -19,7 +19,7 @@
 #include "ledger/book/currencies.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/ids.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/book/rates.hpp"
 #include "ledger/platforms/token_store.hpp"

@@ -11,7 +11,7 @@
 #include "ledger/customers/bank_link_store.hpp"
 #include "ledger/book/book.hpp"
 #include "ledger/customers/customer_store.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
 
 namespace corridor {

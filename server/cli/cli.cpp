@@ -12,8 +12,8 @@
 #include <fmt/format.h>
 #include <iostream>
 
-#include "ledger/approvals.hpp"
-#include "ledger/uma_receipts.hpp"
+#include "ledger/payments/approvals.hpp"
+#include "ledger/payments/uma_receipts.hpp"
 #include "ledger/book/currencies.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/customers/external_account_store.hpp"
@@ -21,11 +21,11 @@
 #include "ledger/customers/kyc.hpp"
 #include "ledger/store/ledger_writer.hpp"
 #include "ledger/store/migrations.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/book/rates.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/platforms/token_store.hpp"
-#include "ledger/uma_incoming_sink.hpp"
+#include "ledger/payments/uma_incoming_sink.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "ledger/base/time_format.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"

@@ -14,7 +14,7 @@
 #include "ledger/base/clock.hpp"
 #include "ledger/store/ids.hpp"
 #include "ledger/customers/kyc.hpp"
-#include "ledger/operator_views.hpp"
+#include "ledger/payments/operator_views.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/time_format.hpp"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <boost/json/serialize.hpp>
 
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "server/api/app.hpp"
 #include "uma/post_transaction.hpp"

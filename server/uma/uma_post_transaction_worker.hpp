@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "ledger/store/database.hpp"
-#include "ledger/uma_post_transactions.hpp"
+#include "ledger/payments/uma_post_transactions.hpp"
 
 namespace corridor {
 

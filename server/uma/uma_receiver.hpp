@@ -13,7 +13,7 @@
 
 #include "ledger/base/clock.hpp"
 #include "ledger/book/currencies.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/book/rates.hpp"

@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <future>
 
-#include "ledger/approvals.hpp"
+#include "ledger/payments/approvals.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/base/thread_name.hpp"
 #include "server/api/app.hpp"

@@ -11,7 +11,7 @@
 
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "tests/support/test_database.hpp"
 

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "ledger/customers/customer_store.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

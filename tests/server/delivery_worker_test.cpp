@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "ledger/approvals.hpp"
+#include "ledger/payments/approvals.hpp"
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/ledger_writer.hpp"

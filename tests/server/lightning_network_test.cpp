@@ -8,7 +8,7 @@
 
 #include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
-#include "ledger/incoming_payments.hpp"
+#include "ledger/payments/incoming_payments.hpp"
 #include "rails/loader.hpp"
 #include "server/rails_runtime.hpp"
 #include "tests/support/store_fixture.hpp"

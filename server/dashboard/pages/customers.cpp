@@ -3,7 +3,7 @@
 #include "ledger/book/book.hpp"
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/customers/external_account_store.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

@@ -1,4 +1,4 @@
-#include "ledger/operator_views.hpp"
+#include "ledger/payments/operator_views.hpp"
 
 #include <initializer_list>
 

@@ -1,4 +1,4 @@
-#include "ledger/counterparty_fields.hpp"
+#include "ledger/payments/counterparty_fields.hpp"
 
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>

@@ -1,4 +1,4 @@
-#include "ledger/incoming_payments.hpp"
+#include "ledger/payments/incoming_payments.hpp"
 
 #include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"

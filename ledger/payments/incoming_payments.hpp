@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/base/tenant.hpp"
 
 namespace corridor {

@@ -1,4 +1,4 @@
-#include "ledger/uma_post_transactions.hpp"
+#include "ledger/payments/uma_post_transactions.hpp"
 
 #include "ledger/store/database.hpp"
 

@@ -1,4 +1,4 @@
-#include "ledger/approvals.hpp"
+#include "ledger/payments/approvals.hpp"
 
 #include <boost/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 
 #include <array>
 #include <boost/json.hpp>
@@ -6,7 +6,7 @@
 #include <cstddef>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/counterparty_fields.hpp"
+#include "ledger/payments/counterparty_fields.hpp"
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
@@ -14,8 +14,8 @@
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "ledger/base/time_format.hpp"
-#include "ledger/uma_payments.hpp"
-#include "ledger/uma_post_transactions.hpp"
+#include "ledger/payments/uma_payments.hpp"
+#include "ledger/payments/uma_post_transactions.hpp"
 
 namespace corridor {
 namespace json = boost::json;

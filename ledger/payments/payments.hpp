@@ -13,7 +13,7 @@
 
 #include "ledger/book/book.hpp"
 #include "ledger/book/currencies.hpp"
-#include "ledger/funding_instructions.hpp"
+#include "ledger/payments/funding_instructions.hpp"
 #include "ledger/store/page.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/book/pricing.hpp"
@@ -156,7 +156,7 @@ struct payment_services {
     }
 };
 
-struct uma_quote_terms;  // ledger/uma_payments.hpp
+struct uma_quote_terms;  // ledger/payments/uma_payments.hpp
 
 struct quote_request {
     std::string source_type;        // ACCOUNT or REALTIME_FUNDING

@@ -1,8 +1,8 @@
-#include "ledger/uma_receipts.hpp"
+#include "ledger/payments/uma_receipts.hpp"
 
 #include <vector>
 
-#include "ledger/approvals.hpp"
+#include "ledger/payments/approvals.hpp"
 #include "ledger/base/assert.hpp"
 #include "ledger/book/book.hpp"
 

@@ -1,4 +1,4 @@
-#include "ledger/uma_payments.hpp"
+#include "ledger/payments/uma_payments.hpp"
 
 namespace corridor {
 

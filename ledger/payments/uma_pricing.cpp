@@ -1,4 +1,4 @@
-#include "ledger/uma_pricing.hpp"
+#include "ledger/payments/uma_pricing.hpp"
 
 #include "ledger/base/assert.hpp"
 

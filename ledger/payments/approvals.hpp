@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/result.hpp"
 

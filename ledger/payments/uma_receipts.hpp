@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/base/result.hpp"
 #include "ledger/base/tenant.hpp"
 

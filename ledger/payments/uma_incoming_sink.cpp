@@ -1,6 +1,6 @@
-#include "ledger/uma_incoming_sink.hpp"
+#include "ledger/payments/uma_incoming_sink.hpp"
 
-#include "ledger/uma_receipts.hpp"
+#include "ledger/payments/uma_receipts.hpp"
 
 namespace corridor {
 
