@@ -16,7 +16,7 @@
 #include "ledger/store/session_job.hpp"
 #include "rails/loader.hpp"
 #include "rails/payment_engine.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 
 namespace corridor {
 

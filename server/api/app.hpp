@@ -30,9 +30,9 @@
 #include "server/api/cache.hpp"
 #include "server/api/input.hpp"
 #include "server/api/router.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 #include "server/http/http_types.hpp"
-#include "server/metrics.hpp"
+#include "server/process/metrics.hpp"
 #include "uma/key_sealing.hpp"
 #include "uma/pubkey_fetcher.hpp"
 

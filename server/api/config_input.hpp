@@ -3,7 +3,7 @@
 #include <string>
 
 #include "ledger/base/tenant.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 
 namespace corridor {
 

@@ -27,8 +27,8 @@
 #include "ledger/store/database.hpp"
 #include "ledger/store/migrations.hpp"
 #include "ledger/base/time_format.hpp"
-#include "server/build_info.hpp"
-#include "server/config.hpp"
+#include "server/process/build_info.hpp"
+#include "server/process/config.hpp"
 
 namespace corridor {
 namespace {

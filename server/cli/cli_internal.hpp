@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ledger/store/database.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 
 namespace corridor {
 

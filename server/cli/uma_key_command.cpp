@@ -9,7 +9,7 @@
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"
 #include "server/cli/cli_internal.hpp"
-#include "server/key_encryption.hpp"
+#include "server/process/key_encryption.hpp"
 #include "uma/sql_stores.hpp"
 
 namespace corridor {

@@ -9,7 +9,7 @@
 #include "ledger/platforms/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/html.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 #include "server/dashboard/auth.hpp"
 #include "server/dashboard/layout.hpp"
 

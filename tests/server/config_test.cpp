@@ -2,7 +2,7 @@
 // start-up with a message naming the key; relative paths in the file are relative to the file's
 // own folder, wherever the process was started. Each test writes its files into a fresh temporary
 // folder.
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 // The process log: JSON lines with an RFC 3339 UTC millisecond time, level, message and fields,
 // written to log.file when set, and reopened under the same name (logrotate moves the old one).
-#include "server/logging.hpp"
+#include "server/process/logging.hpp"
 
 #include "ledger/base/time_format.hpp"
 

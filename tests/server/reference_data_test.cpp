@@ -1,6 +1,6 @@
 // The reference data of each environment: built-in currencies and UMA providers, the sandbox's
 // sample prices and bank details, and a production that has only what the operator configured.
-#include "server/reference_data.hpp"
+#include "server/process/reference_data.hpp"
 
 #include <catch2/catch.hpp>
 

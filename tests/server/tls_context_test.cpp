@@ -15,7 +15,7 @@
 #include <string>
 
 #include "ledger/base/random.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 
 using namespace corridor;
 namespace fs = std::filesystem;

@@ -19,9 +19,9 @@ expect_refused() {  # FILE LINE_TEXT: plant the line, expect the check to name F
   grep -qF "$file:1: forbidden include" <<<"$output" || { echo "unexpected report: $output" >&2; exit 1; }
   rm "$scratch/$file"
 }
-expect_refused ledger/planted.cpp '#include "server/config.hpp"'
+expect_refused ledger/planted.cpp '#include "server/process/config.hpp"'
 expect_refused ledger/planted.hpp '#include <boost/asio/io_context.hpp>'
-expect_refused uma/planted.cpp '#include "server/config.hpp"'
+expect_refused uma/planted.cpp '#include "server/process/config.hpp"'
 expect_refused rails/planted.cpp '#include "uma/hex.hpp"'
 expect_refused server/planted.cpp '#include "plugins/spark/spark_address.hpp"'
 expect_refused server/api/planted.cpp '#include <boost/beast/http.hpp>'

@@ -1,4 +1,4 @@
-#include "server/http/access_log.hpp"
+#include "server/process/access_log.hpp"
 
 #include <array>
 #include <charconv>

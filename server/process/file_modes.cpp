@@ -1,4 +1,4 @@
-#include "server/file_modes.hpp"
+#include "server/process/file_modes.hpp"
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "ledger/store/database.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 
 namespace corridor {
 namespace fs = std::filesystem;

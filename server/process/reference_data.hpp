@@ -13,7 +13,7 @@
 #include "ledger/payments/funding_instructions.hpp"
 #include "ledger/book/rates.hpp"
 #include "ledger/platforms/uma_providers.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 
 namespace corridor {
 

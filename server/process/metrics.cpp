@@ -1,4 +1,4 @@
-#include "server/metrics.hpp"
+#include "server/process/metrics.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "server/reference_data.hpp"
+#include "server/process/reference_data.hpp"
 
 #include <fstream>
 #include <sstream>

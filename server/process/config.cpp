@@ -1,4 +1,4 @@
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 
 #include <boost/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "server/logging.hpp"
+#include "server/process/logging.hpp"
 
 #include "ledger/base/time_format.hpp"
 
@@ -14,7 +14,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "server/http/access_log.hpp"
+#include "server/process/access_log.hpp"
 
 namespace corridor {
 namespace {

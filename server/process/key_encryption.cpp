@@ -1,4 +1,4 @@
-#include "server/key_encryption.hpp"
+#include "server/process/key_encryption.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include "ledger/store/database.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/platforms/webhook_keys.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 #include "uma/sql_stores.hpp"
 
 namespace corridor {

@@ -1,4 +1,4 @@
-#include "server/ops_metrics.hpp"
+#include "server/process/ops_metrics.hpp"
 
 #include <dirent.h>
 #include <fmt/format.h>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ledger/base/thread_name.hpp"
-#include "server/build_info.hpp"
+#include "server/process/build_info.hpp"
 
 namespace corridor {
 namespace {
