@@ -11,7 +11,7 @@
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/webhook_test.hpp"
-#include "server/webhooks/delivery_worker.hpp"
+#include "server/workers/delivery_worker.hpp"
 
 namespace corridor {
 namespace json = boost::json;

@@ -1,7 +1,7 @@
 // The delivery loop with a scripted transport in place of the network: it claims due events, signs
 // them verifiably, records each attempt, and feeds the answer to an approval event into the
 // incoming payment's decision in the same transaction.
-#include "server/webhooks/delivery_worker.hpp"
+#include "server/workers/delivery_worker.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>

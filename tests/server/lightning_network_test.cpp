@@ -10,7 +10,7 @@
 #include "ledger/store/database.hpp"
 #include "ledger/payments/incoming_payments.hpp"
 #include "rails/loader.hpp"
-#include "server/rails_runtime.hpp"
+#include "server/workers/rails_runtime.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor {

@@ -1,6 +1,6 @@
 // The server's rail wiring: configuration into loader settings, and the driver that runs the
 // payment engine on a real ledger writer until a transfer completes.
-#include "server/rails_runtime.hpp"
+#include "server/workers/rails_runtime.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 // The post-transaction callback worker with a scripted transport: each due callback is signed with
 // the platform environment's UMA key (fresh nonce per attempt), a refusal is retried on a doubling
 // schedule, and after the configured number of attempts the callback is given up.
-#include "server/uma/uma_post_transaction_worker.hpp"
+#include "server/workers/uma_post_transaction_worker.hpp"
 
 #include <catch2/catch.hpp>
 

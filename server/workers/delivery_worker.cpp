@@ -1,4 +1,4 @@
-#include "server/webhooks/delivery_worker.hpp"
+#include "server/workers/delivery_worker.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>

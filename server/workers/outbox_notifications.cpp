@@ -1,4 +1,4 @@
-#include "server/webhooks/outbox_notifications.hpp"
+#include "server/workers/outbox_notifications.hpp"
 
 #include <libpq-fe.h>
 #include <poll.h>

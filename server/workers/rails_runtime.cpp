@@ -1,4 +1,4 @@
-#include "server/rails_runtime.hpp"
+#include "server/workers/rails_runtime.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

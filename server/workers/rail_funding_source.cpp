@@ -1,4 +1,4 @@
-#include "server/rail_funding_source.hpp"
+#include "server/workers/rail_funding_source.hpp"
 
 #include <boost/json/parse.hpp>
 

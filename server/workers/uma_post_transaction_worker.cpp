@@ -1,4 +1,4 @@
-#include "server/uma/uma_post_transaction_worker.hpp"
+#include "server/workers/uma_post_transaction_worker.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "server/bulk_import_runner.hpp"
+#include "server/workers/bulk_import_runner.hpp"
 
 #include <spdlog/spdlog.h>
 
