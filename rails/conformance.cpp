@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -226,65 +227,88 @@ public:
 
     // Runs one hook on a thread of its own, as the host's payment engine does, and checks its
     // time, its status and the callbacks it made. Returns the status and fills slot.
-    template <class Hook>
-    int32_t run(const std::string& step, const std::string& hook, call_slot& slot, Hook&& body) {
-        struct shared_state {
-            std::mutex mutex;
-            std::condition_variable done_signal;
-            bool done = false;
-            bool threw = false;
-            int32_t code = CORRIDOR_RAIL_INTERNAL;
-        };
-        auto state = std::make_shared<shared_state>();
-        {
-            std::lock_guard lock(mutex_);
-            hook_ = hook;
-            reports_.clear();
-            last_logged_error_.clear();
-        }
+    int32_t run(const std::string& step, const std::string& hook, call_slot& slot,
+                const std::function<int32_t()>& body) {
+        auto state = std::make_shared<hook_state>();
+        begin_hook(hook);
         auto started = std::chrono::steady_clock::now();
-        std::thread worker([this, state, &body] {
-            {
-                std::lock_guard lock(mutex_);
-                hook_thread_ = std::this_thread::get_id();
-                in_hook_ = true;
-            }
-            int32_t code = CORRIDOR_RAIL_INTERNAL;
-            bool threw = false;
-            try {
-                code = body();
-            } catch (...) {
-                threw = true;
-            }
-            {
-                std::lock_guard lock(mutex_);
-                in_hook_ = false;
-            }
-            std::lock_guard lock(state->mutex);
-            state->code = code;
-            state->threw = threw;
-            state->done = true;
-            state->done_signal.notify_all();
-        });
-        {
-            std::unique_lock lock(state->mutex);
-            if (!state->done_signal.wait_for(lock,
-                                             std::chrono::milliseconds(options_.hook_hang_limit_ms),
-                                             [&] { return state->done; })) {
-                // A hook that never returns cannot be recovered from: say so and leave.
-                out_ << "BREACH " << step << ": " << hook << " did not return within "
-                     << options_.hook_hang_limit_ms
-                     << " ms (hooks must not block: no I/O waits, no sleeping, no locks held "
-                        "elsewhere)"
-                     << std::endl;
-                std::_Exit(1);
-            }
-        }
+        std::thread worker([this, state, &body] { run_on_hook_thread(*state, body); });
+        wait_or_exit(step, hook, *state);
         worker.join();
         auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                               std::chrono::steady_clock::now() - started)
                               .count();
-        if (state->threw) {
+        return check_hook_result(step, hook, slot, *state, elapsed_ms);
+    }
+
+    std::vector<seen_report> take_reports() {
+        std::lock_guard lock(mutex_);
+        return std::move(reports_);
+    }
+    std::string logged_error() {
+        std::lock_guard lock(mutex_);
+        return last_logged_error_;
+    }
+
+private:
+    // What the hook's thread hands back to the thread that waits for it.
+    struct hook_state {
+        std::mutex mutex;
+        std::condition_variable done_signal;
+        bool done = false;
+        bool threw = false;
+        int32_t code = CORRIDOR_RAIL_INTERNAL;
+    };
+
+    void begin_hook(const std::string& hook) {
+        std::lock_guard lock(mutex_);
+        hook_ = hook;
+        reports_.clear();
+        last_logged_error_.clear();
+    }
+
+    void run_on_hook_thread(hook_state& state, const std::function<int32_t()>& body) {
+        {
+            std::lock_guard lock(mutex_);
+            hook_thread_ = std::this_thread::get_id();
+            in_hook_ = true;
+        }
+        int32_t code = CORRIDOR_RAIL_INTERNAL;
+        bool threw = false;
+        try {
+            code = body();
+        } catch (...) {
+            threw = true;
+        }
+        {
+            std::lock_guard lock(mutex_);
+            in_hook_ = false;
+        }
+        std::lock_guard lock(state.mutex);
+        state.code = code;
+        state.threw = threw;
+        state.done = true;
+        state.done_signal.notify_all();
+    }
+
+    void wait_or_exit(const std::string& step, const std::string& hook, hook_state& state) {
+        std::unique_lock lock(state.mutex);
+        if (state.done_signal.wait_for(lock, std::chrono::milliseconds(options_.hook_hang_limit_ms),
+                                       [&] { return state.done; }))
+            return;
+        // A hook that never returns cannot be recovered from: say so and leave.
+        out_ << "BREACH " << step << ": " << hook << " did not return within "
+             << options_.hook_hang_limit_ms
+             << " ms (hooks must not block: no I/O waits, no sleeping, no locks held "
+                "elsewhere)"
+             << std::endl;
+        std::_Exit(1);
+    }
+
+    int32_t check_hook_result(const std::string& step, const std::string& hook,
+                              const call_slot& slot, const hook_state& state,
+                              std::int64_t elapsed_ms) {
+        if (state.threw) {
             throw breach(step, "an exception crossed the ABI boundary out of " + hook +
                                    " (no exception may leave a hook; the C++ SDK's barrier "
                                    "catches them)");
@@ -300,7 +324,7 @@ public:
                                    " ms a hook may take (hooks must not block: leave the work "
                                    "pending and finish it on a later tick)");
         }
-        int32_t code = state->code;
+        int32_t code = state.code;
         if (code < CORRIDOR_RAIL_OK || code > CORRIDOR_RAIL_INTERNAL) {
             throw breach(step, hook + " returned " + std::to_string(code) +
                                    ", which is not a corridor_rail_status");
@@ -312,16 +336,6 @@ public:
         return code;
     }
 
-    std::vector<seen_report> take_reports() {
-        std::lock_guard lock(mutex_);
-        return std::move(reports_);
-    }
-    std::string logged_error() {
-        std::lock_guard lock(mutex_);
-        return last_logged_error_;
-    }
-
-private:
     // A callback is legal only on the thread of the running hook (rail_abi.h THREADING).
     bool inside_hook_locked(const char* callback) {
         if (!in_hook_) {
