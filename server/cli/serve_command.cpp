@@ -133,16 +133,13 @@ std::string writer_metrics(const ledger_writer& writer) {
     return out;
 }
 
-}  // namespace
-
-int serve_command(const std::vector<std::string>& args) {
-    // Until the listener's signal handler is installed, SIGHUP (a logrotate run during start-up)
-    // must not end the process either.
-    std::signal(SIGHUP, SIG_IGN);
+// The configuration as serve runs it: the file, then the command line's overrides. Refuses root
+// without --allow-root. `migrate` tells whether start-up may apply pending migrations.
+service_config serve_config(const std::vector<std::string>& args, bool& migrate) {
     auto options = common_options();
     options.add_options()("listen", po::value<std::string>(), "HOST:PORT")(
-        "threads", po::value<int>(), "io threads")(
-        "no-migrate", "refuse a database that needs migrations")(
+        "threads", po::value<int>(), "io threads")("no-migrate",
+                                                   "refuse a database that needs migrations")(
         "admin-listen", po::value<std::string>(),
         "HOST:PORT of the admin listener (\"\" for none)")("allow-root",
                                                            "run even as root (uid 0)");
@@ -166,45 +163,29 @@ int serve_command(const std::vector<std::string>& args) {
         if (threads < 0 || threads > 256) throw usage_error("--threads must be 0 to 256");
         config.threads = threads;
     }
-    setup_logging(config);
-    // The spark rail and the host's own invoices must sign with one node key: settle its settings
-    // before either reads them.
-    if (auto created = prepare_spark_settings(config, config_dir_of(config)); !created.empty())
-        spdlog::info("made a new Lightning node key in {}", created);
-    auto tls = load_tls_context(config.tls);  // a bad certificate or key stops start-up here
-    auto currencies = load_currencies(config);
-    auto uma_providers = load_uma_providers(config, currencies);
-    for (const auto& warning : reference_data_warnings(config)) spdlog::warn("{}", warning);
-    prepare_schema_for_serve(config, config.migrate_on_start && !values.count("no-migrate"));
-    {
-        auto session = open_session(*database_url::parse(config.database));
-        auto keys = prepare_keys_at_rest(config, *session);
-        if (keys.made_key)
-            spdlog::info("made a new key-encryption key in {}: back it up",
-                         config.key_encryption_key_file);
-        if (keys.sealed > 0) spdlog::info("sealed {} private key(s) stored in clear", keys.sealed);
-    }
-    restrict_state_files(config);
-    system_clock wall;
-    os_random random;
-    id_generator ids(wall, random);
-    app_services services(config, wall, random, ids, std::move(currencies), production_rates(config, wall),
-                          production_funding(config));
-    services.sandbox_rates = sandbox_rates(config, wall);
-    services.sandbox_funding = sandbox_funding(config);
-    // Rails load now or never: a plugin that cannot load stops start-up with its file named.
-    services.uma_providers = std::move(uma_providers);
-    // The rails' state folder belongs to one process: a second one on it stops here.
-    std::optional<rail_node_lock> rail_node;
-    if (!config.plugins_rails.empty()) rail_node.emplace(config.rails_data_dir, random);
+    migrate = config.migrate_on_start && !values.count("no-migrate");
+    return config;
+}
+
+void seal_keys_at_rest(const service_config& config) {
+    auto session = open_session(*database_url::parse(config.database));
+    auto keys = prepare_keys_at_rest(config, *session);
+    if (keys.made_key)
+        spdlog::info("made a new key-encryption key in {}: back it up",
+                     config.key_encryption_key_file);
+    if (keys.sealed > 0) spdlog::info("sealed {} private key(s) stored in clear", keys.sealed);
+}
+
+// Rails load now or never: a plugin that cannot load stops start-up with its file named.
+void load_rails_into(app_services& services, const service_config& config) {
     services.rails = load_rails(rail_load_config_of(config), &spdlog_rail_log());
     services.external_accounts = make_external_account_directory();
-    services.payouts =
-        std::make_unique<rail_payout_gateway>(services.rail_payments(), *services.external_accounts);
+    services.payouts = std::make_unique<rail_payout_gateway>(services.rail_payments(),
+                                                             *services.external_accounts);
     services.funding_rails = std::make_unique<rail_funding_source>(services.rails);
     for (const auto& rail : services.rails.all()) {
-        spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(), rail->file(),
-                     rail->abi_major(), rail->abi_minor());
+        spdlog::info("rail {} {} loaded from {} (rail ABI {}.{})", rail->name(), rail->version(),
+                     rail->file(), rail->abi_major(), rail->abi_minor());
     }
     // Each rail's own folder, made by its plugin at load (or by an earlier run).
     auto rail_settings = rail_load_config_of(config).settings_json;
@@ -213,6 +194,51 @@ int serve_command(const std::vector<std::string>& args) {
         if (const auto* dir = parsed.as_object().if_contains("data_dir"); dir && dir->is_string())
             restrict_folder_tree(std::string(dir->as_string()));
     }
+}
+
+std::string db_pool_metrics(const db_pool& database) {
+    return fmt::format(
+        "# HELP corridor_db_pool_sessions_in_use Database pool sessions running a job.\n"
+        "# TYPE corridor_db_pool_sessions_in_use gauge\ncorridor_db_pool_sessions_in_use {}\n"
+        "# HELP corridor_db_pool_sessions Database pool sessions (database_threads).\n"
+        "# TYPE corridor_db_pool_sessions gauge\ncorridor_db_pool_sessions {}\n"
+        "# HELP corridor_db_pool_queue_depth Jobs waiting for a database pool session.\n"
+        "# TYPE corridor_db_pool_queue_depth gauge\ncorridor_db_pool_queue_depth {}\n",
+        database.sessions_in_use(), database.sessions_total(), database.queue_depth());
+}
+
+outbound_options webhook_outbound_options(const service_config& config) {
+    outbound_options outbound_settings{config.webhooks.connect_timeout_ms,
+                                       config.webhooks.response_timeout_ms,
+                                       config.outbound_allow_private_addresses};
+    // As many kept connections as deliveries under way: one endpoint takes them all.
+    outbound_settings.idle_per_origin_max = static_cast<std::size_t>(config.webhooks.in_flight_max);
+    return outbound_settings;
+}
+
+// The start-up line in the log, and the listening lines on stdout that scripts and the test
+// harness read.
+void announce_listeners(const service_config& config, const rail_registry& rails, bool tls,
+                        std::uint16_t port, std::optional<std::uint16_t> admin_port) {
+    std::string host = config.listen.substr(0, config.listen.rfind(':'));
+    std::string public_url = fmt::format("{}://{}:{}", tls ? "https" : "http", host, port);
+    std::string admin_url;
+    if (admin_port) {
+        admin_url =
+            fmt::format("http://{}:{}",
+                        config.admin_listen.substr(0, config.admin_listen.rfind(':')), *admin_port);
+    }
+    log_started(config, config.config_file, rails, public_url, admin_url);
+    // Scripts and the test harness read these lines from stdout.
+    std::cout << "corridor listening on " << public_url << std::endl;
+    if (admin_port) std::cout << "corridor admin listening on " << admin_url << std::endl;
+}
+
+// Listeners, the ledger writer and the background workers, from start to a signal and through
+// the drain. The objects are locals so that they stop in the reverse of the order they need
+// each other; the explicit stops below set the order that matters for a clean drain.
+int run_until_signal(const service_config& config, app_services& services,
+                     std::shared_ptr<tls_context> tls, const rail_node_lock* rail_node) {
     api application(services);
     auto url = *database_url::parse(config.database);
     db_pool database(url, config.database_threads);
@@ -221,17 +247,8 @@ int serve_command(const std::vector<std::string>& args) {
                          config.ledger_outcome_lookup_timeout_ms);
     services.stats->add_source([&writer] { return writer_metrics(writer); });
     services.stats->add_source([] { return build_metrics() + process_metrics(); });
-    services.stats->add_source([&database] {
-        return fmt::format(
-            "# HELP corridor_db_pool_sessions_in_use Database pool sessions running a job.\n"
-            "# TYPE corridor_db_pool_sessions_in_use gauge\ncorridor_db_pool_sessions_in_use {}\n"
-            "# HELP corridor_db_pool_sessions Database pool sessions (database_threads).\n"
-            "# TYPE corridor_db_pool_sessions gauge\ncorridor_db_pool_sessions {}\n"
-            "# HELP corridor_db_pool_queue_depth Jobs waiting for a database pool session.\n"
-            "# TYPE corridor_db_pool_queue_depth gauge\ncorridor_db_pool_queue_depth {}\n",
-            database.sessions_in_use(), database.sessions_total(), database.queue_depth());
-    });
-    database_gauges backlogs(database, wall, database_gauges_interval_ms);
+    services.stats->add_source([&database] { return db_pool_metrics(database); });
+    database_gauges backlogs(database, services.time, database_gauges_interval_ms);
     services.stats->add_source([&backlogs] { return backlogs.render(); });
     bulk_import_runner bulk_imports(services, url);
     services.wake_bulk_import = [&bulk_imports] { bulk_imports.wake(); };  // before any request
@@ -243,19 +260,14 @@ int serve_command(const std::vector<std::string>& args) {
         admin.emplace(admin_application, database, writer, services.config, nullptr,
                       listener_role::admin);
     }
-    outbound_options outbound_settings{config.webhooks.connect_timeout_ms,
-                                       config.webhooks.response_timeout_ms,
-                                       config.outbound_allow_private_addresses};
-    // As many kept connections as deliveries under way: one endpoint takes them all.
-    outbound_settings.idle_per_origin_max =
-        static_cast<std::size_t>(config.webhooks.in_flight_max);
-    outbound_client outbound(outbound_settings);
+    outbound_client outbound(webhook_outbound_options(config));
     webhook_sender test_sender(outbound);
     services.webhooks = &test_sender;
     delivery_worker deliveries(services, writer, outbound);
     services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
-    std::uint16_t admin_port = admin ? admin->start() : 0;
+    std::optional<std::uint16_t> admin_port;
+    if (admin) admin_port = admin->start();
     upkeep_loop upkeep(writer, services.time, services.config.quotes_sweep_interval_ms,
                        [&services](bool hourly, std::shared_ptr<upkeep_state> state) {
                            return make_upkeep_job(services, hourly, std::move(state));
@@ -279,18 +291,7 @@ int serve_command(const std::vector<std::string>& args) {
     if (url.backend == database_backend::postgresql) {
         notifications.emplace(url.connect_string, [&deliveries] { deliveries.wake(); });
     }
-    std::string host = config.listen.substr(0, config.listen.rfind(':'));
-    std::string public_url = fmt::format("{}://{}:{}", tls ? "https" : "http", host, port);
-    std::string admin_url;
-    if (admin) {
-        admin_url =
-            fmt::format("http://{}:{}",
-                        config.admin_listen.substr(0, config.admin_listen.rfind(':')), admin_port);
-    }
-    log_started(config, config.config_file, services.rails, public_url, admin_url);
-    // Scripts and the test harness read these lines from stdout.
-    std::cout << "corridor listening on " << public_url << std::endl;
-    if (admin) std::cout << "corridor admin listening on " << admin_url << std::endl;
+    announce_listeners(config, services.rails, tls != nullptr, port, admin_port);
     int signal_number = server.wait_for_signal(on_hangup);
     spdlog::info("signal {} received: draining", signal_number);
     // Background work hands its jobs back now, while requests in flight finish: a drain that
@@ -313,5 +314,39 @@ int serve_command(const std::vector<std::string>& args) {
     return 0;
 }
 
+}  // namespace
+
+int serve_command(const std::vector<std::string>& args) {
+    // Until the listener's signal handler is installed, SIGHUP (a logrotate run during start-up)
+    // must not end the process either.
+    std::signal(SIGHUP, SIG_IGN);
+    bool migrate = true;
+    auto config = serve_config(args, migrate);
+    setup_logging(config);
+    // The spark rail and the host's own invoices must sign with one node key: settle its settings
+    // before either reads them.
+    if (auto created = prepare_spark_settings(config, config_dir_of(config)); !created.empty())
+        spdlog::info("made a new Lightning node key in {}", created);
+    auto tls = load_tls_context(config.tls);  // a bad certificate or key stops start-up here
+    auto currencies = load_currencies(config);
+    auto uma_providers = load_uma_providers(config, currencies);
+    for (const auto& warning : reference_data_warnings(config)) spdlog::warn("{}", warning);
+    prepare_schema_for_serve(config, migrate);
+    seal_keys_at_rest(config);
+    restrict_state_files(config);
+    system_clock wall;
+    os_random random;
+    id_generator ids(wall, random);
+    app_services services(config, wall, random, ids, std::move(currencies),
+                          production_rates(config, wall), production_funding(config));
+    services.sandbox_rates = sandbox_rates(config, wall);
+    services.sandbox_funding = sandbox_funding(config);
+    services.uma_providers = std::move(uma_providers);
+    // The rails' state folder belongs to one process: a second one on it stops here.
+    std::optional<rail_node_lock> rail_node;
+    if (!config.plugins_rails.empty()) rail_node.emplace(config.rails_data_dir, random);
+    load_rails_into(services, config);
+    return run_until_signal(config, services, std::move(tls), rail_node ? &*rail_node : nullptr);
+}
 
 }  // namespace corridor
