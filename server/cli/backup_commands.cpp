@@ -1,7 +1,5 @@
 #include "server/cli/backup_commands.hpp"
 
-#include "server/cli/cli_internal.hpp"
-
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <sqlite3.h>
@@ -24,9 +22,10 @@
 #include <stdexcept>
 #include <thread>
 
+#include "ledger/base/time_format.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/migrations.hpp"
-#include "ledger/base/time_format.hpp"
+#include "server/cli/cli_internal.hpp"
 #include "server/process/build_info.hpp"
 #include "server/process/config.hpp"
 
@@ -254,6 +253,38 @@ po::options_description options_for(const std::string& command) {
     return options;
 }
 
+// The manifest, written after every file it lists and synced with its folder: restore refuses a
+// folder without it.
+void write_manifest(const fs::path& dir, int schema_version, const json::object& database,
+                    const std::vector<manifest_entry>& files) {
+    json::array listed;
+    for (const auto& file : files) {
+        listed.push_back(json::object{{"path", file.path},
+                                      {"role", file.role},
+                                      {"bytes", file.bytes},
+                                      {"sha256", file.sha256}});
+    }
+    auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+    json::object manifest{{"format", 1},
+                          {"createdAt", format_timestamp_ms(now_ms)},
+                          {"version", std::string(this_build().version)},
+                          {"gitRevision", std::string(this_build().git_revision)},
+                          {"schemaVersion", schema_version},
+                          {"database", database},
+                          {"files", listed}};
+    fs::path manifest_file = dir / manifest_name;
+    int fd = ::open(manifest_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) fail("cannot create " + manifest_file.string() + ": " + std::strerror(errno));
+    std::string text = json::serialize(manifest) + "\n";
+    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+              ::fsync(fd) == 0;
+    ::close(fd);
+    if (!ok) fail("cannot write " + manifest_file.string());
+    fsync_path(dir, true);
+}
+
 int backup(const std::vector<std::string>& args) {
     auto values = parse(args, options_for("backup"));
     if (!values.count("to") || values["to"].as<std::string>().empty())
@@ -303,32 +334,7 @@ int backup(const std::vector<std::string>& args) {
     copy_key(where.key_encryption_key_file, kek_entry, "key_encryption_key");
     copy_key(where.spark_node_key_file, spark_key_entry, "spark_node_key");
 
-    json::array listed;
-    for (const auto& file : files) {
-        listed.push_back(json::object{{"path", file.path},
-                                      {"role", file.role},
-                                      {"bytes", file.bytes},
-                                      {"sha256", file.sha256}});
-    }
-    auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count();
-    json::object manifest{{"format", 1},
-                          {"createdAt", format_timestamp_ms(now_ms)},
-                          {"version", std::string(this_build().version)},
-                          {"gitRevision", std::string(this_build().git_revision)},
-                          {"schemaVersion", schema_version},
-                          {"database", database},
-                          {"files", listed}};
-    fs::path manifest_file = dir / manifest_name;
-    int fd = ::open(manifest_file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) fail("cannot create " + manifest_file.string() + ": " + std::strerror(errno));
-    std::string text = json::serialize(manifest) + "\n";
-    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-              ::fsync(fd) == 0;
-    ::close(fd);
-    if (!ok) fail("cannot write " + manifest_file.string());
-    fsync_path(dir, true);
+    write_manifest(dir, schema_version, database, files);
 
     std::cout << "backup written to " << dir.string() << " (schema version " << schema_version
               << ", " << files.size() << " file(s))\n";
@@ -399,6 +405,99 @@ void refuse_when_serving(const std::string& rail_data_dir) {
     }
 }
 
+bool has_role(const std::vector<manifest_entry>& files, const std::string& role) {
+    for (const auto& file : files) {
+        if (file.role == role) return true;
+    }
+    return false;
+}
+
+// What the restore would overwrite at the configured locations: only what the backup holds a
+// replacement for.
+std::vector<std::string> files_in_the_way(const locations& where,
+                                          const std::vector<manifest_entry>& files,
+                                          bool sqlite_backup, const std::string& database_file) {
+    std::vector<std::string> in_the_way;
+    if (sqlite_backup && fs::exists(database_file) && fs::file_size(database_file) > 0) {
+        in_the_way.push_back(database_file);
+    }
+    if (has_role(files, "rail_data") && non_empty_dir(where.rail_data_dir)) {
+        in_the_way.push_back(where.rail_data_dir);
+    }
+    if (has_role(files, "key_encryption_key") && fs::exists(where.key_encryption_key_file)) {
+        in_the_way.push_back(where.key_encryption_key_file);
+    }
+    if (has_role(files, "spark_node_key") && !where.spark_node_key_file.empty() &&
+        fs::exists(where.spark_node_key_file)) {
+        in_the_way.push_back(where.spark_node_key_file);
+    }
+    return in_the_way;
+}
+
+// Copies one file of the backup to where the configuration puts it. Returns why it was not
+// restored when the operator should be told (nullopt when restored, or when there is nothing to
+// say: a PostgreSQL backup's database, a configuration without a rails folder).
+std::optional<std::string> restore_file(const fs::path& dir, const manifest_entry& file,
+                                        const locations& where, bool sqlite_backup,
+                                        const std::string& database_file) {
+    fs::path from = dir / file.path;
+    if (file.role == "database") {
+        if (!sqlite_backup) return std::nullopt;
+        fs::path target(database_file);
+        make_private_dir(target.has_parent_path() ? target.parent_path() : ".");
+        // A WAL or shared-memory file of the database being replaced would be replayed
+        // over the restored one.
+        for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+            fs::remove(fs::path(database_file + suffix));
+        }
+        copy_private_file(from, target);
+    } else if (file.role == "rail_data") {
+        if (where.rail_data_dir.empty()) return std::nullopt;
+        fs::path relative = fs::path(file.path).lexically_relative(rail_data_entry);
+        fs::path target = fs::path(where.rail_data_dir) / relative;
+        make_private_dir(target.parent_path());
+        copy_private_file(from, target);
+    } else if (file.role == "key_encryption_key" || file.role == "spark_node_key") {
+        const std::string& to = file.role == "key_encryption_key" ? where.key_encryption_key_file
+                                                                  : where.spark_node_key_file;
+        if (to.empty()) return file.path + " (the configuration sets no spark node key file)";
+        fs::path target(to);
+        if (target.has_parent_path() && !fs::exists(target.parent_path())) {
+            make_private_dir(target.parent_path());
+        }
+        copy_private_file(from, target);
+    }
+    return std::nullopt;
+}
+
+void remove_rail_files_not_in(const std::vector<manifest_entry>& files,
+                              const std::string& rail_data_dir) {
+    std::set<fs::path> kept;
+    for (const auto& file : files) {
+        if (file.role == "rail_data")
+            kept.insert(fs::path(file.path).lexically_relative(rail_data_entry));
+    }
+    for (const auto& relative : files_under(rail_data_dir)) {
+        if (!kept.contains(relative)) fs::remove(fs::path(rail_data_dir) / relative);
+    }
+}
+
+void print_restored(const fs::path& dir, const json::object& manifest, std::size_t file_count,
+                    bool sqlite_backup, const std::vector<std::string>& skipped) {
+    std::cout << "restored " << file_count << " file(s) from " << dir.string();
+    if (manifest.contains("schemaVersion")) {
+        std::cout << " (schema version " << json::serialize(manifest.at("schemaVersion")) << ")";
+    }
+    std::cout << "\n";
+    if (!sqlite_backup) {
+        std::cout << "note: the database is not restored by corridor restore: restore the "
+                     "PostgreSQL copy made beside this backup with pg_restore (or from its "
+                     "pg_basebackup) before starting corridor\n";
+    }
+    for (const auto& line : skipped) std::cout << "note: not restored: " << line << "\n";
+    std::cout << std::flush;
+}
+
 int restore(const std::vector<std::string>& args) {
     auto values = parse(args, options_for("restore"));
     if (!values.count("from") || values["from"].as<std::string>().empty()) {
@@ -420,27 +519,8 @@ int restore(const std::vector<std::string>& args) {
              where.database->redacted() + ")");
     }
 
-    auto has_role = [&](const std::string& role) {
-        for (const auto& file : files) {
-            if (file.role == role) return true;
-        }
-        return false;
-    };
-    std::vector<std::string> in_the_way;
     std::string database_file = sqlite_target ? where.database->connect_string : "";
-    if (sqlite_backup && fs::exists(database_file) && fs::file_size(database_file) > 0) {
-        in_the_way.push_back(database_file);
-    }
-    if (has_role("rail_data") && non_empty_dir(where.rail_data_dir)) {
-        in_the_way.push_back(where.rail_data_dir);
-    }
-    if (has_role("key_encryption_key") && fs::exists(where.key_encryption_key_file)) {
-        in_the_way.push_back(where.key_encryption_key_file);
-    }
-    if (has_role("spark_node_key") && !where.spark_node_key_file.empty() &&
-        fs::exists(where.spark_node_key_file)) {
-        in_the_way.push_back(where.spark_node_key_file);
-    }
+    auto in_the_way = files_in_the_way(where, files, sqlite_backup, database_file);
     if (!in_the_way.empty() && !force) {
         std::string list;
         for (const auto& path : in_the_way) list += "\n  " + path;
@@ -452,62 +532,13 @@ int restore(const std::vector<std::string>& args) {
 
     std::vector<std::string> skipped;
     for (const auto& file : files) {
-        fs::path from = dir / file.path;
-        if (file.role == "database") {
-            if (!sqlite_backup) continue;
-            fs::path target(database_file);
-            make_private_dir(target.has_parent_path() ? target.parent_path() : ".");
-            // A WAL or shared-memory file of the database being replaced would be replayed
-            // over the restored one.
-            for (const char* suffix : {"-wal", "-shm", "-journal"}) {
-                fs::remove(fs::path(database_file + suffix));
-            }
-            copy_private_file(from, target);
-        } else if (file.role == "rail_data") {
-            if (where.rail_data_dir.empty()) continue;
-            fs::path relative = fs::path(file.path).lexically_relative(rail_data_entry);
-            fs::path target = fs::path(where.rail_data_dir) / relative;
-            make_private_dir(target.parent_path());
-            copy_private_file(from, target);
-        } else if (file.role == "key_encryption_key" || file.role == "spark_node_key") {
-            const std::string& to = file.role == "key_encryption_key"
-                                        ? where.key_encryption_key_file
-                                        : where.spark_node_key_file;
-            if (to.empty()) {
-                skipped.push_back(file.path + " (the configuration sets no spark node key file)");
-                continue;
-            }
-            fs::path target(to);
-            if (target.has_parent_path() && !fs::exists(target.parent_path())) {
-                make_private_dir(target.parent_path());
-            }
-            copy_private_file(from, target);
-        }
+        if (auto reason = restore_file(dir, file, where, sqlite_backup, database_file))
+            skipped.push_back(*reason);
     }
     // Files of the replaced rail folder that the backup does not hold would describe operations
     // the restored database does not know; --force replaces the folder whole.
-    if (force && has_role("rail_data")) {
-        std::set<fs::path> kept;
-        for (const auto& file : files) {
-            if (file.role == "rail_data")
-                kept.insert(fs::path(file.path).lexically_relative(rail_data_entry));
-        }
-        for (const auto& relative : files_under(where.rail_data_dir)) {
-            if (!kept.contains(relative)) fs::remove(fs::path(where.rail_data_dir) / relative);
-        }
-    }
-    std::cout << "restored " << files.size() << " file(s) from " << dir.string();
-    if (manifest.contains("schemaVersion")) {
-        std::cout << " (schema version " << json::serialize(manifest.at("schemaVersion")) << ")";
-    }
-    std::cout << "\n";
-    if (!sqlite_backup) {
-        std::cout << "note: the database is not restored by corridor restore: restore the "
-                     "PostgreSQL copy made beside this backup with pg_restore (or from its "
-                     "pg_basebackup) before starting corridor\n";
-    }
-    for (const auto& line : skipped) std::cout << "note: not restored: " << line << "\n";
-    std::cout << std::flush;
+    if (force && has_role(files, "rail_data")) remove_rail_files_not_in(files, where.rail_data_dir);
+    print_restored(dir, manifest, files.size(), sqlite_backup, skipped);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// What the command files of the CLI share (cli.cpp, schema_commands.cpp, operator_commands.cpp):
-// option parsing, the configuration and the database as every command takes them.
+// What the command files of the CLI share (cli.cpp, serve_command.cpp, schema_commands.cpp,
+// operator_commands.cpp, ...): option parsing, the configuration and the database as every command
+// takes them.
 #include <boost/program_options.hpp>
 #include <cstdint>
 #include <optional>
@@ -42,6 +43,9 @@ session_ptr open_migrated(const service_config& config);
 // The database as it is, for commands that must not migrate it: refused when its schema is not
 // exactly this binary's (newer, or with migrations pending), with both versions named.
 session_ptr open_current(const service_config& config);
+
+// serve_command.cpp: `corridor serve`, from start-up to a drained stop on SIGTERM.
+int serve_command(const std::vector<std::string>& args);
 
 // schema_commands.cpp
 // `corridor --version` (one line) and `corridor version [--json]`.

@@ -343,6 +343,161 @@ std::string default_plugins_dir() {
     return (bin / "plugins").string();
 }
 
+namespace {
+
+// The keys that are not copied into the configuration as read: paths, resolved against the
+// configuration file's folder once every key is read, and the database URL and its password file.
+struct raw_keys {
+    std::string currencies_file, rates_file, funding_file, uma_providers_file, database;
+    std::string sandbox_rates_file, sandbox_funding_file, database_password_file;
+    std::string key_encryption_key_file, uma_key_encryption_key_file;
+    std::string rails_data_dir, bulk_import_dir, tls_certificate_file, tls_private_key_file;
+    std::string log_file;
+    std::vector<std::string> plugins_dirs;
+};
+
+// Long on purpose: the table of every configuration key, one line each with its type and range.
+// A new key is added here (its path in raw_keys when it names a file); cut in pieces, the table
+// would no longer show in one place which keys exist.
+void read_keys(reader& keys, service_config& config, raw_keys& raw) {
+    keys.text("listen", config.listen);
+    keys.text_or_empty("admin_listen", config.admin_listen);
+    keys.text("database", raw.database);
+    keys.text("database_password_file", raw.database_password_file);
+    keys.integer("threads", config.threads, 0, 256);
+    keys.integer("database_threads", config.database_threads, 1, 256);
+    keys.boolean("migrate_on_start", config.migrate_on_start);
+    keys.text("public_base_url", config.public_base_url);
+    keys.text("currencies_file", raw.currencies_file);
+    keys.text("rates_file", raw.rates_file);
+    keys.text("funding_file", raw.funding_file);
+    keys.text("uma_providers_file", raw.uma_providers_file);
+    keys.integer("rates.cache_seconds", config.rates_cache_seconds, 0, 86400);
+    keys.integer("ledger.batch_commands_max", config.ledger_batch_commands_max, 1, 8192);
+    keys.integer("ledger.queue_commands_max", config.ledger_queue_commands_max, 1, 10000000);
+    keys.integer("ledger.outcome_lookup_timeout_ms", config.ledger_outcome_lookup_timeout_ms, 0,
+                 3600000);
+    keys.integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000);
+    keys.integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90);
+    keys.text("uma.proxy_host", config.uma_proxy_host);
+    keys.text("key_encryption_key_file", raw.key_encryption_key_file);
+    keys.text("uma.key_encryption_key_file", raw.uma_key_encryption_key_file);
+    keys.integer("uma.lookup_ttl_seconds", config.uma_lookup_ttl_seconds, 10, 86400);
+    keys.integer("uma.previous_key_overlap_seconds", config.uma_previous_key_overlap_seconds, 0,
+                 90LL * 24 * 3600);
+    keys.integer("uma.post_transaction_poll_interval_ms",
+                 config.uma_post_transaction_poll_interval_ms, 5, 60000);
+    keys.integer("uma.post_transaction_retry_initial_interval_ms",
+                 config.uma_post_transaction_retry_initial_interval_ms, 10, 3600000);
+    keys.integer("uma.post_transaction_attempts_max", config.uma_post_transaction_attempts_max, 1,
+                 100);
+    keys.integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600);
+    keys.integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600);
+    keys.text("sandbox.rates_file", raw.sandbox_rates_file);
+    keys.text("sandbox.funding_file", raw.sandbox_funding_file);
+    keys.integer("external_accounts.screening_delay_ms", config.external_accounts_screening_delay_ms, 0, 86400000);
+    keys.integer("bank_link.token_ttl_seconds", config.bank_link_token_ttl_seconds, 1, 7 * 86400);
+    keys.boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses);
+    keys.integer("outbound.timeout_ms", config.outbound_timeout_ms, 100, 120000);
+    keys.integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000);
+    auto& hooks = config.webhooks;
+    keys.integer("webhooks.connect_timeout_ms", hooks.connect_timeout_ms, 10, 120000);
+    keys.integer("webhooks.response_timeout_ms", hooks.response_timeout_ms, 10, 300000);
+    keys.integer("webhooks.retry_initial_interval_ms", hooks.retry_initial_interval_ms, 10, 3600000);
+    keys.integer("webhooks.retry_interval_max_ms", hooks.retry_interval_max_ms, 10, 86400000);
+    keys.integer("webhooks.retry_max_age_hours", hooks.retry_max_age_hours, 1, 24 * 30);
+    keys.integer("webhooks.poll_interval_ms", hooks.poll_interval_ms, 5, 60000);
+    keys.integer("webhooks.in_flight_max", hooks.in_flight_max, 1, 100000);
+    keys.integer("webhooks.retention_days", hooks.retention_days, 1, 3650);
+    keys.integer("webhooks.retention_ms", hooks.retention_ms, 1, 86400000);  // tests only
+    keys.folders("plugins.dir", raw.plugins_dirs);
+    keys.text_list("plugins.rails", config.plugins_rails);
+    keys.pins("plugins.sha256", config.plugins_sha256);
+    keys.settings("plugins.settings", config.plugins_settings);
+    keys.integer("rails.call_timeout_ms", config.rails_call_timeout_ms, 100, 3600000);
+    keys.integer("rails.settlement_timeout_ms", config.rails_settlement_timeout_ms, 1000, 90LL * 86400000);
+    keys.integer("rails.drive_interval_ms", config.rails_drive_interval_ms, 10, 60000);
+    keys.text("rails.data_dir", raw.rails_data_dir);
+    auto& limits = config.limits;
+    keys.integer("limits.request_body_bytes_max", limits.request_body_bytes_max, 1024, 1LL << 30);
+    keys.integer("limits.request_header_bytes_max", limits.request_header_bytes_max, 1024, 1 << 20);
+    keys.integer("limits.request_timeout_ms", limits.request_timeout_ms, 100, 3600000);
+    keys.integer("limits.response_write_timeout_ms", limits.response_write_timeout_ms, 100, 3600000);
+    keys.integer("limits.shutdown_timeout_ms", limits.shutdown_timeout_ms, 0, 600000);
+    keys.integer("limits.connections_per_core_max", limits.connections_per_core_max, 1, 1000000);
+    keys.integer("limits.bulk_upload_bytes_max", limits.bulk_upload_bytes_max, 1024, 1LL << 40);
+    keys.text("bulk_import.dir", raw.bulk_import_dir);
+    keys.integer("bulk_import.batch_rows", config.bulk_import.batch_rows, 1, 10000);
+    keys.integer("bulk_import.lease_ms", config.bulk_import.lease_ms, 100, 3600000);
+    keys.integer("bulk_import.poll_interval_ms", config.bulk_import.poll_interval_ms, 10, 600000);
+    keys.integer("kyc.link_ttl_seconds", config.kyc.link_ttl_seconds, 1, 30 * 86400);
+    keys.integer("kyc.sandbox_review_delay_ms", config.kyc.sandbox_review_delay_ms, 0, 3600000);
+    keys.integer("dashboard.session_idle_ms", config.dashboard.session_idle_ms, 1000,
+                 7 * 86400000LL);
+    keys.integer("dashboard.session_absolute_ms", config.dashboard.session_absolute_ms, 1000,
+                 30 * 86400000LL);
+    keys.integer("dashboard.setup_link_ttl_ms", config.dashboard.setup_link_ttl_ms, 1000,
+                 30 * 86400000LL);
+    keys.integer("cache.ttl_ms", config.cache_ttl_ms, 0, 600000);
+    keys.text_or_empty("tls.certificate_file", raw.tls_certificate_file);
+    keys.text_or_empty("tls.private_key_file", raw.tls_private_key_file);
+    keys.text("tls.min_version", config.tls.min_version);
+    keys.integer("tls.handshake_timeout_ms", config.tls.handshake_timeout_ms, 100, 600000);
+    keys.boolean("log.access", config.log_access);
+    keys.text("log.level", config.log_level);
+    keys.text_or_empty("log.file", raw.log_file);
+    keys.text_list("platform_defaults.supported_currencies", config.platform_default_currencies);
+}
+
+// The raw keys into the configuration: paths resolved against `base_dir`, the key-encryption key
+// under either of its names, the database URL with its password.
+void apply_raw_keys(const std::string& base_dir, raw_keys& raw, service_config& config) {
+    config.currencies_file = resolve(base_dir, raw.currencies_file);
+    config.rates_file = resolve(base_dir, raw.rates_file);
+    config.funding_file = resolve(base_dir, raw.funding_file);
+    config.sandbox_rates_file = resolve(base_dir, raw.sandbox_rates_file);
+    config.sandbox_funding_file = resolve(base_dir, raw.sandbox_funding_file);
+    config.uma_providers_file = resolve(base_dir, raw.uma_providers_file);
+    if (!raw.log_file.empty()) config.log_file = resolve(base_dir, raw.log_file);
+    if (!raw.plugins_dirs.empty()) {
+        config.plugins_dirs.clear();
+        for (const auto& dir : raw.plugins_dirs)
+            config.plugins_dirs.push_back(resolve(base_dir, dir));
+    }
+    if (!raw.bulk_import_dir.empty())
+        config.bulk_import.dir = resolve(base_dir, raw.bulk_import_dir);
+    if (!raw.rails_data_dir.empty()) config.rails_data_dir = resolve(base_dir, raw.rails_data_dir);
+    // uma.key_encryption_key_file is the key's older name, from when it sealed UMA keys only.
+    raw.key_encryption_key_file = resolve(base_dir, raw.key_encryption_key_file);
+    raw.uma_key_encryption_key_file = resolve(base_dir, raw.uma_key_encryption_key_file);
+    if (!raw.key_encryption_key_file.empty() && !raw.uma_key_encryption_key_file.empty() &&
+        raw.key_encryption_key_file != raw.uma_key_encryption_key_file) {
+        bad("uma.key_encryption_key_file",
+            "left out, or the same file as key_encryption_key_file (it is its older name)");
+    }
+    if (raw.key_encryption_key_file.empty())
+        raw.key_encryption_key_file = raw.uma_key_encryption_key_file;
+    if (!raw.key_encryption_key_file.empty())
+        config.key_encryption_key_file = raw.key_encryption_key_file;
+    config.tls.certificate_file = resolve(base_dir, raw.tls_certificate_file);
+    config.tls.private_key_file = resolve(base_dir, raw.tls_private_key_file);
+    if (raw.database.starts_with("sqlite:")) {
+        // database_url reads "sqlite://x" as the path "x" (and "sqlite:///x" as "/x"): resolve
+        // that path, or "sqlite://x" would name a file in the process's working directory.
+        std::string file = raw.database.substr(7);
+        if (file.starts_with("//")) file.erase(0, 2);
+        config.database = "sqlite:" + resolve(base_dir, file);
+    } else if (!raw.database.empty()) {
+        config.database = raw.database;
+    }
+    if (!raw.database_password_file.empty()) {
+        config.database =
+            with_password(config.database, resolve(base_dir, raw.database_password_file));
+    }
+}
+
+}  // namespace
+
 service_config service_config::defaults(const std::string& state_dir) {
     service_config config;
     config.state_dir = std::filesystem::absolute(state_dir).lexically_normal().string();
@@ -360,150 +515,23 @@ service_config service_config::load_file(const std::string& path) {
     std::stringstream buffer;
     buffer << in.rdbuf();
     json::value document = parse_config_json(path, buffer.str());
-    if (!document.is_object()) throw config_error("configuration file " + path + " must hold an object");
+    if (!document.is_object())
+        throw config_error("configuration file " + path + " must hold an object");
 
     // Absolute, so that what the file names stays put whatever folder the process later works in.
-    std::string base_dir =
-        std::filesystem::absolute(std::filesystem::path(path)).parent_path().lexically_normal().string();
-    std::vector<std::string> plugins_dirs;
+    std::string base_dir = std::filesystem::absolute(std::filesystem::path(path))
+                               .parent_path()
+                               .lexically_normal()
+                               .string();
     reader keys(document.as_object());
     std::string state_dir;
     keys.text("state_dir", state_dir);
     service_config config = defaults(state_dir_of(base_dir, state_dir));
     config.config_file = std::filesystem::absolute(path).lexically_normal().string();
-    std::string currencies_file, rates_file, funding_file, uma_providers_file, database;
-    std::string sandbox_rates_file, sandbox_funding_file, database_password_file;
-    keys.text("listen", config.listen);
-    keys.text_or_empty("admin_listen", config.admin_listen);
-    keys.text("database", database);
-    keys.text("database_password_file", database_password_file);
-    keys.integer("threads", config.threads, 0, 256);
-    keys.integer("database_threads", config.database_threads, 1, 256);
-    keys.boolean("migrate_on_start", config.migrate_on_start);
-    keys.text("public_base_url", config.public_base_url);
-    keys.text("currencies_file", currencies_file);
-    keys.text("rates_file", rates_file);
-    keys.text("funding_file", funding_file);
-    keys.text("uma_providers_file", uma_providers_file);
-    keys.integer("rates.cache_seconds", config.rates_cache_seconds, 0, 86400);
-    keys.integer("ledger.batch_commands_max", config.ledger_batch_commands_max, 1, 8192);
-    keys.integer("ledger.queue_commands_max", config.ledger_queue_commands_max, 1, 10000000);
-    keys.integer("ledger.outcome_lookup_timeout_ms", config.ledger_outcome_lookup_timeout_ms, 0,
-                 3600000);
-    keys.integer("quotes.sweep_interval_ms", config.quotes_sweep_interval_ms, 10, 600000);
-    keys.integer("idempotency.retention_hours", config.idempotency_retention_hours, 24, 24 * 90);
-    keys.text("uma.proxy_host", config.uma_proxy_host);
-    std::string key_encryption_key_file, uma_key_encryption_key_file;
-    keys.text("key_encryption_key_file", key_encryption_key_file);
-    keys.text("uma.key_encryption_key_file", uma_key_encryption_key_file);
-    keys.integer("uma.lookup_ttl_seconds", config.uma_lookup_ttl_seconds, 10, 86400);
-    keys.integer("uma.previous_key_overlap_seconds", config.uma_previous_key_overlap_seconds, 0,
-                 90LL * 24 * 3600);
-    keys.integer("uma.post_transaction_poll_interval_ms",
-                 config.uma_post_transaction_poll_interval_ms, 5, 60000);
-    keys.integer("uma.post_transaction_retry_initial_interval_ms",
-                 config.uma_post_transaction_retry_initial_interval_ms, 10, 3600000);
-    keys.integer("uma.post_transaction_attempts_max", config.uma_post_transaction_attempts_max, 1,
-                 100);
-    keys.integer("quotes.ttl_seconds", config.quotes_ttl_seconds, 1, 3600);
-    keys.integer("sandbox.timeout_seconds", config.sandbox_timeout_seconds, 1, 3600);
-    keys.text("sandbox.rates_file", sandbox_rates_file);
-    keys.text("sandbox.funding_file", sandbox_funding_file);
-    keys.integer("external_accounts.screening_delay_ms", config.external_accounts_screening_delay_ms, 0, 86400000);
-    keys.integer("bank_link.token_ttl_seconds", config.bank_link_token_ttl_seconds, 1, 7 * 86400);
-    keys.boolean("outbound.allow_private_addresses", config.outbound_allow_private_addresses);
-    keys.integer("outbound.timeout_ms", config.outbound_timeout_ms, 100, 120000);
-    keys.integer("webhooks.approval_timeout_ms", config.webhooks_approval_timeout_ms, 100, 600000);
-    auto& hooks = config.webhooks;
-    keys.integer("webhooks.connect_timeout_ms", hooks.connect_timeout_ms, 10, 120000);
-    keys.integer("webhooks.response_timeout_ms", hooks.response_timeout_ms, 10, 300000);
-    keys.integer("webhooks.retry_initial_interval_ms", hooks.retry_initial_interval_ms, 10, 3600000);
-    keys.integer("webhooks.retry_interval_max_ms", hooks.retry_interval_max_ms, 10, 86400000);
-    keys.integer("webhooks.retry_max_age_hours", hooks.retry_max_age_hours, 1, 24 * 30);
-    keys.integer("webhooks.poll_interval_ms", hooks.poll_interval_ms, 5, 60000);
-    keys.integer("webhooks.in_flight_max", hooks.in_flight_max, 1, 100000);
-    keys.integer("webhooks.retention_days", hooks.retention_days, 1, 3650);
-    keys.integer("webhooks.retention_ms", hooks.retention_ms, 1, 86400000);  // tests only
-    keys.folders("plugins.dir", plugins_dirs);
-    keys.text_list("plugins.rails", config.plugins_rails);
-    keys.pins("plugins.sha256", config.plugins_sha256);
-    keys.settings("plugins.settings", config.plugins_settings);
-    keys.integer("rails.call_timeout_ms", config.rails_call_timeout_ms, 100, 3600000);
-    keys.integer("rails.settlement_timeout_ms", config.rails_settlement_timeout_ms, 1000, 90LL * 86400000);
-    keys.integer("rails.drive_interval_ms", config.rails_drive_interval_ms, 10, 60000);
-    std::string rails_data_dir;
-    keys.text("rails.data_dir", rails_data_dir);
-    auto& limits = config.limits;
-    keys.integer("limits.request_body_bytes_max", limits.request_body_bytes_max, 1024, 1LL << 30);
-    keys.integer("limits.request_header_bytes_max", limits.request_header_bytes_max, 1024, 1 << 20);
-    keys.integer("limits.request_timeout_ms", limits.request_timeout_ms, 100, 3600000);
-    keys.integer("limits.response_write_timeout_ms", limits.response_write_timeout_ms, 100, 3600000);
-    keys.integer("limits.shutdown_timeout_ms", limits.shutdown_timeout_ms, 0, 600000);
-    keys.integer("limits.connections_per_core_max", limits.connections_per_core_max, 1, 1000000);
-    keys.integer("limits.bulk_upload_bytes_max", limits.bulk_upload_bytes_max, 1024, 1LL << 40);
-    std::string bulk_import_dir;
-    keys.text("bulk_import.dir", bulk_import_dir);
-    keys.integer("bulk_import.batch_rows", config.bulk_import.batch_rows, 1, 10000);
-    keys.integer("bulk_import.lease_ms", config.bulk_import.lease_ms, 100, 3600000);
-    keys.integer("bulk_import.poll_interval_ms", config.bulk_import.poll_interval_ms, 10, 600000);
-    keys.integer("kyc.link_ttl_seconds", config.kyc.link_ttl_seconds, 1, 30 * 86400);
-    keys.integer("kyc.sandbox_review_delay_ms", config.kyc.sandbox_review_delay_ms, 0, 3600000);
-    keys.integer("dashboard.session_idle_ms", config.dashboard.session_idle_ms, 1000,
-                 7 * 86400000LL);
-    keys.integer("dashboard.session_absolute_ms", config.dashboard.session_absolute_ms, 1000,
-                 30 * 86400000LL);
-    keys.integer("dashboard.setup_link_ttl_ms", config.dashboard.setup_link_ttl_ms, 1000,
-                 30 * 86400000LL);
-    keys.integer("cache.ttl_ms", config.cache_ttl_ms, 0, 600000);
-    std::string tls_certificate_file, tls_private_key_file;
-    keys.text_or_empty("tls.certificate_file", tls_certificate_file);
-    keys.text_or_empty("tls.private_key_file", tls_private_key_file);
-    keys.text("tls.min_version", config.tls.min_version);
-    keys.integer("tls.handshake_timeout_ms", config.tls.handshake_timeout_ms, 100, 600000);
-    keys.boolean("log.access", config.log_access);
-    keys.text("log.level", config.log_level);
-    std::string log_file;
-    keys.text_or_empty("log.file", log_file);
-    keys.text_list("platform_defaults.supported_currencies", config.platform_default_currencies);
+    raw_keys raw;
+    read_keys(keys, config, raw);
     keys.check_unknown(document.as_object(), "");
-
-    config.currencies_file = resolve(base_dir, currencies_file);
-    config.rates_file = resolve(base_dir, rates_file);
-    config.funding_file = resolve(base_dir, funding_file);
-    config.sandbox_rates_file = resolve(base_dir, sandbox_rates_file);
-    config.sandbox_funding_file = resolve(base_dir, sandbox_funding_file);
-    config.uma_providers_file = resolve(base_dir, uma_providers_file);
-    if (!log_file.empty()) config.log_file = resolve(base_dir, log_file);
-    if (!plugins_dirs.empty()) {
-        config.plugins_dirs.clear();
-        for (const auto& dir : plugins_dirs) config.plugins_dirs.push_back(resolve(base_dir, dir));
-    }
-    if (!bulk_import_dir.empty()) config.bulk_import.dir = resolve(base_dir, bulk_import_dir);
-    if (!rails_data_dir.empty()) config.rails_data_dir = resolve(base_dir, rails_data_dir);
-    // uma.key_encryption_key_file is the key's older name, from when it sealed UMA keys only.
-    key_encryption_key_file = resolve(base_dir, key_encryption_key_file);
-    uma_key_encryption_key_file = resolve(base_dir, uma_key_encryption_key_file);
-    if (!key_encryption_key_file.empty() && !uma_key_encryption_key_file.empty() &&
-        key_encryption_key_file != uma_key_encryption_key_file) {
-        bad("uma.key_encryption_key_file",
-            "left out, or the same file as key_encryption_key_file (it is its older name)");
-    }
-    if (key_encryption_key_file.empty()) key_encryption_key_file = uma_key_encryption_key_file;
-    if (!key_encryption_key_file.empty()) config.key_encryption_key_file = key_encryption_key_file;
-    config.tls.certificate_file = resolve(base_dir, tls_certificate_file);
-    config.tls.private_key_file = resolve(base_dir, tls_private_key_file);
-    if (database.starts_with("sqlite:")) {
-        // database_url reads "sqlite://x" as the path "x" (and "sqlite:///x" as "/x"): resolve
-        // that path, or "sqlite://x" would name a file in the process's working directory.
-        std::string file = database.substr(7);
-        if (file.starts_with("//")) file.erase(0, 2);
-        config.database = "sqlite:" + resolve(base_dir, file);
-    } else if (!database.empty()) {
-        config.database = database;
-    }
-    if (!database_password_file.empty()) {
-        config.database = with_password(config.database, resolve(base_dir, database_password_file));
-    }
+    apply_raw_keys(base_dir, raw, config);
     validate(config);
     return config;
 }

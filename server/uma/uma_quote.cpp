@@ -5,13 +5,13 @@
 #include <cmath>
 #include <limits>
 
+#include "ledger/base/time_format.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "ledger/book/book.hpp"
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/customers/kyc.hpp"
-#include "ledger/platforms/platform_store.hpp"
-#include "ledger/base/time_format.hpp"
-#include "ledger/base/uma_address.hpp"
 #include "ledger/payments/uma_pricing.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "server/api/app.hpp"
 #include "server/uma/uma_identity.hpp"
 #include "server/uma/uma_lookup.hpp"
@@ -244,6 +244,81 @@ std::string utxo_callback_of(const uma::pay_response& response) {
     return web && url.size() <= 2048 ? url : "";
 }
 
+// The platform's terms for the sending currency: supported, enabled for outgoing payments, and
+// (when the sending side is locked) the locked amount within its limits.
+void require_sending_terms(const platform_config& config, const std::string& sending,
+                           const quote_request& request) {
+    const supported_currency* sending_terms = find_supported_currency(config, sending);
+    if (sending_terms == nullptr) {
+        fail(error_code::invalid_currency,
+             sending + " is not a supported currency of this platform",
+             json::object{{"field", "source"}});
+    }
+    if (!enabled_for(*sending_terms, "OUTGOING")) {
+        fail(error_code::currency_not_enabled,
+             sending + " is not enabled for OUTGOING transactions",
+             json::object{{"field", "source"}});
+    }
+    if (request.side == locked_side::sending &&
+        (request.locked_amount < sending_terms->min_amount ||
+         request.locked_amount > sending_terms->max_amount)) {
+        fail_amount("lockedCurrencyAmount " + std::to_string(request.locked_amount) +
+                    " is outside " + sending + " limits " +
+                    std::to_string(sending_terms->min_amount) + " to " +
+                    std::to_string(sending_terms->max_amount));
+    }
+}
+
+// Nothing is asked of the receiver for a payment no rail here could make.
+void require_lightning_payout_rail(app_services& services, const tenant& owner) {
+    std::string env(owner.env_name());
+    rail_instance* rail = services.rails.for_account_type(env, "LIGHTNING");
+    if (rail == nullptr || !rail->can(CORRIDOR_RAIL_PAYOUT)) {
+        fail(error_code::not_implemented,
+             "no rail pays Lightning invoices in the " + env +
+                 " environment, so UMA addresses cannot be paid here",
+             json::object{{"field", "destination.destinationType"}});
+    }
+}
+
+// Who pays, as the receiver is told: the sender's address and payer data, and the same again as
+// travel-rule information when the receiver is subject to the travel rule.
+uma::payer_details payer_of(const customer& sender, const json::object& payer_fields,
+                            const uma_lookup_record& lookup) {
+    uma::payer_details payer;
+    payer.identifier = sender.uma_address;
+    payer.fields = payer_fields;
+    if (lookup.response.compliance->is_subject_to_travel_rule) {
+        json::object travel_rule = payer_fields;
+        travel_rule["identifier"] = sender.uma_address;
+        payer.travel_rule_info = json::serialize(travel_rule);
+    }
+    return payer;
+}
+
+// The UMA payment the quote will make: the lookup's receiver and the invoice it answered with.
+uma_payment_record payment_of(const uma_lookup_record& lookup, const uma::uma_version& version,
+                              const uma::sender_identity& identity,
+                              const uma::requested_invoice& invoiced) {
+    const auto& converted = *invoiced.response.converted;  // request_invoice checked it
+    uma_payment_record payment;
+    payment.lookup_id = lookup.id;
+    payment.receiver_uma_address = lookup.receiver_uma_address;
+    payment.payee_identifier = lookup.response.compliance->receiver_identifier;
+    payment.uma_version = version.text();
+    payment.vasp_domain = identity.vasp_domain;
+    payment.invoice = invoiced.invoice;
+    payment.payment_hash = invoiced.payment_hash;
+    payment.amount_msats = invoiced.amount_msats;
+    payment.payout_sats = payout_sats_for(invoiced.amount_msats);
+    payment.invoice_expires_at_ms = invoiced.expires_at_s * 1000;
+    payment.receiver_multiplier = json::serialize(json::value(converted.multiplier));
+    payment.receiver_fee_msats = converted.fee_msats;
+    payment.utxo_callback = utxo_callback_of(invoiced.response);
+    payment.payee_data = json::serialize(invoiced.response.payee_data);
+    return payment;
+}
+
 }  // namespace
 
 uma_quote_terms prepare_uma_quote(soci::session& session, app_services& services,
@@ -257,25 +332,7 @@ uma_quote_terms prepare_uma_quote(soci::session& session, app_services& services
 
     auto config = load_platform_config(session, owner);
     if (!config) fail(error_code::not_found, "platform configuration not found");
-    const supported_currency* sending_terms = find_supported_currency(*config, source.currency);
-    if (sending_terms == nullptr) {
-        fail(error_code::invalid_currency,
-             source.currency + " is not a supported currency of this platform",
-             json::object{{"field", "source"}});
-    }
-    if (!enabled_for(*sending_terms, "OUTGOING")) {
-        fail(error_code::currency_not_enabled,
-             source.currency + " is not enabled for OUTGOING transactions",
-             json::object{{"field", "source"}});
-    }
-    if (request.side == locked_side::sending &&
-        (request.locked_amount < sending_terms->min_amount ||
-         request.locked_amount > sending_terms->max_amount)) {
-        fail_amount("lockedCurrencyAmount " + std::to_string(request.locked_amount) +
-                    " is outside " + source.currency + " limits " +
-                    std::to_string(sending_terms->min_amount) + " to " +
-                    std::to_string(sending_terms->max_amount));
-    }
+    require_sending_terms(*config, source.currency, request);
     const currency& btc = btc_of(services);
     const currency* sending = services.currencies.find(source.currency);
     CORRIDOR_ASSERT(sending != nullptr);  // accounts are opened only in known currencies
@@ -284,27 +341,12 @@ uma_quote_terms prepare_uma_quote(soci::session& session, app_services& services
         fail(error_code::invalid_currency, "no exchange rate for " + source.currency + " to BTC",
              json::object{{"field", "source"}});
     }
-    // Nothing is asked of the receiver for a payment no rail here could make.
-    std::string env(owner.env_name());
-    rail_instance* rail = services.rails.for_account_type(env, "LIGHTNING");
-    if (rail == nullptr || !rail->can(CORRIDOR_RAIL_PAYOUT)) {
-        fail(error_code::not_implemented,
-             "no rail pays Lightning invoices in the " + env +
-                 " environment, so UMA addresses cannot be paid here",
-             json::object{{"field", "destination.destinationType"}});
-    }
+    require_lightning_payout_rail(services, owner);
     auto version = uma::parse_version(lookup.uma_version).value_or(uma::current_version);
     auto order = order_of(*sending, btc, *terms, request, receiving, version);
     order.requested_payee_data = requested_payee_data_of(*config, source.currency, receiving.code);
 
-    uma::payer_details payer;
-    payer.identifier = sender.uma_address;
-    payer.fields = payer_fields;
-    if (lookup.response.compliance->is_subject_to_travel_rule) {
-        json::object travel_rule = payer_fields;
-        travel_rule["identifier"] = sender.uma_address;
-        payer.travel_rule_info = json::serialize(travel_rule);
-    }
+    uma::payer_details payer = payer_of(sender, payer_fields, lookup);
     uma::sender_identity identity = sender_identity_of(session, services, *config);
     uma::sql_nonce_store nonces(session, services.time, uma::default_nonce_window_s);
     uma::receiver_lookup receiver{lookup.response, lookup.receiver_keys, version};
@@ -325,25 +367,11 @@ uma_quote_terms prepare_uma_quote(soci::session& session, app_services& services
     uma_quote_terms out;
     out.sending_currency = source.currency;
     out.receiving_currency = receiving.code;
-    auto& payment = out.payment;
-    payment.lookup_id = lookup.id;
-    payment.receiver_uma_address = lookup.receiver_uma_address;
-    payment.payee_identifier = lookup.response.compliance->receiver_identifier;
-    payment.uma_version = version.text();
-    payment.vasp_domain = identity.vasp_domain;
-    payment.invoice = invoiced->invoice;
-    payment.payment_hash = invoiced->payment_hash;
-    payment.amount_msats = invoiced->amount_msats;
-    payment.payout_sats = payout_sats_for(invoiced->amount_msats);
-    payment.invoice_expires_at_ms = invoiced->expires_at_s * 1000;
-    payment.receiver_multiplier = json::serialize(json::value(converted.multiplier));
-    payment.receiver_fee_msats = converted.fee_msats;
-    payment.utxo_callback = utxo_callback_of(invoiced->response);
-    payment.payee_data = json::serialize(invoiced->response.payee_data);
-
+    out.payment = payment_of(lookup, version, identity, invoiced.value());
     const currency* receiving_currency = services.currencies.find(receiving.code);
-    auto priced = price_uma_payment(*sending, btc, *receiving_currency, *terms, request.side,
-                                    request.locked_amount, payment.payout_sats, *converted.amount);
+    auto priced =
+        price_uma_payment(*sending, btc, *receiving_currency, *terms, request.side,
+                          request.locked_amount, out.payment.payout_sats, *converted.amount);
     if (!priced) fail_amount("the receiver's invoice is too large to price");
     out.priced = priced.value();
     return out;
