@@ -3,7 +3,8 @@
 // the check digits of the identifiers that carry them, and the beneficiary. Structural validation
 // only: whether an account exists is the rail's business. The full BOLT #11 and Spark codecs live
 // in the rail plugins; here a Lightning invoice is checked for its shape and bech32 checksum.
-// The identifier checks themselves are in account_identifiers.hpp.
+// The identifier checks themselves are in account_identifiers.hpp, the beneficiary in
+// beneficiary_details.cpp.
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <cstdint>
