@@ -3,6 +3,8 @@
 // the check digits of the identifiers that carry them, and the beneficiary. Structural validation
 // only: whether an account exists is the rail's business. The full BOLT #11 and Spark codecs live
 // in the rail plugins; here a Lightning invoice is checked for its shape and bech32 checksum.
+// The identifier checks themselves are in account_identifiers.hpp, the beneficiary in
+// beneficiary_details.cpp.
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <cstdint>
@@ -12,6 +14,8 @@
 #include <vector>
 
 #include "ledger/base/result.hpp"
+// Included for the callers that check stored identifiers with the same rules.
+#include "ledger/customers/account_identifiers.hpp"
 
 namespace corridor {
 
@@ -51,30 +55,5 @@ result<validated_details, details_error> bank_reported_us_account(
 
 // The account types accepted, in the spelling of the interface.
 const std::vector<std::string_view>& external_account_types();
-
-// Identifier checks, exposed for tests and for other parts that read stored details.
-bool is_aba_routing_number(std::string_view digits);
-bool is_clabe(std::string_view digits);
-bool is_cpf(std::string_view digits);
-bool is_cnpj(std::string_view text);        // numeric or alphanumeric (upper case), 14 characters
-bool is_iban(std::string_view normalised);  // upper case, no spaces
-bool is_bic(std::string_view text);
-bool is_upi_vpa(std::string_view text);
-bool is_spark_address(std::string_view text);
-bool is_bolt11_invoice_shape(std::string_view text);
-bool is_lightning_address(std::string_view text);
-bool is_solana_address(std::string_view text);
-bool is_tron_address(std::string_view text);
-bool is_evm_address(std::string_view text);
-
-// bech32 (BIP-173) and bech32m (BIP-350): the human-readable part and the 5-bit data words
-// without the checksum, or nullopt when the string or its checksum is invalid. No length limit
-// (BOLT #11 strings exceed 90 characters); mixed case is invalid.
-enum class bech32_variant { bech32, bech32m };
-struct bech32_decoded {
-    std::string hrp;
-    std::vector<std::uint8_t> words;
-};
-std::optional<bech32_decoded> bech32_decode(std::string_view text, bech32_variant variant);
 
 }  // namespace corridor

@@ -114,88 +114,104 @@ revoke_outcome revoke_token_any_tenant(soci::session& session, const clock& time
     return affected == 1 ? revoke_outcome::revoked : revoke_outcome::already_revoked;
 }
 
-std::optional<payment_view> find_payment_view(soci::session& session,
-                                              const std::string& transaction_id) {
-    auto transactions = select_rows(session,
-                                    {{"id", "id", text},
-                                     {"platform_id", "platform_id", text},
-                                     {"environment", "environment", text},
-                                     {"type", "type", text},
-                                     {"status", "status", text},
-                                     {"quote_id", "quote_id", text},
-                                     {"customer_id", "customer_id", text},
-                                     {"source_type", "source_type", text},
-                                     {"source_account_id", "source_account_id", text},
-                                     {"source_currency", "source_currency", text},
-                                     {"destination_type", "destination_type", text},
-                                     {"destination_account_id", "destination_account_id", text},
-                                     {"destination_currency", "destination_currency", text},
-                                     {"sent_amount", "sent_amount", integer},
-                                     {"received_amount", "received_amount", integer},
-                                     {"fees", "fees", integer},
-                                     {"exchange_rate", "exchange_rate", text},
-                                     {"failure_reason", "failure_reason", text},
-                                     {"reference", "reference", text},
-                                     {"settled_at_ms", "settled_at_ms", integer},
-                                     {"created_at_ms", "created_at_ms", integer},
-                                     {"updated_at_ms", "updated_at_ms", integer}},
-                                    "FROM transactions WHERE id = :i", {transaction_id});
-    if (transactions.empty()) return std::nullopt;
-    payment_view view;
-    view.transaction = std::move(transactions.front());
-    // No index leads from a transaction to its transfers (migration 17): an operator's look-up
-    // may scan.
-    view.postings = select_rows(session,
-                                {{"id", "id", text},
-                                 {"code", "code", text},
-                                 {"debit_account_id", "debit_account_id", text},
-                                 {"credit_account_id", "credit_account_id", text},
-                                 {"amount", "amount", integer},
-                                 {"currency", "currency", text},
-                                 {"created_at_ms", "created_at_ms", integer}},
-                                "FROM ledger_transfers WHERE transaction_id = :x ORDER BY "
-                                "created_at_ms, id",
-                                {transaction_id});
-    // Not account_json: it holds the full account number.
-    view.rail_operations = select_rows(session,
-                                       {{"id", "id", text},
-                                        {"rail", "rail", text},
-                                        {"direction", "direction", text},
-                                        {"status", "status", text},
-                                        {"account_type", "account_type", text},
-                                        {"external_account_id", "external_account_id", text},
-                                        {"currency", "currency", text},
-                                        {"amount", "amount", integer},
-                                        {"rail_reference", "rail_reference", text},
-                                        {"rail_reason_code", "rail_reason_code", text},
-                                        {"failure_class", "failure_class", text},
-                                        {"failure_reason", "failure_reason", text},
-                                        {"attempts", "attempts", integer},
-                                        {"deadline_at_ms", "deadline_at_ms", integer},
-                                        {"created_at_ms", "created_at_ms", integer},
-                                        {"updated_at_ms", "updated_at_ms", integer}},
-                                       "FROM rail_operations WHERE transaction_id = :x ORDER BY "
-                                       "created_at_ms, id",
-                                       {transaction_id});
-    // Events carry the transaction in their payload; ids hold no LIKE wildcard (the caller
-    // checks), so the quoted id matches only itself.
+namespace {
+
+std::optional<view_row> transaction_row(soci::session& session, const std::string& transaction_id) {
+    auto rows = select_rows(session,
+                            {{"id", "id", text},
+                             {"platform_id", "platform_id", text},
+                             {"environment", "environment", text},
+                             {"type", "type", text},
+                             {"status", "status", text},
+                             {"quote_id", "quote_id", text},
+                             {"customer_id", "customer_id", text},
+                             {"source_type", "source_type", text},
+                             {"source_account_id", "source_account_id", text},
+                             {"source_currency", "source_currency", text},
+                             {"destination_type", "destination_type", text},
+                             {"destination_account_id", "destination_account_id", text},
+                             {"destination_currency", "destination_currency", text},
+                             {"sent_amount", "sent_amount", integer},
+                             {"received_amount", "received_amount", integer},
+                             {"fees", "fees", integer},
+                             {"exchange_rate", "exchange_rate", text},
+                             {"failure_reason", "failure_reason", text},
+                             {"reference", "reference", text},
+                             {"settled_at_ms", "settled_at_ms", integer},
+                             {"created_at_ms", "created_at_ms", integer},
+                             {"updated_at_ms", "updated_at_ms", integer}},
+                            "FROM transactions WHERE id = :i", {transaction_id});
+    if (rows.empty()) return std::nullopt;
+    return std::move(rows.front());
+}
+
+// No index leads from a transaction to its transfers (migration 17): an operator's look-up may
+// scan.
+std::vector<view_row> posting_rows(soci::session& session, const std::string& transaction_id) {
+    return select_rows(session,
+                       {{"id", "id", text},
+                        {"code", "code", text},
+                        {"debit_account_id", "debit_account_id", text},
+                        {"credit_account_id", "credit_account_id", text},
+                        {"amount", "amount", integer},
+                        {"currency", "currency", text},
+                        {"created_at_ms", "created_at_ms", integer}},
+                       "FROM ledger_transfers WHERE transaction_id = :x ORDER BY "
+                       "created_at_ms, id",
+                       {transaction_id});
+}
+
+// Not account_json: it holds the full account number.
+std::vector<view_row> rail_operation_rows(soci::session& session,
+                                          const std::string& transaction_id) {
+    return select_rows(session,
+                       {{"id", "id", text},
+                        {"rail", "rail", text},
+                        {"direction", "direction", text},
+                        {"status", "status", text},
+                        {"account_type", "account_type", text},
+                        {"external_account_id", "external_account_id", text},
+                        {"currency", "currency", text},
+                        {"amount", "amount", integer},
+                        {"rail_reference", "rail_reference", text},
+                        {"rail_reason_code", "rail_reason_code", text},
+                        {"failure_class", "failure_class", text},
+                        {"failure_reason", "failure_reason", text},
+                        {"attempts", "attempts", integer},
+                        {"deadline_at_ms", "deadline_at_ms", integer},
+                        {"created_at_ms", "created_at_ms", integer},
+                        {"updated_at_ms", "updated_at_ms", integer}},
+                       "FROM rail_operations WHERE transaction_id = :x ORDER BY "
+                       "created_at_ms, id",
+                       {transaction_id});
+}
+
+// Events carry the transaction in their payload; ids hold no LIKE wildcard (the caller checks),
+// so the quoted id matches only itself.
+std::vector<view_row> webhook_event_rows(soci::session& session, const view_row& transaction,
+                                         const std::string& transaction_id) {
     std::string pattern = "%\"" + transaction_id + "\"%";
     std::string tenant_sql = "platform_id = :p AND environment = :e";
-    std::string platform = field_text(view.transaction, "platform_id");
-    std::string environment = field_text(view.transaction, "environment");
-    view.webhook_events = select_rows(session,
-                                      {{"id", "id", text},
-                                       {"type", "type", text},
-                                       {"purpose", "purpose", text},
-                                       {"state", "state", text},
-                                       {"attempts", "attempts", integer},
-                                       {"next_attempt_at_ms", "next_attempt_at_ms", integer},
-                                       {"finished_at_ms", "finished_at_ms", integer},
-                                       {"created_at_ms", "created_at_ms", integer}},
-                                      "FROM outbox_events WHERE " + tenant_sql +
-                                          " AND payload LIKE :l ORDER BY created_at_ms, id",
-                                      {platform, environment, pattern});
-    for (const auto& event : view.webhook_events) {
+    std::string platform = field_text(transaction, "platform_id");
+    std::string environment = field_text(transaction, "environment");
+    return select_rows(session,
+                       {{"id", "id", text},
+                        {"type", "type", text},
+                        {"purpose", "purpose", text},
+                        {"state", "state", text},
+                        {"attempts", "attempts", integer},
+                        {"next_attempt_at_ms", "next_attempt_at_ms", integer},
+                        {"finished_at_ms", "finished_at_ms", integer},
+                        {"created_at_ms", "created_at_ms", integer}},
+                       "FROM outbox_events WHERE " + tenant_sql +
+                           " AND payload LIKE :l ORDER BY created_at_ms, id",
+                       {platform, environment, pattern});
+}
+
+std::vector<view_row> webhook_attempt_rows(soci::session& session,
+                                           const std::vector<view_row>& events) {
+    std::vector<view_row> out;
+    for (const auto& event : events) {
         auto attempts =
             select_rows(session,
                         {{"event_id", "event_id", text},
@@ -208,8 +224,23 @@ std::optional<payment_view> find_payment_view(soci::session& session,
                          {"error", "error", text}},
                         "FROM webhook_attempts WHERE event_id = :v ORDER BY attempt, id",
                         {field_text(event, "id")});
-        for (auto& attempt : attempts) view.webhook_attempts.push_back(std::move(attempt));
+        for (auto& attempt : attempts) out.push_back(std::move(attempt));
     }
+    return out;
+}
+
+}  // namespace
+
+std::optional<payment_view> find_payment_view(soci::session& session,
+                                              const std::string& transaction_id) {
+    auto transaction = transaction_row(session, transaction_id);
+    if (!transaction) return std::nullopt;
+    payment_view view;
+    view.transaction = std::move(*transaction);
+    view.postings = posting_rows(session, transaction_id);
+    view.rail_operations = rail_operation_rows(session, transaction_id);
+    view.webhook_events = webhook_event_rows(session, view.transaction, transaction_id);
+    view.webhook_attempts = webhook_attempt_rows(session, view.webhook_events);
     return view;
 }
 
