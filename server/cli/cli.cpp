@@ -415,7 +415,9 @@ int serve(const std::vector<std::string>& args) {
     set_outbox_listener([&deliveries] { deliveries.wake(); });
     std::optional<outbox_notification_listener> notifications;
     if (url.backend == database_backend::postgresql) {
-        notifications.emplace(url.connect_string, [&deliveries] { deliveries.wake(); });
+        notifications.emplace(url.connect_string, [&deliveries] {
+            deliveries.wake(delivery_worker::wake_source::notification);
+        });
     }
     std::string host = config.listen.substr(0, config.listen.rfind(':'));
     std::string public_url = fmt::format("{}://{}:{}", tls ? "https" : "http", host, port);

@@ -206,7 +206,9 @@ void delivery_worker::start() {
     });
 }
 
-void delivery_worker::wake() {
+void delivery_worker::wake(wake_source source) {
+    (source == wake_source::commit ? woken_by_commit_ : woken_by_notification_)
+        .fetch_add(1, std::memory_order_relaxed);
     {
         std::lock_guard lock(mutex_);
         woken_ = true;
@@ -460,6 +462,15 @@ std::string delivery_worker::metrics_text() const {
         "# HELP corridor_webhook_attempts_unanswered_total Attempts that got no HTTP answer.\n"
         "# TYPE corridor_webhook_attempts_unanswered_total counter\n";
     out += fmt::format("corridor_webhook_attempts_unanswered_total {}\n", no_answer_.load());
+    out +=
+        "# HELP corridor_webhook_wakeups_total Times delivery was woken before its poll: by a "
+        "commit of this process that recorded events, or by PostgreSQL's NOTIFY of any "
+        "process's.\n"
+        "# TYPE corridor_webhook_wakeups_total counter\n";
+    out += fmt::format("corridor_webhook_wakeups_total{{source=\"commit\"}} {}\n",
+                       woken_by_commit_.load());
+    out += fmt::format("corridor_webhook_wakeups_total{{source=\"notification\"}} {}\n",
+                       woken_by_notification_.load());
     out +=
         "# HELP corridor_webhook_queue_depth Events waiting for a delivery attempt (all "
         "processes).\n"

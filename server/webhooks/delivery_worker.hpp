@@ -60,8 +60,10 @@ public:
     // Stops claiming, waits up to `drain_ms` for deliveries under way, records what finished and
     // gives back the claimed deliveries it did not send.
     void stop(std::int64_t drain_ms = 2000);
-    // Something was committed: look at the outbox now rather than at the next poll.
-    void wake();
+    // Something was committed: look at the outbox now rather than at the next poll. `commit`: a
+    // commit of this process; `notification`: PostgreSQL's NOTIFY, sent by any process's commit.
+    enum class wake_source { commit, notification };
+    void wake(wake_source source = wake_source::commit);
     std::string metrics_text() const;
 
     // A claimed delivery waits in the queue at most this long; older ones are given back rather
@@ -117,6 +119,7 @@ private:
     static constexpr std::array<std::int64_t, 10> lag_buckets_ms = {5,   10,  25,   50,   100,
                                                                     250, 500, 1000, 5000, 60000};
     std::atomic<std::uint64_t> succeeded_{0}, retried_{0}, gave_up_{0}, no_answer_{0};
+    std::atomic<std::uint64_t> woken_by_commit_{0}, woken_by_notification_{0};
     std::array<std::atomic<std::uint64_t>, lag_buckets_ms.size() + 1> lag_{};
     std::atomic<std::uint64_t> lag_sum_ms_{0};
     std::array<std::atomic<std::uint64_t>, lag_buckets_ms.size() + 1> latency_{};
