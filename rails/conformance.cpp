@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/account_details.hpp"
+#include "ledger/customers/account_details.hpp"
 #include "rails/loader.hpp"
 
 namespace corridor {

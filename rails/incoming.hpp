@@ -1,7 +1,7 @@
 #pragma once
 // Where the payment engine hands what rails report arriving without the host starting it (rail ABI
 // 1.2, report_incoming). The server implements it: it records each arrival once and routes it
-// (ledger/incoming_payments.hpp). Called inside the engine's pass, on the ledger writer, in the
+// (ledger/payments/incoming_payments.hpp). Called inside the engine's pass, on the ledger writer, in the
 // pass's transaction.
 #include <soci/soci.h>
 

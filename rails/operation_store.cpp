@@ -1,6 +1,6 @@
 #include "rails/operation_store.hpp"
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor {
 namespace {

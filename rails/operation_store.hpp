@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 

@@ -5,10 +5,10 @@
 #include <boost/json.hpp>
 #include <optional>
 
-#include "ledger/book.hpp"
-#include "ledger/database.hpp"
-#include "ledger/kyc.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/customers/kyc.hpp"
+#include "ledger/base/time_format.hpp"
 
 namespace corridor {
 namespace json = boost::json;

@@ -24,13 +24,13 @@
 #include <optional>
 #include <string>
 
-#include "ledger/clock.hpp"
-#include "ledger/currencies.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/random.hpp"
-#include "ledger/result.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/result.hpp"
+#include "ledger/base/tenant.hpp"
 #include "rails/incoming.hpp"
 #include "rails/operation_store.hpp"
 #include "rails/registry.hpp"

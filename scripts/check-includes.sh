@@ -31,6 +31,32 @@ forbid() {
 
 forbid ledger 'server/|rails/|uma/|plugins/' 'ledger/ includes nothing of server/, rails/, uma/, plugins/'
 forbid ledger 'boost/asio|boost/beast' 'ledger/ uses no Asio or Beast'
+# Inside ledger/, each folder stands on those below it:
+#   base <- store <- book <- platforms <- customers <- payments, and webhooks <- platforms.
+forbid ledger/base 'ledger/(store|book|platforms|customers|webhooks|payments)/' \
+  'ledger/base/ includes no other folder of ledger/'
+forbid ledger/store 'ledger/(book|platforms|customers|webhooks|payments)/' \
+  'ledger/store/ includes only ledger/base/'
+forbid ledger/book 'ledger/(platforms|customers|webhooks|payments)/' \
+  'ledger/book/ includes only ledger/store/ and ledger/base/'
+forbid ledger/platforms 'ledger/(customers|webhooks|payments)/' \
+  'ledger/platforms/ includes only ledger/book/ and below'
+forbid ledger/customers 'ledger/(webhooks|payments)/' 'ledger/customers/ includes only ledger/platforms/ and below'
+forbid ledger/webhooks 'ledger/(customers|payments)/' 'ledger/webhooks/ includes only ledger/platforms/ and below'
+forbid ledger/payments 'ledger/webhooks/' 'ledger/payments/ includes only ledger/customers/ and below'
+# Every file of ledger/ and of server/ (but main.cpp) sits in a folder that names what it holds.
+while IFS= read -r loose; do
+  [[ -z $loose ]] && continue
+  echo "$loose:1: forbidden include: a file directly under its top-level folder (put it in the folder that names what it holds)"
+  violations=$((violations + 1))
+done < <(find ledger server -maxdepth 1 -type f \( -name '*.cpp' -o -name '*.hpp' \) ! -path server/main.cpp | sort)
+# In server/, process/ is the ground the other folders stand on, and only cli/ and main.cpp wire
+# commands together.
+forbid server/process 'server/' 'server/process/ includes nothing else of server/' 'server/process/'
+for folder in server/*/; do
+  [[ $folder == server/cli/ || $folder == server/process/ ]] && continue
+  forbid "$folder" 'server/cli/' 'only main.cpp includes server/cli/'
+done
 forbid uma 'server/|plugins/' 'uma/ includes nothing of server/ or plugins/'
 forbid rails 'server/|uma/|plugins/' 'rails/ includes nothing of server/, uma/ or plugins/'
 # The SDK is what plugins build against: it includes only itself (by relative paths, so that it

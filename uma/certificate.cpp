@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 
 namespace corridor::uma {
 namespace {

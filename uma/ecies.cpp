@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "uma/secp256k1_context.hpp"
 
 namespace corridor::uma {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "uma/hex.hpp"
 #include "uma/signing.hpp"
 

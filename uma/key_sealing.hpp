@@ -1,13 +1,13 @@
 #pragma once
 // UMA private keys at rest: sealed with the service's key-encryption key by the one mechanism of
-// ledger/key_sealing.hpp, bound to the row they belong to, so that a copy of the database alone
+// ledger/store/key_sealing.hpp, bound to the row they belong to, so that a copy of the database alone
 // does not sign for any platform.
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "ledger/key_sealing.hpp"
-#include "ledger/random.hpp"
+#include "ledger/store/key_sealing.hpp"
+#include "ledger/base/random.hpp"
 #include "uma/signing.hpp"
 
 namespace corridor::uma {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 #include "uma/hex.hpp"
 #include "uma/pubkey_response.hpp"
 #include "uma/signing.hpp"

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 
 namespace corridor::uma {
 

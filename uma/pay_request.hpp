@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/result.hpp"
+#include "ledger/base/result.hpp"
 #include "uma/common.hpp"
 #include "uma/uma_error.hpp"
 

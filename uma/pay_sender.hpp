@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/result.hpp"
+#include "ledger/base/result.hpp"
 #include "uma/pay_request.hpp"
 #include "uma/pay_response.hpp"
 #include "uma/sender.hpp"

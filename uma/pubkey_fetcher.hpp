@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/clock.hpp"
-#include "ledger/result.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/base/result.hpp"
 #include "uma/pubkey_response.hpp"
 #include "uma/uma_error.hpp"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/result.hpp"
+#include "ledger/base/result.hpp"
 #include "uma/hex.hpp"
 #include "uma/signing.hpp"
 #include "uma/uma_error.hpp"

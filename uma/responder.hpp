@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/clock.hpp"
-#include "ledger/random.hpp"
-#include "ledger/result.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/result.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/signing.hpp"
 

@@ -3,8 +3,8 @@
 #include <array>
 #include <cstdint>
 
-#include "ledger/assert.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/base/random.hpp"
 
 namespace corridor::uma {
 

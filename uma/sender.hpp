@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/clock.hpp"
-#include "ledger/random.hpp"
-#include "ledger/result.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/result.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/nonce_store.hpp"
 #include "uma/pubkey_fetcher.hpp"

@@ -2,7 +2,7 @@
 
 #include <openssl/sha.h>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "uma/secp256k1_context.hpp"
 
 namespace corridor::uma {

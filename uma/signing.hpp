@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 #include "uma/hex.hpp"
 
 namespace corridor::uma {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "uma/certificate.hpp"
 
 namespace corridor::uma {

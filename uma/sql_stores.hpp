@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "ledger/clock.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/base/random.hpp"
 #include "uma/key_sealing.hpp"
 #include "uma/key_store.hpp"
 #include "uma/nonce_store.hpp"

@@ -2,8 +2,8 @@
 // sandbox deposit POST /sandbox/internal-accounts/{accountId}/fund.
 #include <boost/json.hpp>
 
-#include "ledger/book.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/payments/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

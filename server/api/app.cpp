@@ -5,9 +5,9 @@
 
 #include <openssl/sha.h>
 
-#include "ledger/assert.hpp"
-#include "ledger/idempotency.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/store/idempotency.hpp"
+#include "ledger/store/statement_cache.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/openapi_document.hpp"
 #include "server/dashboard/routes.hpp"

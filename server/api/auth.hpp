@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/tenant.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/base/tenant.hpp"
+#include "ledger/platforms/token_store.hpp"
 
 namespace corridor {
 

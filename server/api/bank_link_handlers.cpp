@@ -9,9 +9,9 @@
 // meant to be posted to from wherever the bank-linking UI ran.
 #include <boost/json.hpp>
 
-#include "ledger/bank_link_store.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/customers/bank_link_store.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/api/app.hpp"
 #include "server/api/bank_link_page.hpp"
 #include "server/api/errors.hpp"

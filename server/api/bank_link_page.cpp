@@ -1,6 +1,6 @@
 #include "server/api/bank_link_page.hpp"
 
-#include "ledger/bank_link_store.hpp"
+#include "ledger/customers/bank_link_store.hpp"
 
 namespace corridor {
 namespace {

@@ -5,8 +5,8 @@
 #include <boost/json.hpp>
 #include <utility>
 
-#include "ledger/time_format.hpp"
-#include "ledger/utf8.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/base/utf8.hpp"
 #include "server/api/customer_input.hpp"
 
 namespace corridor {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "ledger/bulk_import_store.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/customers/bulk_import_store.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "server/api/errors.hpp"
 
 namespace corridor {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ledger/bulk_import_store.hpp"
-#include "ledger/csv_reader.hpp"
-#include "ledger/database.hpp"
+#include "ledger/customers/bulk_import_store.hpp"
+#include "ledger/base/csv_reader.hpp"
+#include "ledger/store/database.hpp"
 #include "server/api/app.hpp"
 #include "server/api/bulk_import.hpp"
 #include "server/api/errors.hpp"

@@ -3,9 +3,9 @@
 #include <boost/url/parse.hpp>
 #include <set>
 
-#include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/config_input.hpp"
 #include "server/api/errors.hpp"

@@ -2,8 +2,8 @@
 // What PATCH /config checks of its input, shared with the dashboard's pages that set the same.
 #include <string>
 
-#include "ledger/tenant.hpp"
-#include "server/config.hpp"
+#include "ledger/base/tenant.hpp"
+#include "server/process/config.hpp"
 
 namespace corridor {
 

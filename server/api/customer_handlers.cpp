@@ -1,11 +1,11 @@
 // Customers: POST/GET /customers, GET/PATCH/DELETE /customers/{customerId}.
 #include <boost/json.hpp>
 
-#include "ledger/countries.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/countries.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/customer_input.hpp"
 #include "server/api/errors.hpp"

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <boost/json.hpp>
 
-#include "ledger/countries.hpp"
-#include "ledger/time_format.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/countries.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/input.hpp"
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string>
 
-#include "ledger/customer_store.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 
 namespace corridor {
 

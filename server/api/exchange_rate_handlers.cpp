@@ -2,9 +2,9 @@
 // receiving amount for a sending amount.
 #include <boost/json.hpp>
 
-#include "ledger/platform_store.hpp"
-#include "ledger/pricing.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/book/pricing.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 

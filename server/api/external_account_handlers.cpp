@@ -4,11 +4,11 @@
 #include <boost/json.hpp>
 #include <cctype>
 
-#include "ledger/account_details.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/external_account_store.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/customers/account_details.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/customers/external_account_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 

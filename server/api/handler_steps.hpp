@@ -8,11 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/bank_link_store.hpp"
-#include "ledger/book.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/customers/bank_link_store.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/platforms/platform_store.hpp"
 
 namespace corridor {
 

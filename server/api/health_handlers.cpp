@@ -1,7 +1,7 @@
 // GET /healthz (the process is alive), GET /readyz (the store answers and is migrated) on both
 // listeners; GET /metrics (Prometheus text) on the admin listener only, as metrics describe the
 // whole service and are for the operator's tools.
-#include "ledger/migrations.hpp"
+#include "ledger/store/migrations.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 

@@ -5,9 +5,9 @@
 
 #include <cctype>
 
-#include "ledger/ids.hpp"
-#include "ledger/time_format.hpp"
-#include "ledger/utf8.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/base/utf8.hpp"
 #include "server/api/errors.hpp"
 
 namespace corridor {

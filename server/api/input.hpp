@@ -11,8 +11,8 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
-#include "ledger/currencies.hpp"
-#include "ledger/page.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/store/page.hpp"
 #include "server/http/http_types.hpp"
 
 namespace corridor {

@@ -12,13 +12,13 @@
 // which the interface answers 403. The page takes no credentials: the unguessable code is one.
 #include <boost/json.hpp>
 
-#include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
-#include "ledger/invitation_store.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/customers/invitation_store.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/invitation_page.hpp"

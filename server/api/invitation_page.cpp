@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/api/html.hpp"
 
 namespace corridor {

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/currencies.hpp"
-#include "ledger/invitation_store.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/customers/invitation_store.hpp"
 
 namespace corridor {
 

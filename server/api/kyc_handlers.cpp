@@ -5,10 +5,10 @@
 #include <boost/url.hpp>
 #include <map>
 
-#include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
-#include "ledger/kyc.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/customers/kyc.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/customer_input.hpp"
 #include "server/api/errors.hpp"

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "server/api/html.hpp"
 
 namespace corridor {

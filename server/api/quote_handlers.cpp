@@ -2,9 +2,9 @@
 // A quote to an UMA address is prepared before the writer runs (server/uma/uma_quote.hpp).
 #include <boost/json.hpp>
 
-#include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "ledger/assert.hpp"
-#include "ledger/utf8.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/base/utf8.hpp"
 
 namespace corridor {
 namespace {

@@ -5,12 +5,12 @@
 #include <boost/json.hpp>
 #include <cctype>
 
-#include "ledger/approvals.hpp"
-#include "ledger/assert.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/uma_address.hpp"
-#include "ledger/uma_receipts.hpp"
+#include "ledger/payments/approvals.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/base/uma_address.hpp"
+#include "ledger/payments/uma_receipts.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

@@ -1,8 +1,8 @@
 // API tokens: POST /tokens, GET /tokens, GET /tokens/{tokenId}, DELETE /tokens/{tokenId}.
 #include <boost/json.hpp>
 
-#include "ledger/time_format.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/platforms/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 

@@ -2,8 +2,8 @@
 // an incoming payment awaiting its approval: POST /transactions/{transactionId}/approve and /reject.
 #include <boost/json.hpp>
 
-#include "ledger/approvals.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/approvals.hpp"
+#include "ledger/payments/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

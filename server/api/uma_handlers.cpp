@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "ledger/assert.hpp"
+#include "ledger/base/assert.hpp"
 #include "server/api/app.hpp"
 #include "server/api/uma_node.hpp"
 #include "server/http/outbound_get.hpp"
@@ -99,7 +99,7 @@ const lightning_node& uma_lightning_node(app_services& services) {
 
 void app_services::init_uma() {
     // The process's key-encryption key, installed by serve before the services start
-    // (server/key_encryption.hpp); none in tests that never seal.
+    // (server/process/key_encryption.hpp); none in tests that never seal.
     if (const auto* kek = installed_key_encryption_key()) uma_sealing = *kek;
     uma_transport = std::make_unique<outbound_get>(outbound_get_limits{
         config.outbound_allow_private_addresses, config.outbound_timeout_ms, 64 * 1024});

@@ -1,9 +1,9 @@
 // GET /receiver/uma/{receiverUmaAddress}: a platform's customer looks up an UMA receiver at its
 // provider. The request is signed with the platform environment's UMA key; the answer's signature
 // and receiver are checked against the provider's published keys before anything is stored.
-#include "ledger/customer_store.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/uma/uma_identity.hpp"

@@ -4,10 +4,10 @@
 // (desc by default: the file's last entries first).
 #include <boost/json.hpp>
 
-#include "ledger/countries.hpp"
-#include "ledger/currencies.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/uma_providers.hpp"
+#include "ledger/base/countries.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/platforms/uma_providers.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 

@@ -3,15 +3,15 @@
 #include <boost/json.hpp>
 #include <future>
 
-#include "ledger/database.hpp"
-#include "ledger/outbox.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/webhook_test.hpp"
-#include "server/webhooks/delivery_worker.hpp"
+#include "server/workers/delivery_worker.hpp"
 
 namespace corridor {
 namespace json = boost::json;

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "ledger/tenant.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/base/tenant.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 
 namespace corridor {
 

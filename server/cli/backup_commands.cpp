@@ -24,11 +24,11 @@
 #include <stdexcept>
 #include <thread>
 
-#include "ledger/database.hpp"
-#include "ledger/migrations.hpp"
-#include "ledger/time_format.hpp"
-#include "server/build_info.hpp"
-#include "server/config.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/migrations.hpp"
+#include "ledger/base/time_format.hpp"
+#include "server/process/build_info.hpp"
+#include "server/process/config.hpp"
 
 namespace corridor {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ledger/database.hpp"
-#include "server/config.hpp"
+#include "ledger/store/database.hpp"
+#include "server/process/config.hpp"
 
 namespace corridor {
 

@@ -10,14 +10,14 @@
 #include <iostream>
 #include <map>
 
-#include "ledger/audit.hpp"
-#include "ledger/clock.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/kyc.hpp"
-#include "ledger/operator_views.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/random.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/book/audit.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/customers/kyc.hpp"
+#include "ledger/payments/operator_views.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/api/auth.hpp"
 #include "server/cli/cli_internal.hpp"
 

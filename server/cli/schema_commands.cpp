@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <iostream>
 
-#include "ledger/migrations.hpp"
+#include "ledger/store/migrations.hpp"
 #include "rails/rail_abi.h"
-#include "server/build_info.hpp"
+#include "server/process/build_info.hpp"
 #include "server/cli/cli_internal.hpp"
-#include "server/file_modes.hpp"
-#include "server/key_encryption.hpp"
+#include "server/process/file_modes.hpp"
+#include "server/process/key_encryption.hpp"
 
 namespace corridor {
 namespace po = boost::program_options;

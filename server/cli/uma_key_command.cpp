@@ -5,11 +5,11 @@
 #include <boost/json.hpp>
 #include <iostream>
 
-#include "ledger/key_sealing.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/store/key_sealing.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/cli/cli_internal.hpp"
-#include "server/key_encryption.hpp"
+#include "server/process/key_encryption.hpp"
 #include "uma/sql_stores.hpp"
 
 namespace corridor {

@@ -5,11 +5,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "ledger/dashboard_store.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/random.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/cli/cli_internal.hpp"
 #include "server/dashboard/passwords.hpp"
 #include "server/dashboard/session.hpp"

@@ -1,6 +1,6 @@
 // The dashboard's audit log page (admins): every action of the platform's users, newest first.
-#include "ledger/dashboard_store.hpp"
-#include "ledger/time_format.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
+#include "ledger/base/time_format.hpp"
 #include "server/api/app.hpp"
 #include "server/api/html.hpp"
 #include "server/dashboard/auth.hpp"

@@ -4,8 +4,8 @@
 
 #include <cctype>
 
-#include "ledger/dashboard_store.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/html.hpp"
 #include "server/dashboard/layout.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/dashboard_store.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
 #include "server/dashboard/session.hpp"
 #include "server/http/http_types.hpp"
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 
 namespace corridor {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <openssl/crypto.h>
 
-#include "ledger/dashboard_store.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/dashboard/auth.hpp"
 #include "server/dashboard/layout.hpp"

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <variant>
 
-#include "ledger/tenant.hpp"
+#include "ledger/base/tenant.hpp"
 #include "server/dashboard/form.hpp"
 #include "server/http/http_types.hpp"
 

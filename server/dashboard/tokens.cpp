@@ -1,7 +1,7 @@
 // API tokens in the dashboard: the list (every role), creating one with its permissions and
 // revoking one (developer and admin). The same ledger calls as POST /tokens and DELETE /tokens.
-#include "ledger/time_format.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/platforms/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/html.hpp"
 #include "server/dashboard/auth.hpp"

@@ -8,7 +8,7 @@
 #include <cctype>
 #include <vector>
 
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 
 namespace corridor {
 namespace {

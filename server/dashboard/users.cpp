@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cctype>
 
-#include "ledger/time_format.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/platforms/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/html.hpp"
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 #include "server/dashboard/auth.hpp"
 #include "server/dashboard/layout.hpp"
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/clock.hpp"
-#include "ledger/dashboard_store.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/base/random.hpp"
 
 namespace corridor {
 

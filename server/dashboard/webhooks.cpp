@@ -1,10 +1,10 @@
 // Webhooks in the dashboard: the endpoint (as PATCH /config sets it), the public key that verifies
 // the signatures (and the next key during a rotation), the delivery log, resending one delivery
 // and sending a test event (as POST /webhooks/test).
-#include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
-#include "ledger/webhook_deliveries.hpp"
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "server/api/config_input.hpp"
 #include "server/api/errors.hpp"

@@ -4,8 +4,8 @@
 
 #include <chrono>
 
-#include "ledger/assert.hpp"
-#include "ledger/thread_name.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/base/thread_name.hpp"
 
 namespace corridor {
 

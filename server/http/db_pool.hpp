@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/database.hpp"
-#include "ledger/session_job.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/session_job.hpp"
 
 namespace corridor {
 

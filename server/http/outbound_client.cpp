@@ -10,7 +10,7 @@
 #include <map>
 #include <thread>
 
-#include "ledger/thread_name.hpp"
+#include "ledger/base/thread_name.hpp"
 #include "server/http/address_policy.hpp"
 #include "server/http/http_target.hpp"
 

@@ -19,13 +19,13 @@
 #include <thread>
 #include <type_traits>
 
-#include "ledger/assert.hpp"
-#include "ledger/random.hpp"
-#include "ledger/thread_name.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/thread_name.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
-#include "server/config.hpp"
-#include "server/http/access_log.hpp"
+#include "server/process/config.hpp"
+#include "server/process/access_log.hpp"
 #include "server/http/db_pool.hpp"
 #include "server/http/tls_context.hpp"
 #include "server/http/tls_context_detail.hpp"

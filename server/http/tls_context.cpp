@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 #include "server/http/tls_context_detail.hpp"
 
 namespace corridor {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "uma/sender.hpp"
 
 namespace corridor {

@@ -4,7 +4,7 @@
 #include <boost/json/serialize.hpp>
 #include <cmath>
 
-#include "ledger/payments.hpp"
+#include "ledger/payments/payments.hpp"
 
 namespace corridor {
 namespace {

@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "ledger/counterparty_fields.hpp"
-#include "ledger/currencies.hpp"
-#include "ledger/rates.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/payments/counterparty_fields.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/book/rates.hpp"
+#include "ledger/base/tenant.hpp"
 #include "server/api/errors.hpp"
 #include "uma/lnurlp.hpp"
 #include "uma/pubkey_response.hpp"
@@ -39,7 +39,7 @@ void insert_uma_lookup(soci::session& session, const uma_lookup_record& record);
 std::optional<uma_lookup_record> find_uma_lookup(soci::session& session, const tenant& owner,
                                                  const std::string& id);
 
-// payer_data_key and customer_info_field: ledger/counterparty_fields.hpp
+// payer_data_key and customer_info_field: ledger/payments/counterparty_fields.hpp
 
 // Receiving major units per sending major unit when the payment crosses Lightning: the service's
 // price of a millisatoshi in the sending currency (after its spread) and the receiver's LUD-21

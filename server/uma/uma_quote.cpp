@@ -5,13 +5,13 @@
 #include <cmath>
 #include <limits>
 
-#include "ledger/book.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/kyc.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/time_format.hpp"
-#include "ledger/uma_address.hpp"
-#include "ledger/uma_pricing.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/customers/kyc.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/base/uma_address.hpp"
+#include "ledger/payments/uma_pricing.hpp"
 #include "server/api/app.hpp"
 #include "server/uma/uma_identity.hpp"
 #include "server/uma/uma_lookup.hpp"
@@ -185,7 +185,7 @@ const currency& btc_of(const app_services& services) {
     fail(error_code::amount_out_of_range, message, json::object{{"field", "lockedCurrencyAmount"}});
 }
 
-// What the pay request asks for (see ledger/uma_pricing.hpp).
+// What the pay request asks for (see ledger/payments/uma_pricing.hpp).
 uma::invoice_order order_of(const currency& sending, const currency& btc,
                             const corridor_terms& terms, const quote_request& request,
                             const uma::uma_currency& receiving, const uma::uma_version& version) {

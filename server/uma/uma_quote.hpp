@@ -11,9 +11,9 @@
 #include <optional>
 #include <string>
 
-#include "ledger/payments.hpp"
-#include "ledger/tenant.hpp"
-#include "ledger/uma_payments.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/base/tenant.hpp"
+#include "ledger/payments/uma_payments.hpp"
 #include "server/api/errors.hpp"
 #include "uma/uma_error.hpp"
 

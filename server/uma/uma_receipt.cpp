@@ -6,11 +6,11 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "ledger/approvals.hpp"
-#include "ledger/assert.hpp"
-#include "ledger/book.hpp"
-#include "ledger/pricing.hpp"
-#include "ledger/uma_receipts.hpp"
+#include "ledger/payments/approvals.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/book/pricing.hpp"
+#include "ledger/payments/uma_receipts.hpp"
 #include "uma/hex.hpp"
 
 namespace corridor {

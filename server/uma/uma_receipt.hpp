@@ -1,9 +1,9 @@
 #pragma once
 // Receiving an UMA payment for one of our customers: the amount converted with the ledger's pricing
 // (BTC, in satoshis, is the sending side; the receiver's currency the receiving side), the INCOMING
-// transaction created through the approval protocol (ledger/approvals.hpp), and the BOLT #11
+// transaction created through the approval protocol (ledger/payments/approvals.hpp), and the BOLT #11
 // invoice for it, signed with the service's Lightning node key, whose payment hash is kept with the
-// transaction (ledger/uma_receipts.hpp settles it when paid and approved). Shared by the
+// transaction (ledger/payments/uma_receipts.hpp settles it when paid and approved). Shared by the
 // pay-request callback and POST /sandbox/uma/receive. Runs in the ledger writer's transaction.
 #include <soci/soci.h>
 
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "ledger/customer_store.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/result.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/result.hpp"
 #include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "uma/uma_error.hpp"
 

@@ -4,9 +4,9 @@
 #include <boost/json/serialize.hpp>
 #include <limits>
 
-#include "ledger/assert.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/base/assert.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "server/uma/uma_lookup.hpp"
 #include "uma/ecies.hpp"
 #include "uma/lnurlp.hpp"

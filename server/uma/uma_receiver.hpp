@@ -11,13 +11,13 @@
 #include <string_view>
 #include <vector>
 
-#include "ledger/clock.hpp"
-#include "ledger/currencies.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/random.hpp"
-#include "ledger/rates.hpp"
-#include "ledger/result.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/book/rates.hpp"
+#include "ledger/base/result.hpp"
 #include "server/uma/uma_receipt.hpp"
 #include "uma/key_sealing.hpp"
 #include "uma/pay_request.hpp"

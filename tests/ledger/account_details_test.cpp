@@ -1,7 +1,7 @@
 // The account details of external accounts: every account type with valid and invalid values,
 // the identifier check digits against published examples, beneficiary rules, normalisation and
 // the identity that decides duplicates.
-#include "ledger/account_details.hpp"
+#include "ledger/customers/account_details.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>

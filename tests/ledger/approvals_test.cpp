@@ -1,12 +1,12 @@
 // The approval protocol of an incoming payment in PENDING, through the domain layer: each answer of
 // the platform to the approval webhook (200, 403, 422, 202, none, 5xx), the deferred decision
 // through approve/reject, the time-out, and the refusal of any decision after the first.
-#include "ledger/approvals.hpp"
+#include "ledger/payments/approvals.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
-#include "ledger/outbox.hpp"
+#include "ledger/store/outbox.hpp"
 #include "tests/support/receiver_fixture.hpp"
 
 using namespace corridor;

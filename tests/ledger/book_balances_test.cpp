@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

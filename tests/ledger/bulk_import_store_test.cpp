@@ -1,11 +1,11 @@
 // Bulk import jobs in the store: creation and tenancy, the lease that lets one worker at a time
 // work a job (and another take it over once the lease lapses), progress recorded only under the
 // lease, and the end of a job.
-#include "ledger/bulk_import_store.hpp"
+#include "ledger/customers/bulk_import_store.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

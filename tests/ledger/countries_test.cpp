@@ -1,9 +1,9 @@
 // ISO 3166-1 alpha-2 country codes (nationality and address country of customers). The expected
 // set is written out here from the ISO 3166 maintenance agency's list as published by the
-// iso-codes project, independently of the table in ledger/countries.cpp, and every one of the 676
+// iso-codes project, independently of the table in ledger/base/countries.cpp, and every one of the 676
 // two-letter combinations is checked against it, which also catches a mis-sorted table (the lookup
 // is a binary search).
-#include "ledger/countries.hpp"
+#include "ledger/base/countries.hpp"
 
 #include <catch2/catch.hpp>
 #include <set>

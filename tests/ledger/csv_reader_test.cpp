@@ -1,6 +1,6 @@
 // The incremental CSV reader: RFC 4180 quoting, line ends, the BOM, blank lines, malformed records
 // that are skipped without losing the next one, the record size bound, and resuming at an offset.
-#include "ledger/csv_reader.hpp"
+#include "ledger/base/csv_reader.hpp"
 
 #include <catch2/catch.hpp>
 #include <sstream>

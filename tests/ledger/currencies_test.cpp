@@ -1,6 +1,6 @@
 // The currency registry read from conf/currencies.json. A bad file must stop start-up with a
 // message that says what is wrong, so every error path is driven and its message checked.
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 
 #include <catch2/catch.hpp>
 #include <stdexcept>

@@ -1,7 +1,7 @@
 // Customers in the store: creation (generated and given UMA addresses and platform customer ids),
 // uniqueness conflicts returned as values with nothing written, update and delete outcomes,
 // list filters, keyset pagination walked to the end in both orders, and tenancy isolation.
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/database.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

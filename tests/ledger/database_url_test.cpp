@@ -1,7 +1,7 @@
 // Database URLs as they may appear in logs and messages: never with a password.
 #include <catch2/catch.hpp>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 using namespace corridor;
 

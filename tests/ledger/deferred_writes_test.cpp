@@ -3,7 +3,7 @@
 // sent at once, savepoints that roll back drop what was kept since, hot service accounts take one
 // update per batch, and a batch whose summed postings would pass an account's ceiling is applied
 // again posting by posting.
-#include "ledger/deferred_writes.hpp"
+#include "ledger/store/deferred_writes.hpp"
 
 #include <soci/postgresql/soci-postgresql.h>
 
@@ -13,11 +13,11 @@
 #include <limits>
 #include <memory>
 
-#include "ledger/batch_send.hpp"
-#include "ledger/book.hpp"
-#include "ledger/ledger_writer.hpp"
-#include "ledger/outbox.hpp"
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/batch_send.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/store/ledger_writer.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/store/statement_cache.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

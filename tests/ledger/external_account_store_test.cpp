@@ -1,7 +1,7 @@
 // External accounts and bank links in the store: creation, duplicates per owner, the single default
 // UMA deposit account, tenancy, lists, the screening that turns accounts ACTIVE with their event
 // (driven by the manual clock), and the bank-link tokens: expiry, reuse, the public token.
-#include "ledger/external_account_store.hpp"
+#include "ledger/customers/external_account_store.hpp"
 
 #include <atomic>
 #include <boost/json.hpp>
@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/bank_link_store.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
+#include "ledger/customers/bank_link_store.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

@@ -1,4 +1,4 @@
-#include "ledger/funding_instructions.hpp"
+#include "ledger/payments/funding_instructions.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // Resource ids: "<Type>:<uuid v7>". Keyset pagination orders by id, so the tests check the uuid
 // layout bit by bit and that ids sort strictly in the order they were made, including many ids in
 // one millisecond (the 12-bit counter and its overflow) and a clock that steps back.
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/clock.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/base/random.hpp"
 
 using namespace corridor;
 

@@ -1,14 +1,14 @@
 // Money arriving through a rail (ABI 1.2 report_incoming): recorded once per (rail, rail
 // reference), credited to the internal account or quote whose funding reference it carries, or to
 // a registered sink by match key, and otherwise kept UNMATCHED and credited to nobody.
-#include "ledger/incoming_payments.hpp"
+#include "ledger/payments/incoming_payments.hpp"
 
 #include <catch2/catch.hpp>
 #include <thread>
 
-#include "ledger/book.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

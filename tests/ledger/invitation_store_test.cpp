@@ -1,12 +1,12 @@
 // Invitations in the store: created PENDING with a random code, read only by their tenant, claimed
 // once with the INVITATION_CLAIMED event in the claim's transaction, cancelled only by their
 // platform, and EXPIRED by the clock alone (a manual clock: no sleeping).
-#include "ledger/invitation_store.hpp"
+#include "ledger/customers/invitation_store.hpp"
 
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

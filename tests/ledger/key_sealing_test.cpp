@@ -1,11 +1,11 @@
 // Sealing private keys at rest: the AEAD round trip for secrets of any length, and the start-up
 // step that seals webhook and UMA keys stored in clear by older versions and refuses sealed ones
 // that do not open. The step takes the key explicitly: nothing here installs a process-wide one.
-#include "ledger/key_sealing.hpp"
+#include "ledger/store/key_sealing.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ledger/webhook_keys.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/hex.hpp"
 #include "uma/sql_stores.hpp"

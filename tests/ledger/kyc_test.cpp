@@ -1,10 +1,10 @@
 // KYC in the store: which statuses move money, single-use expiring links stored only as hashes,
 // and sandbox reviews that decide at their time, once, with their KYC_STATUS event.
-#include "ledger/kyc.hpp"
+#include "ledger/customers/kyc.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

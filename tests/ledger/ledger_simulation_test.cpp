@@ -9,10 +9,10 @@
 #include <map>
 #include <random>
 
-#include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;

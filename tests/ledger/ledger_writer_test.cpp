@@ -1,7 +1,7 @@
 // The ledger writer applies each command in its own savepoint: a failed command leaves nothing,
 // a command that failed on transient contention is rolled back and run again (a bounded number of
 // times), and completion is reported only after the batch's commit.
-#include "ledger/ledger_writer.hpp"
+#include "ledger/store/ledger_writer.hpp"
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;

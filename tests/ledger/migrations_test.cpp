@@ -1,6 +1,6 @@
 // Schema migrations: applied once, recorded, reported, and safe when several processes start
 // together (each with its own connection), which is how a PostgreSQL deployment boots.
-#include "ledger/migrations.hpp"
+#include "ledger/store/migrations.hpp"
 
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;

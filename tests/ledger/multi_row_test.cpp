@@ -1,8 +1,8 @@
-// Multi-row statements (ledger/multi_row.hpp) on both backends: values that CSV files carry
+// Multi-row statements (ledger/store/multi_row.hpp) on both backends: values that CSV files carry
 // (quotes, backslashes, commas, braces, line breaks, non-ASCII, empty strings) and NULLs arrive
 // intact through a multi-row INSERT of several chunks, and the lookup finds exactly the keys that
 // exist.
-#include "ledger/multi_row.hpp"
+#include "ledger/store/multi_row.hpp"
 
 #include <catch2/catch.hpp>
 #include <optional>

@@ -1,7 +1,7 @@
 // Commits that record events wake delivery: the process's listener runs after the commit (never
 // for a rollback or a commit without events), and on PostgreSQL the commit sends NOTIFY, which a
 // LISTEN connection of another process receives.
-#include "ledger/outbox.hpp"
+#include "ledger/store/outbox.hpp"
 
 #include <catch2/catch.hpp>
 #include <libpq-fe.h>
@@ -10,10 +10,10 @@
 #include <atomic>
 #include <memory>
 
-#include "ledger/clock.hpp"
-#include "ledger/database.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/base/random.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;

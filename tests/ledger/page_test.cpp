@@ -2,14 +2,14 @@
 // hostile: it must return the id that encode_cursor was given, and for anything else (tampered,
 // truncated, foreign, oversized) either nothing or, at worst, another well-formed id; never text
 // that is not an id. Paging itself is tested with the stores.
-#include "ledger/page.hpp"
+#include "ledger/store/page.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "ledger/clock.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/random.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/base/random.hpp"
 #include "tests/support/text_checks.hpp"
 
 using namespace corridor;

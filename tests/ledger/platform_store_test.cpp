@@ -1,13 +1,13 @@
 // Platforms and their two environment configurations, against a fresh database per test (SQLite,
 // or PostgreSQL in the unit_store_postgres run). Checks what creation writes, that a UMA domain
 // belongs to one platform only, and the patch semantics of configuration updates.
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "ledger/ids.hpp"
-#include "ledger/uma_address.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/base/uma_address.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

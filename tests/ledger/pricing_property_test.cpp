@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "ledger/money.hpp"
-#include "ledger/pricing.hpp"
+#include "ledger/book/money.hpp"
+#include "ledger/book/pricing.hpp"
 
 using namespace corridor;
 

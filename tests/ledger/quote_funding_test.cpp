@@ -3,8 +3,8 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
-#include "ledger/customer_store.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/payments/payments.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

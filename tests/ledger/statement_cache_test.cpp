@@ -1,7 +1,7 @@
 // Prepared statements cached per session: reused across calls with new parameter values, never
 // holding a stale read snapshot between calls, recovering after a failed execution, and falling
 // back to one-off statements on sessions that have no cache.
-#include "ledger/statement_cache.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 #include <catch2/catch.hpp>
 #include <soci/sqlite3/soci-sqlite3.h>

@@ -1,7 +1,7 @@
 // ISO 8601 timestamps at the edge, integer milliseconds inside. The tests pin the exact output
 // format, round-trip a spread of instants (before 1970 too), and walk the parser through offsets,
 // fractions, calendar edge cases and malformed shapes, which arrive from clients as query filters.
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdint>

@@ -1,6 +1,6 @@
 // API tokens: what creation returns and stores (never the secret itself), lookups scoped to the
 // caller's tenant, list filters and paging, and deletion that takes effect for authentication.
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ledger/ids.hpp"
+#include "ledger/store/ids.hpp"
 #include "server/api/auth.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "tests/support/text_checks.hpp"

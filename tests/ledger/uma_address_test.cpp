@@ -1,7 +1,7 @@
 // UMA addresses "$user@domain" and UMA domains. The normalised form is what the store keeps unique
 // (one domain per platform, one address per environment), so besides accepting and rejecting, the
 // tests check that two spellings of the same domain normalise to one string.
-#include "ledger/uma_address.hpp"
+#include "ledger/base/uma_address.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>

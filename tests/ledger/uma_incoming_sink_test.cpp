@@ -1,12 +1,12 @@
 // The UMA receiving side as a receiver of rail arrivals: a rail's payment of an UMA invoice the
 // service signed pays that invoice (and settles the payment once approved), once; an underpaid or
 // non-BTC arrival, or one for an invoice no longer payable, is refused and credits nothing.
-#include "ledger/uma_incoming_sink.hpp"
+#include "ledger/payments/uma_incoming_sink.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/store/database.hpp"
 #include "tests/support/receiver_fixture.hpp"
 
 using namespace corridor;

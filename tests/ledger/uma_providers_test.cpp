@@ -1,6 +1,6 @@
 // The UMA provider catalogue: what the file may hold, and the pages of GET /uma-providers in both
 // orders, with filters, per-platform allow-list status and cursors that resume exactly.
-#include "ledger/uma_providers.hpp"
+#include "ledger/platforms/uma_providers.hpp"
 
 #include <catch2/catch.hpp>
 #include <stdexcept>

@@ -1,11 +1,11 @@
 // Settlement of incoming UMA payments: the invoice paid and the approval APPROVED, in either order,
 // credit the receiving account once; a rejected, failed or timed-out payment is never credited and
 // its invoice is no longer payable.
-#include "ledger/uma_receipts.hpp"
+#include "ledger/payments/uma_receipts.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "tests/support/receiver_fixture.hpp"
 
 using namespace corridor;

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "ledger/utf8.hpp"
+#include "ledger/base/utf8.hpp"
 
 using namespace corridor;
 

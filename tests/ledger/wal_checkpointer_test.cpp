@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "ledger/wal_checkpointer.hpp"
+#include "ledger/store/wal_checkpointer.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;

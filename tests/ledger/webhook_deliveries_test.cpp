@@ -1,7 +1,7 @@
 // Webhook delivery bookkeeping with an injected clock: the retry schedule and its 7-day cut-off,
 // no retry after a 409 or for TEST, claims that exclude each other and survive a crash (the lease),
 // the signed body, and the attempts list.
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/database.hpp"
-#include "ledger/outbox.hpp"
-#include "ledger/webhook_keys.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

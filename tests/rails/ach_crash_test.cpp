@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/store/database.hpp"
 #include "plugins/ach/nacha_reader.hpp"
 #include "rails/loader.hpp"
 #include "rails/payment_engine.hpp"

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ledger/book.hpp"
+#include "ledger/book/book.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor::testing {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ledger/account_details.hpp"
+#include "ledger/customers/account_details.hpp"
 
 namespace corridor {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/store/database.hpp"
 #include "rails/loader.hpp"
 #include "tests/rails/funded_account.hpp"
 #include "tests/support/store_fixture.hpp"

@@ -6,8 +6,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "ledger/book.hpp"
-#include "ledger/database.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/store/database.hpp"
 #include "rails/loader.hpp"
 #include "rails/payment_engine.hpp"
 #include "tests/rails/funded_account.hpp"

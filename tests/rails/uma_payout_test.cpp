@@ -6,11 +6,11 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
-#include "ledger/book.hpp"
-#include "ledger/database.hpp"
-#include "ledger/uma_payments.hpp"
-#include "ledger/uma_post_transactions.hpp"
-#include "ledger/uma_pricing.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/payments/uma_payments.hpp"
+#include "ledger/payments/uma_post_transactions.hpp"
+#include "ledger/payments/uma_pricing.hpp"
 #include "rails/loader.hpp"
 #include "rails/payment_engine.hpp"
 #include "tests/rails/funded_account.hpp"

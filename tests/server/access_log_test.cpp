@@ -4,7 +4,7 @@
 
 #include <boost/json.hpp>
 
-#include "server/http/access_log.hpp"
+#include "server/process/access_log.hpp"
 
 namespace corridor {
 namespace {

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "ledger/token_store.hpp"
+#include "ledger/platforms/token_store.hpp"
 
 using namespace corridor;
 

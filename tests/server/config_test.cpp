@@ -2,7 +2,7 @@
 // start-up with a message naming the key; relative paths in the file are relative to the file's
 // own folder, wherever the process was started. Each test writes its files into a fresh temporary
 // folder.
-#include "server/config.hpp"
+#include "server/process/config.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -10,10 +10,10 @@
 #include <fstream>
 #include <string>
 
-#include "ledger/currencies.hpp"
-#include "ledger/database.hpp"
-#include "ledger/random.hpp"
-#include "ledger/uma_providers.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/platforms/uma_providers.hpp"
 
 using namespace corridor;
 namespace fs = std::filesystem;

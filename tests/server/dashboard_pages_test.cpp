@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "ledger/currencies.hpp"
+#include "ledger/book/currencies.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"
 #include "server/api/input.hpp"

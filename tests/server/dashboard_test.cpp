@@ -8,14 +8,14 @@
 #include <fstream>
 #include <string>
 
-#include "ledger/dashboard_store.hpp"
-#include "ledger/token_store.hpp"
-#include "server/config.hpp"
+#include "ledger/platforms/dashboard_store.hpp"
+#include "ledger/platforms/token_store.hpp"
+#include "server/process/config.hpp"
 #include "server/dashboard/form.hpp"
 #include "server/dashboard/passwords.hpp"
 #include "server/dashboard/throttle.hpp"
 #include "server/dashboard/totp.hpp"
-#include "server/http/access_log.hpp"
+#include "server/process/access_log.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

@@ -1,7 +1,7 @@
 // The delivery loop with a scripted transport in place of the network: it claims due events, signs
 // them verifiably, records each attempt, and feeds the answer to an approval event into the
 // incoming payment's decision in the same transaction.
-#include "server/webhooks/delivery_worker.hpp"
+#include "server/workers/delivery_worker.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
@@ -9,13 +9,13 @@
 #include <mutex>
 #include <thread>
 
-#include "ledger/approvals.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/database.hpp"
-#include "ledger/ledger_writer.hpp"
-#include "ledger/outbox.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/webhook_keys.hpp"
+#include "ledger/payments/approvals.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/ledger_writer.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "tests/support/test_database.hpp"
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-#include "ledger/page.hpp"
+#include "ledger/store/page.hpp"
 #include "server/api/errors.hpp"
 
 using namespace corridor;

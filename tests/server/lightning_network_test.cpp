@@ -6,11 +6,11 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "ledger/book.hpp"
-#include "ledger/database.hpp"
-#include "ledger/incoming_payments.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/payments/incoming_payments.hpp"
 #include "rails/loader.hpp"
-#include "server/rails_runtime.hpp"
+#include "server/workers/rails_runtime.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor {

@@ -1,8 +1,8 @@
 // The process log: JSON lines with an RFC 3339 UTC millisecond time, level, message and fields,
 // written to log.file when set, and reopened under the same name (logrotate moves the old one).
-#include "server/logging.hpp"
+#include "server/process/logging.hpp"
 
-#include "ledger/time_format.hpp"
+#include "ledger/base/time_format.hpp"
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <vector>
 
-#include "ledger/random.hpp"
+#include "ledger/base/random.hpp"
 
 using namespace corridor;
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 // The Prometheus text that GET /metrics serves: families announced by HELP and TYPE before their
 // samples, counters by route and status, histograms with cumulative buckets that end in +Inf equal
 // to _count, and every sample line in the exposition format.
-#include "server/metrics.hpp"
+#include "server/process/metrics.hpp"
 
 #include <catch2/catch.hpp>
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The server's rail wiring: configuration into loader settings, and the driver that runs the
 // payment engine on a real ledger writer until a transfer completes.
-#include "server/rails_runtime.hpp"
+#include "server/workers/rails_runtime.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,8 +14,8 @@
 #include <future>
 #include <thread>
 
-#include "ledger/book.hpp"
-#include "ledger/ledger_writer.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/store/ledger_writer.hpp"
 #include "tests/rails/funded_account.hpp"
 #include "tests/support/store_fixture.hpp"
 

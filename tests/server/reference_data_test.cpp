@@ -1,10 +1,10 @@
 // The reference data of each environment: built-in currencies and UMA providers, the sandbox's
 // sample prices and bank details, and a production that has only what the operator configured.
-#include "server/reference_data.hpp"
+#include "server/process/reference_data.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ledger/clock.hpp"
+#include "ledger/base/clock.hpp"
 
 using namespace corridor;
 

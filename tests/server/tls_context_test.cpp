@@ -14,8 +14,8 @@
 #include <memory>
 #include <string>
 
-#include "ledger/random.hpp"
-#include "server/config.hpp"
+#include "ledger/base/random.hpp"
+#include "server/process/config.hpp"
 
 using namespace corridor;
 namespace fs = std::filesystem;

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "ledger/customer_store.hpp"
+#include "ledger/customers/customer_store.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;

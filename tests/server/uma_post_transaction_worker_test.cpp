@@ -1,12 +1,12 @@
 // The post-transaction callback worker with a scripted transport: each due callback is signed with
 // the platform environment's UMA key (fresh nonce per attempt), a refusal is retried on a doubling
 // schedule, and after the configured number of attempts the callback is given up.
-#include "server/uma/uma_post_transaction_worker.hpp"
+#include "server/workers/uma_post_transaction_worker.hpp"
 
 #include <catch2/catch.hpp>
 
-#include "ledger/database.hpp"
-#include "ledger/platform_store.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "server/api/app.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/nonce_store.hpp"

@@ -3,9 +3,9 @@
 #include <boost/json/serialize.hpp>
 #include <catch2/catch.hpp>
 
-#include "ledger/approvals.hpp"
-#include "ledger/rates.hpp"
-#include "ledger/uma_receipts.hpp"
+#include "ledger/payments/approvals.hpp"
+#include "ledger/book/rates.hpp"
+#include "ledger/payments/uma_receipts.hpp"
 #include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "tests/support/store_fixture.hpp"
 #include "uma/ecies.hpp"

@@ -1,4 +1,4 @@
-#include "server/upkeep.hpp"
+#include "server/workers/upkeep.hpp"
 
 #include <catch2/catch.hpp>
 #include <chrono>

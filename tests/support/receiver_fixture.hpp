@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "ledger/approvals.hpp"
-#include "ledger/uma_receipts.hpp"
+#include "ledger/payments/approvals.hpp"
+#include "ledger/payments/uma_receipts.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor::testing {

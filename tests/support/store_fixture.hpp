@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <string>
 
-#include "ledger/clock.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/ids.hpp"
-#include "ledger/platform_store.hpp"
-#include "ledger/random.hpp"
-#include "ledger/tenant.hpp"
+#include "ledger/base/clock.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/store/ids.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/tenant.hpp"
 #include "tests/support/test_database.hpp"
 
 namespace corridor::testing {

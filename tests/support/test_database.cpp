@@ -8,8 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "ledger/migrations.hpp"
-#include "ledger/random.hpp"
+#include "ledger/store/migrations.hpp"
+#include "ledger/base/random.hpp"
 
 namespace corridor::testing {
 namespace {

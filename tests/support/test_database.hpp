@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "ledger/database.hpp"
+#include "ledger/store/database.hpp"
 
 namespace corridor::testing {
 

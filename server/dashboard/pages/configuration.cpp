@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <charconv>
 
-#include "ledger/platform_store.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

@@ -1,9 +1,9 @@
 // Customers: the list with the filters of GET /customers (same query names and reader), and a
 // customer's page with its KYC state, internal accounts, external accounts and transactions.
-#include "ledger/book.hpp"
-#include "ledger/customer_store.hpp"
-#include "ledger/external_account_store.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/customers/external_account_store.hpp"
+#include "ledger/payments/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

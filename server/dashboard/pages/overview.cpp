@@ -1,10 +1,10 @@
 // The overview, /dashboard/ once signed in: balances by currency (the platform's own accounts and
 // its customers'), the payments of the last 24 hours by status, webhook health (the backlog and the
 // failures) and the rails that move money in this environment.
-#include "ledger/book.hpp"
-#include "ledger/operator_views.hpp"
-#include "ledger/payments.hpp"
-#include "ledger/webhook_deliveries.hpp"
+#include "ledger/book/book.hpp"
+#include "ledger/payments/operator_views.hpp"
+#include "ledger/payments/payments.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
 #include "rails/rail.hpp"
 #include "server/api/app.hpp"
 #include "server/api/handler_steps.hpp"

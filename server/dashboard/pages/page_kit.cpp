@@ -2,8 +2,8 @@
 
 #include <ctime>
 
-#include "ledger/currencies.hpp"
-#include "ledger/token_store.hpp"
+#include "ledger/book/currencies.hpp"
+#include "ledger/platforms/token_store.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/html.hpp"

@@ -5,8 +5,8 @@
 #include <boost/json.hpp>
 #include <charconv>
 
-#include "ledger/bank_link_store.hpp"
-#include "ledger/book.hpp"
+#include "ledger/customers/bank_link_store.hpp"
+#include "ledger/book/book.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

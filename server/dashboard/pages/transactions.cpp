@@ -1,8 +1,8 @@
 // Transactions and quotes: the lists with the filters of GET /transactions and GET /quotes (same
 // query names, same readers, same store calls), and a detail page per transaction with its ledger
 // postings, its rail operations and every webhook delivery that carried it.
-#include "ledger/operator_views.hpp"
-#include "ledger/payments.hpp"
+#include "ledger/payments/operator_views.hpp"
+#include "ledger/payments/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"

@@ -1,0 +1,393 @@
+#include "ledger/book/book.hpp"
+
+#include <map>
+
+#include "ledger/base/assert.hpp"
+#include "ledger/store/deferred_writes.hpp"
+#include "ledger/book/money.hpp"
+#include "ledger/store/multi_row.hpp"
+#include "ledger/store/statement_cache.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr std::int64_t posted_max = std::numeric_limits<std::int64_t>::max();
+
+struct account_row {
+    std::string id, platform_id, environment, kind, owner_id, currency, reference;
+    int must_not_overdraw = 1;
+    long long debits_posted = 0, credits_posted = 0, created_at_ms = 0, updated_at_ms = 0;
+
+    void bind(soci::statement& statement) {
+        for (auto* text : {&id, &platform_id, &environment, &kind, &owner_id, &currency, &reference}) {
+            statement.exchange(soci::into(*text));
+        }
+        statement.exchange(soci::into(must_not_overdraw));
+        statement.exchange(soci::into(debits_posted));
+        statement.exchange(soci::into(credits_posted));
+        statement.exchange(soci::into(created_at_ms));
+        statement.exchange(soci::into(updated_at_ms));
+    }
+
+    ledger_account to_account() const {
+        ledger_account out;
+        out.id = id;
+        out.owner = tenant_of_row(platform_id, environment);
+        static const std::map<std::string, account_kind> kinds = {
+            {"CUSTOMER", account_kind::customer},   {"PLATFORM", account_kind::platform},
+            {"LIQUIDITY", account_kind::liquidity}, {"FEES", account_kind::fees},
+            {"SETTLEMENT", account_kind::settlement}};
+        out.kind = kinds.at(kind);
+        out.owner_id = owner_id;
+        out.currency = currency;
+        out.reference = reference;
+        out.must_not_overdraw = must_not_overdraw != 0;
+        out.debits_posted = debits_posted;
+        out.credits_posted = credits_posted;
+        out.created_at_ms = created_at_ms;
+        out.updated_at_ms = updated_at_ms;
+        CORRIDOR_ASSERT(!out.must_not_overdraw || out.balance() >= 0);
+        return out;
+    }
+};
+
+constexpr const char* account_select =
+    "SELECT id, platform_id, environment, kind, owner_id, currency, reference, must_not_overdraw, "
+    "debits_posted, credits_posted, created_at_ms, updated_at_ms FROM ledger_accounts";
+
+const std::string account_by_id_sql =
+    std::string(account_select) + " WHERE platform_id = :p AND environment = :e AND id = :i";
+
+struct balance_row {
+    long long balance = 0;
+    void bind(soci::statement& statement) { statement.exchange(soci::into(balance)); }
+};
+
+struct id_row {
+    std::string id;
+    soci::indicator found = soci::i_null;
+    void bind(soci::statement& statement) { statement.exchange(soci::into(id, found)); }
+};
+
+bool is_internal(account_kind kind) {
+    return kind == account_kind::customer || kind == account_kind::platform;
+}
+
+}  // namespace
+
+std::string_view to_string(account_kind kind) {
+    switch (kind) {
+        case account_kind::customer: return "CUSTOMER";
+        case account_kind::platform: return "PLATFORM";
+        case account_kind::liquidity: return "LIQUIDITY";
+        case account_kind::fees: return "FEES";
+        case account_kind::settlement: return "SETTLEMENT";
+    }
+    return "CUSTOMER";
+}
+
+namespace {
+
+// A short upper-case reference a person can type into a bank transfer's memo.
+std::string new_account_reference(random_source& random) {
+    std::string reference = "CR" + random_base32(random, 14);
+    for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return reference;
+}
+
+// Inserts the account unless one with the same owner and currency exists; true when inserted.
+bool insert_account(soci::session& session, book_services services, const tenant& owner,
+                    account_kind kind, const std::string& owner_id, const std::string& currency) {
+    std::string env_name(owner.env_name());
+    std::string kind_name(to_string(kind));
+    std::string id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
+    std::string reference = new_account_reference(services.random);
+    int overdraw_guard = is_internal(kind) ? 1 : 0;
+    long long now_ms = services.time.now_ms();
+    return run_prepared(
+               session,
+               "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+               "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+               "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, "
+               ":t, :t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO "
+               "NOTHING",
+               id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
+               overdraw_guard, now_ms, now_ms) == 1;
+}
+
+}  // namespace
+
+void open_new_customer_accounts(soci::session& session, book_services services, const tenant& owner,
+                                const std::string& customer_id,
+                                const std::vector<std::string>& currencies) {
+    for (const auto& currency : currencies) {
+        // The customer's id was just generated, so none of its accounts can exist yet: no lookup
+        // first (each one a round trip per currency, and on a large table the costliest statement
+        // of a bulk import), and a conflict would be a broken invariant rather than a race.
+        bool inserted =
+            insert_account(session, services, owner, account_kind::customer, customer_id, currency);
+        CORRIDOR_ASSERT(inserted);
+    }
+}
+
+void open_new_customers_accounts(soci::session& session, book_services services,
+                                 const tenant& owner,
+                                 const std::vector<new_customer_accounts>& customers) {
+    // As in open_new_customer_accounts: the customers are new, so no account of theirs exists and
+    // no ON CONFLICT is needed; a conflict aborts the INSERT as the broken invariant it would be.
+    multi_row_insert insert("ledger_accounts", {{"id"},
+                                                {"platform_id"},
+                                                {"environment"},
+                                                {"kind"},
+                                                {"owner_id"},
+                                                {"currency"},
+                                                {"reference"},
+                                                {"must_not_overdraw", column_type::integer},
+                                                {"debits_posted", column_type::integer},
+                                                {"credits_posted", column_type::integer},
+                                                {"created_at_ms", column_type::integer},
+                                                {"updated_at_ms", column_type::integer}});
+    std::string env_name(owner.env_name());
+    std::string kind_name(to_string(account_kind::customer));
+    std::string now_ms = std::to_string(services.time.now_ms());
+    for (const auto& customer : customers) {
+        for (const auto& currency : *customer.currencies) {
+            insert.add({services.ids.next("InternalAccount"), owner.platform_id, env_name,
+                        kind_name, *customer.customer_id, currency,
+                        new_account_reference(services.random), "1", "0", "0", now_ms, now_ms});
+        }
+    }
+    insert.run(session);
+}
+
+std::string ensure_account(soci::session& session, book_services services, const tenant& owner,
+                           account_kind kind, const std::string& owner_id,
+                           const std::string& currency) {
+    CORRIDOR_ASSERT(kind == account_kind::customer || owner_id.empty());
+    std::string env_name(owner.env_name());
+    std::string kind_name(to_string(kind));
+    auto find_id = [&]() -> std::optional<std::string> {
+        id_row row;
+        if (fetch_prepared(session,
+                           "SELECT id FROM ledger_accounts WHERE platform_id = :p AND "
+                           "environment = :e AND kind = :k AND owner_id = :o AND currency = :c",
+                           row, owner.platform_id, env_name, kind_name, owner_id, currency) &&
+            row.found == soci::i_ok) {
+            return std::move(row.id);
+        }
+        return std::nullopt;
+    };
+    // The ledger writer remembers service accounts' ids across batches (deferred_writes.hpp).
+    deferred_writes* deferred =
+        kind == account_kind::customer ? nullptr : deferred_writes_of(session);
+    std::string key;
+    if (deferred) {
+        key = owner.platform_id + '/' + env_name + '/' + kind_name + '/' + currency;
+        if (const std::string* known = deferred->known_account(key)) return *known;
+    }
+    auto existing = find_id();
+    if (!existing) {
+        // Another process may open the same account at the same moment: the unique index decides,
+        // and the loser reads the winner's row.
+        insert_account(session, services, owner, kind, owner_id, currency);
+        existing = find_id();
+        CORRIDOR_ASSERT(existing.has_value());
+    }
+    if (deferred) deferred->found_account(key, *existing);
+    return *existing;
+}
+
+std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
+                                           const std::string& id) {
+    account_row row;
+    std::string env_name(owner.env_name());
+    if (!fetch_prepared(session, account_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
+        return std::nullopt;
+    }
+    return row.to_account();
+}
+
+page<ledger_account> list_internal_accounts(soci::session& session, const tenant& owner,
+                                            const account_filter& filter,
+                                            const page_request& request) {
+    sql_filter where = tenant_filter(owner);
+    if (filter.platform_only) {
+        where.equals("kind", std::string("PLATFORM"));
+    } else {
+        where.equals("kind", std::string("CUSTOMER"));
+        if (filter.customer_id) where.equals("owner_id", *filter.customer_id);
+    }
+    if (filter.currency) where.equals("currency", *filter.currency);
+    return list_page<ledger_account, account_row>(session, "ledger_accounts", account_select, where,
+                                                  request, [](const account_row& r) { return r.to_account(); });
+}
+
+std::vector<currency_balance> balances_by_currency(soci::session& session, const tenant& owner) {
+    std::string env_name(owner.env_name());
+    std::string currency, kind;
+    long long count = 0, balance = 0;
+    // CAST: PostgreSQL counts and sums BIGINT into BIGINT and NUMERIC; both read as integers.
+    soci::statement statement =
+        (session.prepare
+             << "SELECT currency, kind, CAST(COUNT(*) AS BIGINT), "
+                "CAST(SUM(credits_posted - debits_posted) AS BIGINT) FROM ledger_accounts "
+                "WHERE platform_id = :p AND environment = :e AND kind IN ('PLATFORM', "
+                "'CUSTOMER') GROUP BY currency, kind ORDER BY currency, kind",
+         soci::into(currency), soci::into(kind), soci::into(count), soci::into(balance),
+         soci::use(owner.platform_id), soci::use(env_name));
+    statement.execute(false);
+    std::vector<currency_balance> out;
+    while (statement.fetch()) {
+        if (out.empty() || out.back().currency != currency) out.push_back({currency});
+        if (kind == "PLATFORM") {
+            out.back().platform_balance = balance;
+        } else {
+            out.back().customer_balance = balance;
+            out.back().customer_accounts = count;
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// Why an UPDATE guarded by tenant, currency and limits touched no row.
+transfer_error classify_refusal(soci::session& session, const tenant& owner, const std::string& id,
+                                const transfer_request& request, bool debit_side) {
+    auto account = find_account(session, owner, id);
+    if (!account) return transfer_error::account_not_found;
+    if (account->currency != request.currency) return transfer_error::currency_mismatch;
+    std::int64_t posted = debit_side ? account->debits_posted : account->credits_posted;
+    if (posted > posted_max - request.amount) return transfer_error::overflow;
+    return transfer_error::insufficient_funds;
+}
+
+}  // namespace
+
+namespace {
+
+// Service accounts (liquidity, fees, settlement) have no overdraft guard, and their ids come only
+// from ensure_account for the transfer's owner and currency: their postings need no check of the
+// row and can wait for the batch's flush.
+bool is_service_account(const std::string& id) {
+    return id.starts_with("ServiceAccount:");
+}
+
+}  // namespace
+
+result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
+                                                  const tenant& owner,
+                                                  const transfer_request& request) {
+    CORRIDOR_ASSERT(request.amount > 0);
+    CORRIDOR_ASSERT(request.debit_account_id != request.credit_account_id);
+    long long amount = request.amount;
+    long long now_ms = services.time.now_ms();
+    long long ceiling = posted_max - request.amount;
+    std::string env_name(owner.env_name());
+    deferred_writes* deferred = deferred_writes_of(session);
+    bool defer_credit = deferred && is_service_account(request.credit_account_id);
+    bool defer_debit = deferred && is_service_account(request.debit_account_id);
+    if (!defer_credit) {
+        long long credited = 0;
+        if (deferred) {
+            // In the writer's batch the balance comes back with the update, for later reads.
+            balance_row after;
+            credited =
+                fetch_prepared(session,
+                               "UPDATE ledger_accounts SET credits_posted = credits_posted + "
+                               ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                               "environment = :e AND currency = :c AND credits_posted <= :m "
+                               "RETURNING credits_posted - debits_posted",
+                               after, amount, now_ms, request.credit_account_id, owner.platform_id,
+                               env_name, request.currency, ceiling);
+            if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
+        } else {
+            credited = run_prepared(
+                session,
+                "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = "
+                ":t "
+                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+                "credits_posted <= :m",
+                amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
+                request.currency, ceiling);
+        }
+        if (credited != 1) {
+            return classify_refusal(session, owner, request.credit_account_id, request, false);
+        }
+    }
+    if (!defer_debit) {
+        // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two
+        // debits can never both pass on a balance that covers one.
+        long long debited = 0;
+        if (deferred) {
+            balance_row after;
+            debited = fetch_prepared(
+                session,
+                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+                ">= "
+                ":a2) RETURNING credits_posted - debits_posted",
+                after, amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+                request.currency, ceiling, amount);
+            if (debited) deferred->saw_balance(request.debit_account_id, after.balance);
+        } else {
+            debited = run_prepared(
+                session,
+                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+                ">= "
+                ":a2)",
+                amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+                request.currency, ceiling, amount);
+        }
+        if (debited != 1) {
+            // Undo the credit so that a refused transfer leaves no trace (a deferred one was
+            // never kept).
+            if (!defer_credit) {
+                run_prepared(
+                    session,
+                    "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
+                    amount, request.credit_account_id);
+                if (deferred) deferred->saw_balance(request.credit_account_id, std::nullopt);
+            }
+            return classify_refusal(session, owner, request.debit_account_id, request, true);
+        }
+    }
+    if (defer_credit) deferred->add_posting(request.credit_account_id, false, amount, now_ms);
+    if (defer_debit) deferred->add_posting(request.debit_account_id, true, amount, now_ms);
+    std::string id = services.ids.next("Transfer");
+    if (deferred) {
+        // Nothing reads a transfer back before the batch commits.
+        deferred->add_transfer({id, owner.platform_id, env_name, request.debit_account_id,
+                                request.credit_account_id, amount, request.currency, request.code,
+                                request.transaction_id, now_ms});
+        return id;
+    }
+    run_prepared(session,
+                 "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
+                 "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
+                 "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)",
+                 id, owner.platform_id, env_name, request.debit_account_id,
+                 request.credit_account_id, amount, request.currency, request.code,
+                 request.transaction_id, now_ms);
+    return id;
+}
+
+std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id) {
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (deferred) {
+        if (auto known = deferred->balance_of(id)) return *known;
+    }
+    balance_row row;
+    if (!fetch_prepared(session,
+                        "SELECT credits_posted - debits_posted FROM ledger_accounts WHERE id = :i",
+                        row, id)) {
+        return std::nullopt;
+    }
+    // A service account's postings of this batch may still wait for the flush.
+    return row.balance + (deferred ? deferred->pending_delta(id) : 0);
+}
+
+}  // namespace corridor

@@ -1,0 +1,271 @@
+#include "ledger/payments/operator_views.hpp"
+
+#include <initializer_list>
+
+#include "ledger/base/assert.hpp"
+#include "ledger/store/database.hpp"
+
+namespace corridor {
+namespace {
+
+struct column {
+    const char* expression;  // SQL
+    const char* name;        // the field's name
+    bool integer;
+};
+
+// Runs SELECT <columns> <rest> with text parameters. Every column is read as text (CAST to TEXT)
+// so that one code path serves both backends and any column type.
+std::vector<view_row> select_rows(soci::session& session, std::initializer_list<column> columns,
+                                  const std::string& rest, const std::vector<std::string>& params) {
+    std::string sql = "SELECT ";
+    bool first = true;
+    for (const auto& c : columns) {
+        sql += std::string(first ? "" : ", ") + "CAST(" + c.expression + " AS TEXT)";
+        first = false;
+    }
+    sql += " " + rest;
+    std::vector<std::string> values(columns.size());
+    std::vector<soci::indicator> indicators(columns.size(), soci::i_null);
+    std::vector<std::string> bound(params);
+    soci::statement statement(session);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        statement.exchange(soci::into(values[i], indicators[i]));
+    for (auto& param : bound) statement.exchange(soci::use(param));
+    statement.alloc();
+    statement.prepare(sql);
+    statement.define_and_bind();
+    statement.execute(false);
+    std::vector<view_row> rows;
+    while (statement.fetch()) {
+        view_row row;
+        std::size_t i = 0;
+        for (const auto& c : columns) {
+            std::optional<std::string> value;
+            if (indicators[i] == soci::i_ok) value = values[i];
+            row.push_back({c.name, c.integer, std::move(value)});
+            ++i;
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+constexpr bool text = false;
+constexpr bool integer = true;
+
+}  // namespace
+
+std::string field_text(const view_row& row, const std::string& name) {
+    for (const auto& field : row) {
+        if (field.name == name) return field.value.value_or("");
+    }
+    return "";
+}
+
+std::vector<view_row> platforms_view(soci::session& session) {
+    return select_rows(
+        session,
+        {{"p.id", "id", text},
+         {"p.name", "name", text},
+         {"p.is_regulated", "is_regulated", integer},
+         {"(SELECT c.uma_domain FROM platform_configs c WHERE c.platform_id = p.id AND "
+          "c.environment = 'production')",
+          "uma_domain", text},
+         {"(SELECT COUNT(*) FROM tokens t WHERE t.platform_id = p.id AND t.is_deleted = 0)",
+          "live_tokens", integer},
+         {"(SELECT COUNT(*) FROM customers c WHERE c.platform_id = p.id AND c.is_deleted = 0)",
+          "customers", integer},
+         {"p.created_at_ms", "created_at_ms", integer}},
+        "FROM platforms p ORDER BY p.created_at_ms, p.id", {});
+}
+
+std::vector<view_row> tokens_view(soci::session& session, const std::string& platform_id) {
+    // Never the secret's hash: only what names and scopes the token.
+    return select_rows(session,
+                       {{"id", "id", text},
+                        {"environment", "environment", text},
+                        {"name", "name", text},
+                        {"permissions", "permissions", integer},
+                        {"client_id", "client_id", text},
+                        {"is_deleted", "is_deleted", integer},
+                        {"created_at_ms", "created_at_ms", integer},
+                        {"updated_at_ms", "updated_at_ms", integer}},
+                       "FROM tokens WHERE platform_id = :p ORDER BY created_at_ms, id",
+                       {platform_id});
+}
+
+revoke_outcome revoke_token_any_tenant(soci::session& session, const clock& time,
+                                       const std::string& token_id) {
+    write_transaction transaction(session);
+    int deleted = 0;
+    soci::statement select = (session.prepare << "SELECT is_deleted FROM tokens WHERE id = :i",
+                              soci::use(token_id), soci::into(deleted));
+    if (!select.execute(true)) return revoke_outcome::not_found;
+    if (deleted != 0) return revoke_outcome::already_revoked;
+    long long now_ms = time.now_ms();
+    soci::statement statement =
+        (session.prepare << "UPDATE tokens SET is_deleted = 1, updated_at_ms = :t WHERE id = :i "
+                            "AND is_deleted = 0",
+         soci::use(now_ms), soci::use(token_id));
+    statement.execute(true);
+    auto affected = statement.get_affected_rows();
+    transaction.commit();
+    return affected == 1 ? revoke_outcome::revoked : revoke_outcome::already_revoked;
+}
+
+std::optional<payment_view> find_payment_view(soci::session& session,
+                                              const std::string& transaction_id) {
+    auto transactions = select_rows(session,
+                                    {{"id", "id", text},
+                                     {"platform_id", "platform_id", text},
+                                     {"environment", "environment", text},
+                                     {"type", "type", text},
+                                     {"status", "status", text},
+                                     {"quote_id", "quote_id", text},
+                                     {"customer_id", "customer_id", text},
+                                     {"source_type", "source_type", text},
+                                     {"source_account_id", "source_account_id", text},
+                                     {"source_currency", "source_currency", text},
+                                     {"destination_type", "destination_type", text},
+                                     {"destination_account_id", "destination_account_id", text},
+                                     {"destination_currency", "destination_currency", text},
+                                     {"sent_amount", "sent_amount", integer},
+                                     {"received_amount", "received_amount", integer},
+                                     {"fees", "fees", integer},
+                                     {"exchange_rate", "exchange_rate", text},
+                                     {"failure_reason", "failure_reason", text},
+                                     {"reference", "reference", text},
+                                     {"settled_at_ms", "settled_at_ms", integer},
+                                     {"created_at_ms", "created_at_ms", integer},
+                                     {"updated_at_ms", "updated_at_ms", integer}},
+                                    "FROM transactions WHERE id = :i", {transaction_id});
+    if (transactions.empty()) return std::nullopt;
+    payment_view view;
+    view.transaction = std::move(transactions.front());
+    // No index leads from a transaction to its transfers (migration 17): an operator's look-up
+    // may scan.
+    view.postings = select_rows(session,
+                                {{"id", "id", text},
+                                 {"code", "code", text},
+                                 {"debit_account_id", "debit_account_id", text},
+                                 {"credit_account_id", "credit_account_id", text},
+                                 {"amount", "amount", integer},
+                                 {"currency", "currency", text},
+                                 {"created_at_ms", "created_at_ms", integer}},
+                                "FROM ledger_transfers WHERE transaction_id = :x ORDER BY "
+                                "created_at_ms, id",
+                                {transaction_id});
+    // Not account_json: it holds the full account number.
+    view.rail_operations = select_rows(session,
+                                       {{"id", "id", text},
+                                        {"rail", "rail", text},
+                                        {"direction", "direction", text},
+                                        {"status", "status", text},
+                                        {"account_type", "account_type", text},
+                                        {"external_account_id", "external_account_id", text},
+                                        {"currency", "currency", text},
+                                        {"amount", "amount", integer},
+                                        {"rail_reference", "rail_reference", text},
+                                        {"rail_reason_code", "rail_reason_code", text},
+                                        {"failure_class", "failure_class", text},
+                                        {"failure_reason", "failure_reason", text},
+                                        {"attempts", "attempts", integer},
+                                        {"deadline_at_ms", "deadline_at_ms", integer},
+                                        {"created_at_ms", "created_at_ms", integer},
+                                        {"updated_at_ms", "updated_at_ms", integer}},
+                                       "FROM rail_operations WHERE transaction_id = :x ORDER BY "
+                                       "created_at_ms, id",
+                                       {transaction_id});
+    // Events carry the transaction in their payload; ids hold no LIKE wildcard (the caller
+    // checks), so the quoted id matches only itself.
+    std::string pattern = "%\"" + transaction_id + "\"%";
+    std::string tenant_sql = "platform_id = :p AND environment = :e";
+    std::string platform = field_text(view.transaction, "platform_id");
+    std::string environment = field_text(view.transaction, "environment");
+    view.webhook_events = select_rows(session,
+                                      {{"id", "id", text},
+                                       {"type", "type", text},
+                                       {"purpose", "purpose", text},
+                                       {"state", "state", text},
+                                       {"attempts", "attempts", integer},
+                                       {"next_attempt_at_ms", "next_attempt_at_ms", integer},
+                                       {"finished_at_ms", "finished_at_ms", integer},
+                                       {"created_at_ms", "created_at_ms", integer}},
+                                      "FROM outbox_events WHERE " + tenant_sql +
+                                          " AND payload LIKE :l ORDER BY created_at_ms, id",
+                                      {platform, environment, pattern});
+    for (const auto& event : view.webhook_events) {
+        auto attempts =
+            select_rows(session,
+                        {{"event_id", "event_id", text},
+                         {"attempt", "attempt", integer},
+                         {"url", "url", text},
+                         {"attempted_at_ms", "attempted_at_ms", integer},
+                         {"latency_ms", "latency_ms", integer},
+                         {"response_status", "response_status", integer},
+                         {"outcome", "outcome", text},
+                         {"error", "error", text}},
+                        "FROM webhook_attempts WHERE event_id = :v ORDER BY attempt, id",
+                        {field_text(event, "id")});
+        for (auto& attempt : attempts) view.webhook_attempts.push_back(std::move(attempt));
+    }
+    return view;
+}
+
+std::vector<view_row> rail_operations_view(soci::session& session, bool stuck_only,
+                                           std::int64_t now_ms, std::int64_t call_timeout_ms,
+                                           int limit) {
+    CORRIDOR_ASSERT(limit > 0);
+    std::string now = std::to_string(now_ms);
+    std::string quiet_since = std::to_string(now_ms - call_timeout_ms);
+    // Integers of our own, not input: written into the text so both backends compare numbers.
+    std::string overdue = "(status IN ('INITIATING', 'PENDING') AND deadline_at_ms <= " + now + ")";
+    std::string no_answer = "(status = 'INITIATING' AND updated_at_ms <= " + quiet_since + ")";
+    std::string reason = "CASE WHEN " + overdue + " THEN 'OVERDUE' WHEN " + no_answer +
+                         " THEN 'NO_RAIL_ANSWER' ELSE '' END";
+    std::string where = stuck_only ? "WHERE " + overdue + " OR " + no_answer + " " : "";
+    return select_rows(session,
+                       {{"id", "id", text},
+                        {"platform_id", "platform_id", text},
+                        {"environment", "environment", text},
+                        {"rail", "rail", text},
+                        {"direction", "direction", text},
+                        {"status", "status", text},
+                        {"transaction_id", "transaction_id", text},
+                        {"currency", "currency", text},
+                        {"amount", "amount", integer},
+                        {"rail_reference", "rail_reference", text},
+                        {"failure_reason", "failure_reason", text},
+                        {"attempts", "attempts", integer},
+                        {"rail_node", "rail_node", text},
+                        {reason.c_str(), "stuck_reason", text},
+                        {"deadline_at_ms", "deadline_at_ms", integer},
+                        {"created_at_ms", "created_at_ms", integer},
+                        {"updated_at_ms", "updated_at_ms", integer}},
+                       "FROM rail_operations " + where +
+                           "ORDER BY created_at_ms DESC, id DESC LIMIT " + std::to_string(limit),
+                       {});
+}
+
+std::vector<view_row> webhook_backlog_view(soci::session& session,
+                                           const std::optional<std::string>& platform_id) {
+    std::string where = "WHERE state = 'PENDING'";
+    std::vector<std::string> params;
+    if (platform_id) {
+        where += " AND platform_id = :p";
+        params.push_back(*platform_id);
+    }
+    return select_rows(session,
+                       {{"platform_id", "platform_id", text},
+                        {"environment", "environment", text},
+                        {"COUNT(*)", "pending", integer},
+                        {"MIN(created_at_ms)", "oldest_created_at_ms", integer},
+                        {"SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END)", "failing", integer},
+                        {"SUM(attempts)", "failed_attempts", integer}},
+                       "FROM outbox_events " + where +
+                           " GROUP BY platform_id, environment ORDER BY platform_id, environment",
+                       params);
+}
+
+}  // namespace corridor

@@ -1,0 +1,1494 @@
+#include "ledger/payments/payments.hpp"
+
+#include <array>
+#include <boost/json.hpp>
+#include <boost/json/monotonic_resource.hpp>
+#include <cstddef>
+
+#include "ledger/base/assert.hpp"
+#include "ledger/payments/counterparty_fields.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/deferred_writes.hpp"
+#include "ledger/customers/kyc.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/store/statement_cache.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/payments/uma_payments.hpp"
+#include "ledger/payments/uma_post_transactions.hpp"
+
+namespace corridor {
+namespace json = boost::json;
+
+namespace {
+
+std::string rational_text(const rational& value) {
+    return value.numerator().str() + "/" + value.denominator().str();
+}
+
+rational parse_rational_text(const std::string& text) {
+    auto slash = text.find('/');
+    CORRIDOR_ASSERT(slash != std::string::npos);
+    return rational(big_int(text.substr(0, slash)), big_int(text.substr(slash + 1)));
+}
+
+// Renderers see the same few stored texts again and again (one payment renders its rate details
+// four times: the quote and three transaction events). These remember the last results per thread,
+// so that each text is converted or parsed once, with exactly the result a fresh conversion gives.
+template <class Value, std::size_t Slots>
+class recent_conversions {
+public:
+    template <class Convert>
+    const Value& get(const std::string& text, Convert convert) {
+        for (auto& slot : slots_) {
+            if (slot.used && slot.text == text) return slot.value;
+        }
+        auto& slot = slots_[next_];
+        next_ = (next_ + 1) % Slots;
+        slot.value = convert(text);
+        slot.text = text;
+        slot.used = true;
+        return slot.value;
+    }
+
+private:
+    struct entry {
+        bool used = false;
+        std::string text;
+        Value value;
+    };
+    std::array<entry, Slots> slots_{};
+    std::size_t next_ = 0;
+};
+
+// A rate stored as "numerator/denominator", as the nearest double.
+double rational_text_to_double(const std::string& text) {
+    thread_local recent_conversions<double, 8> recent;
+    return recent.get(text, [](const std::string& t) { return parse_rational_text(t).to_double(); });
+}
+
+// A stored JSON object (rate details), parsed; the caller copies what it keeps.
+const json::value& parse_rate_details(const std::string& text) {
+    thread_local recent_conversions<json::value, 8> recent;
+    return recent.get(text, [](const std::string& t) { return json::parse(t); });
+}
+
+// Payment instructions as stored: "[]" (the common case) needs no parsing to know it is empty.
+std::optional<json::value> parse_instructions(const std::string& text) {
+    if (text.empty() || text == "[]") return std::nullopt;
+    json::value instructions = json::parse(text);
+    if (instructions.as_array().empty()) return std::nullopt;
+    return instructions;
+}
+
+std::string upper_reference(random_source& random, std::size_t chars) {
+    std::string reference = random_base32(random, chars);
+    for (auto& c : reference) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return reference;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+
+struct quote_row {
+    std::string id, platform_id, environment, status, source_type, source_account_id,
+        source_customer_id, destination_type, destination_account_id, destination_customer_id,
+        sending_currency, receiving_currency, locked_side;
+    long long locked_amount = 0, total_sending = 0, net_sending = 0, total_receiving = 0,
+              fees_included = 0;
+    std::string exchange_rate, counterparty_multiplier, service_multiplier, variable_fee_rate;
+    long long counterparty_fixed_fee = 0, service_fixed_fee = 0, variable_fee_amount = 0;
+    std::string purpose_of_payment, description, transaction_id, funding_reference,
+        payment_instructions;
+    long long created_at_ms = 0, expires_at_ms = 0, updated_at_ms = 0;
+
+    void bind(soci::statement& s) {
+        for (auto* text : {&id, &platform_id, &environment, &status, &source_type,
+                           &source_account_id, &source_customer_id, &destination_type,
+                           &destination_account_id, &destination_customer_id, &sending_currency,
+                           &receiving_currency, &locked_side}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&locked_amount, &total_sending, &net_sending, &total_receiving, &fees_included}) {
+            s.exchange(soci::into(*number));
+        }
+        for (auto* text : {&exchange_rate, &counterparty_multiplier, &service_multiplier, &variable_fee_rate}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&counterparty_fixed_fee, &service_fixed_fee, &variable_fee_amount}) {
+            s.exchange(soci::into(*number));
+        }
+        for (auto* text : {&purpose_of_payment, &description, &transaction_id, &funding_reference,
+                           &payment_instructions}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&created_at_ms, &expires_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
+    }
+
+    quote_record to_record() const {
+        quote_record q;
+        q.id = id;
+        q.owner = tenant_of_row(platform_id, environment);
+        q.status = status;
+        q.source_type = source_type;
+        q.source_account_id = source_account_id;
+        q.source_customer_id = source_customer_id;
+        q.destination_type = destination_type;
+        q.destination_account_id = destination_account_id;
+        q.destination_customer_id = destination_customer_id;
+        q.sending_currency = sending_currency;
+        q.receiving_currency = receiving_currency;
+        q.locked_side = locked_side;
+        q.locked_amount = locked_amount;
+        q.priced.total_sending = total_sending;
+        q.priced.net_sending = net_sending;
+        q.priced.total_receiving = total_receiving;
+        q.priced.fees_included = fees_included;
+        q.priced.exchange_rate = parse_rational_text(exchange_rate);
+        q.priced.counterparty_multiplier = parse_rational_text(counterparty_multiplier);
+        q.priced.service_multiplier = parse_rational_text(service_multiplier);
+        q.priced.variable_fee_rate = parse_rational_text(variable_fee_rate);
+        q.priced.counterparty_fixed_fee = counterparty_fixed_fee;
+        q.priced.service_fixed_fee = service_fixed_fee;
+        q.priced.variable_fee_amount = variable_fee_amount;
+        q.purpose_of_payment = purpose_of_payment;
+        q.description = description;
+        q.transaction_id = transaction_id;
+        q.funding_reference = funding_reference;
+        q.payment_instructions = payment_instructions;
+        q.created_at_ms = created_at_ms;
+        q.expires_at_ms = expires_at_ms;
+        q.updated_at_ms = updated_at_ms;
+        CORRIDOR_ASSERT(q.priced.net_sending + q.priced.fees_included == q.priced.total_sending);
+        return q;
+    }
+};
+
+constexpr const char* quote_columns =
+    "id, platform_id, environment, status, source_type, source_account_id, source_customer_id, "
+    "destination_type, destination_account_id, destination_customer_id, sending_currency, "
+    "receiving_currency, locked_side, locked_amount, total_sending, net_sending, total_receiving, "
+    "fees_included, exchange_rate, counterparty_multiplier, service_multiplier, variable_fee_rate, "
+    "counterparty_fixed_fee, service_fixed_fee, variable_fee_amount, purpose_of_payment, "
+    "description, transaction_id, funding_reference, payment_instructions, created_at_ms, "
+    "expires_at_ms, updated_at_ms";
+
+struct transaction_row {
+    std::string id, platform_id, environment, type, status, quote_id, customer_id,
+        platform_customer_id, source_type, source_account_id, source_currency, destination_type,
+        destination_account_id, destination_currency;
+    long long sent_amount = 0, received_amount = 0, fees = 0;
+    std::string exchange_rate, rate_details, description, failure_reason, reference, refund;
+    long long settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
+    std::string payment_instructions, counterparty_data;
+
+    void bind(soci::statement& s) {
+        for (auto* text : {&id, &platform_id, &environment, &type, &status, &quote_id, &customer_id,
+                           &platform_customer_id, &source_type, &source_account_id, &source_currency,
+                           &destination_type, &destination_account_id, &destination_currency}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&sent_amount, &received_amount, &fees}) s.exchange(soci::into(*number));
+        for (auto* text : {&exchange_rate, &rate_details, &description, &failure_reason, &reference, &refund}) {
+            s.exchange(soci::into(*text));
+        }
+        for (auto* number : {&settled_at_ms, &created_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
+        s.exchange(soci::into(payment_instructions));
+        s.exchange(soci::into(counterparty_data));
+    }
+
+    transaction_record to_record() const {
+        return transaction_record{id, tenant_of_row(platform_id, environment), type, status, quote_id, customer_id,
+                                  platform_customer_id, source_type, source_account_id, source_currency,
+                                  destination_type, destination_account_id, destination_currency,
+                                  sent_amount, received_amount, fees, exchange_rate, rate_details,
+                                  description, failure_reason, reference, refund, settled_at_ms,
+                                  created_at_ms, updated_at_ms, payment_instructions,
+                                  counterparty_data};
+    }
+};
+
+constexpr const char* transaction_columns =
+    "id, platform_id, environment, type, status, quote_id, customer_id, platform_customer_id, "
+    "source_type, source_account_id, source_currency, destination_type, destination_account_id, "
+    "destination_currency, sent_amount, received_amount, fees, exchange_rate, rate_details, "
+    "description, failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms";
+
+// Reads add the payment instructions of the transaction's quote (an OUTGOING transaction shows them)
+// and, for an OUTGOING UMA payment, the payee data the receiver's provider returned.
+const std::string transaction_select =
+    std::string("SELECT ") + transaction_columns +
+    ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id AND "
+    "q.platform_id = transactions.platform_id), ''), "
+    "COALESCE((SELECT u.payee_data FROM uma_payments u WHERE u.quote_id = transactions.quote_id "
+    "AND u.platform_id = transactions.platform_id AND transactions.type = 'OUTGOING'), '') "
+    "FROM transactions";
+
+const std::string quote_by_id_sql = std::string("SELECT ") + quote_columns +
+                                    " FROM quotes WHERE platform_id = :p AND environment = :e AND id = :i";
+const std::string transaction_by_id_sql =
+    transaction_select + " WHERE platform_id = :p AND environment = :e AND id = :i";
+const std::string quote_insert_sql =
+    std::string("INSERT INTO quotes (") + quote_columns +
+    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
+    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26, :c27, :c28, :c29, :c30, "
+    ":c31, :c32, :c33)";
+const std::string transaction_insert_sql =
+    std::string("INSERT INTO transactions (") + transaction_columns +
+    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
+    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)";
+
+void insert_quote(soci::session& session, const quote_record& q) {
+    std::string env_name(q.owner.env_name());
+    std::string exchange = rational_text(q.priced.exchange_rate);
+    std::string counterparty = rational_text(q.priced.counterparty_multiplier);
+    std::string service = rational_text(q.priced.service_multiplier);
+    std::string variable = rational_text(q.priced.variable_fee_rate);
+    long long locked = q.locked_amount, total_sending = q.priced.total_sending,
+              net = q.priced.net_sending, total_receiving = q.priced.total_receiving,
+              fees = q.priced.fees_included, counterparty_fee = q.priced.counterparty_fixed_fee,
+              service_fee = q.priced.service_fixed_fee, variable_fee = q.priced.variable_fee_amount,
+              created = q.created_at_ms, expires = q.expires_at_ms, updated = q.updated_at_ms;
+    run_prepared(session, quote_insert_sql.c_str(), q.id, q.owner.platform_id, env_name, q.status,
+                 q.source_type, q.source_account_id, q.source_customer_id, q.destination_type,
+                 q.destination_account_id, q.destination_customer_id, q.sending_currency,
+                 q.receiving_currency, q.locked_side, locked, total_sending, net, total_receiving,
+                 fees, exchange, counterparty, service, variable, counterparty_fee, service_fee,
+                 variable_fee, q.purpose_of_payment, q.description, q.transaction_id,
+                 q.funding_reference, q.payment_instructions, created, expires, updated);
+}
+
+void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
+                         std::int64_t now_ms) {
+    long long now = now_ms;
+    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
+                 now, q.id);
+}
+
+// "$1, $2, ... $n"
+std::string numbered_parameters(int count) {
+    std::string out;
+    for (int i = 1; i <= count; ++i) out += (i > 1 ? ", $" : "$") + std::to_string(i);
+    return out;
+}
+
+// The INSERT of a new quote as a statement for the ledger writer's flush (text parameters).
+pipelined_statement quote_insert_statement(const quote_record& q) {
+    static const std::string sql = std::string("INSERT INTO quotes (") + quote_columns +
+                                   ") VALUES (" + numbered_parameters(33) + ")";
+    auto n = [](std::int64_t value) { return std::to_string(value); };
+    return {sql,
+            {q.id,
+             q.owner.platform_id,
+             std::string(q.owner.env_name()),
+             q.status,
+             q.source_type,
+             q.source_account_id,
+             q.source_customer_id,
+             q.destination_type,
+             q.destination_account_id,
+             q.destination_customer_id,
+             q.sending_currency,
+             q.receiving_currency,
+             q.locked_side,
+             n(q.locked_amount),
+             n(q.priced.total_sending),
+             n(q.priced.net_sending),
+             n(q.priced.total_receiving),
+             n(q.priced.fees_included),
+             rational_text(q.priced.exchange_rate),
+             rational_text(q.priced.counterparty_multiplier),
+             rational_text(q.priced.service_multiplier),
+             rational_text(q.priced.variable_fee_rate),
+             n(q.priced.counterparty_fixed_fee),
+             n(q.priced.service_fixed_fee),
+             n(q.priced.variable_fee_amount),
+             q.purpose_of_payment,
+             q.description,
+             q.transaction_id,
+             q.funding_reference,
+             q.payment_instructions,
+             n(q.created_at_ms),
+             n(q.expires_at_ms),
+             n(q.updated_at_ms)}};
+}
+
+// The INSERT of a new transaction, likewise.
+pipelined_statement transaction_insert_statement(const transaction_record& t) {
+    static const std::string sql = std::string("INSERT INTO transactions (") + transaction_columns +
+                                   ") VALUES (" + numbered_parameters(26) + ")";
+    auto n = [](std::int64_t value) { return std::to_string(value); };
+    return {sql,
+            {t.id,
+             t.owner.platform_id,
+             std::string(t.owner.env_name()),
+             t.type,
+             t.status,
+             t.quote_id,
+             t.customer_id,
+             t.platform_customer_id,
+             t.source_type,
+             t.source_account_id,
+             t.source_currency,
+             t.destination_type,
+             t.destination_account_id,
+             t.destination_currency,
+             n(t.sent_amount),
+             n(t.received_amount),
+             n(t.fees),
+             t.exchange_rate,
+             t.rate_details,
+             t.description,
+             t.failure_reason,
+             t.reference,
+             t.refund,
+             n(t.settled_at_ms),
+             n(t.created_at_ms),
+             n(t.updated_at_ms)}};
+}
+
+}  // namespace
+
+void store_new_transaction(soci::session& session, const transaction_record& t) {
+    std::string env_name(t.owner.env_name());
+    long long sent = t.sent_amount, received = t.received_amount, fees = t.fees,
+              settled = t.settled_at_ms, created = t.created_at_ms, updated = t.updated_at_ms;
+    run_prepared(session, transaction_insert_sql.c_str(), t.id, t.owner.platform_id, env_name,
+                 t.type, t.status, t.quote_id, t.customer_id, t.platform_customer_id, t.source_type,
+                 t.source_account_id, t.source_currency, t.destination_type,
+                 t.destination_account_id, t.destination_currency, sent, received, fees,
+                 t.exchange_rate, t.rate_details, t.description, t.failure_reason, t.reference,
+                 t.refund, settled, created, updated);
+}
+
+void store_transaction_outcome(soci::session& session, const transaction_record& t) {
+    long long settled = t.settled_at_ms, updated = t.updated_at_ms;
+    run_prepared(session,
+                 "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
+                 "settled_at_ms = :a, updated_at_ms = :u WHERE id = :i",
+                 t.status, t.failure_reason, t.refund, settled, updated, t.id);
+}
+
+namespace {
+
+// Event payloads live only until serialized: they are built in an arena on the stack instead of
+// allocating every node.
+constexpr std::size_t event_arena_bytes = 8192;
+
+std::string rate_details_json(const price& p) {
+    return json::serialize(json::object{
+        {"counterpartyMultiplier", p.counterparty_multiplier.to_double()},
+        {"counterpartyFixedFee", p.counterparty_fixed_fee},
+        {"serviceApiMultiplier", p.service_multiplier.to_double()},
+        {"serviceApiFixedFee", p.service_fixed_fee},
+        {"serviceApiVariableFeeRate", p.variable_fee_rate.to_double()},
+        {"serviceApiVariableFeeAmount", p.variable_fee_amount}});
+}
+
+// What a payment needs to know of an account's owner, read in one query.
+struct owner_facts {
+    int is_deleted = 0;
+    std::string platform_customer_id;
+    std::string kyc_status = "APPROVED";  // the platform itself is never gated
+    void bind(soci::statement& statement) {
+        statement.exchange(soci::into(is_deleted));
+        statement.exchange(soci::into(platform_customer_id));
+        statement.exchange(soci::into(kyc_status));
+    }
+    bool deleted() const { return is_deleted != 0; }
+    bool ready() const { return kyc_allows_money_movement(kyc_status); }
+};
+
+// The owning customer's facts; the platform's own accounts (no customer) are never deleted and
+// carry no platformCustomerId.
+owner_facts facts_of_owner(soci::session& session, const tenant& owner, const std::string& customer_id) {
+    owner_facts facts;
+    if (customer_id.empty()) return facts;
+    std::string env_name(owner.env_name());
+    bool found = fetch_prepared(session,
+                                "SELECT is_deleted, platform_customer_id, kyc_status FROM customers WHERE id = :i "
+                                "AND platform_id = :p AND environment = :e",
+                                facts, customer_id, owner.platform_id, env_name);
+    CORRIDOR_ASSERT(found);  // an account's owner is never removed, only marked deleted
+    return facts;
+}
+
+std::string platform_customer_id_of(soci::session& session, const tenant& owner,
+                                    const std::string& customer_id) {
+    return facts_of_owner(session, owner, customer_id).platform_customer_id;
+}
+
+payment_failure failure(payment_error code, std::string message, std::string field = "") {
+    return payment_failure{code, std::move(message), std::move(field)};
+}
+
+// KYC gating: a customer who is not APPROVED or MANUALLY_APPROVED moves no money.
+payment_failure not_ready(const std::string& customer_id, const std::string& kyc_status) {
+    return failure(payment_error::user_not_ready,
+                   "customer " + customer_id + " cannot move money while its KYC status is " +
+                       kyc_status + "; complete the hosted KYC flow first");
+}
+
+// What a payout leaves the book with: the receiving amount for an external account, the bitcoin
+// held for the invoice of an UMA receiver.
+struct payout_leg {
+    std::string currency;
+    std::int64_t amount = 0;
+};
+
+std::string invoice_account_json(const std::string& invoice) {
+    return json::serialize(json::object{{"accountType", "LIGHTNING"}, {"invoice", invoice}});
+}
+
+// A rail that refuses an UMA receiver's invoice refuses what the receiver answered.
+payment_failure uma_payout_failure(payment_failure refused) {
+    if (refused.code == payment_error::destination_not_payable) {
+        refused.code = payment_error::invoice_not_payable;
+        refused.message = "the receiver's invoice cannot be paid: " + refused.message;
+    }
+    return refused;
+}
+
+// The payout a quote makes, checked again by the gateway before anything moves (an external
+// account or its rail may have changed since the quote; an UMA invoice is checked by the rail).
+// nullopt for a quote that credits an internal account.
+result<std::optional<std::pair<external_destination, payout_leg>>, payment_failure> payout_of(
+    soci::session& session, const payment_services& services, const quote_record& quote) {
+    bool uma = quote.destination_type == "UMA_ADDRESS";
+    if (!uma && !is_external_account_id(quote.destination_account_id)) {
+        return std::optional<std::pair<external_destination, payout_leg>>{};
+    }
+    if (services.payouts == nullptr) {
+        return failure(payment_error::external_payouts_unavailable,
+                       "payouts are not available in this process", "destination");
+    }
+    if (!uma) {
+        auto checked = services.payouts->check(session, quote.owner, quote.destination_account_id);
+        if (!checked) return checked.error();
+        return std::optional{
+            std::pair{std::move(checked.value()),
+                      payout_leg{quote.receiving_currency, quote.priced.total_receiving}}};
+    }
+    auto payment = find_uma_payment(session, quote.owner, quote.id);
+    CORRIDOR_ASSERT(payment.has_value());  // written with the quote
+    auto checked = services.payouts->check_details(session, quote.owner, "LIGHTNING", "BTC",
+                                                   invoice_account_json(payment->invoice),
+                                                   "destination.umaAddress");
+    if (!checked) return uma_payout_failure(checked.error());
+    return std::optional{
+        std::pair{std::move(checked.value()), payout_leg{"BTC", payment->payout_sats}}};
+}
+
+// The quote's OUTGOING transaction: the caller's copy when it has one (written in this same
+// command), otherwise read.
+transaction_record outgoing_of(soci::session& session, const quote_record& quote,
+                               const transaction_record* outgoing_in_hand) {
+    if (outgoing_in_hand) {
+        CORRIDOR_ASSERT(outgoing_in_hand->id == quote.transaction_id);
+        return *outgoing_in_hand;
+    }
+    auto outgoing = find_transaction(session, quote.owner, quote.transaction_id);
+    CORRIDOR_ASSERT(outgoing.has_value());
+    return std::move(*outgoing);
+}
+
+// Updates of the quote and OUTGOING transaction that create-and-execute made in this same command
+// (`outgoing_in_hand` set): no other command can know those rows before the batch commits, so on
+// PostgreSQL the writer sends the updates with its flush instead of waiting for each. Null when
+// they must be sent at once.
+deferred_writes* deferred_for_new_rows(soci::session& session,
+                                       const transaction_record* outgoing_in_hand) {
+    if (!outgoing_in_hand || backend_of(session) != database_backend::postgresql) return nullptr;
+    return deferred_writes_of(session);
+}
+
+void set_quote_status(soci::session& session, const quote_record& quote, const std::string& status,
+                      std::int64_t now_ms, const transaction_record* outgoing_in_hand) {
+    if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        deferred->add_statement({"UPDATE quotes SET status = $1, updated_at_ms = $2 WHERE id = $3",
+                                 {status, std::to_string(now_ms), quote.id}});
+        return;
+    }
+    update_quote_status(session, quote, status, now_ms);
+}
+
+void set_transaction_outcome(soci::session& session, const transaction_record& t,
+                             const transaction_record* outgoing_in_hand) {
+    if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        deferred->add_statement(
+            {"UPDATE transactions SET status = $1, failure_reason = $2, refund = $3, "
+             "settled_at_ms = $4, updated_at_ms = $5 WHERE id = $6",
+             {t.status, t.failure_reason, t.refund, std::to_string(t.settled_at_ms),
+              std::to_string(t.updated_at_ms), t.id}});
+        return;
+    }
+    store_transaction_outcome(session, t);
+}
+
+// The ACCOUNT_STATUS event of the internal account that paid the quote, read after its debit.
+void record_funding_balance(soci::session& session, const payment_services& services,
+                            const quote_record& quote, const std::string& funding_account_id,
+                            const std::string& platform_customer_id) {
+    auto source_after = account_balance(session, funding_account_id);
+    CORRIDOR_ASSERT(source_after.has_value());
+    record_balance_event(session, services.ids, services.time, services.currencies, quote.owner,
+                         funding_account_id, quote.source_customer_id, quote.sending_currency,
+                         *source_after + quote.priced.total_sending, *source_after,
+                         platform_customer_id);
+}
+
+// The payout half of settle() for an external destination: the payout is held in its currency's
+// settlement account and the payment engine takes it from there. The quote is PROCESSING and its
+// OUTGOING transaction PENDING until the rail reports.
+result<transaction_record, payment_failure> start_quote_payout(
+    soci::session& session, const payment_services& services, const quote_record& quote,
+    const external_destination& destination, const payout_leg& leg,
+    const std::string& funding_account_id, bool funding_is_internal,
+    const transaction_record* outgoing_in_hand) {
+    book_services book{services.ids, services.random, services.time};
+    const tenant& owner = quote.owner;
+    std::string liquidity =
+        ensure_account(session, book, owner, account_kind::liquidity, "", leg.currency);
+    std::string settlement =
+        ensure_account(session, book, owner, account_kind::settlement, "", leg.currency);
+    auto held = post_transfer(
+        session, book, owner,
+        {liquidity, settlement, leg.amount, leg.currency, "payout", quote.transaction_id});
+    CORRIDOR_ASSERT(held.ok());  // service accounts have no overdraft guard
+    std::int64_t now_ms = services.time.now_ms();
+    update_quote_status(session, quote, "PROCESSING", now_ms);
+    services.payouts->start(session, owner, destination, quote.transaction_id,
+                            funding_is_internal ? funding_account_id : std::string(), leg.amount,
+                            quote.description);
+    transaction_record outgoing = outgoing_of(session, quote, outgoing_in_hand);
+    if (funding_is_internal) {
+        record_funding_balance(session, services, quote, funding_account_id,
+                               outgoing.platform_customer_id);
+    }
+    return outgoing;
+}
+
+// Moves a priced quote's money: `funding_account` pays total_sending into the sending liquidity
+// account (the one step that can be refused: insufficient funds), fees move to the fee account, and
+// the receiving liquidity account pays the destination. Then marks quote and transaction COMPLETED,
+// records the receiver's INCOMING transaction, and writes the events.
+//
+// Nothing is read back that the quote already says: accounts are immutable apart from their
+// balances and are never deleted, so the destination (checked when the quote was made) still exists
+// with the owner and currency the quote recorded. The balances for the events are read after the
+// transfers, from rows this transaction now holds, so they are exactly what the transfers left. `outgoing` is the quote's OUTGOING transaction when the caller has
+// it in hand (it was written in this same command); otherwise it is read.
+result<transaction_record, payment_failure> settle(soci::session& session,
+                                                   const payment_services& services,
+                                                   const quote_record& quote,
+                                                   const std::string& funding_account_id,
+                                                   const std::string& funding_code,
+                                                   bool funding_is_internal,
+                                                   const transaction_record* outgoing_in_hand) {
+    book_services book{services.ids, services.random, services.time};
+    const tenant& owner = quote.owner;
+    auto payout = payout_of(session, services, quote);
+    if (!payout) return payout.error();
+    std::string liquidity_sending =
+        ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
+    auto debit = post_transfer(session, book, owner,
+                               {funding_account_id, liquidity_sending, quote.priced.total_sending,
+                                quote.sending_currency, funding_code, quote.transaction_id});
+    if (!debit) {
+        if (debit.error() == transfer_error::insufficient_funds) {
+            return failure(payment_error::insufficient_balance,
+                           "the source account's balance does not cover " +
+                               std::to_string(quote.priced.total_sending) + " " + quote.sending_currency);
+        }
+        return failure(payment_error::source_account_not_found, "the source account cannot pay this quote");
+    }
+    if (quote.priced.fees_included > 0) {
+        std::string fees = ensure_account(session, book, owner, account_kind::fees, "", quote.sending_currency);
+        auto fee = post_transfer(session, book, owner,
+                                 {liquidity_sending, fees, quote.priced.fees_included,
+                                  quote.sending_currency, "fee", quote.transaction_id});
+        CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
+    }
+    if (const auto& leg = payout.value()) {
+        return start_quote_payout(session, services, quote, leg->first, leg->second,
+                                  funding_account_id, funding_is_internal, outgoing_in_hand);
+    }
+    std::string liquidity_receiving =
+        ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
+    auto credit = post_transfer(session, book, owner,
+                                {liquidity_receiving, quote.destination_account_id, quote.priced.total_receiving,
+                                 quote.receiving_currency, "receive", quote.transaction_id});
+    CORRIDOR_ASSERT(credit.ok());
+
+    std::int64_t now_ms = services.time.now_ms();
+    set_quote_status(session, quote, "COMPLETED", now_ms, outgoing_in_hand);
+    transaction_record outgoing = outgoing_of(session, quote, outgoing_in_hand);
+    outgoing.status = "COMPLETED";
+    outgoing.settled_at_ms = now_ms;
+    outgoing.updated_at_ms = now_ms;
+    set_transaction_outcome(session, outgoing, outgoing_in_hand);
+
+    transaction_record incoming;
+    incoming.id = services.ids.next("Transaction");
+    incoming.owner = owner;
+    incoming.type = "INCOMING";
+    incoming.status = "COMPLETED";
+    incoming.quote_id = quote.id;
+    incoming.customer_id = quote.destination_customer_id;
+    // A customer's platformCustomerId never changes: the sender's, just looked up, serves when the
+    // receiver is the same customer.
+    incoming.platform_customer_id =
+        !incoming.customer_id.empty() && incoming.customer_id == outgoing.customer_id
+            ? outgoing.platform_customer_id
+            : platform_customer_id_of(session, owner, incoming.customer_id);
+    incoming.source_type = quote.source_type;
+    incoming.source_account_id = quote.source_account_id;
+    incoming.source_currency = quote.sending_currency;
+    incoming.destination_type = "ACCOUNT";
+    incoming.destination_account_id = quote.destination_account_id;
+    incoming.destination_currency = quote.receiving_currency;
+    incoming.received_amount = quote.priced.total_receiving;
+    incoming.rate_details = outgoing.rate_details;
+    incoming.description = quote.description;
+    incoming.reference = outgoing.reference;
+    incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
+    if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        deferred->add_statement(transaction_insert_statement(incoming));
+    } else {
+        store_new_transaction(session, incoming);
+    }
+
+    record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, incoming);
+    if (funding_is_internal) {
+        record_funding_balance(session, services, quote, funding_account_id,
+                               outgoing.platform_customer_id);
+    }
+    auto destination_after = account_balance(session, quote.destination_account_id);
+    CORRIDOR_ASSERT(destination_after.has_value());
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         quote.destination_account_id, quote.destination_customer_id,
+                         quote.receiving_currency,
+                         *destination_after - quote.priced.total_receiving, *destination_after,
+                         incoming.platform_customer_id);
+    return outgoing;
+}
+
+// Executes a quote as found (or as just created), after the checks of execute_quote.
+result<quote_record, payment_failure> execute_found_quote(soci::session& session,
+                                                          const payment_services& services,
+                                                          const quote_record& quote,
+                                                          const transaction_record* outgoing_in_hand) {
+    const std::string& quote_id = quote.id;
+    // Expired is expired whether or not the sweeper has marked it yet.
+    if (quote.status == "EXPIRED") {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
+                                                         format_timestamp_ms(quote.expires_at_ms));
+    }
+    if (quote.status != "PENDING") {
+        return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote.status +
+                                                             "; only PENDING quotes can be executed");
+    }
+    if (services.time.now_ms() >= quote.expires_at_ms) {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
+                                                         format_timestamp_ms(quote.expires_at_ms));
+    }
+    if (quote.source_type != "ACCOUNT") {
+        return failure(payment_error::quote_not_executable,
+                       "quote " + quote_id + " is funded by its payment instructions, not executed");
+    }
+    auto settled = settle(session, services, quote, quote.source_account_id, "send", true, outgoing_in_hand);
+    if (!settled) return settled.error();
+    // What update_quote_status wrote.
+    quote_record completed = quote;
+    completed.status = is_external_account_id(quote.destination_account_id) ||
+                               quote.destination_type == "UMA_ADDRESS"
+                           ? "PROCESSING"
+                           : "COMPLETED";
+    completed.updated_at_ms = settled->updated_at_ms;
+    return completed;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Quotes
+
+namespace {
+
+// The external account a quote pays out to, checked by the payment engine's gateway. A customer's
+// money goes only to that customer's own external accounts or the platform's, as with transfer-out.
+result<external_destination, payment_failure> external_destination_for(
+    soci::session& session, const payment_services& services, const tenant& owner,
+    const quote_request& request, const std::string& source_customer_id) {
+    if (services.payouts == nullptr) {
+        return failure(payment_error::external_payouts_unavailable,
+                       "destination.accountId: payouts to external accounts are not available in "
+                       "this process",
+                       "destination.accountId");
+    }
+    auto destination = services.payouts->check(session, owner, request.destination_account_id);
+    if (!destination) return destination.error();
+    if (!destination->customer_id.empty() && !source_customer_id.empty() &&
+        destination->customer_id != source_customer_id) {
+        return failure(payment_error::customer_account_mismatch,
+                       "destination.accountId: external account " + destination->account_id +
+                           " belongs to another customer",
+                       "destination.accountId");
+    }
+    return destination;
+}
+
+// Creates a quote and its OUTGOING transaction; hands the transaction to the caller when asked.
+result<quote_record, payment_failure> create_quote_records(soci::session& session,
+                                                           const payment_services& services,
+                                                           const platform_config& config,
+                                                           const quote_request& request,
+                                                           transaction_record* outgoing_out) {
+    CORRIDOR_ASSERT(request.locked_amount > 0 && request.locked_amount <= amount_max);
+    const tenant& owner = config.owner;
+    quote_record quote;
+    quote.owner = owner;
+    quote.source_type = request.source_type;
+    std::string sending_currency;
+    std::string source_platform_customer_id;  // read once with the source's checks
+    std::optional<owner_facts> source_facts;  // the source account's owner, when read
+    if (request.source_type == "ACCOUNT") {
+        auto source = find_account(session, owner, request.source_account_id);
+        if (!source || (source->kind != account_kind::customer && source->kind != account_kind::platform)) {
+            return failure(payment_error::source_account_not_found,
+                           "source.accountId: no internal account " + request.source_account_id,
+                           "source.accountId");
+        }
+        if (!request.source_customer_id.empty() && request.source_customer_id != source->owner_id) {
+            return failure(payment_error::customer_account_mismatch,
+                           "source.customerId: the source account does not belong to this customer",
+                           "source.customerId");
+        }
+        auto source_owner = facts_of_owner(session, owner, source->owner_id);
+        if (source_owner.deleted()) {
+            return failure(payment_error::customer_deleted,
+                           "source.accountId: the account's customer is deleted", "source.accountId");
+        }
+        if (!source_owner.ready()) return not_ready(source->owner_id, source_owner.kyc_status);
+        source_platform_customer_id = source_owner.platform_customer_id;
+        source_facts = source_owner;
+        quote.source_account_id = source->id;
+        quote.source_customer_id = source->owner_id;
+        sending_currency = source->currency;
+    } else {
+        CORRIDOR_ASSERT(request.source_type == "REALTIME_FUNDING");
+        if (!request.source_customer_id.empty()) {
+            auto customer = find_customer(session, owner, request.source_customer_id);
+            if (!customer || customer->is_deleted) {
+                return failure(payment_error::customer_not_found,
+                               "source.customerId: no customer " + request.source_customer_id,
+                               "source.customerId");
+            }
+            if (!kyc_allows_money_movement(customer->kyc_status)) {
+                return not_ready(customer->id, customer->kyc_status);
+            }
+            source_platform_customer_id = customer->platform_customer_id;
+        }
+        quote.source_customer_id = request.source_customer_id;
+        sending_currency = request.source_currency;
+    }
+    quote.destination_type = "ACCOUNT";
+    if (request.uma) {
+        // An UMA receiver, invoiced and priced before the writer ran; the rail that pays the
+        // invoice must take it.
+        const uma_quote_terms& uma = *request.uma;
+        if (request.source_type != "ACCOUNT" || uma.sending_currency != sending_currency) {
+            return failure(payment_error::quote_not_executable,
+                           "source: a payment to an UMA address is paid from the internal "
+                           "account it was priced for",
+                           "source");
+        }
+        if (services.payouts == nullptr) {
+            return failure(payment_error::external_payouts_unavailable,
+                           "destination.umaAddress: payouts are not available in this process",
+                           "destination.umaAddress");
+        }
+        auto payable = services.payouts->check_details(session, owner, "LIGHTNING", "BTC",
+                                                       invoice_account_json(uma.payment.invoice),
+                                                       "destination.umaAddress");
+        if (!payable) return uma_payout_failure(payable.error());
+        quote.destination_type = "UMA_ADDRESS";
+        quote.destination_account_id = uma.payment.receiver_uma_address;
+        quote.receiving_currency = uma.receiving_currency;
+    } else if (is_external_account_id(request.destination_account_id)) {
+        auto destination = external_destination_for(session, services, owner, request,
+                                                    quote.source_customer_id);
+        if (!destination) return destination.error();
+        quote.destination_account_id = destination->account_id;
+        quote.destination_customer_id = destination->customer_id;
+        quote.receiving_currency = destination->currency;
+    } else {
+        auto destination = find_account(session, owner, request.destination_account_id);
+        if (!destination || (destination->kind != account_kind::customer &&
+                             destination->kind != account_kind::platform)) {
+            return failure(payment_error::destination_account_not_found,
+                           "destination.accountId: no account " + request.destination_account_id,
+                           "destination.accountId");
+        }
+        quote.destination_account_id = destination->id;
+        quote.destination_customer_id = destination->owner_id;
+        quote.receiving_currency = destination->currency;
+    }
+    // A customer paying between its own accounts was just read as the source's owner.
+    bool destination_deleted =
+        source_facts && quote.destination_customer_id == quote.source_customer_id
+            ? source_facts->deleted()
+            : facts_of_owner(session, owner, quote.destination_customer_id).deleted();
+    if (destination_deleted) {
+        return failure(payment_error::customer_deleted,
+                       "destination.accountId: the account's customer is deleted",
+                       "destination.accountId");
+    }
+    quote.sending_currency = sending_currency;
+    // An UMA payment crosses providers (and Lightning) whatever its two currencies.
+    if (!request.uma && quote.sending_currency == quote.receiving_currency) {
+        return failure(payment_error::same_currency,
+                       "sending and receiving currency are both " + quote.sending_currency +
+                           "; use transfer-in or transfer-out for same-currency transfers");
+    }
+    const currency* sending = services.currencies.find(quote.sending_currency);
+    const currency* receiving = services.currencies.find(quote.receiving_currency);
+    const supported_currency* sending_terms = find_supported_currency(config, quote.sending_currency);
+    const supported_currency* receiving_terms = find_supported_currency(config, quote.receiving_currency);
+    if (!sending || !sending_terms) {
+        return failure(payment_error::currency_not_supported,
+                       quote.sending_currency + " is not a supported currency of this platform", "source");
+    }
+    // The platform's receiving terms are about its own customers: an UMA receiver is another
+    // provider's, whose range the pay request already respected.
+    if (!request.uma && (!receiving || !receiving_terms)) {
+        return failure(payment_error::currency_not_supported,
+                       quote.receiving_currency + " is not a supported currency of this platform", "destination");
+    }
+    if (!enabled_for(*sending_terms, "OUTGOING")) {
+        return failure(payment_error::currency_not_enabled,
+                       quote.sending_currency + " is not enabled for OUTGOING transactions", "source");
+    }
+    if (!request.uma && !enabled_for(*receiving_terms, "INCOMING")) {
+        return failure(payment_error::currency_not_enabled,
+                       quote.receiving_currency + " is not enabled for INCOMING transactions", "destination");
+    }
+    std::optional<price> priced_here;
+    if (!request.uma) {
+        const rate_source& rates = services.rates_for(owner.env);
+        auto terms = rates.terms(*sending, *receiving);
+        if (!terms) {
+            return failure(payment_error::currency_not_supported,
+                           rates.configured() ? "no exchange rate for " + quote.sending_currency + " to " +
+                                                    quote.receiving_currency
+                                              : "the operator has not configured exchange rates for " +
+                                                    std::string(to_string(owner.env)));
+        }
+        auto priced =
+            price_transfer(*sending, *receiving, *terms, request.side, request.locked_amount);
+        if (!priced) {
+            return failure(payment_error::amount_out_of_range,
+                           priced.error() == pricing_error::amount_too_small
+                               ? "lockedCurrencyAmount is too small to cover fees and convert to "
+                                 "one minor unit"
+                               : "lockedCurrencyAmount is too large",
+                           "lockedCurrencyAmount");
+        }
+        priced_here = priced.value();
+    }
+    const price& p = request.uma ? request.uma->priced : *priced_here;
+    if (p.total_sending < sending_terms->min_amount || p.total_sending > sending_terms->max_amount) {
+        return failure(payment_error::amount_out_of_range,
+                       "totalSendingAmount " + std::to_string(p.total_sending) + " is outside " +
+                           quote.sending_currency + " limits " + std::to_string(sending_terms->min_amount) +
+                           " to " + std::to_string(sending_terms->max_amount),
+                       "lockedCurrencyAmount");
+    }
+    if (!request.uma && (p.total_receiving < receiving_terms->min_amount ||
+                         p.total_receiving > receiving_terms->max_amount)) {
+        return failure(payment_error::amount_out_of_range,
+                       "totalReceivingAmount " + std::to_string(p.total_receiving) + " is outside " +
+                           quote.receiving_currency + " limits " + std::to_string(receiving_terms->min_amount) +
+                           " to " + std::to_string(receiving_terms->max_amount),
+                       "lockedCurrencyAmount");
+    }
+    std::int64_t now_ms = services.time.now_ms();
+    quote.id = services.ids.next("Quote");
+    quote.status = "PENDING";
+    quote.locked_side = request.side == locked_side::sending ? "SENDING" : "RECEIVING";
+    quote.locked_amount = request.locked_amount;
+    quote.priced = p;
+    quote.purpose_of_payment = request.purpose_of_payment;
+    quote.description = request.description;
+    quote.transaction_id = services.ids.next("Transaction");
+    quote.funding_reference = "Q" + upper_reference(services.random, 15);
+    quote.created_at_ms = quote.updated_at_ms = now_ms;
+    quote.expires_at_ms = now_ms + services.quote_ttl_ms;
+    // An UMA quote lives no longer than the receiver's invoice.
+    if (request.uma) {
+        quote.expires_at_ms =
+            std::min(quote.expires_at_ms, request.uma->payment.invoice_expires_at_ms);
+    }
+    if (quote.source_type == "REALTIME_FUNDING") {
+        std::string notes = "Send exactly " + std::to_string(p.total_sending) + " " + quote.sending_currency +
+                            " (minor units) with reference " + quote.funding_reference +
+                            " before " + format_timestamp_ms(quote.expires_at_ms);
+        // Stored with the quote: a rail may give fresh details per call (a Lightning invoice), and
+        // the quote must show the same ones on every read.
+        auto found = select_funding_instructions(
+            services.funding_rails, services.funding_for(owner.env),
+            funding_instruction_request{owner, quote.id, quote.sending_currency, quote.funding_reference,
+                                        p.total_sending, now_ms},
+            notes);
+        if (found.instructions.empty()) {
+            return failure(payment_error::no_funding_instructions, found.problem, "source.currency");
+        }
+        quote.payment_instructions = json::serialize(found.instructions);
+    } else {
+        quote.payment_instructions = "[]";
+    }
+    // Create-and-execute to an internal account on PostgreSQL: the quote and its transaction are
+    // rows no other command can know before the commit, and nothing of this command reads them
+    // back (it keeps them in hand), so their inserts wait for the flush with their updates. A
+    // payout's rail operation refers to the transaction at once, so payouts insert now.
+    deferred_writes* deferred_rows =
+        outgoing_out && !request.uma && !is_external_account_id(quote.destination_account_id) &&
+                backend_of(session) == database_backend::postgresql
+            ? deferred_writes_of(session)
+            : nullptr;
+    if (deferred_rows) {
+        deferred_rows->add_statement(quote_insert_statement(quote));
+    } else {
+        insert_quote(session, quote);
+    }
+    if (request.uma) {
+        uma_payment_record payment = request.uma->payment;
+        payment.quote_id = quote.id;
+        payment.owner = owner;
+        payment.created_at_ms = now_ms;
+        insert_uma_payment(session, payment);
+    }
+
+    transaction_record outgoing;
+    outgoing.id = quote.transaction_id;
+    outgoing.owner = owner;
+    outgoing.type = "OUTGOING";
+    outgoing.status = "PENDING";
+    outgoing.quote_id = quote.id;
+    outgoing.customer_id = quote.source_customer_id;
+    outgoing.platform_customer_id = source_platform_customer_id;
+    outgoing.source_type = quote.source_type;
+    outgoing.source_account_id = quote.source_account_id;
+    outgoing.source_currency = quote.sending_currency;
+    // A payout leaves the book, as a transfer-out does.
+    outgoing.destination_type = quote.destination_type == "UMA_ADDRESS" ? "UMA_ADDRESS"
+                                : is_external_account_id(quote.destination_account_id)
+                                    ? "EXTERNAL_ACCOUNT"
+                                    : "ACCOUNT";
+    outgoing.destination_account_id = quote.destination_account_id;
+    outgoing.destination_currency = quote.receiving_currency;
+    outgoing.sent_amount = p.total_sending;
+    outgoing.received_amount = p.total_receiving;
+    outgoing.fees = p.fees_included;
+    outgoing.exchange_rate = rational_text(p.exchange_rate);
+    outgoing.rate_details = rate_details_json(p);
+    outgoing.description = quote.description;
+    outgoing.reference = quote.funding_reference;
+    outgoing.payment_instructions = quote.payment_instructions;
+    if (request.uma) outgoing.counterparty_data = request.uma->payment.payee_data;
+    outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;
+    if (deferred_rows) {
+        deferred_rows->add_statement(transaction_insert_statement(outgoing));
+    } else {
+        store_new_transaction(session, outgoing);
+    }
+    record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
+    if (outgoing_out) *outgoing_out = std::move(outgoing);
+    return quote;
+}
+
+}  // namespace
+
+result<quote_record, payment_failure> create_quote(soci::session& session,
+                                                   const payment_services& services,
+                                                   const platform_config& config,
+                                                   const quote_request& request) {
+    return create_quote_records(session, services, config, request, nullptr);
+}
+
+result<quote_record, payment_failure> create_and_execute_quote(soci::session& session,
+                                                               const payment_services& services,
+                                                               const platform_config& config,
+                                                               const quote_request& request) {
+    transaction_record outgoing;
+    auto created = create_quote_records(session, services, config, request, &outgoing);
+    if (!created) return created.error();
+    return execute_found_quote(session, services, created.value(), &outgoing);
+}
+
+result<quote_record, payment_failure> execute_quote(soci::session& session,
+                                                    const payment_services& services,
+                                                    const tenant& owner, const std::string& quote_id) {
+    auto quote = find_quote(session, owner, quote_id);
+    if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
+    // The quote may predate the deletion of either customer, or a change of the sender's KYC.
+    auto sender = facts_of_owner(session, owner, quote->source_customer_id);
+    if (sender.deleted() || facts_of_owner(session, owner, quote->destination_customer_id).deleted()) {
+        return failure(payment_error::customer_deleted,
+                       "quote " + quote_id + " is between accounts of a deleted customer");
+    }
+    if (!sender.ready()) return not_ready(quote->source_customer_id, sender.kyc_status);
+    return execute_found_quote(session, services, *quote, nullptr);
+}
+
+result<transaction_record, payment_failure> receive_quote_funding(
+    soci::session& session, const payment_services& services, const tenant& owner,
+    const std::string& quote_id, const std::string& currency, std::optional<std::int64_t> amount) {
+    auto quote = find_quote(session, owner, quote_id);
+    if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id, "quoteId");
+    if (quote->source_type != "REALTIME_FUNDING") {
+        return failure(payment_error::quote_not_executable,
+                       "quote " + quote_id + " is paid from an internal account; execute it instead", "quoteId");
+    }
+    if (quote->status == "EXPIRED") {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " has expired", "quoteId");
+    }
+    if (quote->status != "PENDING") {
+        return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote->status, "quoteId");
+    }
+    if (services.time.now_ms() >= quote->expires_at_ms) {
+        return failure(payment_error::quote_expired, "quote " + quote_id + " has expired", "quoteId");
+    }
+    if (currency != quote->sending_currency) {
+        return failure(payment_error::funding_currency_mismatch,
+                       "currencyCode: the quote is funded in " + quote->sending_currency, "currencyCode");
+    }
+    std::int64_t received = amount.value_or(quote->priced.total_sending);
+    if (received == quote->priced.total_sending) {
+        book_services book{services.ids, services.random, services.time};
+        std::string settlement = ensure_account(session, book, owner, account_kind::settlement, "", currency);
+        return settle(session, services, *quote, settlement, "deposit", false, nullptr);
+    }
+    // The wrong amount arrived: fail the payment and send the funds back where they came from.
+    std::int64_t now_ms = services.time.now_ms();
+    update_quote_status(session, *quote, "FAILED", now_ms);
+    auto outgoing = find_transaction(session, owner, quote->transaction_id);
+    CORRIDOR_ASSERT(outgoing.has_value());
+    outgoing->status = "FAILED";
+    outgoing->failure_reason = "FUNDING_AMOUNT_MISMATCH";
+    outgoing->refund = json::serialize(json::object{{"reference", "R" + quote->funding_reference.substr(1)},
+                                                    {"initiatedAt", format_timestamp_ms(now_ms)},
+                                                    {"settledAt", format_timestamp_ms(now_ms)},
+                                                    {"amount", received}});
+    outgoing->updated_at_ms = now_ms;
+    store_transaction_outcome(session, *outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
+    return std::move(*outgoing);
+}
+
+result<ledger_account, payment_failure> fund_internal_account(soci::session& session,
+                                                              const payment_services& services,
+                                                              const tenant& owner,
+                                                              const std::string& account_id,
+                                                              std::int64_t amount) {
+    CORRIDOR_ASSERT(amount > 0);
+    auto account = find_account(session, owner, account_id);
+    if (!account || (account->kind != account_kind::customer && account->kind != account_kind::platform)) {
+        return failure(payment_error::account_not_found, "no internal account " + account_id, "accountId");
+    }
+    book_services book{services.ids, services.random, services.time};
+    std::string settlement = ensure_account(session, book, owner, account_kind::settlement, "", account->currency);
+    std::string transaction_id = services.ids.next("Transaction");
+    auto posted = post_transfer(session, book, owner,
+                                {settlement, account->id, amount, account->currency, "fund", transaction_id});
+    if (!posted) {
+        return failure(payment_error::amount_out_of_range, "amount would overflow the account's balance", "amount");
+    }
+    std::int64_t now_ms = services.time.now_ms();
+    transaction_record deposit;
+    deposit.id = transaction_id;
+    deposit.owner = owner;
+    deposit.type = "INCOMING";
+    deposit.status = "COMPLETED";
+    deposit.customer_id = account->owner_id;
+    deposit.platform_customer_id = platform_customer_id_of(session, owner, account->owner_id);
+    deposit.source_type = "REALTIME_FUNDING";
+    deposit.source_currency = account->currency;
+    deposit.destination_type = "ACCOUNT";
+    deposit.destination_account_id = account->id;
+    deposit.destination_currency = account->currency;
+    deposit.received_amount = amount;
+    deposit.rate_details = "{}";
+    deposit.description = "Sandbox funding";
+    deposit.reference = account->reference;
+    deposit.settled_at_ms = deposit.created_at_ms = deposit.updated_at_ms = now_ms;
+    store_new_transaction(session, deposit);
+    record_payment_event(session, services.ids, services.time, services.currencies, deposit);
+    // The balance read before the deposit may be stale: another process can fund the same account
+    // meanwhile (PostgreSQL, READ COMMITTED). The row as this transaction's update left it is exact,
+    // and stays so until the commit (the update holds its lock).
+    auto after = find_account(session, owner, account_id);
+    CORRIDOR_ASSERT(after.has_value() && after->balance() >= amount);
+    record_balance_event(session, services.ids, services.time, services.currencies, owner,
+                         account->id, account->owner_id, account->currency,
+                         after->balance() - amount, after->balance(), deposit.platform_customer_id);
+    return std::move(*after);
+}
+
+bool is_external_account_id(const std::string& id) {
+    return id.starts_with("ExternalAccount:");
+}
+
+void complete_quote_payout(soci::session& session, const clock& time, const tenant& owner,
+                           const std::string& quote_id) {
+    auto quote = find_quote(session, owner, quote_id);
+    CORRIDOR_ASSERT(quote.has_value());
+    std::int64_t now_ms = time.now_ms();
+    update_quote_status(session, *quote, "COMPLETED", now_ms);
+    if (quote->destination_type != "UMA_ADDRESS") return;
+    // The receiver's provider asked to hear of the payment: the callback is owed from this commit.
+    auto payment = find_uma_payment(session, owner, quote_id);
+    CORRIDOR_ASSERT(payment.has_value());
+    if (payment->utxo_callback.empty()) return;
+    uma_post_transaction callback;
+    callback.transaction_id = quote->transaction_id;
+    callback.owner = owner;
+    callback.quote_id = quote_id;
+    callback.url = payment->utxo_callback;
+    callback.vasp_domain = payment->vasp_domain;
+    callback.amount_msats = payment->amount_msats;
+    callback.next_attempt_at_ms = callback.created_at_ms = callback.updated_at_ms = now_ms;
+    enqueue_uma_post_transaction(session, callback);
+}
+
+void refund_quote_payout(soci::session& session, id_generator& ids, random_source& random,
+                         const clock& time, const currency_registry& currencies,
+                         const tenant& owner, const std::string& quote_id) {
+    auto quote = find_quote(session, owner, quote_id);
+    // PROCESSING, or COMPLETED when the payout comes back after it settled (an ACH return).
+    CORRIDOR_ASSERT(quote.has_value() &&
+                    (quote->status == "PROCESSING" || quote->status == "COMPLETED"));
+    book_services book{ids, random, time};
+    const price& p = quote->priced;
+    payout_leg leg{quote->receiving_currency, p.total_receiving};
+    if (quote->destination_type == "UMA_ADDRESS") {
+        auto payment = find_uma_payment(session, owner, quote_id);
+        CORRIDOR_ASSERT(payment.has_value());
+        leg = payout_leg{"BTC", payment->payout_sats};
+    }
+    std::string payout_settlement =
+        ensure_account(session, book, owner, account_kind::settlement, "", leg.currency);
+    std::string payout_liquidity =
+        ensure_account(session, book, owner, account_kind::liquidity, "", leg.currency);
+    std::string liquidity_sending = ensure_account(session, book, owner, account_kind::liquidity,
+                                                   "", quote->sending_currency);
+    bool internal_source = quote->source_type == "ACCOUNT";
+    std::string refunded_account =
+        internal_source ? quote->source_account_id
+                        : ensure_account(session, book, owner, account_kind::settlement, "",
+                                         quote->sending_currency);
+    // Service accounts have no overdraft guard, so only the last posting could be refused, and only
+    // by a balance overflow of an account that held this money a moment ago.
+    auto back = post_transfer(session, book, owner,
+                              {payout_settlement, payout_liquidity, leg.amount, leg.currency,
+                               "refund", quote->transaction_id});
+    CORRIDOR_ASSERT(back.ok());
+    if (p.fees_included > 0) {
+        std::string fees =
+            ensure_account(session, book, owner, account_kind::fees, "", quote->sending_currency);
+        auto fee_back = post_transfer(session, book, owner,
+                                      {fees, liquidity_sending, p.fees_included,
+                                       quote->sending_currency, "refund", quote->transaction_id});
+        CORRIDOR_ASSERT(fee_back.ok());
+    }
+    auto refunded = post_transfer(session, book, owner,
+                                  {liquidity_sending, refunded_account, p.total_sending,
+                                   quote->sending_currency, "refund", quote->transaction_id});
+    CORRIDOR_ASSERT(refunded.ok());
+    std::int64_t now_ms = time.now_ms();
+    update_quote_status(session, *quote, "FAILED", now_ms);
+    if (internal_source) {
+        auto after = account_balance(session, refunded_account);
+        CORRIDOR_ASSERT(after.has_value());
+        record_balance_event(session, ids, time, currencies, owner, refunded_account,
+                             quote->source_customer_id, quote->sending_currency,
+                             *after - p.total_sending, *after,
+                             platform_customer_id_of(session, owner, quote->source_customer_id));
+    }
+}
+
+int expire_due_quotes(soci::session& session, const payment_services& services, int limit) {
+    CORRIDOR_ASSERT(limit > 0);
+    long long now_ms = services.time.now_ms();
+    std::vector<quote_record> due;
+    {
+        // The oldest expiries first, in the order of quotes_pending_expiry (status,
+        // expires_at_ms): the scan starts at the first PENDING quote and stops at the first one
+        // still valid, whatever the plan. Ordered by id instead, a generic plan (which cannot know
+        // that few quotes are PENDING) walks the whole primary key to find none.
+        static const std::string sql = std::string("SELECT ") + quote_columns +
+                                       " FROM quotes WHERE status = 'PENDING' AND expires_at_ms <= "
+                                       ":n ORDER BY expires_at_ms LIMIT :l";
+        quote_row row;
+        int rows_max = limit;
+        soci::statement statement(session);
+        row.bind(statement);
+        statement.exchange(soci::use(now_ms));
+        statement.exchange(soci::use(rows_max));
+        statement.alloc();
+        statement.prepare(sql);
+        statement.define_and_bind();
+        statement.execute(false);
+        while (statement.fetch()) due.push_back(row.to_record());
+    }
+    for (const auto& quote : due) {
+        update_quote_status(session, quote, "EXPIRED", now_ms);
+        auto outgoing = find_transaction(session, quote.owner, quote.transaction_id);
+        CORRIDOR_ASSERT(outgoing.has_value());
+        outgoing->status = "EXPIRED";
+        outgoing->failure_reason = "QUOTE_EXPIRED";
+        outgoing->updated_at_ms = now_ms;
+        store_transaction_outcome(session, *outgoing);
+        record_payment_event(session, services.ids, services.time, services.currencies, *outgoing);
+    }
+    return static_cast<int>(due.size());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+std::optional<quote_record> find_quote(soci::session& session, const tenant& owner, const std::string& id) {
+    quote_row row;
+    std::string env_name(owner.env_name());
+    if (!fetch_prepared(session, quote_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
+        return std::nullopt;
+    }
+    return row.to_record();
+}
+
+page<quote_record> list_quotes(soci::session& session, const tenant& owner, const quote_filter& filter,
+                               const page_request& request) {
+    sql_filter where = tenant_filter(owner);
+    if (filter.customer_id) where.equals("source_customer_id", *filter.customer_id);
+    if (filter.sending_account_id) where.equals("source_account_id", *filter.sending_account_id);
+    if (filter.receiving_account_id) where.equals("destination_account_id", *filter.receiving_account_id);
+    if (filter.status) where.equals("status", *filter.status);
+    if (filter.created_after_ms) where.at_least("created_at_ms", *filter.created_after_ms);
+    if (filter.created_before_ms) where.at_most("created_at_ms", *filter.created_before_ms);
+    if (filter.sending_uma_address) {
+        where.clause("source_customer_id IN (SELECT id FROM customers WHERE uma_address = {})",
+                     *filter.sending_uma_address);
+    }
+    if (filter.receiving_uma_address) {
+        // A customer of this platform, or a receiver at another provider.
+        where.clause(
+            "(destination_customer_id IN (SELECT id FROM customers WHERE uma_address = {}) "
+            "OR (destination_type = 'UMA_ADDRESS' AND destination_account_id = {}))",
+            *filter.receiving_uma_address);
+    }
+    return list_page<quote_record, quote_row>(session, "quotes",
+                                              std::string("SELECT ") + quote_columns + " FROM quotes",
+                                              where, request, [](const quote_row& r) { return r.to_record(); });
+}
+
+std::optional<transaction_record> find_transaction(soci::session& session, const tenant& owner,
+                                                   const std::string& id) {
+    transaction_row row;
+    std::string env_name(owner.env_name());
+    if (!fetch_prepared(session, transaction_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
+        return std::nullopt;
+    }
+    return row.to_record();
+}
+
+page<transaction_record> list_transactions(soci::session& session, const tenant& owner,
+                                           const transaction_filter& filter,
+                                           const page_request& request) {
+    sql_filter where = tenant_filter(owner);
+    if (filter.customer_id) where.equals("customer_id", *filter.customer_id);
+    if (filter.platform_customer_id) where.equals("platform_customer_id", *filter.platform_customer_id);
+    if (filter.sender_account_id) where.equals("source_account_id", *filter.sender_account_id);
+    if (filter.receiver_account_id) where.equals("destination_account_id", *filter.receiver_account_id);
+    if (filter.status) where.equals("status", *filter.status);
+    if (filter.type) where.equals("type", *filter.type);
+    if (filter.reference) where.equals("reference", *filter.reference);
+    if (filter.start_ms) where.at_least("created_at_ms", *filter.start_ms);
+    if (filter.end_ms) where.at_most("created_at_ms", *filter.end_ms);
+    return list_page<transaction_record, transaction_row>(
+        session, "transactions", transaction_select, where, request,
+        [](const transaction_row& r) { return r.to_record(); });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering
+
+json::object render_currency(const currency_registry& currencies, const std::string& code,
+                             json::storage_ptr storage) {
+    const currency* found = currencies.find(code);
+    if (!found) return json::object({{"code", code}}, std::move(storage));
+    return json::object({{"code", found->code}, {"name", found->name}, {"symbol", found->symbol},
+                         {"decimals", found->decimals}},
+                        std::move(storage));
+}
+
+json::object render_quote(const quote_record& q, const currency_registry& currencies) {
+    json::object source{{"sourceType", q.source_type}};
+    if (q.source_type == "ACCOUNT") source["accountId"] = q.source_account_id;
+    else source["currency"] = q.sending_currency;
+    if (!q.source_customer_id.empty()) source["customerId"] = q.source_customer_id;
+    json::object body{
+        {"id", q.id},
+        {"status", q.status},
+        {"createdAt", format_timestamp_ms(q.created_at_ms)},
+        {"expiresAt", format_timestamp_ms(q.expires_at_ms)},
+        {"source", std::move(source)},
+        {"destination", q.destination_type == "UMA_ADDRESS"
+                            ? json::object{{"destinationType", q.destination_type},
+                                           {"umaAddress", q.destination_account_id},
+                                           {"currency", q.receiving_currency}}
+                            : json::object{{"destinationType", q.destination_type},
+                                           {"accountId", q.destination_account_id}}},
+        {"sendingCurrency", render_currency(currencies, q.sending_currency)},
+        {"receivingCurrency", render_currency(currencies, q.receiving_currency)},
+        {"totalSendingAmount", q.priced.total_sending},
+        {"totalReceivingAmount", q.priced.total_receiving},
+        {"exchangeRate", q.priced.exchange_rate.to_double()},
+        {"feesIncluded", q.priced.fees_included},
+        {"transactionId", q.transaction_id},
+        {"rateDetails", parse_rate_details(rate_details_json(q.priced))},
+    };
+    if (auto instructions = parse_instructions(q.payment_instructions)) {
+        body["paymentInstructions"] = std::move(*instructions);
+    }
+    if (!q.description.empty()) body["description"] = q.description;
+    if (!q.purpose_of_payment.empty()) body["purposeOfPayment"] = q.purpose_of_payment;
+    return body;
+}
+
+json::object render_transaction(const transaction_record& t, const currency_registry& currencies,
+                                json::storage_ptr sp) {
+    json::object source({{"sourceType", t.source_type}, {"currency", t.source_currency}}, sp);
+    if (!t.source_account_id.empty()) source["accountId"] = t.source_account_id;
+    json::object destination({{"destinationType", t.destination_type}, {"currency", t.destination_currency}}, sp);
+    if (t.destination_type == "UMA_ADDRESS") {
+        destination["umaAddress"] = t.destination_account_id;
+    } else if (!t.destination_account_id.empty()) {
+        destination["accountId"] = t.destination_account_id;
+    }
+    json::object body({{"id", t.id},         {"status", t.status},
+                       {"type", t.type},     {"source", std::move(source)},
+                       {"destination", std::move(destination)},
+                       {"createdAt", format_timestamp_ms(t.created_at_ms)},
+                       {"updatedAt", format_timestamp_ms(t.updated_at_ms)}},
+                      sp);
+    if (!t.customer_id.empty()) body["customerId"] = t.customer_id;
+    if (!t.platform_customer_id.empty()) body["platformCustomerId"] = t.platform_customer_id;
+    if (t.settled_at_ms > 0) body["settledAt"] = format_timestamp_ms(t.settled_at_ms);
+    if (!t.description.empty()) body["description"] = t.description;
+    if (!t.failure_reason.empty()) body["failureReason"] = t.failure_reason;
+    if (!t.quote_id.empty()) body["quoteId"] = t.quote_id;
+    if (!t.counterparty_data.empty()) {
+        body["counterpartyInformation"] = counterparty_information_of(t.counterparty_data, sp);
+    }
+    static const std::string empty_object = "{}";
+    const json::value& details = parse_rate_details(t.rate_details.empty() ? empty_object : t.rate_details);
+    body["receivedAmount"] = json::object(
+        {{"amount", t.received_amount}, {"currency", render_currency(currencies, t.destination_currency, sp)}}, sp);
+    if (t.type == "OUTGOING") {
+        body["sentAmount"] = json::object(
+            {{"amount", t.sent_amount}, {"currency", render_currency(currencies, t.source_currency, sp)}}, sp);
+        if (!t.exchange_rate.empty()) body["exchangeRate"] = rational_text_to_double(t.exchange_rate);
+        body["fees"] = t.fees;
+        body["rateDetails"] = details;
+        if (!t.refund.empty()) body["refund"] = json::parse(t.refund);
+        if (auto instructions = parse_instructions(t.payment_instructions)) {
+            body["paymentInstructions"] = std::move(*instructions);
+        }
+    } else {
+        // Incoming transactions carry only the service's own rate details.
+        json::object service_only(sp);
+        for (auto key : {"serviceApiMultiplier", "serviceApiFixedFee", "serviceApiVariableFeeRate",
+                         "serviceApiVariableFeeAmount"}) {
+            if (auto* value = details.as_object().if_contains(key)) service_only[key] = *value;
+        }
+        if (!service_only.empty()) body["rateDetails"] = std::move(service_only);
+        if (t.status != "CREATED") {
+            body["reconciliationInstructions"] = json::object({{"reference", t.reference}}, sp);
+        }
+    }
+    return body;
+}
+
+json::object render_internal_account(const ledger_account& account, const currency_registry& currencies,
+                                     const funding_directory& funding,
+                                     funding_instruction_source* funding_rails, std::int64_t now_ms) {
+    auto found = select_funding_instructions(
+        funding_rails, funding,
+        funding_instruction_request{account.owner, account.id, account.currency, account.reference, 0, now_ms},
+        "Include the reference " + account.reference + " in the transfer memo");
+    json::object body{
+        {"id", account.id},
+        {"balance", json::object{{"amount", account.balance()}, {"currency", render_currency(currencies, account.currency)}}},
+        {"fundingPaymentInstructions", std::move(found.instructions)},
+        {"createdAt", format_timestamp_ms(account.created_at_ms)},
+        {"updatedAt", format_timestamp_ms(account.updated_at_ms)}};
+    if (!account.owner_id.empty()) body["customerId"] = account.owner_id;
+    return body;
+}
+
+void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const transaction_record& t) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(storage);
+    payload.emplace("transaction", render_transaction(t, currencies, storage));
+    record_event(session, ids, time, t.owner,
+                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
+                 json::serialize(payload));
+}
+
+bool note_transaction_failure_reason(soci::session& session, id_generator& ids, const clock& time,
+                                     const currency_registry& currencies, const tenant& owner,
+                                     const std::string& transaction_id, const std::string& reason) {
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    // Conditional, so a concurrent status change is never overwritten and the event is written once.
+    soci::statement update =
+        (session.prepare << "UPDATE transactions SET failure_reason = :f, updated_at_ms = :u "
+                            "WHERE platform_id = :p AND environment = :e AND id = :i AND "
+                            "failure_reason = ''",
+         soci::use(reason), soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name),
+         soci::use(transaction_id));
+    update.execute(true);
+    if (update.get_affected_rows() != 1) return false;
+    auto transaction = find_transaction(session, owner, transaction_id);
+    CORRIDOR_ASSERT(transaction.has_value());  // updated just now, in this transaction
+    record_payment_event(session, ids, time, currencies, *transaction);
+    return true;
+}
+
+void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const tenant& owner,
+                          const std::string& account_id, const std::string& customer_id,
+                          const std::string& currency, std::int64_t old_balance,
+                          std::int64_t new_balance, const std::string& platform_customer_id) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(
+        {{"accountId", account_id},
+         {"oldBalance", json::object({{"amount", old_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)},
+         {"newBalance", json::object({{"amount", new_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)}},
+        storage);
+    if (!customer_id.empty()) payload["customerId"] = customer_id;
+    if (!platform_customer_id.empty()) payload["platformCustomerId"] = platform_customer_id;
+    record_event(session, ids, time, owner, "ACCOUNT_STATUS", json::serialize(payload));
+}
+
+}  // namespace corridor

@@ -1,0 +1,33 @@
+#pragma once
+// Resource ids are "<Type>:<uuid v7>": time-ordered, so keyset pagination by id follows creation.
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "ledger/base/clock.hpp"
+#include "ledger/base/random.hpp"
+
+namespace corridor {
+
+class id_generator {
+public:
+    id_generator(const clock& clock, random_source& random) : clock_(clock), random_(random) {}
+    // A new uuid v7 (RFC 9562), monotonic within this process: the 12-bit rand_a field counts
+    // ids made in the same millisecond, so ids never sort before their predecessors.
+    std::string next_uuid();
+    std::string next(std::string_view type) { return std::string(type) + ":" + next_uuid(); }
+
+private:
+    const clock& clock_;
+    random_source& random_;
+    std::mutex mutex_;
+    std::int64_t last_ms_ = 0;
+    std::uint16_t sequence_ = 0;
+};
+
+bool is_uuid(std::string_view text);
+// True when text is "<type>:<uuid>".
+bool is_typed_id(std::string_view type, std::string_view text);
+
+}  // namespace corridor

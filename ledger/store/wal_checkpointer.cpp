@@ -1,0 +1,107 @@
+#include "ledger/store/wal_checkpointer.hpp"
+
+#include <soci/sqlite3/soci-sqlite3.h>
+#include <sqlite3.h>
+
+#include <cstdio>
+
+#include "ledger/base/assert.hpp"
+#include "ledger/base/thread_name.hpp"
+
+namespace corridor {
+namespace {
+
+sqlite_api::sqlite3* sqlite_handle(soci::session& session) {
+    CORRIDOR_ASSERT(session.get_backend_name() == "sqlite3");
+    return static_cast<soci::sqlite3_session_backend*>(session.get_backend())->conn_;
+}
+
+}  // namespace
+
+wal_checkpointer::wal_checkpointer(database_url url, int frames_soft_max, int frames_hard_max)
+    : url_(std::move(url)), frames_soft_max_(frames_soft_max), frames_hard_max_(frames_hard_max) {
+    CORRIDOR_ASSERT(url_.backend == database_backend::sqlite);
+    CORRIDOR_ASSERT(frames_soft_max_ > 0 && frames_hard_max_ > frames_soft_max_);
+    thread_ = std::thread([this] {
+        name_this_thread("wal-checkpoint");
+        run();
+    });
+}
+
+wal_checkpointer::~wal_checkpointer() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wanted_.notify_one();
+    thread_.join();
+}
+
+void wal_checkpointer::watch(soci::session& writer_session) {
+    sqlite_api::sqlite3* connection = sqlite_handle(writer_session);
+    // Installing a WAL hook replaces the automatic checkpoint hook (wal_autocheckpoint).
+    sqlite_api::sqlite3_wal_hook(
+        connection,
+        [](void* self, sqlite_api::sqlite3* writer, const char* schema, int frames) {
+            return static_cast<wal_checkpointer*>(self)->on_wal_commit(writer, schema, frames);
+        },
+        this);
+}
+
+// Runs on the writer's thread after each commit, with the WAL's length in frames.
+int wal_checkpointer::on_wal_commit(void* connection, const char* schema, int frames) {
+    if (frames >= frames_hard_max_) {
+        sqlite_api::sqlite3_wal_checkpoint_v2(static_cast<sqlite_api::sqlite3*>(connection), schema,
+                                              SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+        std::lock_guard lock(mutex_);
+        ++writer_checkpoints_;
+        return SQLITE_OK;
+    }
+    if (frames >= frames_soft_max_) {
+        {
+            std::lock_guard lock(mutex_);
+            if (due_) return SQLITE_OK;
+            due_ = true;
+        }
+        wanted_.notify_one();
+    }
+    return SQLITE_OK;
+}
+
+void wal_checkpointer::run() {
+    session_ptr session;
+    while (true) {
+        {
+            std::unique_lock lock(mutex_);
+            wanted_.wait(lock, [this] { return stopping_ || due_; });
+            if (stopping_) return;
+        }
+        try {
+            if (!session) session = open_session(url_);
+            int rc = sqlite_api::sqlite3_wal_checkpoint_v2(sqlite_handle(*session), nullptr,
+                                                           SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+            if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
+                std::fprintf(stderr, "wal checkpointer: checkpoint failed: %s\n",
+                             sqlite_api::sqlite3_errstr(rc));
+            }
+        } catch (const std::exception& error) {
+            std::fprintf(stderr, "wal checkpointer: %s\n", error.what());
+            session.reset();
+        }
+        std::lock_guard lock(mutex_);
+        due_ = false;
+        ++checkpoints_;
+    }
+}
+
+std::uint64_t wal_checkpointer::checkpoints_total() const {
+    std::lock_guard lock(mutex_);
+    return checkpoints_;
+}
+
+std::uint64_t wal_checkpointer::writer_checkpoints_total() const {
+    std::lock_guard lock(mutex_);
+    return writer_checkpoints_;
+}
+
+}  // namespace corridor

@@ -1,0 +1,243 @@
+#include "server/workers/bulk_import_runner.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/json.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "ledger/customers/bulk_import_store.hpp"
+#include "ledger/base/csv_reader.hpp"
+#include "ledger/customers/customer_store.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/store/statement_cache.hpp"
+#include "server/api/app.hpp"
+#include "server/api/bulk_import.hpp"
+#include "server/api/customer_input.hpp"
+
+namespace corridor {
+namespace {
+
+constexpr std::size_t csv_record_bytes_max = 64 * 1024;
+
+void record_job_event(soci::session& session, app_services& services, const bulk_import_job& job) {
+    auto current = find_bulk_import_job(session, job.owner, job.id);
+    CORRIDOR_ASSERT(current.has_value());
+    boost::json::object payload{
+        {"bulkCustomerImportJob",
+         render_bulk_import_job(*current, bulk_import_errors(session, job.id))}};
+    record_event(session, services.ids, services.time, job.owner, "BULK_UPLOAD",
+                 boost::json::serialize(payload));
+}
+
+// The platformCustomerId column of a record, for the error's correlationId.
+std::string platform_customer_id_of(const bulk_csv_columns& columns,
+                                    const std::vector<std::string>& fields) {
+    auto index = columns.find("platformCustomerId");
+    return index && *index < fields.size() ? fields[*index] : std::string();
+}
+
+// Reads up to batch_rows records from `reader` and validates them: each record gets either an
+// error (outcomes[i] set) or a request (outcomes[i] empty; its row and platformCustomerId in
+// request_rows). True when the file ended.
+bool read_batch(csv_reader& reader, const bulk_csv_columns& columns, const platform_config& config,
+                std::int64_t batch_rows, const clock& time, std::int64_t& row,
+                std::vector<std::optional<bulk_import_row_error>>& outcomes,
+                std::vector<new_customer>& requests,
+                std::vector<std::pair<std::int64_t, std::string>>& request_rows) {
+    std::vector<std::string> fields;
+    while (static_cast<std::int64_t>(outcomes.size()) < batch_rows) {
+        auto status = reader.next(fields);
+        if (status == csv_status::end) return true;
+        ++row;
+        std::string platform_customer_id;
+        try {
+            if (status == csv_status::malformed) {
+                fail(error_code::invalid_input, "malformed CSV record: " + reader.error());
+            }
+            platform_customer_id = platform_customer_id_of(columns, fields);
+            requests.push_back(read_bulk_csv_customer(columns, fields, config, time.now_ms()));
+            request_rows.emplace_back(row, std::move(platform_customer_id));
+            outcomes.emplace_back();
+        } catch (const api_error& error) {
+            outcomes.emplace_back(bulk_row_error(error, row, platform_customer_id));
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+bulk_import_runner::bulk_import_runner(app_services& services, database_url url)
+    : services_(services), url_(std::move(url)) {
+    worker_ = "worker-" + random_hex(services.random, 8);
+    thread_ = std::thread([this] { loop(); });
+}
+
+bulk_import_runner::~bulk_import_runner() {
+    stop();
+}
+
+void bulk_import_runner::wake() {
+    {
+        std::lock_guard lock(mutex_);
+        woken_ = true;
+    }
+    wake_.notify_all();
+}
+
+void bulk_import_runner::request_stop() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+}
+
+void bulk_import_runner::stop() {
+    request_stop();
+    if (thread_.joinable()) thread_.join();
+}
+
+bool bulk_import_runner::stopping() const {
+    std::lock_guard lock(mutex_);
+    return stopping_;
+}
+
+void bulk_import_runner::loop() {
+    session_ptr session;
+    while (!stopping()) {
+        bool worked = false;
+        try {
+            if (!session) session = open_session(url_);
+            worked = run_once(*session);
+        } catch (const std::exception& error) {
+            spdlog::error("bulk import: {}", error.what());
+            session.reset();  // reopened on the next pass
+        }
+        if (worked) continue;
+        std::unique_lock lock(mutex_);
+        wake_.wait_for(lock,
+                       std::chrono::milliseconds(services_.config.bulk_import.poll_interval_ms),
+                       [this] { return stopping_ || woken_; });
+        woken_ = false;
+    }
+}
+
+bool bulk_import_runner::run_once(soci::session& session) {
+    auto job = claim_bulk_import_job(session, services_.time, worker_,
+                                     services_.config.bulk_import.lease_ms);
+    if (!job) return false;
+    import(session, *job);
+    return true;
+}
+
+void bulk_import_runner::fail_job(soci::session& session, const bulk_import_job& job,
+                                  const std::string& why) {
+    spdlog::error("bulk import job {} failed: {}", job.id, why);
+    write_transaction transaction(session);
+    if (!finish_bulk_import_job(session, services_.time, job.id, worker_, "FAILED")) return;
+    record_job_event(session, services_, job);
+    transaction.commit();
+}
+
+// Imports the job's remaining records, a batch per transaction: the customers of a batch, its
+// errors, the counters and the resume position commit together, so a job resumed after a crash
+// starts exactly after the last committed record.
+void bulk_import_runner::import(soci::session& session, const bulk_import_job& job) {
+    std::ifstream in(job.file_path, std::ios::binary);
+    if (!in) return fail_job(session, job, "its CSV file is missing");
+    bulk_csv_columns columns;
+    {
+        csv_reader header_reader(in, 0, csv_record_bytes_max);
+        std::vector<std::string> header;
+        if (header_reader.next(header) != csv_status::record) {
+            return fail_job(session, job, "its CSV has no readable header");
+        }
+        try {
+            columns = read_bulk_csv_header(header);
+        } catch (const api_error& error) {
+            return fail_job(session, job, error.message);
+        }
+    }
+    in.clear();
+    in.seekg(job.resume_offset);
+    csv_reader reader(in, static_cast<std::uint64_t>(job.resume_offset), csv_record_bytes_max);
+    auto config = load_platform_config(session, job.owner);
+    if (!config) return fail_job(session, job, "the platform configuration is missing");
+    customer_services customers{services_.ids, services_.random, services_.time};
+    const auto& settings = services_.config.bulk_import;
+    std::int64_t row = job.resume_row;
+    // Rows imported at which the customers' statistics are refreshed next: at the start, then
+    // each time this job has doubled what it imported (a few times per job, however long).
+    std::int64_t imported = 0, refresh_at = 0;
+    for (;;) {
+        if (imported >= refresh_at) {
+            refresh_customer_statistics(session);
+            refresh_at = std::max<std::int64_t>(2 * imported, settings.batch_rows);
+        }
+        if (stopping()) {
+            // Hand the job back at once rather than after the lease lapses.
+            run_prepared(session,
+                         "UPDATE bulk_import_jobs SET lease_until_ms = 0, lease_owner = NULL WHERE "
+                         "id = :i AND lease_owner = :w",
+                         job.id, worker_);
+            return;
+        }
+        // The batch is read and validated before its transaction begins: on SQLite the write lock
+        // (which the ledger writer waits for) is held only for the batch's few statements.
+        bulk_import_progress progress;
+        std::vector<std::optional<bulk_import_row_error>> outcomes;  // per record, in order
+        std::vector<new_customer> requests;
+        std::vector<std::pair<std::int64_t, std::string>> request_rows;  // row, platformCustomerId
+        bool at_end = read_batch(reader, columns, *config, settings.batch_rows, services_.time, row,
+                                 outcomes, requests, request_rows);
+        progress.processed = static_cast<std::int64_t>(outcomes.size());
+        write_transaction transaction(session);
+        auto created =
+            create_customers(session, customers, job.owner, config->uma_domain, requests);
+        CORRIDOR_ASSERT(created.size() == requests.size());
+        std::size_t next_request = 0;
+        for (auto& outcome : outcomes) {
+            if (!outcome) {
+                // A valid record: its outcome is the next of create_customers.
+                auto index = next_request++;
+                if (created[index]) {
+                    ++progress.successful;
+                    continue;
+                }
+                try {
+                    fail_customer(created[index].error(), "");
+                } catch (const api_error& error) {
+                    outcome = bulk_row_error(error, request_rows[index].first,
+                                             request_rows[index].second);
+                }
+            }
+            ++progress.failed;
+            progress.errors.push_back(std::move(*outcome));
+        }
+        progress.resume_offset = static_cast<std::int64_t>(reader.offset());
+        progress.resume_row = row;
+        if (!record_bulk_import_progress(session, services_.time, job.id, worker_, progress,
+                                         settings.lease_ms)) {
+            spdlog::warn("bulk import job {}: lease lost; another worker continues it", job.id);
+            return;  // the batch rolls back with the transaction
+        }
+        if (at_end) {
+            bool finished =
+                finish_bulk_import_job(session, services_.time, job.id, worker_, "COMPLETED");
+            CORRIDOR_ASSERT(finished);  // the lease was just extended in this transaction
+            record_job_event(session, services_, job);
+        }
+        transaction.commit();
+        imported += progress.successful;
+        if (at_end) {
+            std::error_code ignored;
+            std::filesystem::remove(job.file_path, ignored);
+            return;
+        }
+    }
+}
+
+}  // namespace corridor

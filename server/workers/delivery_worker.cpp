@@ -1,0 +1,492 @@
+#include "server/workers/delivery_worker.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/json.hpp>
+#include <future>
+
+#include "ledger/payments/approvals.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/base/thread_name.hpp"
+#include "server/api/app.hpp"
+
+namespace corridor {
+namespace {
+
+class function_job final : public session_job {
+public:
+    explicit function_job(std::function<void(soci::session&)> work) : work_(std::move(work)) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            work_(session);
+            return true;
+        } catch (const soci::soci_error& error) {
+            retryable_ = is_retryable_conflict(error);
+            if (!retryable_) spdlog::error("webhook bookkeeping failed: {}", error.what());
+        } catch (const std::exception& error) {
+            spdlog::error("webhook bookkeeping failed: {}", error.what());
+        }
+        return false;
+    }
+    void finish(job_outcome outcome) noexcept override {
+        done_.set_value(outcome == job_outcome::committed);
+    }
+    bool retryable() const noexcept override { return retryable_; }
+    std::future<bool> result() { return done_.get_future(); }
+
+private:
+    std::function<void(soci::session&)> work_;
+    std::promise<bool> done_;
+    bool retryable_ = false;
+};
+
+std::string tenant_key_of(const tenant& owner) {
+    return owner.platform_id + "|" + std::string(owner.env_name());
+}
+
+std::string transaction_id_of(const claimed_delivery& delivery) {
+    boost::system::error_code error;
+    auto payload = boost::json::parse(delivery.payload, error);
+    if (error || !payload.is_object()) return {};
+    auto* transaction = payload.as_object().if_contains("transaction");
+    if (!transaction || !transaction->is_object()) return {};
+    auto* id = transaction->as_object().if_contains("id");
+    return id && id->is_string() ? std::string(id->as_string()) : std::string();
+}
+
+template <std::size_t N>
+void observe_into(std::array<std::atomic<std::uint64_t>, N + 1>& buckets,
+                  std::atomic<std::uint64_t>& sum, const std::array<std::int64_t, N>& bounds,
+                  std::int64_t value_ms) {
+    std::size_t bucket = 0;
+    while (bucket < N && value_ms > bounds[bucket]) ++bucket;
+    buckets[bucket].fetch_add(1, std::memory_order_relaxed);
+    sum.fetch_add(static_cast<std::uint64_t>(std::max<std::int64_t>(value_ms, 0)),
+                  std::memory_order_relaxed);
+}
+
+template <std::size_t N>
+std::string histogram_text(const char* name, const char* help,
+                           const std::array<std::atomic<std::uint64_t>, N + 1>& buckets,
+                           const std::atomic<std::uint64_t>& sum_ms,
+                           const std::array<std::int64_t, N>& bounds) {
+    std::string out = fmt::format("# HELP {} {}\n# TYPE {} histogram\n", name, help, name);
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < N; ++i) {
+        cumulative += buckets[i].load();
+        out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name,
+                           static_cast<double>(bounds[i]) / 1000.0, cumulative);
+    }
+    cumulative += buckets[N].load();
+    out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n", name, cumulative);
+    out += fmt::format("{}_sum {}\n{}_count {}\n", name,
+                       static_cast<double>(sum_ms.load()) / 1000.0, name, cumulative);
+    return out;
+}
+
+}  // namespace
+
+bool run_and_wait(session_executor& executor, std::function<void(soci::session&)> work) {
+    auto job = std::make_unique<function_job>(std::move(work));
+    auto result = job->result();
+    executor.submit(std::move(job));
+    return result.get();
+}
+
+retry_policy webhook_retry_policy(const service_config& config) {
+    retry_policy policy;
+    policy.initial_interval_ms = config.webhooks.retry_initial_interval_ms;
+    policy.interval_max_ms = config.webhooks.retry_interval_max_ms;
+    policy.max_age_ms = config.webhooks.retry_max_age_hours * 3600 * 1000;
+    // One attempt takes at most the connect time-out twice (resolving, then connecting) and the
+    // response time-out; the margin covers recording its result.
+    policy.lease_ms =
+        2 * config.webhooks.connect_timeout_ms + config.webhooks.response_timeout_ms + 5000;
+    return policy;
+}
+
+const webhook_signer& webhook_sender::signer_for(const claimed_delivery& delivery) {
+    std::lock_guard lock(mutex_);
+    auto key = tenant_key_of(delivery.owner);
+    auto found = signers_.find(key);
+    if (found == signers_.end() || found->second.first != delivery.private_key_pem) {
+        // A rotated key replaces the cached one.
+        signers_.erase(key);
+        found = signers_
+                    .emplace(key, std::make_pair(delivery.private_key_pem,
+                                                 webhook_signer(delivery.private_key_pem)))
+                    .first;
+    }
+    return found->second.second;
+}
+
+void webhook_sender::send(const claimed_delivery& delivery, std::int64_t now_ms,
+                          std::function<void(attempt_report)> done) {
+    attempt_report report;
+    report.attempted_at_ms = now_ms;
+    if (delivery.interrupted) {
+        report.error = "the attempt was interrupted by a restart; this event is not sent twice";
+        done(std::move(report));
+        return;
+    }
+    if (delivery.url.empty()) {
+        report.error = "no webhook endpoint is configured";
+        done(std::move(report));
+        return;
+    }
+    std::string body = webhook_body(delivery, now_ms);
+    outbound_request request;
+    request.url = delivery.url;
+    request.headers.emplace_back("X-Service-Signature",
+                                 signer_for(delivery).signature_header(body));
+    request.body = std::move(body);
+    transport_.post(
+        std::move(request), [report, done = std::move(done)](outbound_response response) mutable {
+            report.response_status = response.status;
+            report.latency_ms = response.latency_ms;
+            report.error = std::move(response.error);
+            report.response_excerpt = std::move(response.body);  // cut to size when stored
+            done(std::move(report));
+        });
+}
+
+// One round of bookkeeping on the writer: its work fills `result`, and the worker learns the
+// outcome without having waited for it.
+class delivery_worker::round_job final : public session_job {
+public:
+    round_job(std::function<void(soci::session&, round_result&)> work,
+              std::function<void(round_result)> done)
+        : work_(std::move(work)), done_(std::move(done)) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            result_ = round_result{};  // a retried job starts again
+            work_(session, result_);
+            return true;
+        } catch (const soci::soci_error& error) {
+            retryable_ = is_retryable_conflict(error);
+            if (!retryable_) spdlog::error("webhook bookkeeping failed: {}", error.what());
+        } catch (const std::exception& error) {
+            spdlog::error("webhook bookkeeping failed: {}", error.what());
+        }
+        return false;
+    }
+    void finish(job_outcome outcome) noexcept override {
+        result_.durable = outcome == job_outcome::committed;
+        if (!result_.durable) result_.claimed.clear();  // rolled back: never claimed
+        done_(std::move(result_));
+    }
+    bool retryable() const noexcept override { return retryable_; }
+
+private:
+    std::function<void(soci::session&, round_result&)> work_;
+    std::function<void(round_result)> done_;
+    round_result result_;
+    bool retryable_ = false;
+};
+
+delivery_worker::delivery_worker(app_services& services, session_executor& writer,
+                                 outbound_transport& transport)
+    : services_(services),
+      writer_(writer),
+      sender_(transport),
+      policy_(webhook_retry_policy(services.config)),
+      claim_policy_(policy_) {
+    claim_policy_.lease_ms += queued_ms_max;
+}
+
+delivery_worker::~delivery_worker() {
+    stop(0);
+}
+
+void delivery_worker::start() {
+    thread_ = std::thread([this] {
+        name_this_thread("webhooks");
+        loop();
+    });
+}
+
+void delivery_worker::wake(wake_source source) {
+    (source == wake_source::commit ? woken_by_commit_ : woken_by_notification_)
+        .fetch_add(1, std::memory_order_relaxed);
+    {
+        std::lock_guard lock(mutex_);
+        woken_ = true;
+    }
+    ready_.notify_all();
+}
+
+void delivery_worker::stop(std::int64_t drain_ms) {
+    {
+        std::lock_guard lock(mutex_);
+        if (stopping_ && !thread_.joinable()) return;
+        stopping_ = true;
+    }
+    ready_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    // Deliveries still under way keep their lease and are claimed again later (by this process
+    // after a restart, or by another): at least once, never lost. Those claimed and not sent are
+    // given back, due at once.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(drain_ms);
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [this] { return !round_pending_ || round_done_.has_value(); });
+    if (round_done_) {
+        end_round(*round_done_);
+        round_done_.reset();
+        round_pending_ = false;
+    }
+    ready_.wait_until(lock, deadline, [this] { return in_flight_ == 0; });
+    std::deque<completion> finished;
+    finished.swap(finished_);
+    std::vector<claimed_delivery> unsent(std::make_move_iterator(queued_.begin()),
+                                         std::make_move_iterator(queued_.end()));
+    queued_.clear();
+    if (finished.empty() && unsent.empty()) return;
+    round_pending_ = true;
+    lock.unlock();
+    start_round(std::move(finished), std::move(unsent), 0);
+    lock.lock();
+    ready_.wait(lock, [this] { return round_done_.has_value(); });
+    end_round(*round_done_);
+    round_done_.reset();
+    round_pending_ = false;
+}
+
+void delivery_worker::observe(const completion& done) {
+    observe_into(latency_, latency_sum_ms_, lag_buckets_ms, done.report.latency_ms);
+    if (done.report.response_status == 0) no_answer_.fetch_add(1, std::memory_order_relaxed);
+}
+
+// One writer job, so one commit: records the finished attempts (and feeds approval answers to
+// their payments), gives back `unsent`, then claims up to `room` due events. The loop goes on
+// sending what it holds meanwhile.
+void delivery_worker::start_round(std::deque<completion> finished,
+                                  std::vector<claimed_delivery> unsent, int room) {
+    auto payments = services_.payments();
+    std::int64_t approval_timeout_ms = services_.config.webhooks_approval_timeout_ms;
+    // The queue depth is a COUNT over the outbox: once a second is enough for a gauge.
+    std::int64_t now_ms = services_.time.now_ms();
+    bool count_depth = room > 0 && now_ms - last_depth_ms_ >= 1000;
+    if (count_depth) last_depth_ms_ = now_ms;
+    auto work = [this, finished = std::move(finished), unsent = std::move(unsent), room,
+                 count_depth, payments,
+                 approval_timeout_ms](soci::session& session, round_result& result) {
+        result.asked = room;
+        result.recorded = finished.size();
+        std::vector<finished_attempt> attempts;
+        attempts.reserve(finished.size());
+        for (const auto& done : finished) attempts.push_back({&done.delivery, &done.report});
+        result.verdicts =
+            finish_deliveries(session, services_.ids, services_.time, policy_, attempts);
+        for (const auto& done : finished) {
+            if (done.delivery.purpose != event_purpose::approval) continue;
+            std::string transaction_id = transaction_id_of(done.delivery);
+            if (transaction_id.empty()) continue;
+            apply_approval_answer(session, payments, done.delivery.owner, transaction_id,
+                                  done.report.response_status, done.report.response_excerpt,
+                                  approval_timeout_ms);
+        }
+        if (!unsent.empty()) release_deliveries(session, services_.time, unsent);
+        if (room > 0) {
+            result.claimed = claim_due_deliveries(session, services_.time, services_.random,
+                                                  claim_policy_, room);
+        }
+        if (count_depth) result.depth = pending_delivery_count(session);
+    };
+    writer_.submit(std::make_unique<round_job>(std::move(work), [this](round_result result) {
+        {
+            std::lock_guard lock(mutex_);
+            round_done_ = std::move(result);
+        }
+        ready_.notify_all();
+    }));
+}
+
+void delivery_worker::end_round(round_result& result) {
+    if (!result.durable) {
+        // Both the finished and the claimed stay leased and come round again after the lease.
+        if (result.recorded > 0) {
+            spdlog::warn("could not record {} webhook attempt(s); they will be retried",
+                         result.recorded);
+        }
+        return;
+    }
+    for (const auto& verdict : result.verdicts) {
+        if (verdict.outcome == "SUCCEEDED")
+            succeeded_.fetch_add(1, std::memory_order_relaxed);
+        else if (verdict.outcome == "RETRY_SCHEDULED")
+            retried_.fetch_add(1, std::memory_order_relaxed);
+        else
+            gave_up_.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (result.depth >= 0) queue_depth_.store(result.depth, std::memory_order_relaxed);
+    more_due_ = result.asked > 0 && static_cast<int>(result.claimed.size()) == result.asked;
+    // Approval and test events are sent once: they go first and never wait in the queue, so that
+    // a crash cannot leave one claimed but never sent.
+    for (auto it = result.claimed.rbegin(); it != result.claimed.rend(); ++it) {
+        if (it->purpose != event_purpose::notify) queued_.push_front(std::move(*it));
+    }
+    for (auto& delivery : result.claimed) {
+        if (delivery.purpose == event_purpose::notify) queued_.push_back(std::move(delivery));
+    }
+}
+
+void delivery_worker::send(std::vector<claimed_delivery> batch) {
+    for (auto& delivery : batch) {
+        std::int64_t now_ms = services_.time.now_ms();
+        if (delivery.attempt == 1)
+            observe_into(lag_, lag_sum_ms_, lag_buckets_ms, now_ms - delivery.created_at_ms);
+        auto shared = std::make_shared<claimed_delivery>(std::move(delivery));
+        try {
+            sender_.send(*shared, now_ms, [this, shared](attempt_report report) {
+                completion done{std::move(*shared), std::move(report)};
+                observe(done);
+                {
+                    std::lock_guard lock(mutex_);
+                    if (finished_.empty()) finished_since_ = std::chrono::steady_clock::now();
+                    finished_.push_back(std::move(done));
+                    --in_flight_;
+                    in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
+                }
+                ready_.notify_all();
+            });
+        } catch (const std::exception& error) {
+            // A key that cannot sign: recorded as a failed attempt rather than lost.
+            spdlog::error("webhook {} could not be sent: {}", shared->id, error.what());
+            attempt_report report;
+            report.attempted_at_ms = services_.time.now_ms();
+            report.error = "the delivery could not be signed";
+            std::lock_guard lock(mutex_);
+            if (finished_.empty()) finished_since_ = std::chrono::steady_clock::now();
+            finished_.push_back(completion{std::move(*shared), std::move(report)});
+            --in_flight_;
+            in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
+        }
+    }
+}
+
+// Sending and bookkeeping overlap: claimed deliveries wait in a queue (at most as many as may be
+// under way) and go out as soon as answers free room, while one round at a time records answers
+// and claims more on the writer. A slot is then held for an HTTP exchange only, never for a commit.
+void delivery_worker::loop() {
+    using clock_type = std::chrono::steady_clock;
+    const int in_flight_max = static_cast<int>(services_.config.webhooks.in_flight_max);
+    const int claim_batch_max = std::min(in_flight_max, 256);
+    const auto poll = std::chrono::milliseconds(services_.config.webhooks.poll_interval_ms);
+    // Answers that arrive close together are recorded together: every round is a commit.
+    const auto gather = std::chrono::milliseconds(2);
+    const std::size_t gather_max = 64;
+    auto next_poll = clock_type::now();    // the first round claims at once
+    std::vector<claimed_delivery> unsent;  // held too long: given back by the next round
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        if (round_done_) {
+            end_round(*round_done_);
+            round_done_.reset();
+            round_pending_ = false;
+        }
+        std::vector<claimed_delivery> batch;
+        std::int64_t now_ms = services_.time.now_ms();
+        while (!queued_.empty() &&
+               (in_flight_ < in_flight_max || queued_.front().purpose != event_purpose::notify)) {
+            auto& next = queued_.front();
+            if (now_ms - next.claimed_at_ms > queued_ms_max) {
+                unsent.push_back(std::move(next));
+            } else {
+                batch.push_back(std::move(next));
+                ++in_flight_;
+            }
+            queued_.pop_front();
+        }
+        auto now = clock_type::now();
+        bool start = false;
+        int room = 0;
+        std::deque<completion> finished;
+        if (!round_pending_) {
+            room = std::clamp(2 * in_flight_max - in_flight_ - static_cast<int>(queued_.size()), 0,
+                              claim_batch_max);
+            // Without room the poll waits for the next round (answers make room and record).
+            if (room == 0 && now >= next_poll) next_poll = now + poll;
+            bool claim = room > 0 && (woken_ || more_due_ || now >= next_poll);
+            bool record =
+                !finished_.empty() && (finished_.size() >= gather_max || in_flight_ == 0 ||
+                                       now >= finished_since_ + gather);
+            if (claim || record || !unsent.empty()) {
+                start = true;
+                finished.swap(finished_);
+                woken_ = false;
+                more_due_ = false;
+                if (room > 0) next_poll = now + poll;
+                round_pending_ = true;
+            }
+        }
+        if (start || !batch.empty()) {
+            in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
+            lock.unlock();
+            try {
+                if (start) start_round(std::move(finished), std::exchange(unsent, {}), room);
+                send(std::move(batch));
+            } catch (const std::exception& error) {
+                spdlog::error("webhook delivery round failed: {}", error.what());
+            }
+            lock.lock();
+            continue;
+        }
+        // Nothing to do until an answer, a commit, a round's end or the next poll.
+        auto until = next_poll;
+        if (round_pending_) until = now + poll;
+        if (!round_pending_ && !finished_.empty())
+            until = std::min(until, finished_since_ + gather);
+        ready_.wait_until(lock, until, [&] {
+            return stopping_ || round_done_.has_value() ||
+                   (!round_pending_ &&
+                    ((woken_ &&
+                      2 * in_flight_max > in_flight_ + static_cast<int>(queued_.size())) ||
+                     finished_.size() >= gather_max)) ||
+                   (!queued_.empty() && in_flight_ < in_flight_max);
+        });
+    }
+}
+
+std::string delivery_worker::metrics_text() const {
+    std::string out =
+        "# HELP corridor_webhook_attempts_total Webhook delivery attempts by outcome.\n"
+        "# TYPE corridor_webhook_attempts_total counter\n";
+    out += fmt::format("corridor_webhook_attempts_total{{outcome=\"SUCCEEDED\"}} {}\n",
+                       succeeded_.load());
+    out += fmt::format("corridor_webhook_attempts_total{{outcome=\"RETRY_SCHEDULED\"}} {}\n",
+                       retried_.load());
+    out +=
+        fmt::format("corridor_webhook_attempts_total{{outcome=\"GAVE_UP\"}} {}\n", gave_up_.load());
+    out +=
+        "# HELP corridor_webhook_attempts_unanswered_total Attempts that got no HTTP answer.\n"
+        "# TYPE corridor_webhook_attempts_unanswered_total counter\n";
+    out += fmt::format("corridor_webhook_attempts_unanswered_total {}\n", no_answer_.load());
+    out +=
+        "# HELP corridor_webhook_wakeups_total Times delivery was woken before its poll: by a "
+        "commit of this process that recorded events, or by PostgreSQL's NOTIFY of any "
+        "process's.\n"
+        "# TYPE corridor_webhook_wakeups_total counter\n";
+    out += fmt::format("corridor_webhook_wakeups_total{{source=\"commit\"}} {}\n",
+                       woken_by_commit_.load());
+    out += fmt::format("corridor_webhook_wakeups_total{{source=\"notification\"}} {}\n",
+                       woken_by_notification_.load());
+    out +=
+        "# HELP corridor_webhook_queue_depth Events waiting for a delivery attempt (all "
+        "processes).\n"
+        "# TYPE corridor_webhook_queue_depth gauge\n";
+    out += fmt::format("corridor_webhook_queue_depth {}\n", queue_depth_.load());
+    out +=
+        "# HELP corridor_webhook_in_flight Deliveries under way in this process.\n"
+        "# TYPE corridor_webhook_in_flight gauge\n";
+    out += fmt::format("corridor_webhook_in_flight {}\n", in_flight_gauge_.load());
+    out += histogram_text("corridor_webhook_delivery_lag_seconds",
+                          "From an event's commit to its first attempt.", lag_, lag_sum_ms_,
+                          lag_buckets_ms);
+    out += histogram_text("corridor_webhook_attempt_duration_seconds",
+                          "From sending a webhook to its answer.", latency_, latency_sum_ms_,
+                          lag_buckets_ms);
+    return out;
+}
+
+}  // namespace corridor
