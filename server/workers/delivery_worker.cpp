@@ -4,42 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/json.hpp>
-#include <future>
 
+#include "ledger/base/thread_name.hpp"
 #include "ledger/payments/approvals.hpp"
 #include "ledger/store/database.hpp"
-#include "ledger/base/thread_name.hpp"
 #include "server/api/app.hpp"
 
 namespace corridor {
 namespace {
-
-class function_job final : public session_job {
-public:
-    explicit function_job(std::function<void(soci::session&)> work) : work_(std::move(work)) {}
-    bool run(soci::session& session) noexcept override {
-        try {
-            work_(session);
-            return true;
-        } catch (const soci::soci_error& error) {
-            retryable_ = is_retryable_conflict(error);
-            if (!retryable_) spdlog::error("webhook bookkeeping failed: {}", error.what());
-        } catch (const std::exception& error) {
-            spdlog::error("webhook bookkeeping failed: {}", error.what());
-        }
-        return false;
-    }
-    void finish(job_outcome outcome) noexcept override {
-        done_.set_value(outcome == job_outcome::committed);
-    }
-    bool retryable() const noexcept override { return retryable_; }
-    std::future<bool> result() { return done_.get_future(); }
-
-private:
-    std::function<void(soci::session&)> work_;
-    std::promise<bool> done_;
-    bool retryable_ = false;
-};
 
 std::string tenant_key_of(const tenant& owner) {
     return owner.platform_id + "|" + std::string(owner.env_name());
@@ -86,13 +58,6 @@ std::string histogram_text(const char* name, const char* help,
 }
 
 }  // namespace
-
-bool run_and_wait(session_executor& executor, std::function<void(soci::session&)> work) {
-    auto job = std::make_unique<function_job>(std::move(work));
-    auto result = job->result();
-    executor.submit(std::move(job));
-    return result.get();
-}
 
 retry_policy webhook_retry_policy(const service_config& config) {
     retry_policy policy;

@@ -20,9 +20,9 @@
 #include <thread>
 #include <vector>
 
+#include "ledger/platforms/webhook_keys.hpp"
 #include "ledger/store/session_job.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"
-#include "ledger/platforms/webhook_keys.hpp"
 #include "server/http/outbound_client.hpp"
 
 namespace corridor {
@@ -128,9 +128,5 @@ private:
     std::int64_t last_depth_ms_ = 0;  // loop thread only
     std::atomic<int> in_flight_gauge_{0};
 };
-
-// Runs `work` on the executor's session and waits until it is durable; false when it was rolled
-// back or failed (the error is logged).
-bool run_and_wait(session_executor& executor, std::function<void(soci::session&)> work);
 
 }  // namespace corridor
