@@ -10,6 +10,7 @@ packages=(
   libsoci-dev libsqlite3-dev libpq-dev
   libspdlog-dev libfmt-dev catch2
   postgresql sqlite3
+  universal-ctags
   nodejs npm
   chromium
 )
