@@ -1,8 +1,8 @@
 #include "ledger/webhooks/webhook_deliveries.hpp"
 
 #include <algorithm>
-#include <tuple>
 #include <map>
+#include <tuple>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
@@ -278,6 +278,22 @@ std::optional<claimed_delivery> claim_delivery(soci::session& session, const clo
     claims.close_unsendable();
     if (claimed.empty()) return std::nullopt;
     return std::move(claimed.front());
+}
+
+std::int64_t release_deliveries(soci::session& session, const clock& time,
+                                const std::vector<claimed_delivery>& unsent) {
+    long long now = time.now_ms();
+    std::int64_t released = 0;
+    // Rare (a stop, an endpoint too slow for the queue): one prepared statement per event.
+    for (const auto& delivery : unsent) {
+        released += run_prepared(
+            session,
+            "UPDATE outbox_events SET attempts = attempts - 1, next_attempt_at_ms = :n, "
+            "claim_token = NULL, first_attempt_at_ms = CASE WHEN attempts = 1 THEN NULL ELSE "
+            "first_attempt_at_ms END WHERE id = :i AND claim_token = :c AND state = 'PENDING'",
+            now, delivery.id, delivery.claim_token);
+    }
+    return released;
 }
 
 std::string webhook_body(const claimed_delivery& delivery, std::int64_t now_ms) {

@@ -67,6 +67,13 @@ std::optional<claimed_delivery> claim_delivery(soci::session& session, const clo
                                                random_source& random, const retry_policy& policy,
                                                const std::string& event_id);
 
+// Gives back claims that were never sent (a process stopping with deliveries still queued, or
+// held past their time): each event is due at once again, its attempt count and first attempt
+// time as before the claim. Only while the claim still holds the event (its token matches).
+// Returns how many events were given back.
+std::int64_t release_deliveries(soci::session& session, const clock& time,
+                                const std::vector<claimed_delivery>& unsent);
+
 // The exact bytes sent: {"webhookId", "type", "timestamp" (this attempt's time), ...payload}.
 std::string webhook_body(const claimed_delivery& delivery, std::int64_t now_ms);
 

@@ -289,7 +289,9 @@ int run_until_signal(const service_config& config, app_services& services,
     set_outbox_listener([&deliveries] { deliveries.wake(); });
     std::optional<outbox_notification_listener> notifications;
     if (url.backend == database_backend::postgresql) {
-        notifications.emplace(url.connect_string, [&deliveries] { deliveries.wake(); });
+        notifications.emplace(url.connect_string, [&deliveries] {
+            deliveries.wake(delivery_worker::wake_source::notification);
+        });
     }
     announce_listeners(config, services.rails, tls != nullptr, port, admin_port);
     int signal_number = server.wait_for_signal(on_hangup);

@@ -4,42 +4,14 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/json.hpp>
-#include <future>
 
+#include "ledger/base/thread_name.hpp"
 #include "ledger/payments/approvals.hpp"
 #include "ledger/store/database.hpp"
-#include "ledger/base/thread_name.hpp"
 #include "server/api/app.hpp"
 
 namespace corridor {
 namespace {
-
-class function_job final : public session_job {
-public:
-    explicit function_job(std::function<void(soci::session&)> work) : work_(std::move(work)) {}
-    bool run(soci::session& session) noexcept override {
-        try {
-            work_(session);
-            return true;
-        } catch (const soci::soci_error& error) {
-            retryable_ = is_retryable_conflict(error);
-            if (!retryable_) spdlog::error("webhook bookkeeping failed: {}", error.what());
-        } catch (const std::exception& error) {
-            spdlog::error("webhook bookkeeping failed: {}", error.what());
-        }
-        return false;
-    }
-    void finish(job_outcome outcome) noexcept override {
-        done_.set_value(outcome == job_outcome::committed);
-    }
-    bool retryable() const noexcept override { return retryable_; }
-    std::future<bool> result() { return done_.get_future(); }
-
-private:
-    std::function<void(soci::session&)> work_;
-    std::promise<bool> done_;
-    bool retryable_ = false;
-};
 
 std::string tenant_key_of(const tenant& owner) {
     return owner.platform_id + "|" + std::string(owner.env_name());
@@ -86,13 +58,6 @@ std::string histogram_text(const char* name, const char* help,
 }
 
 }  // namespace
-
-bool run_and_wait(session_executor& executor, std::function<void(soci::session&)> work) {
-    auto job = std::make_unique<function_job>(std::move(work));
-    auto result = job->result();
-    executor.submit(std::move(job));
-    return result.get();
-}
 
 retry_policy webhook_retry_policy(const service_config& config) {
     retry_policy policy;
@@ -151,12 +116,49 @@ void webhook_sender::send(const claimed_delivery& delivery, std::int64_t now_ms,
         });
 }
 
+// One round of bookkeeping on the writer: its work fills `result`, and the worker learns the
+// outcome without having waited for it.
+class delivery_worker::round_job final : public session_job {
+public:
+    round_job(std::function<void(soci::session&, round_result&)> work,
+              std::function<void(round_result)> done)
+        : work_(std::move(work)), done_(std::move(done)) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            result_ = round_result{};  // a retried job starts again
+            work_(session, result_);
+            return true;
+        } catch (const soci::soci_error& error) {
+            retryable_ = is_retryable_conflict(error);
+            if (!retryable_) spdlog::error("webhook bookkeeping failed: {}", error.what());
+        } catch (const std::exception& error) {
+            spdlog::error("webhook bookkeeping failed: {}", error.what());
+        }
+        return false;
+    }
+    void finish(job_outcome outcome) noexcept override {
+        result_.durable = outcome == job_outcome::committed;
+        if (!result_.durable) result_.claimed.clear();  // rolled back: never claimed
+        done_(std::move(result_));
+    }
+    bool retryable() const noexcept override { return retryable_; }
+
+private:
+    std::function<void(soci::session&, round_result&)> work_;
+    std::function<void(round_result)> done_;
+    round_result result_;
+    bool retryable_ = false;
+};
+
 delivery_worker::delivery_worker(app_services& services, session_executor& writer,
                                  outbound_transport& transport)
     : services_(services),
       writer_(writer),
       sender_(transport),
-      policy_(webhook_retry_policy(services.config)) {}
+      policy_(webhook_retry_policy(services.config)),
+      claim_policy_(policy_) {
+    claim_policy_.lease_ms += queued_ms_max;
+}
 
 delivery_worker::~delivery_worker() {
     stop(0);
@@ -169,7 +171,9 @@ void delivery_worker::start() {
     });
 }
 
-void delivery_worker::wake() {
+void delivery_worker::wake(wake_source source) {
+    (source == wake_source::commit ? woken_by_commit_ : woken_by_notification_)
+        .fetch_add(1, std::memory_order_relaxed);
     {
         std::lock_guard lock(mutex_);
         woken_ = true;
@@ -186,15 +190,31 @@ void delivery_worker::stop(std::int64_t drain_ms) {
     ready_.notify_all();
     if (thread_.joinable()) thread_.join();
     // Deliveries still under way keep their lease and are claimed again later (by this process
-    // after a restart, or by another): at least once, never lost.
+    // after a restart, or by another): at least once, never lost. Those claimed and not sent are
+    // given back, due at once.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(drain_ms);
-    std::deque<completion> finished;
-    {
-        std::unique_lock lock(mutex_);
-        ready_.wait_until(lock, deadline, [this] { return in_flight_ == 0; });
-        finished.swap(finished_);
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [this] { return !round_pending_ || round_done_.has_value(); });
+    if (round_done_) {
+        end_round(*round_done_);
+        round_done_.reset();
+        round_pending_ = false;
     }
-    if (!finished.empty()) record_and_claim(finished, 0);
+    ready_.wait_until(lock, deadline, [this] { return in_flight_ == 0; });
+    std::deque<completion> finished;
+    finished.swap(finished_);
+    std::vector<claimed_delivery> unsent(std::make_move_iterator(queued_.begin()),
+                                         std::make_move_iterator(queued_.end()));
+    queued_.clear();
+    if (finished.empty() && unsent.empty()) return;
+    round_pending_ = true;
+    lock.unlock();
+    start_round(std::move(finished), std::move(unsent), 0);
+    lock.lock();
+    ready_.wait(lock, [this] { return round_done_.has_value(); });
+    end_round(*round_done_);
+    round_done_.reset();
+    round_pending_ = false;
 }
 
 void delivery_worker::observe(const completion& done) {
@@ -202,25 +222,27 @@ void delivery_worker::observe(const completion& done) {
     if (done.report.response_status == 0) no_answer_.fetch_add(1, std::memory_order_relaxed);
 }
 
-// Records the finished attempts (and feeds approval answers to their payments), then claims up to
-// `room` due events: one writer job, so one commit, per round of the loop.
-std::vector<claimed_delivery> delivery_worker::record_and_claim(std::deque<completion>& finished,
-                                                                int room) {
+// One writer job, so one commit: records the finished attempts (and feeds approval answers to
+// their payments), gives back `unsent`, then claims up to `room` due events. The loop goes on
+// sending what it holds meanwhile.
+void delivery_worker::start_round(std::deque<completion> finished,
+                                  std::vector<claimed_delivery> unsent, int room) {
     auto payments = services_.payments();
     std::int64_t approval_timeout_ms = services_.config.webhooks_approval_timeout_ms;
-    std::vector<delivery_verdict> verdicts;
-    std::vector<claimed_delivery> claimed;
-    std::int64_t depth = -1;
     // The queue depth is a COUNT over the outbox: once a second is enough for a gauge.
     std::int64_t now_ms = services_.time.now_ms();
     bool count_depth = room > 0 && now_ms - last_depth_ms_ >= 1000;
     if (count_depth) last_depth_ms_ = now_ms;
-    bool durable = run_and_wait(writer_, [&](soci::session& session) {
-        claimed.clear();
+    auto work = [this, finished = std::move(finished), unsent = std::move(unsent), room,
+                 count_depth, payments,
+                 approval_timeout_ms](soci::session& session, round_result& result) {
+        result.asked = room;
+        result.recorded = finished.size();
         std::vector<finished_attempt> attempts;
         attempts.reserve(finished.size());
         for (const auto& done : finished) attempts.push_back({&done.delivery, &done.report});
-        verdicts = finish_deliveries(session, services_.ids, services_.time, policy_, attempts);
+        result.verdicts =
+            finish_deliveries(session, services_.ids, services_.time, policy_, attempts);
         for (const auto& done : finished) {
             if (done.delivery.purpose != event_purpose::approval) continue;
             std::string transaction_id = transaction_id_of(done.delivery);
@@ -229,22 +251,32 @@ std::vector<claimed_delivery> delivery_worker::record_and_claim(std::deque<compl
                                   done.report.response_status, done.report.response_excerpt,
                                   approval_timeout_ms);
         }
-        if (room > 0)
-            claimed =
-                claim_due_deliveries(session, services_.time, services_.random, policy_, room);
-        if (count_depth) depth = pending_delivery_count(session);
-    });
-    if (!durable) {
-        // Both the finished and the claimed stay leased and come round again after the lease.
-        if (!finished.empty()) {
-            spdlog::warn("could not record {} webhook attempt(s); they will be retried",
-                         finished.size());
+        if (!unsent.empty()) release_deliveries(session, services_.time, unsent);
+        if (room > 0) {
+            result.claimed = claim_due_deliveries(session, services_.time, services_.random,
+                                                  claim_policy_, room);
         }
-        finished.clear();
-        return {};
+        if (count_depth) result.depth = pending_delivery_count(session);
+    };
+    writer_.submit(std::make_unique<round_job>(std::move(work), [this](round_result result) {
+        {
+            std::lock_guard lock(mutex_);
+            round_done_ = std::move(result);
+        }
+        ready_.notify_all();
+    }));
+}
+
+void delivery_worker::end_round(round_result& result) {
+    if (!result.durable) {
+        // Both the finished and the claimed stay leased and come round again after the lease.
+        if (result.recorded > 0) {
+            spdlog::warn("could not record {} webhook attempt(s); they will be retried",
+                         result.recorded);
+        }
+        return;
     }
-    finished.clear();
-    for (const auto& verdict : verdicts) {
+    for (const auto& verdict : result.verdicts) {
         if (verdict.outcome == "SUCCEEDED")
             succeeded_.fetch_add(1, std::memory_order_relaxed);
         else if (verdict.outcome == "RETRY_SCHEDULED")
@@ -252,28 +284,31 @@ std::vector<claimed_delivery> delivery_worker::record_and_claim(std::deque<compl
         else
             gave_up_.fetch_add(1, std::memory_order_relaxed);
     }
-    if (depth >= 0) queue_depth_.store(depth, std::memory_order_relaxed);
-    return claimed;
+    if (result.depth >= 0) queue_depth_.store(result.depth, std::memory_order_relaxed);
+    more_due_ = result.asked > 0 && static_cast<int>(result.claimed.size()) == result.asked;
+    // Approval and test events are sent once: they go first and never wait in the queue, so that
+    // a crash cannot leave one claimed but never sent.
+    for (auto it = result.claimed.rbegin(); it != result.claimed.rend(); ++it) {
+        if (it->purpose != event_purpose::notify) queued_.push_front(std::move(*it));
+    }
+    for (auto& delivery : result.claimed) {
+        if (delivery.purpose == event_purpose::notify) queued_.push_back(std::move(delivery));
+    }
 }
 
-int delivery_worker::send_claimed(std::vector<claimed_delivery> claimed) {
-    {
-        std::lock_guard lock(mutex_);
-        in_flight_ += static_cast<int>(claimed.size());
-        in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
-    }
-    for (auto& delivery : claimed) {
-        if (delivery.attempt == 1) {
-            observe_into(lag_, lag_sum_ms_, lag_buckets_ms,
-                         delivery.claimed_at_ms - delivery.created_at_ms);
-        }
+void delivery_worker::send(std::vector<claimed_delivery> batch) {
+    for (auto& delivery : batch) {
+        std::int64_t now_ms = services_.time.now_ms();
+        if (delivery.attempt == 1)
+            observe_into(lag_, lag_sum_ms_, lag_buckets_ms, now_ms - delivery.created_at_ms);
         auto shared = std::make_shared<claimed_delivery>(std::move(delivery));
         try {
-            sender_.send(*shared, services_.time.now_ms(), [this, shared](attempt_report report) {
+            sender_.send(*shared, now_ms, [this, shared](attempt_report report) {
                 completion done{std::move(*shared), std::move(report)};
                 observe(done);
                 {
                     std::lock_guard lock(mutex_);
+                    if (finished_.empty()) finished_since_ = std::chrono::steady_clock::now();
                     finished_.push_back(std::move(done));
                     --in_flight_;
                     in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
@@ -287,45 +322,94 @@ int delivery_worker::send_claimed(std::vector<claimed_delivery> claimed) {
             report.attempted_at_ms = services_.time.now_ms();
             report.error = "the delivery could not be signed";
             std::lock_guard lock(mutex_);
+            if (finished_.empty()) finished_since_ = std::chrono::steady_clock::now();
             finished_.push_back(completion{std::move(*shared), std::move(report)});
             --in_flight_;
+            in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
         }
     }
-    return static_cast<int>(claimed.size());
 }
 
+// Sending and bookkeeping overlap: claimed deliveries wait in a queue (at most as many as may be
+// under way) and go out as soon as answers free room, while one round at a time records answers
+// and claims more on the writer. A slot is then held for an HTTP exchange only, never for a commit.
 void delivery_worker::loop() {
+    using clock_type = std::chrono::steady_clock;
     const int in_flight_max = static_cast<int>(services_.config.webhooks.in_flight_max);
     const int claim_batch_max = std::min(in_flight_max, 256);
     const auto poll = std::chrono::milliseconds(services_.config.webhooks.poll_interval_ms);
     // Answers that arrive close together are recorded together: every round is a commit.
     const auto gather = std::chrono::milliseconds(2);
     const std::size_t gather_max = 64;
-    while (true) {
-        std::deque<completion> finished;
-        int room = 0;
-        {
-            std::unique_lock lock(mutex_);
-            if (stopping_) return;
-            finished.swap(finished_);
-            room = std::min(claim_batch_max, in_flight_max - in_flight_);
+    auto next_poll = clock_type::now();    // the first round claims at once
+    std::vector<claimed_delivery> unsent;  // held too long: given back by the next round
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        if (round_done_) {
+            end_round(*round_done_);
+            round_done_.reset();
+            round_pending_ = false;
         }
-        int claimed = 0;
-        if (!finished.empty() || room > 0) {
+        std::vector<claimed_delivery> batch;
+        std::int64_t now_ms = services_.time.now_ms();
+        while (!queued_.empty() &&
+               (in_flight_ < in_flight_max || queued_.front().purpose != event_purpose::notify)) {
+            auto& next = queued_.front();
+            if (now_ms - next.claimed_at_ms > queued_ms_max) {
+                unsent.push_back(std::move(next));
+            } else {
+                batch.push_back(std::move(next));
+                ++in_flight_;
+            }
+            queued_.pop_front();
+        }
+        auto now = clock_type::now();
+        bool start = false;
+        int room = 0;
+        std::deque<completion> finished;
+        if (!round_pending_) {
+            room = std::clamp(2 * in_flight_max - in_flight_ - static_cast<int>(queued_.size()), 0,
+                              claim_batch_max);
+            // Without room the poll waits for the next round (answers make room and record).
+            if (room == 0 && now >= next_poll) next_poll = now + poll;
+            bool claim = room > 0 && (woken_ || more_due_ || now >= next_poll);
+            bool record =
+                !finished_.empty() && (finished_.size() >= gather_max || in_flight_ == 0 ||
+                                       now >= finished_since_ + gather);
+            if (claim || record || !unsent.empty()) {
+                start = true;
+                finished.swap(finished_);
+                woken_ = false;
+                more_due_ = false;
+                if (room > 0) next_poll = now + poll;
+                round_pending_ = true;
+            }
+        }
+        if (start || !batch.empty()) {
+            in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
+            lock.unlock();
             try {
-                claimed = send_claimed(record_and_claim(finished, room));
+                if (start) start_round(std::move(finished), std::exchange(unsent, {}), room);
+                send(std::move(batch));
             } catch (const std::exception& error) {
                 spdlog::error("webhook delivery round failed: {}", error.what());
             }
+            lock.lock();
+            continue;
         }
-        std::unique_lock lock(mutex_);
-        if (claimed == room && room > 0) continue;  // more may be due at once
-        ready_.wait_for(lock, poll, [this] { return stopping_ || woken_ || !finished_.empty(); });
-        if (!finished_.empty() && in_flight_ > 0 && !stopping_) {
-            ready_.wait_for(lock, gather,
-                            [&] { return stopping_ || finished_.size() >= gather_max; });
-        }
-        woken_ = false;
+        // Nothing to do until an answer, a commit, a round's end or the next poll.
+        auto until = next_poll;
+        if (round_pending_) until = now + poll;
+        if (!round_pending_ && !finished_.empty())
+            until = std::min(until, finished_since_ + gather);
+        ready_.wait_until(lock, until, [&] {
+            return stopping_ || round_done_.has_value() ||
+                   (!round_pending_ &&
+                    ((woken_ &&
+                      2 * in_flight_max > in_flight_ + static_cast<int>(queued_.size())) ||
+                     finished_.size() >= gather_max)) ||
+                   (!queued_.empty() && in_flight_ < in_flight_max);
+        });
     }
 }
 
@@ -343,6 +427,15 @@ std::string delivery_worker::metrics_text() const {
         "# HELP corridor_webhook_attempts_unanswered_total Attempts that got no HTTP answer.\n"
         "# TYPE corridor_webhook_attempts_unanswered_total counter\n";
     out += fmt::format("corridor_webhook_attempts_unanswered_total {}\n", no_answer_.load());
+    out +=
+        "# HELP corridor_webhook_wakeups_total Times delivery was woken before its poll: by a "
+        "commit of this process that recorded events, or by PostgreSQL's NOTIFY of any "
+        "process's.\n"
+        "# TYPE corridor_webhook_wakeups_total counter\n";
+    out += fmt::format("corridor_webhook_wakeups_total{{source=\"commit\"}} {}\n",
+                       woken_by_commit_.load());
+    out += fmt::format("corridor_webhook_wakeups_total{{source=\"notification\"}} {}\n",
+                       woken_by_notification_.load());
     out +=
         "# HELP corridor_webhook_queue_depth Events waiting for a delivery attempt (all "
         "processes).\n"

@@ -5,19 +5,24 @@
 // transport, and records every attempt with its outcome. Answers to approval events decide their
 // incoming payment in the same transaction that records the attempt. Nothing is held only in
 // memory: a delivery under way when the process dies is claimed again when its lease runs out.
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "ledger/platforms/webhook_keys.hpp"
 #include "ledger/store/session_job.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"
-#include "ledger/platforms/webhook_keys.hpp"
 #include "server/http/outbound_client.hpp"
 
 namespace corridor {
@@ -52,39 +57,69 @@ public:
     delivery_worker& operator=(const delivery_worker&) = delete;
 
     void start();
-    // Stops claiming, waits up to `drain_ms` for deliveries under way, records what finished.
+    // Stops claiming, waits up to `drain_ms` for deliveries under way, records what finished and
+    // gives back the claimed deliveries it did not send.
     void stop(std::int64_t drain_ms = 2000);
-    // Something was committed: look at the outbox now rather than at the next poll.
-    void wake();
+    // Something was committed: look at the outbox now rather than at the next poll. `commit`: a
+    // commit of this process; `notification`: PostgreSQL's NOTIFY, sent by any process's commit.
+    enum class wake_source { commit, notification };
+    void wake(wake_source source = wake_source::commit);
     std::string metrics_text() const;
+
+    // A claimed delivery waits in the queue at most this long; older ones are given back rather
+    // than sent, so that an attempt always starts well inside its lease.
+    static constexpr std::int64_t queued_ms_max = 2000;
 
 private:
     struct completion {
         claimed_delivery delivery;
         attempt_report report;
     };
+    // What a round (one writer job) came to; filled on the writer's thread.
+    struct round_result {
+        bool durable = false;
+        std::vector<claimed_delivery> claimed;
+        std::vector<delivery_verdict> verdicts;
+        std::size_t recorded = 0;
+        std::int64_t depth = -1;
+        int asked = 0;
+    };
+    class round_job;
     void loop();
-    std::vector<claimed_delivery> record_and_claim(std::deque<completion>& finished, int room);
-    int send_claimed(std::vector<claimed_delivery> claimed);
+    // Submits one round to the writer without waiting: records `finished`, gives back `unsent`,
+    // and claims up to `room` due events.
+    void start_round(std::deque<completion> finished, std::vector<claimed_delivery> unsent,
+                     int room);
+    void end_round(round_result& result);  // on the loop thread, with mutex_ held
+    void send(std::vector<claimed_delivery> batch);
     void observe(const completion& done);
 
     app_services& services_;
     session_executor& writer_;
     webhook_sender sender_;
-    retry_policy policy_;
+    retry_policy policy_;        // the retry schedule and an attempt's lease
+    retry_policy claim_policy_;  // the same, its lease longer by queued_ms_max
 
     std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<completion> finished_;
+    // Claimed, not yet sent: sent as answers free room, so that a slot never waits for a round's
+    // commit. Oldest claim first.
+    std::deque<claimed_delivery> queued_;
+    bool round_pending_ = false;
+    std::optional<round_result> round_done_;
+    bool more_due_ = false;  // the last round claimed all it asked for
     bool stopping_ = false;
     bool woken_ = false;
     int in_flight_ = 0;
+    std::chrono::steady_clock::time_point finished_since_;  // when finished_ became non-empty
     std::thread thread_;
 
     // Metrics.
     static constexpr std::array<std::int64_t, 10> lag_buckets_ms = {5,   10,  25,   50,   100,
                                                                     250, 500, 1000, 5000, 60000};
     std::atomic<std::uint64_t> succeeded_{0}, retried_{0}, gave_up_{0}, no_answer_{0};
+    std::atomic<std::uint64_t> woken_by_commit_{0}, woken_by_notification_{0};
     std::array<std::atomic<std::uint64_t>, lag_buckets_ms.size() + 1> lag_{};
     std::atomic<std::uint64_t> lag_sum_ms_{0};
     std::array<std::atomic<std::uint64_t>, lag_buckets_ms.size() + 1> latency_{};
@@ -93,9 +128,5 @@ private:
     std::int64_t last_depth_ms_ = 0;  // loop thread only
     std::atomic<int> in_flight_gauge_{0};
 };
-
-// Runs `work` on the executor's session and waits until it is durable; false when it was rolled
-// back or failed (the error is logged).
-bool run_and_wait(session_executor& executor, std::function<void(soci::session&)> work);
 
 }  // namespace corridor

@@ -1,9 +1,10 @@
 // Webhook delivery is woken by commits, not found by polling: with the poll set to a minute, an
 // event still arrives at once after the commit that recorded it, in the same process and, on
-// PostgreSQL, when another process (here psql) commits the event and sends NOTIFY.
+// PostgreSQL, when another process (psql, or a second Corridor process) commits the event and sends
+// NOTIFY. The wake-ups are counted by source in /metrics.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, call, anotherProcess, launch, metricsText } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { platformAccounts, fund, eventually } from './lib/money.mjs';
 import { runStatement } from './lib/database.mjs';
@@ -28,6 +29,15 @@ before(async () => {
   // Let the first poll round (at start) pass, so that what follows is not delivered by it.
   await new Promise((resolve) => setTimeout(resolve, 300));
 });
+const onPostgres = Boolean(process.env.CORRIDOR_TEST_POSTGRES_URL_FILE);
+
+async function wakeups(of, source) {
+  const text = await metricsText(of);
+  const found = text.match(new RegExp(`^corridor_webhook_wakeups_total\\{source="${source}"\\} (\\d+)$`, 'm'));
+  assert.ok(found, `no ${source} wake-up counter in /metrics`);
+  return Number(found[1]);
+}
+
 after(async () => {
   if (server) await stopCorridor(server);
   if (receiver) await stopReceiver(receiver);
@@ -36,13 +46,15 @@ after(async () => {
 test('an event is delivered right after the commit that recorded it', async () => {
   const accounts = await platformAccounts(server, sandbox);
   const before = receiver.requests.length;
+  const woken = await wakeups(server, 'commit');
   await fund(server, sandbox, accounts.USD.id, 5000);
   // Within 5 s, while the next poll is a minute away: only the commit's wake-up delivers it.
   await eventually(() => receiver.requests.length > before || undefined, { timeoutMs: 5000 });
+  assert.ok(await wakeups(server, 'commit') > woken, 'the commit did not wake delivery');
 });
 
 test('on PostgreSQL another process\'s commit wakes delivery through NOTIFY',
-  { skip: !process.env.CORRIDOR_TEST_POSTGRES_URL_FILE && 'NOTIFY is PostgreSQL\'s; the SQLite run has one process' },
+  { skip: !onPostgres && 'NOTIFY is PostgreSQL\'s; the SQLite run has one process' },
   async () => {
     const id = `Webhook:${crypto.randomUUID()}`;
     const now = Date.now();
@@ -51,4 +63,24 @@ test('on PostgreSQL another process\'s commit wakes delivery through NOTIFY',
       'TEST', '{"test":true}', 'PENDING', 0, ${now}, ${now}, 'TEST'); NOTIFY corridor_outbox`);
     const entry = await eventually(() => receiver.requests.find((request) => request.body?.webhookId === id), { timeoutMs: 5000 });
     assert.equal(entry.body.type, 'TEST');
+  });
+
+test('on PostgreSQL a payment committed by another Corridor process wakes this one',
+  { skip: !onPostgres && 'NOTIFY is PostgreSQL\'s; the SQLite run has one process' },
+  async () => {
+    const other = anotherProcess(server);
+    await launch(other);
+    try {
+      const byNotification = await wakeups(server, 'notification');
+      const byOwnCommit = await wakeups(server, 'commit');
+      const before = receiver.requests.length;
+      const accounts = await platformAccounts(other, sandbox);
+      await fund(other, sandbox, accounts.USD.id, 700);  // the other process's ledger writer commits
+      await eventually(async () => (await wakeups(server, 'notification')) > byNotification || undefined,
+        { timeoutMs: 5000 });
+      assert.equal(await wakeups(server, 'commit'), byOwnCommit, 'this process committed events itself');
+      await eventually(() => receiver.requests.length > before || undefined, { timeoutMs: 5000 });
+    } finally {
+      await stopCorridor(other, { keepFiles: true });
+    }
   });

@@ -2,16 +2,25 @@
 // (event committed to its arrival at the receiver, and commit to first attempt from /metrics) under
 // a load of payments per second. Reference measured in the same run: a plain Node client posting
 // bodies of the same size to the same receiver over 64 kept-alive connections.
-//   node tests/bench/webhook_bench.mjs BUILD_DIR [seconds] [payments_per_second]
+// With --postgres the same measurements follow on a durable PostgreSQL that the benchmark starts
+// itself (fsync and synchronous_commit on), with a fresh server and receiver. The drain also prints
+// the server's CPU per delivery by thread role (webhooks: the delivery loop and signing;
+// ledger-writer: claims and attempts; outbound: the HTTP client).
+//   node tests/bench/webhook_bench.mjs BUILD_DIR [seconds] [payments_per_second] [--postgres]
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import http from 'node:http';
 
-import { api, benchDir, fundedCustomers, metrics, startBenchServer, stopBenchServer } from './lib/bench.mjs';
+import { api, benchDir, cpuPerOperation, fundedCustomers, metrics, startBenchServer, stopBenchServer, threadCpuMs }
+  from './lib/bench.mjs';
+import { startDurablePostgres } from './lib/postgres.mjs';
 
-const buildDir = resolve(process.argv[2] || 'build');
-const seconds = Number(process.argv[3] || 10);
-const rate = Number(process.argv[4] || 1000);
+const onPostgres = process.argv.includes('--postgres');
+const positional = process.argv.slice(2).filter((arg) => arg !== '--postgres');
+const buildDir = resolve(positional[0] || 'build');
+const seconds = Number(positional[1] || 10);
+const rate = Number(positional[2] || 1000);
+const backlogPayments = 5000;  // 25,000 events: built in a few seconds, under the 10 s answer time-out
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 function waitForLine(child, pattern) {
@@ -30,7 +39,8 @@ function waitForLine(child, pattern) {
 async function startReceiver() {
   const child = spawn(process.execPath, [join(benchDir, 'webhook_receiver.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await waitForLine(child, /receiver on (\d+)/);
-  return { child, url: `http://127.0.0.1:${port}/hooks`, stats: `http://127.0.0.1:${port}/stats` };
+  const base = `http://127.0.0.1:${port}`;
+  return { child, url: `${base}/hooks`, stats: `${base}/stats`, pause: `${base}/pause`, resume: `${base}/resume` };
 }
 
 async function stats(receiver, reset = false) {
@@ -146,56 +156,78 @@ async function drained(server, receiver, expected, timeoutMs) {
   return false;
 }
 
-const receiver = await startReceiver();
-const server = await startBenchServer(buildDir, {
-  config: { outbound: { allow_private_addresses: true }, log: { access: false } },
-});
-try {
-  await api(server, 'PATCH', '/config', { webhookEndpoint: receiver.url });
-  const pairs = await prepare(server, 32);
-  await sleep(500);
-  const baseline = (await stats(receiver)).received;
+// One backend: a fresh server on `database` (a PostgreSQL URL, or undefined for SQLite) and a
+// fresh receiver.
+async function measure(backend, database) {
+  const receiver = await startReceiver();
+  const server = await startBenchServer(buildDir, {
+    config: { outbound: { allow_private_addresses: true }, log: { access: false } },
+    database,
+  });
+  try {
+    await api(server, 'PATCH', '/config', { webhookEndpoint: receiver.url });
+    const pairs = await prepare(server, 32);
+    await sleep(500);
+    const baseline = (await stats(receiver)).received;
 
-  // 1. Lag at the requested payment rate.
-  await stats(receiver, true);
-  const histogramBefore = lagFromHistogram(await metrics(server));
-  const receivedBefore = (await stats(receiver)).received;
-  const load = await paceLoad(server, pairs, rate, seconds);
-  const events = load.sent * 5;  // OUTGOING x2, INCOMING, ACCOUNT_STATUS x2 per executed payment
-  const ok = await drained(server, receiver, receivedBefore + events, 120000);
-  const lagStats = await stats(receiver, true);
-  const histogramAfter = lagFromHistogram(await metrics(server));
-  const lags = lagStats.lags;
+    // 1. Lag at the requested payment rate.
+    await stats(receiver, true);
+    const histogramBefore = lagFromHistogram(await metrics(server));
+    const receivedBefore = (await stats(receiver)).received;
+    const load = await paceLoad(server, pairs, rate, seconds);
+    const events = load.sent * 5;  // OUTGOING x2, INCOMING, ACCOUNT_STATUS x2 per executed payment
+    const ok = await drained(server, receiver, receivedBefore + events, 120000);
+    const lagStats = await stats(receiver, true);
+    const histogramAfter = lagFromHistogram(await metrics(server));
+    const lags = lagStats.lags;
 
-  // 2. Steady-state delivery rate: a backlog drained as fast as the worker can.
-  const backlogPayments = 6000;
-  const beforeBacklog = (await stats(receiver)).received;
-  const wrkStart = Date.now();
-  const backlog = await burst(server, pairs, backlogPayments);
-  const backlogEvents = backlog.sent * 5;
-  const drainStart = Date.now();
-  let lastCount = (await stats(receiver)).received, rates = [];
-  while ((await stats(receiver)).received < beforeBacklog + backlogEvents && Date.now() - drainStart < 180000) {
-    await sleep(1000);
-    const now = (await stats(receiver)).received;
-    rates.push(now - lastCount);
-    lastCount = now;
+    // 2. Steady-state delivery rate: a backlog built while the receiver holds its answers (so the
+    // outbox fills instead of being delivered during the burst), then drained from full. The rate is
+    // taken between the moments 10% and 90% of the backlog had arrived.
+    await fetch(receiver.pause);
+    const beforeBacklog = (await stats(receiver)).received;
+    const wrkStart = Date.now();
+    const backlog = await burst(server, pairs, backlogPayments);
+    const backlogEvents = backlog.sent * 5;
+    const cpuBefore = threadCpuMs(server.process.pid);
+    await fetch(receiver.resume);
+    const drainStart = Date.now();
+    const samples = [[drainStart, beforeBacklog]];
+    while (samples.at(-1)[1] < beforeBacklog + backlogEvents && Date.now() - drainStart < 180000) {
+      await sleep(100);
+      samples.push([Date.now(), (await stats(receiver)).received]);
+    }
+    const drainMs = samples.at(-1)[0] - drainStart;
+    const drainCpu = cpuPerOperation(cpuBefore, threadCpuMs(server.process.pid),
+      Math.max(1, samples.at(-1)[1] - beforeBacklog));
+    const mark = (share) => samples.find(([, n]) => n - beforeBacklog >= share * backlogEvents) ?? samples.at(-1);
+    const [t10, n10] = mark(0.1), [t90, n90] = mark(0.9);
+    const steadyRate = t90 > t10 ? (n90 - n10) / ((t90 - t10) / 1000) : NaN;
+
+    // 3. Reference: the same receiver, bodies of a payment event's size, 64 kept-alive connections.
+    const reference = await referenceRate(receiver, 1500, 20000, 64);
+
+    console.log(`webhook delivery to a local receiver (${backend}, durable commits, ${seconds} s at ${rate} payments/s requested)`);
+    console.log(`lag run: ${load.sent} payments (${load.perSecond.toFixed(0)}/s achieved, ${load.failed} failed), ${events} events, all delivered: ${ok}`);
+    console.log(`  lag commit -> received at the receiver (payment events, n=${lags.length}): p50 ${percentile(lags, 0.5)} ms, p99 ${percentile(lags, 0.99)} ms, max ${percentile(lags, 1)} ms`);
+    console.log(`  lag commit -> first attempt (/metrics histogram): p50 ${bucketQuantile(histogramBefore, histogramAfter, 0.5)}, p99 ${bucketQuantile(histogramBefore, histogramAfter, 0.99)}`);
+    console.log(`drain run: ${backlog.sent} payments queued ${backlogEvents} events in ${((drainStart - wrkStart) / 1000).toFixed(1)} s ` +
+      `(receiver paused); drained in ${(drainMs / 1000).toFixed(1)} s; steady delivery rate ${steadyRate.toFixed(0)} deliveries/s (10% to 90% of the backlog)`);
+    console.log(`server CPU per delivery during the drain: ${drainCpu}`);
+    console.log(`reference (Node client, 64 kept-alive connections): ${reference.toFixed(0)} posts/s; ratio ${(steadyRate / reference).toFixed(2)}`);
+    console.log(`baseline events before the runs: ${baseline}`);
+  } finally {
+    await stopBenchServer(server);
+    receiver.child.kill('SIGTERM');
   }
-  const steady = rates.length > 2 ? rates.slice(1, -1) : rates;
-  const steadyRate = steady.reduce((a, b) => a + b, 0) / Math.max(1, steady.length);
+}
 
-  // 3. Reference: the same receiver, bodies of a payment event's size, 64 kept-alive connections.
-  const reference = await referenceRate(receiver, 1500, 20000, 64);
-
-  console.log(`webhook delivery to a local receiver (SQLite, durable commits, ${seconds} s at ${rate} payments/s requested)`);
-  console.log(`lag run: ${load.sent} payments (${load.perSecond.toFixed(0)}/s achieved, ${load.failed} failed), ${events} events, all delivered: ${ok}`);
-  console.log(`  lag commit -> received at the receiver (payment events, n=${lags.length}): p50 ${percentile(lags, 0.5)} ms, p99 ${percentile(lags, 0.99)} ms, max ${percentile(lags, 1)} ms`);
-  console.log(`  lag commit -> first attempt (/metrics histogram): p50 ${bucketQuantile(histogramBefore, histogramAfter, 0.5)}, p99 ${bucketQuantile(histogramBefore, histogramAfter, 0.99)}`);
-  console.log(`drain run: ${backlog.sent} payments queued ${backlogEvents} events in ${((drainStart - wrkStart) / 1000).toFixed(1)} s; ` +
-    `steady delivery rate ${steadyRate.toFixed(0)} deliveries/s (per-second samples ${rates.join(' ')})`);
-  console.log(`reference (Node client, 64 kept-alive connections): ${reference.toFixed(0)} posts/s; ratio ${(steadyRate / reference).toFixed(2)}`);
-  console.log(`baseline events before the runs: ${baseline}`);
-} finally {
-  await stopBenchServer(server);
-  receiver.child.kill('SIGTERM');
+await measure('SQLite', undefined);
+if (onPostgres) {
+  const postgres = await startDurablePostgres();
+  try {
+    await measure('PostgreSQL', postgres.url);
+  } finally {
+    postgres.stop();
+  }
 }

@@ -13,6 +13,7 @@
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/ledger_writer.hpp"
+#include "ledger/store/outbox.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/platforms/webhook_keys.hpp"
 #include "server/api/app.hpp"
@@ -51,6 +52,52 @@ private:
     std::mutex mutex_;
     std::vector<outbound_request> sent_;
 };
+
+// Never answers on its own: keeps each request and its callback until the test answers it.
+class held_transport final : public outbound_transport {
+public:
+    void post(outbound_request request, std::function<void(outbound_response)> done) override {
+        std::lock_guard lock(mutex_);
+        sent_.push_back(std::move(request));
+        waiting_.push_back(std::move(done));
+    }
+    std::vector<outbound_request> sent() {
+        std::lock_guard lock(mutex_);
+        return sent_;
+    }
+    void answer_one(int status) {
+        std::function<void(outbound_response)> done;
+        {
+            std::lock_guard lock(mutex_);
+            REQUIRE(!waiting_.empty());
+            done = std::move(waiting_.front());
+            waiting_.erase(waiting_.begin());
+        }
+        outbound_response response;
+        response.status = status;
+        done(std::move(response));
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<outbound_request> sent_;
+    std::vector<std::function<void(outbound_response)>> waiting_;
+};
+
+long long count_of(soci::session& session, const std::string& sql) {
+    long long count = 0;
+    session << sql, soci::into(count);
+    return count;
+}
+
+template <class Predicate>
+bool within_ms(int timeout_ms, Predicate predicate) {
+    for (int waited = 0; waited < timeout_ms; waited += 10) {
+        if (predicate()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return predicate();
+}
 
 struct worker_fixture {
     worker_fixture()
@@ -191,4 +238,60 @@ TEST_CASE("the loop turns each approval answer into the payment's decision",
         }
     }
     CHECK(approval_sends == 1);
+}
+
+TEST_CASE("claims wait in a queue while every slot is busy, and a stop gives back the unsent",
+          "[store][webhooks][worker]") {
+    worker_fixture f;
+    f.services.config.webhooks.in_flight_max = 4;
+    auto& session = f.database.session();
+    {
+        write_transaction transaction(session);
+        for (int i = 0; i < 20; ++i)
+            record_event(session, f.ids, f.wall, f.owner, "ACCOUNT_STATUS",
+                         R"({"n":)" + std::to_string(i) + "}");
+        transaction.commit();
+    }
+    held_transport endpoint;
+    delivery_worker worker(f.services, f.writer, endpoint);
+    worker.start();
+    const std::string claimed_sql =
+        "SELECT COUNT(*) FROM outbox_events WHERE claim_token IS NOT NULL";
+    // Four under way, and as many more claimed ahead so that a freed slot never waits for a
+    // commit; no more than that.
+    REQUIRE(within_ms(
+        5000, [&] { return endpoint.sent().size() == 4 && count_of(session, claimed_sql) == 8; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK(endpoint.sent().size() == 4);
+    CHECK(count_of(session, claimed_sql) == 8);
+    // An answer frees a slot: a queued claim goes out at once and its place is claimed again.
+    endpoint.answer_one(200);
+    REQUIRE(within_ms(5000, [&] { return endpoint.sent().size() == 5; }));
+    REQUIRE(within_ms(5000, [&] {
+        return count_of(session, "SELECT COUNT(*) FROM outbox_events WHERE state = 'DELIVERED'") ==
+                   1 &&
+               count_of(session, claimed_sql) == 8;
+    }));
+    worker.stop(0);
+    // The four under way keep their claim (their answers may still come); the four queued are due
+    // again at once, as if never claimed.
+    std::vector<std::string> under_way;
+    for (const auto& request : endpoint.sent())
+        under_way.emplace_back(boost::json::parse(request.body).at("webhookId").as_string());
+    CHECK(count_of(session, claimed_sql) == 4);
+    for (std::size_t i = 1; i < under_way.size(); ++i) {
+        long long attempts = 0;
+        session << "SELECT attempts FROM outbox_events WHERE id = :i AND claim_token IS NOT NULL",
+            soci::use(under_way[i]), soci::into(attempts);
+        CHECK(attempts == 1);
+    }
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM outbox_events WHERE state = 'PENDING' AND attempts = 0 "
+                   "AND claim_token IS NULL AND first_attempt_at_ms IS NULL") == 15);
+    long long due_later = 0;
+    long long now = f.wall.now_ms();
+    session << "SELECT COUNT(*) FROM outbox_events WHERE state = 'PENDING' AND claim_token IS "
+               "NULL AND next_attempt_at_ms > :n",
+        soci::use(now), soci::into(due_later);
+    CHECK(due_later == 0);
 }
