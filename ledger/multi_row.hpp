@@ -3,7 +3,8 @@
 // of rows and one lookup per chunk of keys, instead of one statement per row. On PostgreSQL each
 // is one round trip whatever the row count: the values travel as one array parameter per column
 // (unnest, = ANY), so the statement text never changes with the row count. SQLite has no arrays and
-// no round trips to save; there a multi-row VALUES list (or IN list) saves the per-row statement.
+// no round trips to save; there an INSERT of a few dozen rows, prepared once per call through the
+// SQLite library and bound in place, is stepped over the rows (an IN list serves the lookups).
 #include <soci/soci.h>
 
 #include <cstddef>
@@ -33,13 +34,16 @@ public:
     // One value per column, in the columns' order.
     void add(std::vector<std::optional<std::string>> row);
     std::size_t size() const { return rows_.size(); }
-    // Inserts every row added; a constraint violation throws as a single INSERT would.
+    // Inserts every row added; a constraint violation throws as a single INSERT would. Outside a
+    // transaction it inserts all rows or none; inside one, a failure may leave some of the rows
+    // in it, so the caller rolls the transaction back (as every caller does on an exception).
     void run(soci::session& session) const;
 
 private:
-    std::string chunk_sql(std::size_t rows, bool postgres) const;
-    void run_chunks(soci::session& session, std::size_t begin, std::size_t rows,
-                    std::size_t count) const;
+    void run_sqlite(soci::session& session) const;
+    void run_postgres(soci::session& session) const;
+    // The INSERT of `rows` rows on SQLite; on PostgreSQL, of any number of rows.
+    std::string insert_sql(std::size_t rows, bool postgres) const;
 
     std::string table_;
     std::vector<multi_row_column> columns_;

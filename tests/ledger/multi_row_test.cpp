@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ledger/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
@@ -64,11 +65,32 @@ TEST_CASE("multi-row inserts keep every value and NULL, over several chunks",
         }
         CHECK(number == static_cast<long long>(i * 1000000007LL));
     }
-    // A duplicate key fails the INSERT as a single-row one would.
+    // Integers are stored as integers, whatever path the values took.
+    int integers = 0;
+    world.session() << "SELECT COUNT(*) FROM multi_row_probe WHERE n = CAST(n AS BIGINT) AND n "
+                       "+ 0 = n AND n > 0",
+        soci::into(integers);
+    CHECK(integers == static_cast<int>(rows) - 1);  // all but row 0's zero
+    if (world.database.backend() == database_backend::sqlite) {
+        int typed = 0;
+        world.session() << "SELECT COUNT(*) FROM multi_row_probe WHERE typeof(n) = 'integer'",
+            soci::into(typed);
+        CHECK(typed == static_cast<int>(rows));
+    }
+    // A duplicate key fails the INSERT as a single-row one would, with an error the callers
+    // recognise as a unique violation, and writes none of its rows.
     multi_row_insert again("multi_row_probe", {{"k"}, {"v"}, {"n", column_type::integer}});
     again.add({"fresh", std::nullopt, "1"});
     again.add({"key-3", std::nullopt, "1"});
-    CHECK_THROWS_AS(again.run(world.session()), soci::soci_error);
+    try {
+        again.run(world.session());
+        FAIL("the duplicate key was inserted");
+    } catch (const soci::soci_error& error) {
+        CHECK(is_unique_violation(error));
+    }
+    int fresh = -1;
+    world.session() << "SELECT COUNT(*) FROM multi_row_probe WHERE k = 'fresh'", soci::into(fresh);
+    CHECK(fresh == 0);
 }
 
 TEST_CASE("select_existing finds exactly the keys present", "[store][multi_row]") {
