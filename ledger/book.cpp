@@ -173,27 +173,23 @@ void open_new_customers_accounts(soci::session& session, book_services services,
                                  const std::vector<new_customer_accounts>& customers) {
     // As in open_new_customer_accounts: the customers are new, so no account of theirs exists and
     // no ON CONFLICT is needed; a conflict aborts the INSERT as the broken invariant it would be.
-    multi_row_insert insert("ledger_accounts", {{"id"},
-                                                {"platform_id"},
-                                                {"environment"},
-                                                {"kind"},
-                                                {"owner_id"},
-                                                {"currency"},
-                                                {"reference"},
-                                                {"must_not_overdraw", column_type::integer},
-                                                {"debits_posted", column_type::integer},
-                                                {"credits_posted", column_type::integer},
-                                                {"created_at_ms", column_type::integer},
-                                                {"updated_at_ms", column_type::integer}});
-    std::string env_name(owner.env_name());
-    std::string kind_name(to_string(account_kind::customer));
     std::string now_ms = std::to_string(services.time.now_ms());
+    // Every account of the batch has the same tenant, kind, guard, zero balances and time: bound
+    // once per statement, only the id, owner, currency and reference per account.
+    multi_row_insert insert("ledger_accounts", {{"id"}, {"owner_id"}, {"currency"}, {"reference"}},
+                            {{{"platform_id"}, owner.platform_id},
+                             {{"environment"}, std::string(owner.env_name())},
+                             {{"kind"}, std::string(to_string(account_kind::customer))},
+                             {{"must_not_overdraw", column_type::integer}, "1"},
+                             {{"debits_posted", column_type::integer}, "0"},
+                             {{"credits_posted", column_type::integer}, "0"},
+                             {{"created_at_ms", column_type::integer}, now_ms},
+                             {{"updated_at_ms", column_type::integer}, now_ms}});
     batch_account_references references(services.random);
     for (const auto& customer : customers) {
         for (const auto& currency : *customer.currencies) {
-            insert.add({services.ids.next("InternalAccount"), owner.platform_id, env_name,
-                        kind_name, *customer.customer_id, currency, references.next(), "1", "0",
-                        "0", now_ms, now_ms});
+            insert.add({services.ids.next("InternalAccount"), *customer.customer_id, currency,
+                        references.next()});
         }
     }
     insert.run(session);

@@ -116,8 +116,9 @@ std::string postgres_array_literal(const std::vector<std::optional<std::string>>
     return out;
 }
 
-multi_row_insert::multi_row_insert(std::string table, std::vector<multi_row_column> columns)
-    : table_(std::move(table)), columns_(std::move(columns)) {
+multi_row_insert::multi_row_insert(std::string table, std::vector<multi_row_column> columns,
+                                   std::vector<multi_row_shared_value> shared)
+    : table_(std::move(table)), columns_(std::move(columns)), shared_(std::move(shared)) {
     CORRIDOR_ASSERT(!columns_.empty());
 }
 
@@ -140,13 +141,21 @@ void multi_row_insert::run(soci::session& session) const {
 // (an allocation each, eight rows of a dozen values per imported customer), and a statement of
 // hundreds of rows costs as much to parse as to run. Here a statement of sqlite_statement_rows rows
 // is parsed once per call and stepped over the rows, bound in place; the rest go through a
-// statement of one row.
+// statement of one row. The shared values are parameters 1 to N of each, bound once (a binding
+// stays through a reset), and the rows' values follow.
 void multi_row_insert::run_sqlite(soci::session& session) const {
     auto* connection = static_cast<soci::sqlite3_session_backend*>(session.get_backend())->conn_;
     std::size_t groups = rows_.size() / sqlite_statement_rows;
     std::size_t row = 0;
+    std::vector<std::optional<std::string>> shared_values;
+    for (const auto& shared : shared_) shared_values.emplace_back(shared.value);
+    auto bind_shared = [&](sqlite_statement& statement) {
+        for (std::size_t s = 0; s < shared_.size(); ++s) {
+            statement.bind(static_cast<int>(s + 1), shared_values[s], shared_[s].column.type);
+        }
+    };
     auto run_rows = [&](sqlite_statement& statement, std::size_t count) {
-        int index = 1;
+        int index = static_cast<int>(shared_.size()) + 1;
         for (std::size_t r = row; r < row + count; ++r) {
             for (std::size_t c = 0; c < columns_.size(); ++c) {
                 statement.bind(index++, rows_[r][c], columns_[c].type);
@@ -157,12 +166,14 @@ void multi_row_insert::run_sqlite(soci::session& session) const {
     };
     if (groups) {
         sqlite_statement statement(connection, insert_sql(sqlite_statement_rows, false));
+        bind_shared(statement);
         for (std::size_t group = 0; group < groups; ++group) {
             run_rows(statement, sqlite_statement_rows);
         }
     }
     if (row < rows_.size()) {
         sqlite_statement statement(connection, insert_sql(1, false));
+        bind_shared(statement);
         while (row < rows_.size()) run_rows(statement, 1);
     }
 }
@@ -170,26 +181,36 @@ void multi_row_insert::run_sqlite(soci::session& session) const {
 std::string multi_row_insert::insert_sql(std::size_t rows, bool postgres) const {
     std::string sql = "INSERT INTO " + table_ + " (";
     for (std::size_t c = 0; c < columns_.size(); ++c) sql += (c ? ", " : "") + columns_[c].name;
+    for (const auto& shared : shared_) sql += ", " + shared.column.name;
     sql += ") ";
+    auto type_name = [](const multi_row_column& column) {
+        return column.type == column_type::integer ? std::string("bigint") : std::string("text");
+    };
     if (postgres) {
-        // One array per column: the text is the same for every chunk size.
-        sql += "SELECT * FROM unnest(";
-        for (std::size_t c = 0; c < columns_.size(); ++c) {
-            sql += (c ? ", CAST(" : "CAST(") + parameter(c) +
-                   (columns_[c].type == column_type::integer ? " AS bigint[])" : " AS text[])");
+        // One array per column: the text is the same for every chunk size. The shared values
+        // come first in the text, so they bind first.
+        sql += "SELECT rows.*";
+        for (std::size_t s = 0; s < shared_.size(); ++s) {
+            sql += ", CAST(:s" + std::to_string(s) + " AS " + type_name(shared_[s].column) + ")";
         }
-        return sql + ")";
+        sql += " FROM unnest(";
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            sql +=
+                (c ? ", CAST(" : "CAST(") + parameter(c) + " AS " + type_name(columns_[c]) + "[])";
+        }
+        return sql + ") AS rows";
     }
-    // Anonymous parameters, bound by position: SQLite looks a named one up in a list, which
-    // costs quadratic time over thousands of them.
-    std::string row_sql = "(";
-    for (std::size_t c = 0; c < columns_.size(); ++c) {
-        row_sql += c ? ", " : "";
-        row_sql += "?";
-    }
-    row_sql += ")";
+    // Numbered parameters: the shared values are 1 to N in every row, the rows' own follow.
+    std::size_t next = shared_.size() + 1;
     sql += "VALUES ";
-    for (std::size_t r = 0; r < rows; ++r) sql += r ? ", " + row_sql : row_sql;
+    for (std::size_t r = 0; r < rows; ++r) {
+        sql += r ? ", (" : "(";
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            sql += (c ? ", ?" : "?") + std::to_string(next++);
+        }
+        for (std::size_t s = 0; s < shared_.size(); ++s) sql += ", ?" + std::to_string(s + 1);
+        sql += ")";
+    }
     return sql;
 }
 
@@ -198,6 +219,7 @@ std::string multi_row_insert::insert_sql(std::size_t rows, bool postgres) const 
 void multi_row_insert::run_postgres(soci::session& session) const {
     std::vector<std::string> values(columns_.size());
     soci::statement statement(session);
+    for (const auto& shared : shared_) statement.exchange(soci::use(shared.value));
     for (auto& value : values) statement.exchange(soci::use(value));
     statement.alloc();
     // A one-time query is one round trip (no separate prepare and deallocate).

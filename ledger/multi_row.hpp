@@ -26,11 +26,20 @@ struct multi_row_column {
     column_type type = column_type::text;
 };
 
+// A column whose value is the same in every row of an insert (the tenant of a batch, its time):
+// bound once per statement instead of once per row, and not kept per row.
+struct multi_row_shared_value {
+    multi_row_column column;
+    std::string value;
+};
+
 // Rows gathered in memory, then inserted into `table` in chunks of multi_row_chunk_rows_max.
-// Values are given as text (integers in decimal); a nullopt is SQL NULL.
+// Values are given as text (integers in decimal); a nullopt is SQL NULL. Each row also gets the
+// `shared` values.
 class multi_row_insert {
 public:
-    multi_row_insert(std::string table, std::vector<multi_row_column> columns);
+    multi_row_insert(std::string table, std::vector<multi_row_column> columns,
+                     std::vector<multi_row_shared_value> shared = {});
     // One value per column, in the columns' order.
     void add(std::vector<std::optional<std::string>> row);
     std::size_t size() const { return rows_.size(); }
@@ -47,6 +56,7 @@ private:
 
     std::string table_;
     std::vector<multi_row_column> columns_;
+    std::vector<multi_row_shared_value> shared_;
     std::vector<std::vector<std::optional<std::string>>> rows_;
 };
 
