@@ -206,24 +206,28 @@ using customer_outcome = result<std::string, customer_error>;
 // The customers of a batch as create_customers plans them: a new id, a platformCustomerId, an
 // address; rows refused by the lookups get their outcome instead and are not inserted.
 struct customer_batch {
+    customer_batch(const tenant& owner, const std::string& now_ms)
+        : customers{"customers",
+                    {{"id"},
+                     {"platform_customer_id"},
+                     {"customer_type"},
+                     {"uma_address"},
+                     {"kyc_status"},
+                     {"full_name"},
+                     {"birth_date"},
+                     {"nationality"},
+                     {"address"},
+                     {"business_info"},
+                     {"beneficial_owners"}},
+                    // The same in every row of the batch: bound once per statement.
+                    {{{"platform_id"}, owner.platform_id},
+                     {{"environment"}, std::string(owner.env_name())},
+                     {{"is_deleted", column_type::integer}, "0"},
+                     {{"created_at_ms", column_type::integer}, now_ms},
+                     {{"updated_at_ms", column_type::integer}, now_ms}}} {}
+
     std::vector<std::optional<customer_outcome>> outcomes;
-    multi_row_insert customers{"customers",
-                               {{"id"},
-                                {"platform_id"},
-                                {"environment"},
-                                {"platform_customer_id"},
-                                {"customer_type"},
-                                {"uma_address"},
-                                {"kyc_status"},
-                                {"full_name"},
-                                {"birth_date"},
-                                {"nationality"},
-                                {"address"},
-                                {"business_info"},
-                                {"beneficial_owners"},
-                                {"is_deleted", column_type::integer},
-                                {"created_at_ms", column_type::integer},
-                                {"updated_at_ms", column_type::integer}}};
+    multi_row_insert customers;
     std::vector<std::string> ids;  // of the customers inserted, for their accounts
     std::vector<new_customer_accounts> accounts;
 };
@@ -254,10 +258,9 @@ customer_batch plan_customer_batch(soci::session& session, customer_services ser
         "SELECT platform_customer_id FROM customers WHERE platform_id = :p AND environment = :e "
         "AND is_deleted = 0 AND platform_customer_id IN_LIST",
         {owner.platform_id, env_name}, platform_customer_ids);
-    customer_batch batch;
+    customer_batch batch(owner, std::to_string(services.time.now_ms()));
     batch.ids.reserve(requests.size());  // `accounts` points into it
     std::set<std::string> claimed_addresses, claimed_platform_customer_ids;
-    std::string now_ms = std::to_string(services.time.now_ms());
     for (std::size_t i = 0; i < requests.size(); ++i) {
         const auto& request = requests[i];
         auto& address = addresses[i];
@@ -285,11 +288,10 @@ customer_batch plan_customer_batch(soci::session& session, customer_services ser
         claimed_addresses.insert(address);
         claimed_platform_customer_ids.insert(platform_customer_id);
         const auto& fields = request.fields;
-        batch.customers.add({ids[i], owner.platform_id, env_name, platform_customer_id,
-                             request.customer_type, address, request.kyc_status, fields.full_name,
-                             fields.birth_date, fields.nationality, fields.address_json,
-                             fields.business_info_json, fields.beneficial_owners_json, "0", now_ms,
-                             now_ms});
+        batch.customers.add({ids[i], platform_customer_id, request.customer_type, address,
+                             request.kyc_status, fields.full_name, fields.birth_date,
+                             fields.nationality, fields.address_json, fields.business_info_json,
+                             fields.beneficial_owners_json});
         batch.ids.push_back(ids[i]);
         batch.accounts.push_back({&batch.ids.back(), &request.account_currencies});
         batch.outcomes.emplace_back(ids[i]);

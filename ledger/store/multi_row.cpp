@@ -1,9 +1,14 @@
 #include "ledger/store/multi_row.hpp"
 
+#include <soci/sqlite3/soci-sqlite3.h>
+#include <sqlite3.h>
+
 #include <algorithm>
+#include <charconv>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/transaction_state.hpp"
 
 namespace corridor {
 namespace {
@@ -34,6 +39,62 @@ std::string parameter(std::size_t index) {
     return ":v" + std::to_string(index);
 }
 
+// Rows of one SQLite INSERT: few enough that the statement parses in microseconds, enough that
+// stepping it costs little per row.
+constexpr std::size_t sqlite_statement_rows = 32;
+
+// A statement prepared on a SQLite connection, finalized when it goes.
+class sqlite_statement {
+public:
+    sqlite_statement(sqlite_api::sqlite3* connection, const std::string& sql)
+        : connection_(connection), sql_(sql) {
+        int rc = sqlite_api::sqlite3_prepare_v3(connection, sql.c_str(), -1, 0, &handle_, nullptr);
+        if (rc != SQLITE_OK) fail();
+    }
+    ~sqlite_statement() { sqlite_api::sqlite3_finalize(handle_); }
+    sqlite_statement(const sqlite_statement&) = delete;
+    sqlite_statement& operator=(const sqlite_statement&) = delete;
+
+    // Binds `value` to parameter `index` (from 1) without copying it: it must stay unchanged
+    // until the statement has run.
+    void bind(int index, const std::optional<std::string>& value, column_type type) {
+        int rc = SQLITE_OK;
+        if (!value) {
+            rc = sqlite_api::sqlite3_bind_null(handle_, index);
+        } else if (type == column_type::integer) {
+            // Integers arrive as text: bound as integers, they are stored as integers whatever
+            // the column's declared type.
+            long long number = 0;
+            auto [end, error] =
+                std::from_chars(value->data(), value->data() + value->size(), number);
+            CORRIDOR_ASSERT(error == std::errc() && end == value->data() + value->size());
+            rc = sqlite_api::sqlite3_bind_int64(handle_, index, number);
+        } else {
+            rc = sqlite_api::sqlite3_bind_text(handle_, index, value->data(),
+                                               static_cast<int>(value->size()), SQLITE_STATIC);
+        }
+        if (rc != SQLITE_OK) fail();
+    }
+    void run() {
+        int rc = sqlite_api::sqlite3_step(handle_);
+        sqlite_api::sqlite3_reset(handle_);
+        if (rc != SQLITE_DONE) fail();
+    }
+
+private:
+    // As soci reports a failed statement: the caller tells constraint violations apart by
+    // the result code and the message (is_unique_violation).
+    [[noreturn]] void fail() const {
+        throw soci::sqlite3_soci_error(std::string(sqlite_api::sqlite3_errmsg(connection_)) +
+                                           " while executing \"" + sql_ + "\".",
+                                       sqlite_api::sqlite3_extended_errcode(connection_));
+    }
+
+    sqlite_api::sqlite3* connection_;
+    std::string sql_;
+    sqlite_api::sqlite3_stmt* handle_ = nullptr;
+};
+
 }  // namespace
 
 std::string postgres_array_literal(const std::vector<std::optional<std::string>>& values) {
@@ -55,8 +116,9 @@ std::string postgres_array_literal(const std::vector<std::optional<std::string>>
     return out;
 }
 
-multi_row_insert::multi_row_insert(std::string table, std::vector<multi_row_column> columns)
-    : table_(std::move(table)), columns_(std::move(columns)) {
+multi_row_insert::multi_row_insert(std::string table, std::vector<multi_row_column> columns,
+                                   std::vector<multi_row_shared_value> shared)
+    : table_(std::move(table)), columns_(std::move(columns)), shared_(std::move(shared)) {
     CORRIDOR_ASSERT(!columns_.empty());
 }
 
@@ -66,74 +128,110 @@ void multi_row_insert::add(std::vector<std::optional<std::string>> row) {
 }
 
 void multi_row_insert::run(soci::session& session) const {
-    std::size_t full_chunks = rows_.size() / multi_row_chunk_rows_max;
-    std::size_t rest = rows_.size() % multi_row_chunk_rows_max;
-    if (full_chunks) run_chunks(session, 0, multi_row_chunk_rows_max, full_chunks);
-    if (rest) run_chunks(session, full_chunks * multi_row_chunk_rows_max, rest, 1);
+    if (rows_.empty()) return;
+    if (backend_of(session) == database_backend::postgresql) return run_postgres(session);
+    if (in_transaction(session)) return run_sqlite(session);
+    // On SQLite the rows go in several statements: all or none of them, as one statement would.
+    write_transaction transaction(session);
+    run_sqlite(session);
+    transaction.commit();
 }
 
-std::string multi_row_insert::chunk_sql(std::size_t rows, bool postgres) const {
+// On SQLite, through the library itself: soci copies every value it binds into a buffer of its own
+// (an allocation each, eight rows of a dozen values per imported customer), and a statement of
+// hundreds of rows costs as much to parse as to run. Here a statement of sqlite_statement_rows rows
+// is parsed once per call and stepped over the rows, bound in place; the rest go through a
+// statement of one row. The shared values are parameters 1 to N of each, bound once (a binding
+// stays through a reset), and the rows' values follow.
+void multi_row_insert::run_sqlite(soci::session& session) const {
+    auto* connection = static_cast<soci::sqlite3_session_backend*>(session.get_backend())->conn_;
+    std::size_t groups = rows_.size() / sqlite_statement_rows;
+    std::size_t row = 0;
+    std::vector<std::optional<std::string>> shared_values;
+    for (const auto& shared : shared_) shared_values.emplace_back(shared.value);
+    auto bind_shared = [&](sqlite_statement& statement) {
+        for (std::size_t s = 0; s < shared_.size(); ++s) {
+            statement.bind(static_cast<int>(s + 1), shared_values[s], shared_[s].column.type);
+        }
+    };
+    auto run_rows = [&](sqlite_statement& statement, std::size_t count) {
+        int index = static_cast<int>(shared_.size()) + 1;
+        for (std::size_t r = row; r < row + count; ++r) {
+            for (std::size_t c = 0; c < columns_.size(); ++c) {
+                statement.bind(index++, rows_[r][c], columns_[c].type);
+            }
+        }
+        statement.run();
+        row += count;
+    };
+    if (groups) {
+        sqlite_statement statement(connection, insert_sql(sqlite_statement_rows, false));
+        bind_shared(statement);
+        for (std::size_t group = 0; group < groups; ++group) {
+            run_rows(statement, sqlite_statement_rows);
+        }
+    }
+    if (row < rows_.size()) {
+        sqlite_statement statement(connection, insert_sql(1, false));
+        bind_shared(statement);
+        while (row < rows_.size()) run_rows(statement, 1);
+    }
+}
+
+std::string multi_row_insert::insert_sql(std::size_t rows, bool postgres) const {
     std::string sql = "INSERT INTO " + table_ + " (";
     for (std::size_t c = 0; c < columns_.size(); ++c) sql += (c ? ", " : "") + columns_[c].name;
+    for (const auto& shared : shared_) sql += ", " + shared.column.name;
     sql += ") ";
+    auto type_name = [](const multi_row_column& column) {
+        return column.type == column_type::integer ? std::string("bigint") : std::string("text");
+    };
     if (postgres) {
-        // One array per column: the text is the same for every chunk size.
-        sql += "SELECT * FROM unnest(";
-        for (std::size_t c = 0; c < columns_.size(); ++c) {
-            sql += (c ? ", CAST(" : "CAST(") + parameter(c) +
-                   (columns_[c].type == column_type::integer ? " AS bigint[])" : " AS text[])");
+        // One array per column: the text is the same for every chunk size. The shared values
+        // come first in the text, so they bind first.
+        sql += "SELECT rows.*";
+        for (std::size_t s = 0; s < shared_.size(); ++s) {
+            sql += ", CAST(:s" + std::to_string(s) + " AS " + type_name(shared_[s].column) + ")";
         }
-        return sql + ")";
+        sql += " FROM unnest(";
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            sql +=
+                (c ? ", CAST(" : "CAST(") + parameter(c) + " AS " + type_name(columns_[c]) + "[])";
+        }
+        return sql + ") AS rows";
     }
-    // Anonymous parameters, bound by position: SQLite looks a named one up in a list, which
-    // costs quadratic time over thousands of them.
-    std::string row_sql = "(";
-    for (std::size_t c = 0; c < columns_.size(); ++c) {
-        row_sql += c ? ", " : "";
-        // Integers arrive as text: the cast stores them as integers whatever the column's
-        // declared type.
-        row_sql += columns_[c].type == column_type::integer ? "CAST(? AS INTEGER)" : "?";
-    }
-    row_sql += ")";
+    // Numbered parameters: the shared values are 1 to N in every row, the rows' own follow.
+    std::size_t next = shared_.size() + 1;
     sql += "VALUES ";
-    for (std::size_t r = 0; r < rows; ++r) sql += r ? ", " + row_sql : row_sql;
+    for (std::size_t r = 0; r < rows; ++r) {
+        sql += r ? ", (" : "(";
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            sql += (c ? ", ?" : "?") + std::to_string(next++);
+        }
+        for (std::size_t s = 0; s < shared_.size(); ++s) sql += ", ?" + std::to_string(s + 1);
+        sql += ")";
+    }
     return sql;
 }
 
-// Runs `count` chunks of `rows` rows from `begin` with one statement, prepared once: parsing a
-// statement of thousands of values costs SQLite about as much as running it.
-void multi_row_insert::run_chunks(soci::session& session, std::size_t begin, std::size_t rows,
-                                  std::size_t count) const {
-    bool postgres = backend_of(session) == database_backend::postgresql;
-    std::size_t slots = postgres ? columns_.size() : rows * columns_.size();
-    std::vector<std::string> values(slots);
-    std::vector<soci::indicator> indicators(slots, soci::i_ok);
+// On PostgreSQL, one statement for every chunk (its text does not depend on the row count), each
+// chunk one round trip with one array per column.
+void multi_row_insert::run_postgres(soci::session& session) const {
+    std::vector<std::string> values(columns_.size());
     soci::statement statement(session);
-    for (std::size_t i = 0; i < slots; ++i) {
-        statement.exchange(soci::use(values[i], indicators[i]));
-    }
+    for (const auto& shared : shared_) statement.exchange(soci::use(shared.value));
+    for (auto& value : values) statement.exchange(soci::use(value));
     statement.alloc();
-    // On PostgreSQL a one-time query is one round trip (no separate prepare and deallocate).
-    statement.prepare(chunk_sql(rows, postgres), postgres ? soci::details::st_one_time_query
-                                                          : soci::details::st_repeatable_query);
+    // A one-time query is one round trip (no separate prepare and deallocate).
+    statement.prepare(insert_sql(0, true), soci::details::st_one_time_query);
     statement.define_and_bind();
-    for (std::size_t chunk = 0; chunk < count; ++chunk) {
-        std::size_t first = begin + chunk * rows;
-        if (postgres) {
-            for (std::size_t c = 0; c < columns_.size(); ++c) {
-                std::vector<std::optional<std::string>> column;
-                column.reserve(rows);
-                for (std::size_t r = first; r < first + rows; ++r) column.push_back(rows_[r][c]);
-                values[c] = postgres_array_literal(column);
-            }
-        } else {
-            std::size_t i = 0;
-            for (std::size_t r = first; r < first + rows; ++r) {
-                for (const auto& value : rows_[r]) {
-                    values[i] = value.value_or("");
-                    indicators[i++] = value ? soci::i_ok : soci::i_null;
-                }
-            }
+    for (std::size_t first = 0; first < rows_.size(); first += multi_row_chunk_rows_max) {
+        std::size_t end = std::min(rows_.size(), first + multi_row_chunk_rows_max);
+        for (std::size_t c = 0; c < columns_.size(); ++c) {
+            std::vector<std::optional<std::string>> column;
+            column.reserve(end - first);
+            for (std::size_t r = first; r < end; ++r) column.push_back(rows_[r][c]);
+            values[c] = postgres_array_literal(column);
         }
         statement.execute(true);
     }

@@ -3,7 +3,8 @@
 // of rows and one lookup per chunk of keys, instead of one statement per row. On PostgreSQL each
 // is one round trip whatever the row count: the values travel as one array parameter per column
 // (unnest, = ANY), so the statement text never changes with the row count. SQLite has no arrays and
-// no round trips to save; there a multi-row VALUES list (or IN list) saves the per-row statement.
+// no round trips to save; there an INSERT of a few dozen rows, prepared once per call through the
+// SQLite library and bound in place, is stepped over the rows (an IN list serves the lookups).
 #include <soci/soci.h>
 
 #include <cstddef>
@@ -25,24 +26,37 @@ struct multi_row_column {
     column_type type = column_type::text;
 };
 
+// A column whose value is the same in every row of an insert (the tenant of a batch, its time):
+// bound once per statement instead of once per row, and not kept per row.
+struct multi_row_shared_value {
+    multi_row_column column;
+    std::string value;
+};
+
 // Rows gathered in memory, then inserted into `table` in chunks of multi_row_chunk_rows_max.
-// Values are given as text (integers in decimal); a nullopt is SQL NULL.
+// Values are given as text (integers in decimal); a nullopt is SQL NULL. Each row also gets the
+// `shared` values.
 class multi_row_insert {
 public:
-    multi_row_insert(std::string table, std::vector<multi_row_column> columns);
+    multi_row_insert(std::string table, std::vector<multi_row_column> columns,
+                     std::vector<multi_row_shared_value> shared = {});
     // One value per column, in the columns' order.
     void add(std::vector<std::optional<std::string>> row);
     std::size_t size() const { return rows_.size(); }
-    // Inserts every row added; a constraint violation throws as a single INSERT would.
+    // Inserts every row added; a constraint violation throws as a single INSERT would. Outside a
+    // transaction it inserts all rows or none; inside one, a failure may leave some of the rows
+    // in it, so the caller rolls the transaction back (as every caller does on an exception).
     void run(soci::session& session) const;
 
 private:
-    std::string chunk_sql(std::size_t rows, bool postgres) const;
-    void run_chunks(soci::session& session, std::size_t begin, std::size_t rows,
-                    std::size_t count) const;
+    void run_sqlite(soci::session& session) const;
+    void run_postgres(soci::session& session) const;
+    // The INSERT of `rows` rows on SQLite; on PostgreSQL, of any number of rows.
+    std::string insert_sql(std::size_t rows, bool postgres) const;
 
     std::string table_;
     std::vector<multi_row_column> columns_;
+    std::vector<multi_row_shared_value> shared_;
     std::vector<std::vector<std::optional<std::string>>> rows_;
 };
 

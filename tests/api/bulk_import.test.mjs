@@ -175,6 +175,22 @@ test('collisions with existing customers and across batches fail their own rows,
   assert.deepEqual(accounts.data.map((account) => account.balance.currency.code).sort(), codes,
     'an imported customer has one internal account per supported currency');
   for (const account of accounts.data) assert.equal(account.balance.amount, 0);
+  // Imported accounts' funding references have the usual form, are not shared by two accounts
+  // (here across customers of two batches), and a deposit is reconciled to its account by one.
+  const first = await customerByPlatformId(ids[0]);
+  const firstAccounts = expectStatus(await call(server, sandbox, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(first.id)}&limit=100`), 200);
+  const referenced = [...accounts.data, ...firstAccounts.data].flatMap((account) =>
+    account.fundingPaymentInstructions.map((instruction) => [account.id, instruction.accountOrWalletInfo.reference]));
+  assert.ok(referenced.length >= 2 * 2, JSON.stringify(accounts.data[0]));
+  for (const [, reference] of referenced) assert.match(reference, /^CR[A-Z2-7]{14}$/);
+  const byReference = new Map(referenced.map(([id, reference]) => [reference, id]));
+  assert.equal(byReference.size, new Set(referenced.map(([id]) => id)).size, 'one reference per account');
+  const [fundedId, fundedReference] = referenced[0];
+  expectStatus(await call(server, sandbox, 'POST', `/sandbox/internal-accounts/${encodeURIComponent(fundedId)}/fund`, { amount: 4321 }), 200);
+  const deposits = expectStatus(await call(server, sandbox, 'GET', `/transactions?reference=${fundedReference}`), 200);
+  assert.equal(deposits.data.length, 1, JSON.stringify(deposits));
+  assert.equal(deposits.data[0].destination.accountId, fundedId);
+  assert.equal(deposits.data[0].receivedAmount.amount, 4321);
   assert.equal(await customerByPlatformId(ids[10]), undefined);
   assert.equal((await customerByPlatformId(existing)).fullName, 'Old Timer');
 });

@@ -730,6 +730,48 @@ TEST_CASE("create_customers inserts batches larger than one statement's chunk",
     CHECK(last->uma_address == "$user1200@acme.example");
 }
 
+// The reference of every customer account, in the order the accounts were opened.
+std::vector<std::string> account_references(soci::session& session) {
+    std::vector<std::string> references;
+    soci::rowset<std::string> found = (session.prepare << "SELECT reference FROM ledger_accounts "
+                                                          "WHERE kind = 'CUSTOMER' ORDER BY id");
+    for (const auto& reference : found) references.push_back(reference);
+    return references;
+}
+
+bool is_account_reference(const std::string& reference) {
+    return reference.size() == 16 && reference.starts_with("CR") &&
+           std::all_of(reference.begin() + 2, reference.end(),
+                       [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '2' && c <= '7'); });
+}
+
+TEST_CASE("accounts of a batch get references of the usual form, close together in the index",
+          "[store][customers]") {
+    customer_world world;
+    std::vector<new_customer> batch;
+    for (int i = 0; i < 300; ++i) {
+        batch.push_back(individual("crm-" + std::to_string(i)));
+        batch.back().account_currencies = {"USD", "EUR", "BRL", "MXN"};
+    }
+    auto got = create_customers(world.session(), world.customers(), world.owner, domain, batch);
+    REQUIRE(got.size() == batch.size());
+    auto references = account_references(world.session());
+    REQUIRE(references.size() == 1200);
+    std::set<std::string> distinct(references.begin(), references.end());
+    CHECK(distinct.size() == references.size());
+    for (const auto& reference : references) CHECK(is_account_reference(reference));
+    // Groups of 500 accounts share their first 8 characters and no group another's.
+    std::set<std::string> prefixes;
+    for (std::size_t group = 0; group * 500 < references.size(); ++group) {
+        std::string prefix = references[group * 500].substr(0, 8);
+        for (std::size_t i = group * 500; i < std::min(references.size(), group * 500 + 500); ++i) {
+            CHECK(references[i].substr(0, 8) == prefix);
+        }
+        prefixes.insert(prefix);
+    }
+    CHECK(prefixes.size() == 3);
+}
+
 TEST_CASE("a batch that loses a race to another writer is redone row by row",
           "[store][customers]") {
     customer_world world;

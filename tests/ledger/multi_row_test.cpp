@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ledger/store/database.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
@@ -64,11 +65,68 @@ TEST_CASE("multi-row inserts keep every value and NULL, over several chunks",
         }
         CHECK(number == static_cast<long long>(i * 1000000007LL));
     }
-    // A duplicate key fails the INSERT as a single-row one would.
+    // Integers are stored as integers, whatever path the values took.
+    int integers = 0;
+    world.session() << "SELECT COUNT(*) FROM multi_row_probe WHERE n = CAST(n AS BIGINT) AND n "
+                       "+ 0 = n AND n > 0",
+        soci::into(integers);
+    CHECK(integers == static_cast<int>(rows) - 1);  // all but row 0's zero
+    if (world.database.backend() == database_backend::sqlite) {
+        int typed = 0;
+        world.session() << "SELECT COUNT(*) FROM multi_row_probe WHERE typeof(n) = 'integer'",
+            soci::into(typed);
+        CHECK(typed == static_cast<int>(rows));
+    }
+    // A duplicate key fails the INSERT as a single-row one would, with an error the callers
+    // recognise as a unique violation, and writes none of its rows.
     multi_row_insert again("multi_row_probe", {{"k"}, {"v"}, {"n", column_type::integer}});
     again.add({"fresh", std::nullopt, "1"});
     again.add({"key-3", std::nullopt, "1"});
-    CHECK_THROWS_AS(again.run(world.session()), soci::soci_error);
+    try {
+        again.run(world.session());
+        FAIL("the duplicate key was inserted");
+    } catch (const soci::soci_error& error) {
+        CHECK(is_unique_violation(error));
+    }
+    int fresh = -1;
+    world.session() << "SELECT COUNT(*) FROM multi_row_probe WHERE k = 'fresh'", soci::into(fresh);
+    CHECK(fresh == 0);
+}
+
+TEST_CASE("shared values reach every row of every chunk", "[store][multi_row]") {
+    store_fixture world;
+    world.session() << "CREATE TABLE multi_row_probe (k TEXT PRIMARY KEY, g TEXT, v TEXT, n "
+                       "BIGINT, t BIGINT)";
+    multi_row_insert insert("multi_row_probe", {{"k"}, {"v"}},
+                            {{{"g"}, "group \"a\", {b}"},
+                             {{"n", column_type::integer}, "7"},
+                             {{"t", column_type::integer}, "1700000000123"}});
+    const std::size_t rows = multi_row_chunk_rows_max + 45;  // chunks and a remainder
+    for (std::size_t i = 0; i < rows; ++i) {
+        std::optional<std::string> value;
+        if (i % 5 != 0) value = awkward[i % awkward.size()];
+        insert.add({"key-" + std::to_string(i), value});
+    }
+    insert.run(world.session());
+    int matching = 0;
+    world.session() << "SELECT COUNT(*) FROM multi_row_probe WHERE g = 'group \"a\", {b}' AND "
+                       "n = 7 AND t = 1700000000123",
+        soci::into(matching);
+    CHECK(matching == static_cast<int>(rows));
+    for (std::size_t i : {std::size_t{0}, std::size_t{1}, std::size_t{33}, rows - 1}) {
+        std::string value;
+        soci::indicator indicator = soci::i_ok;
+        std::string key = "key-" + std::to_string(i);
+        world.session() << "SELECT v FROM multi_row_probe WHERE k = :k", soci::use(key),
+            soci::into(value, indicator);
+        INFO("row " << i);
+        if (i % 5 == 0) {
+            CHECK(indicator == soci::i_null);
+        } else {
+            REQUIRE(indicator == soci::i_ok);
+            CHECK(value == awkward[i % awkward.size()]);
+        }
+    }
 }
 
 TEST_CASE("select_existing finds exactly the keys present", "[store][multi_row]") {
