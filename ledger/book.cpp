@@ -13,6 +13,16 @@ namespace {
 
 constexpr std::int64_t posted_max = std::numeric_limits<std::int64_t>::max();
 
+account_kind kind_of(const std::string& name) {
+    static const std::map<std::string, account_kind> kinds = {
+        {"CUSTOMER", account_kind::customer},
+        {"PLATFORM", account_kind::platform},
+        {"LIQUIDITY", account_kind::liquidity},
+        {"FEES", account_kind::fees},
+        {"SETTLEMENT", account_kind::settlement}};
+    return kinds.at(name);
+}
+
 struct account_row {
     std::string id, platform_id, environment, kind, owner_id, currency, reference;
     int must_not_overdraw = 1;
@@ -33,11 +43,7 @@ struct account_row {
         ledger_account out;
         out.id = id;
         out.owner = tenant_of_row(platform_id, environment);
-        static const std::map<std::string, account_kind> kinds = {
-            {"CUSTOMER", account_kind::customer},   {"PLATFORM", account_kind::platform},
-            {"LIQUIDITY", account_kind::liquidity}, {"FEES", account_kind::fees},
-            {"SETTLEMENT", account_kind::settlement}};
-        out.kind = kinds.at(kind);
+        out.kind = kind_of(kind);
         out.owner_id = owner_id;
         out.currency = currency;
         out.reference = reference;
@@ -95,24 +101,28 @@ std::string new_account_reference(random_source& random) {
     return reference;
 }
 
-// Inserts the account unless one with the same owner and currency exists; true when inserted.
-bool insert_account(soci::session& session, book_services services, const tenant& owner,
-                    account_kind kind, const std::string& owner_id, const std::string& currency) {
+// Inserts the account unless one with the same owner and currency exists; its id when inserted.
+std::optional<std::string> insert_account(soci::session& session, book_services services,
+                                          const tenant& owner, account_kind kind,
+                                          const std::string& owner_id,
+                                          const std::string& currency) {
     std::string env_name(owner.env_name());
     std::string kind_name(to_string(kind));
     std::string id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
     std::string reference = new_account_reference(services.random);
     int overdraw_guard = is_internal(kind) ? 1 : 0;
     long long now_ms = services.time.now_ms();
-    return run_prepared(
-               session,
-               "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
-               "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
-               "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, "
-               ":t, :t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO "
-               "NOTHING",
-               id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
-               overdraw_guard, now_ms, now_ms) == 1;
+    bool inserted =
+        run_prepared(session,
+                     "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+                     "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+                     "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, "
+                     ":t, :t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO "
+                     "NOTHING",
+                     id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
+                     overdraw_guard, now_ms, now_ms) == 1;
+    if (!inserted) return std::nullopt;
+    return id;
 }
 
 }  // namespace
@@ -124,9 +134,16 @@ void open_new_customer_accounts(soci::session& session, book_services services, 
         // The customer's id was just generated, so none of its accounts can exist yet: no lookup
         // first (each one a round trip per currency, and on a large table the costliest statement
         // of a bulk import), and a conflict would be a broken invariant rather than a race.
-        bool inserted =
+        auto id =
             insert_account(session, services, owner, account_kind::customer, customer_id, currency);
-        CORRIDOR_ASSERT(inserted);
+        CORRIDOR_ASSERT(id.has_value());
+        // The writer opens a customer's accounts (customer creation is one of its commands): it
+        // will not need to read them when the customer pays.
+        if (deferred_writes* deferred = deferred_writes_of(session)) {
+            deferred->facts().saw_account({*id, owner.platform_id, std::string(owner.env_name()),
+                                           std::string(to_string(account_kind::customer)),
+                                           customer_id, currency});
+        }
     }
 }
 
@@ -204,7 +221,30 @@ std::optional<ledger_account> find_account(soci::session& session, const tenant&
     if (!fetch_prepared(session, account_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
         return std::nullopt;
     }
+    // In the writer's batch: remembered once the batch commits.
+    if (deferred_writes* deferred = deferred_writes_of(session)) {
+        deferred->facts().saw_account(
+            {row.id, row.platform_id, row.environment, row.kind, row.owner_id, row.currency});
+    }
     return row.to_account();
+}
+
+std::optional<account_identity> find_account_identity(soci::session& session, const tenant& owner,
+                                                      const std::string& id) {
+    if (deferred_writes* deferred = deferred_writes_of(session)) {
+        if (const account_facts* known = deferred->facts().account(id)) {
+            // Another tenant's account reads as not found, as the lookup by tenant would.
+            if (known->platform_id != owner.platform_id || known->environment != owner.env_name()) {
+                return std::nullopt;
+            }
+            return account_identity{known->id, owner, kind_of(known->kind), known->owner_id,
+                                    known->currency};
+        }
+    }
+    auto account = find_account(session, owner, id);
+    if (!account) return std::nullopt;
+    return account_identity{account->id, account->owner, account->kind, account->owner_id,
+                            account->currency};
 }
 
 page<ledger_account> list_internal_accounts(soci::session& session, const tenant& owner,

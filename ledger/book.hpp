@@ -72,6 +72,19 @@ void open_new_customers_accounts(soci::session& session, book_services services,
 std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
                                            const std::string& id);
 
+// What never changes of an account once written: its owner, kind and currency.
+struct account_identity {
+    std::string id;
+    tenant owner;
+    account_kind kind = account_kind::customer;
+    std::string owner_id;  // customer id, or empty
+    std::string currency;
+};
+// find_account without the balances: in the ledger writer's batch, remembered from an earlier
+// batch that read or opened the account when it can be (ledger/writer_facts.hpp), so no read.
+std::optional<account_identity> find_account_identity(soci::session& session, const tenant& owner,
+                                                      const std::string& id);
+
 struct account_filter {
     std::optional<std::string> currency;
     std::optional<std::string> customer_id;

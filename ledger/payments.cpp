@@ -754,7 +754,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     std::string source_platform_customer_id;  // read once with the source's checks
     std::optional<owner_facts> source_facts;  // the source account's owner, when read
     if (request.source_type == "ACCOUNT") {
-        auto source = find_account(session, owner, request.source_account_id);
+        auto source = find_account_identity(session, owner, request.source_account_id);
         if (!source || (source->kind != account_kind::customer && source->kind != account_kind::platform)) {
             return failure(payment_error::source_account_not_found,
                            "source.accountId: no internal account " + request.source_account_id,
@@ -824,7 +824,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         quote.destination_customer_id = destination->customer_id;
         quote.receiving_currency = destination->currency;
     } else {
-        auto destination = find_account(session, owner, request.destination_account_id);
+        auto destination = find_account_identity(session, owner, request.destination_account_id);
         if (!destination || (destination->kind != account_kind::customer &&
                              destination->kind != account_kind::platform)) {
             return failure(payment_error::destination_account_not_found,
