@@ -3,6 +3,8 @@
 #include <map>
 
 #include "ledger/assert.hpp"
+#include "ledger/batch_send.hpp"
+#include "ledger/database.hpp"
 #include "ledger/deferred_writes.hpp"
 #include "ledger/money.hpp"
 #include "ledger/multi_row.hpp"
@@ -315,6 +317,12 @@ bool is_service_account(const std::string& id) {
 
 }  // namespace
 
+namespace {
+std::string record_transfer(soci::session& session, book_services services, const tenant& owner,
+                            const transfer_request& request, long long now_ms, bool defer_credit,
+                            bool defer_debit);
+}  // namespace
+
 result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
                                                   const tenant& owner,
                                                   const transfer_request& request) {
@@ -395,6 +403,19 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
             return classify_refusal(session, owner, request.debit_account_id, request, true);
         }
     }
+    return record_transfer(session, services, owner, request, now_ms, defer_credit, defer_debit);
+}
+
+namespace {
+
+// The rest of a transfer whose conditional updates went through: the postings kept for the flush
+// and the transfer's row.
+std::string record_transfer(soci::session& session, book_services services, const tenant& owner,
+                            const transfer_request& request, long long now_ms, bool defer_credit,
+                            bool defer_debit) {
+    long long amount = request.amount;
+    std::string env_name(owner.env_name());
+    deferred_writes* deferred = deferred_writes_of(session);
     if (defer_credit) deferred->add_posting(request.credit_account_id, false, amount, now_ms);
     if (defer_debit) deferred->add_posting(request.debit_account_id, true, amount, now_ms);
     std::string id = services.ids.next("Transfer");
@@ -413,6 +434,94 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
                  request.credit_account_id, amount, request.currency, request.code,
                  request.transaction_id, now_ms);
     return id;
+}
+
+constexpr const char* credit_pipelined_sql =
+    "UPDATE ledger_accounts SET credits_posted = credits_posted + $1, updated_at_ms = $2 WHERE "
+    "id = $3 AND platform_id = $4 AND environment = $5 AND currency = $6 AND credits_posted <= $7 "
+    "RETURNING credits_posted - debits_posted";
+// The overdraft guard as in post_transfer: in the WHERE clause, on the row as locked.
+constexpr const char* debit_pipelined_sql =
+    "UPDATE ledger_accounts SET debits_posted = debits_posted + $1, updated_at_ms = $2 WHERE "
+    "id = $3 AND platform_id = $4 AND environment = $5 AND currency = $6 AND debits_posted <= $7 "
+    "AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= $1) "
+    "RETURNING credits_posted - debits_posted";
+
+}  // namespace
+
+result<std::vector<std::string>, transfers_refusal> post_transfers(
+    soci::session& session, book_services services, const tenant& owner,
+    const std::vector<transfer_request>& requests) {
+    std::vector<std::string> ids;
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (!deferred || backend_of(session) != database_backend::postgresql) {
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            auto posted = post_transfer(session, services, owner, requests[i]);
+            if (!posted) return transfers_refusal{i, posted.error()};
+            ids.push_back(std::move(posted.value()));
+        }
+        return ids;
+    }
+    // Each side that post_transfer would update at once (not a service account's), in the order
+    // it would: the credit, then the guarded debit.
+    struct side {
+        std::size_t transfer;
+        bool debit;
+    };
+    std::vector<side> sides;
+    std::vector<pipelined_statement> statements;
+    long long now_ms = services.time.now_ms();
+    std::string env_name(owner.env_name());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const transfer_request& r = requests[i];
+        CORRIDOR_ASSERT(r.amount > 0);
+        CORRIDOR_ASSERT(r.debit_account_id != r.credit_account_id);
+        std::string ceiling = std::to_string(posted_max - r.amount);
+        for (bool debit : {false, true}) {
+            const std::string& id = debit ? r.debit_account_id : r.credit_account_id;
+            if (is_service_account(id)) continue;
+            sides.push_back({i, debit});
+            statements.push_back({debit ? debit_pipelined_sql : credit_pipelined_sql,
+                                  {std::to_string(r.amount), std::to_string(now_ms), id,
+                                   owner.platform_id, env_name, r.currency, ceiling}});
+        }
+    }
+    auto answers = run_pipeline_answers(session, statements);
+    std::size_t refused = sides.size();
+    for (std::size_t k = 0; k < sides.size(); ++k) {
+        if (!answers[k]) {
+            refused = k;
+            break;
+        }
+    }
+    std::size_t kept = refused == sides.size() ? requests.size() : sides[refused].transfer;
+    for (std::size_t k = 0; k < sides.size(); ++k) {
+        const transfer_request& r = requests[sides[k].transfer];
+        const std::string& id = sides[k].debit ? r.debit_account_id : r.credit_account_id;
+        if (sides[k].transfer < kept) {
+            deferred->saw_balance(id, std::stoll(*answers[k]));
+        } else if (answers[k]) {
+            // Went through after the refusal: taken back, as post_transfer takes back its credit.
+            run_prepared(session,
+                         sides[k].debit ? "UPDATE ledger_accounts SET debits_posted = "
+                                          "debits_posted - :a WHERE id = :i"
+                                        : "UPDATE ledger_accounts SET credits_posted = "
+                                          "credits_posted - :a WHERE id = :i",
+                         static_cast<long long>(r.amount), id);
+            deferred->saw_balance(id, std::nullopt);
+        }
+    }
+    for (std::size_t i = 0; i < kept; ++i) {
+        ids.push_back(record_transfer(session, services, owner, requests[i], now_ms,
+                                      is_service_account(requests[i].credit_account_id),
+                                      is_service_account(requests[i].debit_account_id)));
+    }
+    if (kept == requests.size()) return ids;
+    const transfer_request& r = requests[kept];
+    bool debit = sides[refused].debit;
+    return transfers_refusal{
+        kept, classify_refusal(session, owner, debit ? r.debit_account_id : r.credit_account_id, r,
+                               debit)};
 }
 
 std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id) {

@@ -118,6 +118,20 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
                                                   const tenant& owner,
                                                   const transfer_request& request);
 
+// A refusal among several transfers: which one, and why.
+struct transfers_refusal {
+    std::size_t index = 0;
+    transfer_error error = transfer_error::insufficient_funds;
+};
+
+// Posts the transfers in order, as post_transfer would one after the other: on a refusal the
+// transfers before it stay posted and nothing of it or of those after it is written. In the ledger
+// writer's batch on PostgreSQL their conditional updates go out together, one round trip for all
+// (after a refusal, those that went through after it are taken back).
+result<std::vector<std::string>, transfers_refusal> post_transfers(
+    soci::session& session, book_services services, const tenant& owner,
+    const std::vector<transfer_request>& requests);
+
 // An account's balance (credits - debits) as the caller's transaction sees it. Read after the
 // caller's own post_transfer on the account, it is exactly what that transfer left: the row is held
 // by the transaction (locked on PostgreSQL; SQLite has one writer) until it ends.
