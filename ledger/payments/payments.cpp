@@ -591,34 +591,41 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     if (!payout) return payout.error();
     std::string liquidity_sending =
         ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
-    auto debit = post_transfer(session, book, owner,
-                               {funding_account_id, liquidity_sending, quote.priced.total_sending,
-                                quote.sending_currency, funding_code, quote.transaction_id});
-    if (!debit) {
-        if (debit.error() == transfer_error::insufficient_funds) {
+    // The funding debit, the fee and (to an internal account) the credit of the destination, posted
+    // together: in the writer's batch on PostgreSQL one round trip for their updates.
+    std::vector<transfer_request> moves = {{funding_account_id, liquidity_sending,
+                                            quote.priced.total_sending, quote.sending_currency,
+                                            funding_code, quote.transaction_id}};
+    if (quote.priced.fees_included > 0) {
+        std::string fees =
+            ensure_account(session, book, owner, account_kind::fees, "", quote.sending_currency);
+        moves.push_back({liquidity_sending, fees, quote.priced.fees_included,
+                         quote.sending_currency, "fee", quote.transaction_id});
+    }
+    const auto& leg = payout.value();
+    if (!leg) {
+        std::string liquidity_receiving = ensure_account(
+            session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
+        moves.push_back({liquidity_receiving, quote.destination_account_id,
+                         quote.priced.total_receiving, quote.receiving_currency, "receive",
+                         quote.transaction_id});
+    }
+    auto posted = post_transfers(session, book, owner, moves);
+    if (!posted) {
+        // Service accounts have no overdraft guard, and the destination was checked with the quote:
+        // only the funding debit can be refused.
+        CORRIDOR_ASSERT(posted.error().index == 0);
+        if (posted.error().error == transfer_error::insufficient_funds) {
             return failure(payment_error::insufficient_balance,
                            "the source account's balance does not cover " +
                                std::to_string(quote.priced.total_sending) + " " + quote.sending_currency);
         }
         return failure(payment_error::source_account_not_found, "the source account cannot pay this quote");
     }
-    if (quote.priced.fees_included > 0) {
-        std::string fees = ensure_account(session, book, owner, account_kind::fees, "", quote.sending_currency);
-        auto fee = post_transfer(session, book, owner,
-                                 {liquidity_sending, fees, quote.priced.fees_included,
-                                  quote.sending_currency, "fee", quote.transaction_id});
-        CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
-    }
-    if (const auto& leg = payout.value()) {
+    if (leg) {
         return start_quote_payout(session, services, quote, leg->first, leg->second,
                                   funding_account_id, funding_is_internal, outgoing_in_hand);
     }
-    std::string liquidity_receiving =
-        ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
-    auto credit = post_transfer(session, book, owner,
-                                {liquidity_receiving, quote.destination_account_id, quote.priced.total_receiving,
-                                 quote.receiving_currency, "receive", quote.transaction_id});
-    CORRIDOR_ASSERT(credit.ok());
 
     std::int64_t now_ms = services.time.now_ms();
     set_quote_status(session, quote, "COMPLETED", now_ms, outgoing_in_hand);
@@ -754,7 +761,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     std::string source_platform_customer_id;  // read once with the source's checks
     std::optional<owner_facts> source_facts;  // the source account's owner, when read
     if (request.source_type == "ACCOUNT") {
-        auto source = find_account(session, owner, request.source_account_id);
+        auto source = find_account_identity(session, owner, request.source_account_id);
         if (!source || (source->kind != account_kind::customer && source->kind != account_kind::platform)) {
             return failure(payment_error::source_account_not_found,
                            "source.accountId: no internal account " + request.source_account_id,
@@ -824,7 +831,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
         quote.destination_customer_id = destination->customer_id;
         quote.receiving_currency = destination->currency;
     } else {
-        auto destination = find_account(session, owner, request.destination_account_id);
+        auto destination = find_account_identity(session, owner, request.destination_account_id);
         if (!destination || (destination->kind != account_kind::customer &&
                              destination->kind != account_kind::platform)) {
             return failure(payment_error::destination_account_not_found,
