@@ -736,6 +736,14 @@ const std::vector<migration>& all_migrations() {
              // retention window, while payments wait for the writer's commit.
              "CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at_ms)",
          }},
+        {32,
+         "webhook payloads stored compressed",
+         {
+             // No change of schema: from this version outbox_events.payload may hold a compressed
+             // payload ("z1:" and base64, ledger/event_payloads.hpp) that an older binary would
+             // send as it is; the version stops such a binary at start-up. Rows stored before
+             // stay JSON, which this binary reads as they are, until the retention prunes them.
+         }},
     };
     return migrations;
 }

@@ -7,6 +7,7 @@
 #include "ledger/assert.hpp"
 #include "ledger/database.hpp"
 #include "ledger/deferred_writes.hpp"
+#include "ledger/event_payloads.hpp"
 #include "ledger/platform_store.hpp"
 #include "ledger/random.hpp"
 #include "ledger/statement_cache.hpp"
@@ -211,7 +212,7 @@ std::pair<claimed_delivery, int> due_from_row(const soci::row& row) {
     claim.id = row.get<std::string>(0);
     claim.owner = tenant_of_row(row.get<std::string>(1), row.get<std::string>(2));
     claim.type = row.get<std::string>(3);
-    claim.payload = row.get<std::string>(4);
+    claim.payload = unpack_event_payload(row.get<std::string>(4));
     claim.purpose = purpose_from(row.get<std::string>(5));
     int attempts_before = static_cast<int>(int64_at(row, 6));
     claim.created_at_ms = int64_at(row, 7);
