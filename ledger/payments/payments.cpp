@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 #include <boost/json/monotonic_resource.hpp>
 #include <cstddef>
+#include <sstream>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/payments/counterparty_fields.hpp"
@@ -173,6 +174,40 @@ constexpr const char* quote_columns =
     "description, transaction_id, funding_reference, payment_instructions, created_at_ms, "
     "expires_at_ms, updated_at_ms";
 
+// A quote-born transaction's rate details, from the quote's price.
+std::string rate_details_text(const rational& counterparty_multiplier,
+                              std::int64_t counterparty_fixed_fee,
+                              const rational& service_multiplier, std::int64_t service_fixed_fee,
+                              const rational& variable_fee_rate,
+                              std::int64_t variable_fee_amount) {
+    return json::serialize(json::object{
+        {"counterpartyMultiplier", counterparty_multiplier.to_double()},
+        {"counterpartyFixedFee", counterparty_fixed_fee},
+        {"serviceApiMultiplier", service_multiplier.to_double()},
+        {"serviceApiFixedFee", service_fixed_fee},
+        {"serviceApiVariableFeeRate", variable_fee_rate.to_double()},
+        {"serviceApiVariableFeeAmount", variable_fee_amount}});
+}
+
+// The same from the quote's columns as transaction_select reads them: "counterparty_multiplier
+// counterparty_fixed_fee service_multiplier service_fixed_fee variable_fee_rate
+// variable_fee_amount", the rationals exact, so the doubles are the ones the payment rendered.
+std::string rate_details_of_quote_columns(const std::string& columns) {
+    std::istringstream in(columns);
+    std::string cm, sm, vr;
+    long long cf = 0, sf = 0, va = 0;
+    in >> cm >> cf >> sm >> sf >> vr >> va;
+    CORRIDOR_ASSERT(!in.fail());
+    return rate_details_text(parse_rational_text(cm), cf, parse_rational_text(sm), sf,
+                             parse_rational_text(vr), va);
+}
+
+// What transactions.rate_details stores: nothing when the quote's columns give it back.
+const std::string& stored_rate_details(const transaction_record& t) {
+    static const std::string none;
+    return t.rate_details_from_quote && !t.quote_id.empty() ? none : t.rate_details;
+}
+
 struct transaction_row {
     std::string id, platform_id, environment, type, status, quote_id, customer_id,
         platform_customer_id, source_type, source_account_id, source_currency, destination_type,
@@ -181,6 +216,7 @@ struct transaction_row {
     std::string exchange_rate, rate_details, description, failure_reason, reference, refund;
     long long settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
     std::string payment_instructions, counterparty_data;
+    std::string quote_rates;  // the quote's rate columns when the row stores no rate details
 
     void bind(soci::statement& s) {
         for (auto* text : {&id, &platform_id, &environment, &type, &status, &quote_id, &customer_id,
@@ -195,16 +231,22 @@ struct transaction_row {
         for (auto* number : {&settled_at_ms, &created_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
         s.exchange(soci::into(payment_instructions));
         s.exchange(soci::into(counterparty_data));
+        s.exchange(soci::into(quote_rates));
     }
 
     transaction_record to_record() const {
-        return transaction_record{id, tenant_of_row(platform_id, environment), type, status, quote_id, customer_id,
+        transaction_record t{id, tenant_of_row(platform_id, environment), type, status, quote_id, customer_id,
                                   platform_customer_id, source_type, source_account_id, source_currency,
                                   destination_type, destination_account_id, destination_currency,
                                   sent_amount, received_amount, fees, exchange_rate, rate_details,
                                   description, failure_reason, reference, refund, settled_at_ms,
                                   created_at_ms, updated_at_ms, payment_instructions,
                                   counterparty_data};
+        if (rate_details.empty() && !quote_rates.empty()) {
+            t.rate_details = rate_details_of_quote_columns(quote_rates);
+            t.rate_details_from_quote = true;
+        }
+        return t;
     }
 };
 
@@ -221,7 +263,11 @@ const std::string transaction_select =
     ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id AND "
     "q.platform_id = transactions.platform_id), ''), "
     "COALESCE((SELECT u.payee_data FROM uma_payments u WHERE u.quote_id = transactions.quote_id "
-    "AND u.platform_id = transactions.platform_id AND transactions.type = 'OUTGOING'), '') "
+    "AND u.platform_id = transactions.platform_id AND transactions.type = 'OUTGOING'), ''), "
+    "COALESCE((SELECT q.counterparty_multiplier || ' ' || q.counterparty_fixed_fee || ' ' || "
+    "q.service_multiplier || ' ' || q.service_fixed_fee || ' ' || q.variable_fee_rate || ' ' || "
+    "q.variable_fee_amount FROM quotes q WHERE transactions.rate_details = '' AND q.id = "
+    "transactions.quote_id AND q.platform_id = transactions.platform_id), '') "
     "FROM transactions";
 
 const std::string quote_by_id_sql = std::string("SELECT ") + quote_columns +
@@ -337,7 +383,7 @@ pipelined_statement transaction_insert_statement(const transaction_record& t) {
              n(t.received_amount),
              n(t.fees),
              t.exchange_rate,
-             t.rate_details,
+             stored_rate_details(t),
              t.description,
              t.failure_reason,
              t.reference,
@@ -357,8 +403,8 @@ void store_new_transaction(soci::session& session, const transaction_record& t) 
                  t.type, t.status, t.quote_id, t.customer_id, t.platform_customer_id, t.source_type,
                  t.source_account_id, t.source_currency, t.destination_type,
                  t.destination_account_id, t.destination_currency, sent, received, fees,
-                 t.exchange_rate, t.rate_details, t.description, t.failure_reason, t.reference,
-                 t.refund, settled, created, updated);
+                 t.exchange_rate, stored_rate_details(t), t.description, t.failure_reason,
+                 t.reference, t.refund, settled, created, updated);
 }
 
 void store_transaction_outcome(soci::session& session, const transaction_record& t) {
@@ -376,13 +422,9 @@ namespace {
 constexpr std::size_t event_arena_bytes = 8192;
 
 std::string rate_details_json(const price& p) {
-    return json::serialize(json::object{
-        {"counterpartyMultiplier", p.counterparty_multiplier.to_double()},
-        {"counterpartyFixedFee", p.counterparty_fixed_fee},
-        {"serviceApiMultiplier", p.service_multiplier.to_double()},
-        {"serviceApiFixedFee", p.service_fixed_fee},
-        {"serviceApiVariableFeeRate", p.variable_fee_rate.to_double()},
-        {"serviceApiVariableFeeAmount", p.variable_fee_amount}});
+    return rate_details_text(p.counterparty_multiplier, p.counterparty_fixed_fee,
+                             p.service_multiplier, p.service_fixed_fee, p.variable_fee_rate,
+                             p.variable_fee_amount);
 }
 
 // What a payment needs to know of an account's owner, read in one query.
@@ -656,6 +698,7 @@ result<transaction_record, payment_failure> settle(soci::session& session,
     incoming.destination_currency = quote.receiving_currency;
     incoming.received_amount = quote.priced.total_receiving;
     incoming.rate_details = outgoing.rate_details;
+    incoming.rate_details_from_quote = outgoing.rate_details_from_quote;
     incoming.description = quote.description;
     incoming.reference = outgoing.reference;
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
@@ -1000,6 +1043,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     outgoing.fees = p.fees_included;
     outgoing.exchange_rate = rational_text(p.exchange_rate);
     outgoing.rate_details = rate_details_json(p);
+    outgoing.rate_details_from_quote = true;
     outgoing.description = quote.description;
     outgoing.reference = quote.funding_reference;
     outgoing.payment_instructions = quote.payment_instructions;
@@ -1230,9 +1274,9 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
     long long now_ms = services.time.now_ms();
     std::vector<quote_record> due;
     {
-        // The oldest expiries first, in the order of quotes_pending_expiry (status,
-        // expires_at_ms): the scan starts at the first PENDING quote and stops at the first one
-        // still valid, whatever the plan. Ordered by id instead, a generic plan (which cannot know
+        // The oldest expiries first, in the order of quotes_pending_expiry (expires_at_ms of
+        // PENDING quotes only, a partial index this literal status matches): the scan starts at
+        // the first PENDING quote and stops at the first one still valid, whatever the plan. Ordered by id instead, a generic plan (which cannot know
         // that few quotes are PENDING) walks the whole primary key to find none.
         static const std::string sql = std::string("SELECT ") + quote_columns +
                                        " FROM quotes WHERE status = 'PENDING' AND expires_at_ms <= "

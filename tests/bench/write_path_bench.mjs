@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 
 import { anotherProcess, launch, stopCorridor } from '../api/lib/harness.mjs';
 import {
-  api, endWithBenchmark, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
+  api, endWithBenchmark, formatStorage, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
   verifyBalances,
 } from './lib/bench.mjs';
 import { durableSettings, openSession, psql, startDurablePostgres } from './lib/postgres.mjs';
@@ -122,20 +122,23 @@ async function deadlocks(pg, database) {
   return Number(await psql(pg.url, `SELECT deadlocks FROM pg_stat_database WHERE datname = '${database}'`));
 }
 
-// Bytes per payment on PostgreSQL: the Corridor tables with their indexes and TOAST after a
-// VACUUM, over the payments the database holds (set-up and warm-up included, as on SQLite).
+// Bytes per payment on PostgreSQL: the Corridor tables after a VACUUM, each split into its rows
+// (the main fork with its free space and visibility maps), its indexes and its TOAST table, over
+// the payments the database holds (set-up and warm-up included, as on SQLite).
 async function postgresStoragePerPayment(url, payments) {
   await psql(url, 'VACUUM');
   await psql(url, 'CHECKPOINT');
   const rows = (await psql(url,
-    "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace " +
-    "WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 2 DESC")).split('\n').map((l) => l.split('|'));
-  const tables = rows.map(([name, bytes]) => ({ name, perPayment: Number(bytes) / payments }));
+    'SELECT c.relname, pg_table_size(c.oid) - COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0), ' +
+    'pg_indexes_size(c.oid), COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0) ' +
+    "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' " +
+    'ORDER BY pg_total_relation_size(c.oid) DESC')).split('\n').map((l) => l.split('|'));
+  const tables = rows.map(([name, main, indexes, toast]) => ({
+    name, perPayment: (Number(main) + Number(indexes) + Number(toast)) / payments, rowsPerPayment: Number(main) / payments,
+    indexesPerPayment: Number(indexes) / payments, toastPerPayment: Number(toast) / payments,
+  }));
   return { total: tables.reduce((s, t) => s + t.perPayment, 0), tables };
 }
-
-const formatTables = (storage) => storage.tables.filter((t) => t.perPayment >= storage.total / 20)
-  .map((t) => `${t.name} ${t.perPayment.toFixed(0)}`).join(', ');
 
 // One measured run of the quote-and-execute workload: `processes` Corridor processes on one
 // database (SQLite when `pg` is not given), the 64 connections split between them.
@@ -287,7 +290,7 @@ async function main() {
             `max ${r.locks.maxWaiting}, in ${(100 * r.locks.withWaiters).toFixed(0)}% of ${r.locks.samples} samples, ` +
             `about ${(r.locks.meanWaiting * seconds).toFixed(1)} backend-seconds of lock waits in ${seconds} s ` +
             `(max ungranted lock requests ${r.locks.maxUngranted})` : ''));
-        console.log(`  storage: ${fixed(r.storage?.total, 0)} bytes per payment (${r.storage ? formatTables(r.storage) : ''})`);
+        console.log(`  storage: ${formatStorage(r.storage)}`);
         console.log(`  balances: ${r.balances}`);
         if (!r.balances.startsWith('ok')) failed = true;
       }
