@@ -358,85 +358,104 @@ std::string record_transfer(soci::session& session, book_services services, cons
                             bool defer_debit);
 }  // namespace
 
+namespace {
+
+// Adds the amount to the credit account's credits now (not at the flush); the number of rows
+// updated: 0 when the account is not the owner's, not in the currency, or past the ceiling.
+long long credit_now(soci::session& session, const tenant& owner, const std::string& env_name,
+                     const transfer_request& request, long long now_ms, long long ceiling,
+                     deferred_writes* deferred) {
+    long long amount = request.amount;
+    long long credited = 0;
+    if (deferred) {
+        // In the writer's batch the balance comes back with the update, for later reads.
+        balance_row after;
+        credited =
+            fetch_prepared(session,
+                           "UPDATE ledger_accounts SET credits_posted = credits_posted + "
+                           ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                           "environment = :e AND currency = :c AND credits_posted <= :m "
+                           "RETURNING credits_posted - debits_posted",
+                           after, amount, now_ms, request.credit_account_id, owner.platform_id,
+                           env_name, request.currency, ceiling);
+        if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
+    } else {
+        credited = run_prepared(
+            session,
+            "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = "
+            ":t "
+            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+            "credits_posted <= :m",
+            amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
+            request.currency, ceiling);
+    }
+    return credited;
+}
+
+// Adds the amount to the debit account's debits now, guarded against overdraft; the number of
+// rows updated: 0 when refused.
+long long debit_now(soci::session& session, const tenant& owner, const std::string& env_name,
+                    const transfer_request& request, long long now_ms, long long ceiling,
+                    deferred_writes* deferred) {
+    long long amount = request.amount;
+    // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two
+    // debits can never both pass on a balance that covers one.
+    long long debited = 0;
+    if (deferred) {
+        balance_row after;
+        debited = fetch_prepared(
+            session,
+            "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+            "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+            ">= "
+            ":a2) RETURNING credits_posted - debits_posted",
+            after, amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+            request.currency, ceiling, amount);
+        if (debited) deferred->saw_balance(request.debit_account_id, after.balance);
+    } else {
+        debited = run_prepared(
+            session,
+            "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+            "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+            ">= "
+            ":a2)",
+            amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+            request.currency, ceiling, amount);
+    }
+    return debited;
+}
+
+}  // namespace
+
 result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
                                                   const tenant& owner,
                                                   const transfer_request& request) {
     CORRIDOR_ASSERT(request.amount > 0);
     CORRIDOR_ASSERT(request.debit_account_id != request.credit_account_id);
-    long long amount = request.amount;
     long long now_ms = services.time.now_ms();
     long long ceiling = posted_max - request.amount;
     std::string env_name(owner.env_name());
     deferred_writes* deferred = deferred_writes_of(session);
     bool defer_credit = deferred && is_service_account(request.credit_account_id);
     bool defer_debit = deferred && is_service_account(request.debit_account_id);
-    if (!defer_credit) {
-        long long credited = 0;
-        if (deferred) {
-            // In the writer's batch the balance comes back with the update, for later reads.
-            balance_row after;
-            credited =
-                fetch_prepared(session,
-                               "UPDATE ledger_accounts SET credits_posted = credits_posted + "
-                               ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
-                               "environment = :e AND currency = :c AND credits_posted <= :m "
-                               "RETURNING credits_posted - debits_posted",
-                               after, amount, now_ms, request.credit_account_id, owner.platform_id,
-                               env_name, request.currency, ceiling);
-            if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
-        } else {
-            credited = run_prepared(
-                session,
-                "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = "
-                ":t "
-                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-                "credits_posted <= :m",
-                amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
-                request.currency, ceiling);
-        }
-        if (credited != 1) {
-            return classify_refusal(session, owner, request.credit_account_id, request, false);
-        }
+    if (!defer_credit &&
+        credit_now(session, owner, env_name, request, now_ms, ceiling, deferred) != 1) {
+        return classify_refusal(session, owner, request.credit_account_id, request, false);
     }
-    if (!defer_debit) {
-        // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two
-        // debits can never both pass on a balance that covers one.
-        long long debited = 0;
-        if (deferred) {
-            balance_row after;
-            debited = fetch_prepared(
-                session,
-                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
-                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
-                ">= "
-                ":a2) RETURNING credits_posted - debits_posted",
-                after, amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
-                request.currency, ceiling, amount);
-            if (debited) deferred->saw_balance(request.debit_account_id, after.balance);
-        } else {
-            debited = run_prepared(
-                session,
-                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
-                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
-                ">= "
-                ":a2)",
-                amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
-                request.currency, ceiling, amount);
+    if (!defer_debit &&
+        debit_now(session, owner, env_name, request, now_ms, ceiling, deferred) != 1) {
+        // Undo the credit so that a refused transfer leaves no trace (a deferred one was never
+        // kept).
+        if (!defer_credit) {
+            run_prepared(session,
+                         "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id "
+                         "= :i",
+                         static_cast<long long>(request.amount), request.credit_account_id);
+            if (deferred) deferred->saw_balance(request.credit_account_id, std::nullopt);
         }
-        if (debited != 1) {
-            // Undo the credit so that a refused transfer leaves no trace (a deferred one was
-            // never kept).
-            if (!defer_credit) {
-                run_prepared(
-                    session,
-                    "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
-                    amount, request.credit_account_id);
-                if (deferred) deferred->saw_balance(request.credit_account_id, std::nullopt);
-            }
-            return classify_refusal(session, owner, request.debit_account_id, request, true);
-        }
+        return classify_refusal(session, owner, request.debit_account_id, request, true);
     }
     return record_transfer(session, services, owner, request, now_ms, defer_credit, defer_debit);
 }
