@@ -2,6 +2,10 @@
 // Quotes and transactions: pricing a transfer, executing it through the book, funding it just in
 // time, expiring it. Every function here runs inside the ledger writer's transaction and either
 // applies completely or writes nothing (the one debit that can be refused is taken first).
+// Implemented by decision: quote_creation.cpp (checks and price of a new quote), quote_execution.cpp
+// (execution and settlement), quote_payouts.cpp (payouts' completion and refund),
+// payment_funding.cpp, payment_queries.cpp (find, list, expire), payment_rows.cpp (storage),
+// payment_events.cpp; the interface's JSON is payment_json.hpp.
 #include <cstdint>
 #include <map>
 #include <optional>
