@@ -132,6 +132,122 @@ result<transaction_record, payment_failure> start_quote_payout(
     return outgoing;
 }
 
+// The debit that pays a quote: `funding_account_id` pays total_sending into the sending liquidity
+// account (the one step that can be refused: insufficient funds), then the fees move on to the fee
+// account.
+std::optional<payment_failure> collect_quote_funds(soci::session& session,
+                                                   const payment_services& services,
+                                                   const quote_record& quote,
+                                                   const std::string& funding_account_id,
+                                                   const std::string& funding_code) {
+    book_services book{services.ids, services.random, services.time};
+    const tenant& owner = quote.owner;
+    std::string liquidity_sending =
+        ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
+    auto debit = post_transfer(session, book, owner,
+                               {funding_account_id, liquidity_sending, quote.priced.total_sending,
+                                quote.sending_currency, funding_code, quote.transaction_id});
+    if (!debit) {
+        if (debit.error() == transfer_error::insufficient_funds) {
+            return failure(payment_error::insufficient_balance,
+                           "the source account's balance does not cover " +
+                               std::to_string(quote.priced.total_sending) + " " +
+                               quote.sending_currency);
+        }
+        return failure(payment_error::source_account_not_found,
+                       "the source account cannot pay this quote");
+    }
+    if (quote.priced.fees_included > 0) {
+        std::string fees =
+            ensure_account(session, book, owner, account_kind::fees, "", quote.sending_currency);
+        auto fee = post_transfer(session, book, owner,
+                                 {liquidity_sending, fees, quote.priced.fees_included,
+                                  quote.sending_currency, "fee", quote.transaction_id});
+        CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
+    }
+    return std::nullopt;
+}
+
+// The receiving liquidity account pays the quote's internal destination.
+void credit_quote_destination(soci::session& session, const payment_services& services,
+                              const quote_record& quote) {
+    book_services book{services.ids, services.random, services.time};
+    const tenant& owner = quote.owner;
+    std::string liquidity_receiving =
+        ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
+    auto credit = post_transfer(
+        session, book, owner,
+        {liquidity_receiving, quote.destination_account_id, quote.priced.total_receiving,
+         quote.receiving_currency, "receive", quote.transaction_id});
+    CORRIDOR_ASSERT(credit.ok());
+}
+
+// Marks the quote and its OUTGOING transaction COMPLETED; returns the transaction as written.
+transaction_record complete_outgoing(soci::session& session, const quote_record& quote,
+                                     std::int64_t now_ms,
+                                     const transaction_record* outgoing_in_hand) {
+    set_quote_status(session, quote, "COMPLETED", now_ms, outgoing_in_hand);
+    transaction_record outgoing = outgoing_of(session, quote, outgoing_in_hand);
+    outgoing.status = "COMPLETED";
+    outgoing.settled_at_ms = now_ms;
+    outgoing.updated_at_ms = now_ms;
+    set_transaction_outcome(session, outgoing, outgoing_in_hand);
+    return outgoing;
+}
+
+// The receiver's INCOMING transaction of a settled quote, COMPLETED, not yet written.
+transaction_record incoming_transaction_of(soci::session& session, const payment_services& services,
+                                           const quote_record& quote,
+                                           const transaction_record& outgoing,
+                                           std::int64_t now_ms) {
+    transaction_record incoming;
+    incoming.id = services.ids.next("Transaction");
+    incoming.owner = quote.owner;
+    incoming.type = "INCOMING";
+    incoming.status = "COMPLETED";
+    incoming.quote_id = quote.id;
+    incoming.customer_id = quote.destination_customer_id;
+    // A customer's platformCustomerId never changes: the sender's, just looked up, serves when the
+    // receiver is the same customer.
+    incoming.platform_customer_id =
+        !incoming.customer_id.empty() && incoming.customer_id == outgoing.customer_id
+            ? outgoing.platform_customer_id
+            : platform_customer_id_of(session, quote.owner, incoming.customer_id);
+    incoming.source_type = quote.source_type;
+    incoming.source_account_id = quote.source_account_id;
+    incoming.source_currency = quote.sending_currency;
+    incoming.destination_type = "ACCOUNT";
+    incoming.destination_account_id = quote.destination_account_id;
+    incoming.destination_currency = quote.receiving_currency;
+    incoming.received_amount = quote.priced.total_receiving;
+    incoming.rate_details = outgoing.rate_details;
+    incoming.description = quote.description;
+    incoming.reference = outgoing.reference;
+    incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
+    return incoming;
+}
+
+// The events of a settled quote: both payments, then the balances of the internal account that
+// paid (if one did) and of the destination.
+void record_settlement_events(soci::session& session, const payment_services& services,
+                              const quote_record& quote, const transaction_record& outgoing,
+                              const transaction_record& incoming,
+                              const std::string& funding_account_id, bool funding_is_internal) {
+    record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
+    record_payment_event(session, services.ids, services.time, services.currencies, incoming);
+    if (funding_is_internal) {
+        record_funding_balance(session, services, quote, funding_account_id,
+                               outgoing.platform_customer_id);
+    }
+    auto destination_after = account_balance(session, quote.destination_account_id);
+    CORRIDOR_ASSERT(destination_after.has_value());
+    record_balance_event(session, services.ids, services.time, services.currencies, quote.owner,
+                         quote.destination_account_id, quote.destination_customer_id,
+                         quote.receiving_currency,
+                         *destination_after - quote.priced.total_receiving, *destination_after,
+                         incoming.platform_customer_id);
+}
+
 }  // namespace
 
 // Moves a priced quote's money: `funding_account` pays total_sending into the sending liquidity
@@ -151,92 +267,28 @@ result<transaction_record, payment_failure> settle(soci::session& session,
                                                    const std::string& funding_code,
                                                    bool funding_is_internal,
                                                    const transaction_record* outgoing_in_hand) {
-    book_services book{services.ids, services.random, services.time};
-    const tenant& owner = quote.owner;
     auto payout = payout_of(session, services, quote);
     if (!payout) return payout.error();
-    std::string liquidity_sending =
-        ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
-    auto debit = post_transfer(session, book, owner,
-                               {funding_account_id, liquidity_sending, quote.priced.total_sending,
-                                quote.sending_currency, funding_code, quote.transaction_id});
-    if (!debit) {
-        if (debit.error() == transfer_error::insufficient_funds) {
-            return failure(payment_error::insufficient_balance,
-                           "the source account's balance does not cover " +
-                               std::to_string(quote.priced.total_sending) + " " + quote.sending_currency);
-        }
-        return failure(payment_error::source_account_not_found, "the source account cannot pay this quote");
-    }
-    if (quote.priced.fees_included > 0) {
-        std::string fees = ensure_account(session, book, owner, account_kind::fees, "", quote.sending_currency);
-        auto fee = post_transfer(session, book, owner,
-                                 {liquidity_sending, fees, quote.priced.fees_included,
-                                  quote.sending_currency, "fee", quote.transaction_id});
-        CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
+    if (auto refused =
+            collect_quote_funds(session, services, quote, funding_account_id, funding_code)) {
+        return *refused;
     }
     if (const auto& leg = payout.value()) {
         return start_quote_payout(session, services, quote, leg->first, leg->second,
                                   funding_account_id, funding_is_internal, outgoing_in_hand);
     }
-    std::string liquidity_receiving =
-        ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
-    auto credit = post_transfer(session, book, owner,
-                                {liquidity_receiving, quote.destination_account_id, quote.priced.total_receiving,
-                                 quote.receiving_currency, "receive", quote.transaction_id});
-    CORRIDOR_ASSERT(credit.ok());
-
+    credit_quote_destination(session, services, quote);
     std::int64_t now_ms = services.time.now_ms();
-    set_quote_status(session, quote, "COMPLETED", now_ms, outgoing_in_hand);
-    transaction_record outgoing = outgoing_of(session, quote, outgoing_in_hand);
-    outgoing.status = "COMPLETED";
-    outgoing.settled_at_ms = now_ms;
-    outgoing.updated_at_ms = now_ms;
-    set_transaction_outcome(session, outgoing, outgoing_in_hand);
-
-    transaction_record incoming;
-    incoming.id = services.ids.next("Transaction");
-    incoming.owner = owner;
-    incoming.type = "INCOMING";
-    incoming.status = "COMPLETED";
-    incoming.quote_id = quote.id;
-    incoming.customer_id = quote.destination_customer_id;
-    // A customer's platformCustomerId never changes: the sender's, just looked up, serves when the
-    // receiver is the same customer.
-    incoming.platform_customer_id =
-        !incoming.customer_id.empty() && incoming.customer_id == outgoing.customer_id
-            ? outgoing.platform_customer_id
-            : platform_customer_id_of(session, owner, incoming.customer_id);
-    incoming.source_type = quote.source_type;
-    incoming.source_account_id = quote.source_account_id;
-    incoming.source_currency = quote.sending_currency;
-    incoming.destination_type = "ACCOUNT";
-    incoming.destination_account_id = quote.destination_account_id;
-    incoming.destination_currency = quote.receiving_currency;
-    incoming.received_amount = quote.priced.total_receiving;
-    incoming.rate_details = outgoing.rate_details;
-    incoming.description = quote.description;
-    incoming.reference = outgoing.reference;
-    incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
+    transaction_record outgoing = complete_outgoing(session, quote, now_ms, outgoing_in_hand);
+    transaction_record incoming =
+        incoming_transaction_of(session, services, quote, outgoing, now_ms);
     if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
         deferred->add_statement(transaction_insert_statement(incoming));
     } else {
         store_new_transaction(session, incoming);
     }
-
-    record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
-    record_payment_event(session, services.ids, services.time, services.currencies, incoming);
-    if (funding_is_internal) {
-        record_funding_balance(session, services, quote, funding_account_id,
-                               outgoing.platform_customer_id);
-    }
-    auto destination_after = account_balance(session, quote.destination_account_id);
-    CORRIDOR_ASSERT(destination_after.has_value());
-    record_balance_event(session, services.ids, services.time, services.currencies, owner,
-                         quote.destination_account_id, quote.destination_customer_id,
-                         quote.receiving_currency,
-                         *destination_after - quote.priced.total_receiving, *destination_after,
-                         incoming.platform_customer_id);
+    record_settlement_events(session, services, quote, outgoing, incoming, funding_account_id,
+                             funding_is_internal);
     return outgoing;
 }
 
