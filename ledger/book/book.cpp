@@ -4,8 +4,10 @@
 #include <set>
 
 #include "ledger/base/assert.hpp"
-#include "ledger/store/deferred_writes.hpp"
 #include "ledger/book/money.hpp"
+#include "ledger/store/batch_send.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/multi_row.hpp"
 #include "ledger/store/statement_cache.hpp"
 
@@ -13,6 +15,16 @@ namespace corridor {
 namespace {
 
 constexpr std::int64_t posted_max = std::numeric_limits<std::int64_t>::max();
+
+account_kind kind_of(const std::string& name) {
+    static const std::map<std::string, account_kind> kinds = {
+        {"CUSTOMER", account_kind::customer},
+        {"PLATFORM", account_kind::platform},
+        {"LIQUIDITY", account_kind::liquidity},
+        {"FEES", account_kind::fees},
+        {"SETTLEMENT", account_kind::settlement}};
+    return kinds.at(name);
+}
 
 struct account_row {
     std::string id, platform_id, environment, kind, owner_id, currency, reference;
@@ -34,11 +46,7 @@ struct account_row {
         ledger_account out;
         out.id = id;
         out.owner = tenant_of_row(platform_id, environment);
-        static const std::map<std::string, account_kind> kinds = {
-            {"CUSTOMER", account_kind::customer},   {"PLATFORM", account_kind::platform},
-            {"LIQUIDITY", account_kind::liquidity}, {"FEES", account_kind::fees},
-            {"SETTLEMENT", account_kind::settlement}};
-        out.kind = kinds.at(kind);
+        out.kind = kind_of(kind);
         out.owner_id = owner_id;
         out.currency = currency;
         out.reference = reference;
@@ -133,24 +141,28 @@ private:
     std::set<std::string> tails_;
 };
 
-// Inserts the account unless one with the same owner and currency exists; true when inserted.
-bool insert_account(soci::session& session, book_services services, const tenant& owner,
-                    account_kind kind, const std::string& owner_id, const std::string& currency) {
+// Inserts the account unless one with the same owner and currency exists; its id when inserted.
+std::optional<std::string> insert_account(soci::session& session, book_services services,
+                                          const tenant& owner, account_kind kind,
+                                          const std::string& owner_id,
+                                          const std::string& currency) {
     std::string env_name(owner.env_name());
     std::string kind_name(to_string(kind));
     std::string id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
     std::string reference = new_account_reference(services.random);
     int overdraw_guard = is_internal(kind) ? 1 : 0;
     long long now_ms = services.time.now_ms();
-    return run_prepared(
-               session,
-               "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
-               "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
-               "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, "
-               ":t, :t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO "
-               "NOTHING",
-               id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
-               overdraw_guard, now_ms, now_ms) == 1;
+    bool inserted =
+        run_prepared(session,
+                     "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+                     "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+                     "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, "
+                     ":t, :t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO "
+                     "NOTHING",
+                     id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
+                     overdraw_guard, now_ms, now_ms) == 1;
+    if (!inserted) return std::nullopt;
+    return id;
 }
 
 }  // namespace
@@ -162,9 +174,16 @@ void open_new_customer_accounts(soci::session& session, book_services services, 
         // The customer's id was just generated, so none of its accounts can exist yet: no lookup
         // first (each one a round trip per currency, and on a large table the costliest statement
         // of a bulk import), and a conflict would be a broken invariant rather than a race.
-        bool inserted =
+        auto id =
             insert_account(session, services, owner, account_kind::customer, customer_id, currency);
-        CORRIDOR_ASSERT(inserted);
+        CORRIDOR_ASSERT(id.has_value());
+        // The writer opens a customer's accounts (customer creation is one of its commands): it
+        // will not need to read them when the customer pays.
+        if (deferred_writes* deferred = deferred_writes_of(session)) {
+            deferred->facts().saw_account({*id, owner.platform_id, std::string(owner.env_name()),
+                                           std::string(to_string(account_kind::customer)),
+                                           customer_id, currency});
+        }
     }
 }
 
@@ -239,7 +258,30 @@ std::optional<ledger_account> find_account(soci::session& session, const tenant&
     if (!fetch_prepared(session, account_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
         return std::nullopt;
     }
+    // In the writer's batch: remembered once the batch commits.
+    if (deferred_writes* deferred = deferred_writes_of(session)) {
+        deferred->facts().saw_account(
+            {row.id, row.platform_id, row.environment, row.kind, row.owner_id, row.currency});
+    }
     return row.to_account();
+}
+
+std::optional<account_identity> find_account_identity(soci::session& session, const tenant& owner,
+                                                      const std::string& id) {
+    if (deferred_writes* deferred = deferred_writes_of(session)) {
+        if (const account_facts* known = deferred->facts().account(id)) {
+            // Another tenant's account reads as not found, as the lookup by tenant would.
+            if (known->platform_id != owner.platform_id || known->environment != owner.env_name()) {
+                return std::nullopt;
+            }
+            return account_identity{known->id, owner, kind_of(known->kind), known->owner_id,
+                                    known->currency};
+        }
+    }
+    auto account = find_account(session, owner, id);
+    if (!account) return std::nullopt;
+    return account_identity{account->id, account->owner, account->kind, account->owner_id,
+                            account->currency};
 }
 
 page<ledger_account> list_internal_accounts(soci::session& session, const tenant& owner,
@@ -310,86 +352,124 @@ bool is_service_account(const std::string& id) {
 
 }  // namespace
 
+namespace {
+std::string record_transfer(soci::session& session, book_services services, const tenant& owner,
+                            const transfer_request& request, long long now_ms, bool defer_credit,
+                            bool defer_debit);
+}  // namespace
+
+namespace {
+
+// Adds the amount to the credit account's credits now (not at the flush); the number of rows
+// updated: 0 when the account is not the owner's, not in the currency, or past the ceiling.
+long long credit_now(soci::session& session, const tenant& owner, const std::string& env_name,
+                     const transfer_request& request, long long now_ms, long long ceiling,
+                     deferred_writes* deferred) {
+    long long amount = request.amount;
+    long long credited = 0;
+    if (deferred) {
+        // In the writer's batch the balance comes back with the update, for later reads.
+        balance_row after;
+        credited =
+            fetch_prepared(session,
+                           "UPDATE ledger_accounts SET credits_posted = credits_posted + "
+                           ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                           "environment = :e AND currency = :c AND credits_posted <= :m "
+                           "RETURNING credits_posted - debits_posted",
+                           after, amount, now_ms, request.credit_account_id, owner.platform_id,
+                           env_name, request.currency, ceiling);
+        if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
+    } else {
+        credited = run_prepared(
+            session,
+            "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = "
+            ":t "
+            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+            "credits_posted <= :m",
+            amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
+            request.currency, ceiling);
+    }
+    return credited;
+}
+
+// Adds the amount to the debit account's debits now, guarded against overdraft; the number of
+// rows updated: 0 when refused.
+long long debit_now(soci::session& session, const tenant& owner, const std::string& env_name,
+                    const transfer_request& request, long long now_ms, long long ceiling,
+                    deferred_writes* deferred) {
+    long long amount = request.amount;
+    // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two
+    // debits can never both pass on a balance that covers one.
+    long long debited = 0;
+    if (deferred) {
+        balance_row after;
+        debited = fetch_prepared(
+            session,
+            "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+            "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+            ">= "
+            ":a2) RETURNING credits_posted - debits_posted",
+            after, amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+            request.currency, ceiling, amount);
+        if (debited) deferred->saw_balance(request.debit_account_id, after.balance);
+    } else {
+        debited = run_prepared(
+            session,
+            "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
+            "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
+            "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
+            ">= "
+            ":a2)",
+            amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+            request.currency, ceiling, amount);
+    }
+    return debited;
+}
+
+}  // namespace
+
 result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
                                                   const tenant& owner,
                                                   const transfer_request& request) {
     CORRIDOR_ASSERT(request.amount > 0);
     CORRIDOR_ASSERT(request.debit_account_id != request.credit_account_id);
-    long long amount = request.amount;
     long long now_ms = services.time.now_ms();
     long long ceiling = posted_max - request.amount;
     std::string env_name(owner.env_name());
     deferred_writes* deferred = deferred_writes_of(session);
     bool defer_credit = deferred && is_service_account(request.credit_account_id);
     bool defer_debit = deferred && is_service_account(request.debit_account_id);
-    if (!defer_credit) {
-        long long credited = 0;
-        if (deferred) {
-            // In the writer's batch the balance comes back with the update, for later reads.
-            balance_row after;
-            credited =
-                fetch_prepared(session,
-                               "UPDATE ledger_accounts SET credits_posted = credits_posted + "
-                               ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
-                               "environment = :e AND currency = :c AND credits_posted <= :m "
-                               "RETURNING credits_posted - debits_posted",
-                               after, amount, now_ms, request.credit_account_id, owner.platform_id,
-                               env_name, request.currency, ceiling);
-            if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
-        } else {
-            credited = run_prepared(
-                session,
-                "UPDATE ledger_accounts SET credits_posted = credits_posted + :a, updated_at_ms = "
-                ":t "
-                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-                "credits_posted <= :m",
-                amount, now_ms, request.credit_account_id, owner.platform_id, env_name,
-                request.currency, ceiling);
-        }
-        if (credited != 1) {
-            return classify_refusal(session, owner, request.credit_account_id, request, false);
-        }
+    if (!defer_credit &&
+        credit_now(session, owner, env_name, request, now_ms, ceiling, deferred) != 1) {
+        return classify_refusal(session, owner, request.credit_account_id, request, false);
     }
-    if (!defer_debit) {
-        // The overdraft guard lives in the WHERE clause, evaluated on the row as locked, so two
-        // debits can never both pass on a balance that covers one.
-        long long debited = 0;
-        if (deferred) {
-            balance_row after;
-            debited = fetch_prepared(
-                session,
-                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
-                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
-                ">= "
-                ":a2) RETURNING credits_posted - debits_posted",
-                after, amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
-                request.currency, ceiling, amount);
-            if (debited) deferred->saw_balance(request.debit_account_id, after.balance);
-        } else {
-            debited = run_prepared(
-                session,
-                "UPDATE ledger_accounts SET debits_posted = debits_posted + :a, updated_at_ms = :t "
-                "WHERE id = :i AND platform_id = :p AND environment = :e AND currency = :c AND "
-                "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
-                ">= "
-                ":a2)",
-                amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
-                request.currency, ceiling, amount);
+    if (!defer_debit &&
+        debit_now(session, owner, env_name, request, now_ms, ceiling, deferred) != 1) {
+        // Undo the credit so that a refused transfer leaves no trace (a deferred one was never
+        // kept).
+        if (!defer_credit) {
+            run_prepared(session,
+                         "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id "
+                         "= :i",
+                         static_cast<long long>(request.amount), request.credit_account_id);
+            if (deferred) deferred->saw_balance(request.credit_account_id, std::nullopt);
         }
-        if (debited != 1) {
-            // Undo the credit so that a refused transfer leaves no trace (a deferred one was
-            // never kept).
-            if (!defer_credit) {
-                run_prepared(
-                    session,
-                    "UPDATE ledger_accounts SET credits_posted = credits_posted - :a WHERE id = :i",
-                    amount, request.credit_account_id);
-                if (deferred) deferred->saw_balance(request.credit_account_id, std::nullopt);
-            }
-            return classify_refusal(session, owner, request.debit_account_id, request, true);
-        }
+        return classify_refusal(session, owner, request.debit_account_id, request, true);
     }
+    return record_transfer(session, services, owner, request, now_ms, defer_credit, defer_debit);
+}
+
+namespace {
+
+// The rest of a transfer whose conditional updates went through: the postings kept for the flush
+// and the transfer's row.
+std::string record_transfer(soci::session& session, book_services services, const tenant& owner,
+                            const transfer_request& request, long long now_ms, bool defer_credit,
+                            bool defer_debit) {
+    long long amount = request.amount;
+    std::string env_name(owner.env_name());
+    deferred_writes* deferred = deferred_writes_of(session);
     if (defer_credit) deferred->add_posting(request.credit_account_id, false, amount, now_ms);
     if (defer_debit) deferred->add_posting(request.debit_account_id, true, amount, now_ms);
     std::string id = services.ids.next("Transfer");
@@ -408,6 +488,94 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
                  request.credit_account_id, amount, request.currency, request.code,
                  request.transaction_id, now_ms);
     return id;
+}
+
+constexpr const char* credit_pipelined_sql =
+    "UPDATE ledger_accounts SET credits_posted = credits_posted + $1, updated_at_ms = $2 WHERE "
+    "id = $3 AND platform_id = $4 AND environment = $5 AND currency = $6 AND credits_posted <= $7 "
+    "RETURNING credits_posted - debits_posted";
+// The overdraft guard as in post_transfer: in the WHERE clause, on the row as locked.
+constexpr const char* debit_pipelined_sql =
+    "UPDATE ledger_accounts SET debits_posted = debits_posted + $1, updated_at_ms = $2 WHERE "
+    "id = $3 AND platform_id = $4 AND environment = $5 AND currency = $6 AND debits_posted <= $7 "
+    "AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= $1) "
+    "RETURNING credits_posted - debits_posted";
+
+}  // namespace
+
+result<std::vector<std::string>, transfers_refusal> post_transfers(
+    soci::session& session, book_services services, const tenant& owner,
+    const std::vector<transfer_request>& requests) {
+    std::vector<std::string> ids;
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (!deferred || backend_of(session) != database_backend::postgresql) {
+        for (std::size_t i = 0; i < requests.size(); ++i) {
+            auto posted = post_transfer(session, services, owner, requests[i]);
+            if (!posted) return transfers_refusal{i, posted.error()};
+            ids.push_back(std::move(posted.value()));
+        }
+        return ids;
+    }
+    // Each side that post_transfer would update at once (not a service account's), in the order
+    // it would: the credit, then the guarded debit.
+    struct side {
+        std::size_t transfer;
+        bool debit;
+    };
+    std::vector<side> sides;
+    std::vector<pipelined_statement> statements;
+    long long now_ms = services.time.now_ms();
+    std::string env_name(owner.env_name());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        const transfer_request& r = requests[i];
+        CORRIDOR_ASSERT(r.amount > 0);
+        CORRIDOR_ASSERT(r.debit_account_id != r.credit_account_id);
+        std::string ceiling = std::to_string(posted_max - r.amount);
+        for (bool debit : {false, true}) {
+            const std::string& id = debit ? r.debit_account_id : r.credit_account_id;
+            if (is_service_account(id)) continue;
+            sides.push_back({i, debit});
+            statements.push_back({debit ? debit_pipelined_sql : credit_pipelined_sql,
+                                  {std::to_string(r.amount), std::to_string(now_ms), id,
+                                   owner.platform_id, env_name, r.currency, ceiling}});
+        }
+    }
+    auto answers = run_pipeline_answers(session, statements);
+    std::size_t refused = sides.size();
+    for (std::size_t k = 0; k < sides.size(); ++k) {
+        if (!answers[k]) {
+            refused = k;
+            break;
+        }
+    }
+    std::size_t kept = refused == sides.size() ? requests.size() : sides[refused].transfer;
+    for (std::size_t k = 0; k < sides.size(); ++k) {
+        const transfer_request& r = requests[sides[k].transfer];
+        const std::string& id = sides[k].debit ? r.debit_account_id : r.credit_account_id;
+        if (sides[k].transfer < kept) {
+            deferred->saw_balance(id, std::stoll(*answers[k]));
+        } else if (answers[k]) {
+            // Went through after the refusal: taken back, as post_transfer takes back its credit.
+            run_prepared(session,
+                         sides[k].debit ? "UPDATE ledger_accounts SET debits_posted = "
+                                          "debits_posted - :a WHERE id = :i"
+                                        : "UPDATE ledger_accounts SET credits_posted = "
+                                          "credits_posted - :a WHERE id = :i",
+                         static_cast<long long>(r.amount), id);
+            deferred->saw_balance(id, std::nullopt);
+        }
+    }
+    for (std::size_t i = 0; i < kept; ++i) {
+        ids.push_back(record_transfer(session, services, owner, requests[i], now_ms,
+                                      is_service_account(requests[i].credit_account_id),
+                                      is_service_account(requests[i].debit_account_id)));
+    }
+    if (kept == requests.size()) return ids;
+    const transfer_request& r = requests[kept];
+    bool debit = sides[refused].debit;
+    return transfers_refusal{
+        kept, classify_refusal(session, owner, debit ? r.debit_account_id : r.credit_account_id, r,
+                               debit)};
 }
 
 std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id) {

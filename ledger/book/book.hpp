@@ -72,6 +72,19 @@ void open_new_customers_accounts(soci::session& session, book_services services,
 std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
                                            const std::string& id);
 
+// What never changes of an account once written: its owner, kind and currency.
+struct account_identity {
+    std::string id;
+    tenant owner;
+    account_kind kind = account_kind::customer;
+    std::string owner_id;  // customer id, or empty
+    std::string currency;
+};
+// find_account without the balances: in the ledger writer's batch, remembered from an earlier
+// batch that read or opened the account when it can be (ledger/store/writer_facts.hpp), so no read.
+std::optional<account_identity> find_account_identity(soci::session& session, const tenant& owner,
+                                                      const std::string& id);
+
 struct account_filter {
     std::optional<std::string> currency;
     std::optional<std::string> customer_id;
@@ -104,6 +117,20 @@ enum class transfer_error { insufficient_funds, account_not_found, currency_mism
 result<std::string, transfer_error> post_transfer(soci::session& session, book_services services,
                                                   const tenant& owner,
                                                   const transfer_request& request);
+
+// A refusal among several transfers: which one, and why.
+struct transfers_refusal {
+    std::size_t index = 0;
+    transfer_error error = transfer_error::insufficient_funds;
+};
+
+// Posts the transfers in order, as post_transfer would one after the other: on a refusal the
+// transfers before it stay posted and nothing of it or of those after it is written. In the ledger
+// writer's batch on PostgreSQL their conditional updates go out together, one round trip for all
+// (after a refusal, those that went through after it are taken back).
+result<std::vector<std::string>, transfers_refusal> post_transfers(
+    soci::session& session, book_services services, const tenant& owner,
+    const std::vector<transfer_request>& requests);
 
 // An account's balance (credits - debits) as the caller's transaction sees it. Read after the
 // caller's own post_transfer on the account, it is exactly what that transfer left: the row is held

@@ -4,6 +4,7 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/event_payloads.hpp"
 
 namespace corridor {
 namespace {
@@ -190,22 +191,39 @@ std::vector<view_row> rail_operation_rows(soci::session& session,
 // so the quoted id matches only itself.
 std::vector<view_row> webhook_event_rows(soci::session& session, const view_row& transaction,
                                          const std::string& transaction_id) {
-    std::string pattern = "%\"" + transaction_id + "\"%";
+    // Events carry the transaction in their payload; ids hold no LIKE wildcard (the caller
+    // checks), so the quoted id matches only itself. Compressed payloads (event_payloads.hpp) are
+    // matched once unpacked; rows stored as JSON are narrowed by the database. No event about a
+    // transaction is older than it (a minute's leeway for the clocks of several processes).
+    std::string quoted = "\"" + transaction_id + "\"";
+    std::string since_ms =
+        std::to_string(std::stoll(field_text(transaction, "created_at_ms")) - 60000);
+    std::string pattern = "%" + quoted + "%";
     std::string tenant_sql = "platform_id = :p AND environment = :e";
     std::string platform = field_text(transaction, "platform_id");
     std::string environment = field_text(transaction, "environment");
-    return select_rows(session,
-                       {{"id", "id", text},
-                        {"type", "type", text},
-                        {"purpose", "purpose", text},
-                        {"state", "state", text},
-                        {"attempts", "attempts", integer},
-                        {"next_attempt_at_ms", "next_attempt_at_ms", integer},
-                        {"finished_at_ms", "finished_at_ms", integer},
-                        {"created_at_ms", "created_at_ms", integer}},
-                       "FROM outbox_events WHERE " + tenant_sql +
-                           " AND payload LIKE :l ORDER BY created_at_ms, id",
-                       {platform, environment, pattern});
+    auto candidates = select_rows(session,
+                                  {{"id", "id", text},
+                                   {"type", "type", text},
+                                   {"purpose", "purpose", text},
+                                   {"state", "state", text},
+                                   {"attempts", "attempts", integer},
+                                   {"next_attempt_at_ms", "next_attempt_at_ms", integer},
+                                   {"finished_at_ms", "finished_at_ms", integer},
+                                   {"created_at_ms", "created_at_ms", integer},
+                                   {"payload", "payload", text}},
+                                  "FROM outbox_events WHERE " + tenant_sql +
+                                      " AND created_at_ms >= CAST(:c AS BIGINT) AND (payload "
+                                      "LIKE 'z1:%' OR payload LIKE :l) ORDER BY created_at_ms, id",
+                                  {platform, environment, since_ms, pattern});
+    std::vector<view_row> events;
+    for (auto& event : candidates) {
+        bool about =
+            unpack_event_payload(field_text(event, "payload")).find(quoted) != std::string::npos;
+        event.pop_back();  // the payload is not part of the view
+        if (about) events.push_back(std::move(event));
+    }
+    return events;
 }
 
 std::vector<view_row> webhook_attempt_rows(soci::session& session,

@@ -64,14 +64,25 @@ std::optional<json::value> parse_instructions(const std::string& text) {
 
 }  // namespace
 
-std::string rate_details_json(const price& p) {
+// A quote-born transaction's rate details, from the quote's price.
+std::string rate_details_text(const rational& counterparty_multiplier,
+                              std::int64_t counterparty_fixed_fee,
+                              const rational& service_multiplier, std::int64_t service_fixed_fee,
+                              const rational& variable_fee_rate,
+                              std::int64_t variable_fee_amount) {
     return json::serialize(json::object{
-        {"counterpartyMultiplier", p.counterparty_multiplier.to_double()},
-        {"counterpartyFixedFee", p.counterparty_fixed_fee},
-        {"serviceApiMultiplier", p.service_multiplier.to_double()},
-        {"serviceApiFixedFee", p.service_fixed_fee},
-        {"serviceApiVariableFeeRate", p.variable_fee_rate.to_double()},
-        {"serviceApiVariableFeeAmount", p.variable_fee_amount}});
+        {"counterpartyMultiplier", counterparty_multiplier.to_double()},
+        {"counterpartyFixedFee", counterparty_fixed_fee},
+        {"serviceApiMultiplier", service_multiplier.to_double()},
+        {"serviceApiFixedFee", service_fixed_fee},
+        {"serviceApiVariableFeeRate", variable_fee_rate.to_double()},
+        {"serviceApiVariableFeeAmount", variable_fee_amount}});
+}
+
+std::string rate_details_json(const price& p) {
+    return rate_details_text(p.counterparty_multiplier, p.counterparty_fixed_fee,
+                             p.service_multiplier, p.service_fixed_fee, p.variable_fee_rate,
+                             p.variable_fee_amount);
 }
 
 json::object render_currency(const currency_registry& currencies, const std::string& code,

@@ -23,7 +23,12 @@ boost::json::object render_internal_account(const ledger_account& account,
                                             const funding_directory& funding,
                                             funding_instruction_source* funding_rails,
                                             std::int64_t now_ms);
-// A price's rateDetails object as JSON text, stored with its OUTGOING transaction.
+// A price's rateDetails object as JSON text (a quote-born transaction's rate details).
 std::string rate_details_json(const price& p);
+// The same from the price's parts, as a transaction row reads them back from its quote's columns.
+std::string rate_details_text(const rational& counterparty_multiplier,
+                              std::int64_t counterparty_fixed_fee,
+                              const rational& service_multiplier, std::int64_t service_fixed_fee,
+                              const rational& variable_fee_rate, std::int64_t variable_fee_amount);
 
 }  // namespace corridor

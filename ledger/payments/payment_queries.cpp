@@ -22,9 +22,9 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
     long long now_ms = services.time.now_ms();
     std::vector<quote_record> due;
     {
-        // The oldest expiries first, in the order of quotes_pending_expiry (status,
-        // expires_at_ms): the scan starts at the first PENDING quote and stops at the first one
-        // still valid, whatever the plan. Ordered by id instead, a generic plan (which cannot know
+        // The oldest expiries first, in the order of quotes_pending_expiry (expires_at_ms of
+        // PENDING quotes only, a partial index this literal status matches): the scan starts at
+        // the first PENDING quote and stops at the first one still valid, whatever the plan. Ordered by id instead, a generic plan (which cannot know
         // that few quotes are PENDING) walks the whole primary key to find none.
         static const std::string sql = std::string("SELECT ") + quote_columns +
                                        " FROM quotes WHERE status = 'PENDING' AND expires_at_ms <= "

@@ -1,6 +1,9 @@
 #include "ledger/payments/payment_rows.hpp"
 
+#include <sstream>
+
 #include "ledger/base/assert.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -15,7 +18,23 @@ rational parse_rational_text(const std::string& text) {
     return rational(big_int(text.substr(0, slash)), big_int(text.substr(slash + 1)));
 }
 
+std::string rate_details_of_quote_columns(const std::string& columns) {
+    std::istringstream in(columns);
+    std::string cm, sm, vr;
+    long long cf = 0, sf = 0, va = 0;
+    in >> cm >> cf >> sm >> sf >> vr >> va;
+    CORRIDOR_ASSERT(!in.fail());
+    return rate_details_text(parse_rational_text(cm), cf, parse_rational_text(sm), sf,
+                             parse_rational_text(vr), va);
+}
+
 namespace {
+
+// What transactions.rate_details stores: nothing when the quote's columns give it back.
+const std::string& stored_rate_details(const transaction_record& t) {
+    static const std::string none;
+    return t.rate_details_from_quote && !t.quote_id.empty() ? none : t.rate_details;
+}
 
 const std::string quote_insert_sql =
     std::string("INSERT INTO quotes (") + quote_columns +
@@ -128,7 +147,7 @@ pipelined_statement transaction_insert_statement(const transaction_record& t) {
              n(t.received_amount),
              n(t.fees),
              t.exchange_rate,
-             t.rate_details,
+             stored_rate_details(t),
              t.description,
              t.failure_reason,
              t.reference,
@@ -146,8 +165,8 @@ void store_new_transaction(soci::session& session, const transaction_record& t) 
                  t.type, t.status, t.quote_id, t.customer_id, t.platform_customer_id, t.source_type,
                  t.source_account_id, t.source_currency, t.destination_type,
                  t.destination_account_id, t.destination_currency, sent, received, fees,
-                 t.exchange_rate, t.rate_details, t.description, t.failure_reason, t.reference,
-                 t.refund, settled, created, updated);
+                 t.exchange_rate, stored_rate_details(t), t.description, t.failure_reason,
+                 t.reference, t.refund, settled, created, updated);
 }
 
 void store_transaction_outcome(soci::session& session, const transaction_record& t) {

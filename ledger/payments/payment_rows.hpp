@@ -14,6 +14,12 @@ namespace corridor {
 std::string rational_text(const rational& value);
 rational parse_rational_text(const std::string& text);
 
+// A transaction's rate details from its quote's columns as transaction_select reads them:
+// "counterparty_multiplier counterparty_fixed_fee service_multiplier service_fixed_fee
+// variable_fee_rate variable_fee_amount", the rationals exact, so the doubles are the ones the
+// payment rendered.
+std::string rate_details_of_quote_columns(const std::string& columns);
+
 struct quote_row {
     std::string id, platform_id, environment, status, source_type, source_account_id,
         source_customer_id, destination_type, destination_account_id, destination_customer_id,
@@ -105,6 +111,7 @@ struct transaction_row {
     std::string exchange_rate, rate_details, description, failure_reason, reference, refund;
     long long settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
     std::string payment_instructions, counterparty_data;
+    std::string quote_rates;  // the quote's rate columns when the row stores no rate details
 
     void bind(soci::statement& s) {
         for (auto* text : {&id, &platform_id, &environment, &type, &status, &quote_id, &customer_id,
@@ -119,16 +126,22 @@ struct transaction_row {
         for (auto* number : {&settled_at_ms, &created_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
         s.exchange(soci::into(payment_instructions));
         s.exchange(soci::into(counterparty_data));
+        s.exchange(soci::into(quote_rates));
     }
 
     transaction_record to_record() const {
-        return transaction_record{id, tenant_of_row(platform_id, environment), type, status, quote_id, customer_id,
+        transaction_record t{id, tenant_of_row(platform_id, environment), type, status, quote_id, customer_id,
                                   platform_customer_id, source_type, source_account_id, source_currency,
                                   destination_type, destination_account_id, destination_currency,
                                   sent_amount, received_amount, fees, exchange_rate, rate_details,
                                   description, failure_reason, reference, refund, settled_at_ms,
                                   created_at_ms, updated_at_ms, payment_instructions,
                                   counterparty_data};
+        if (rate_details.empty() && !quote_rates.empty()) {
+            t.rate_details = rate_details_of_quote_columns(quote_rates);
+            t.rate_details_from_quote = true;
+        }
+        return t;
     }
 };
 
@@ -145,7 +158,11 @@ inline const std::string transaction_select =
     ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id AND "
     "q.platform_id = transactions.platform_id), ''), "
     "COALESCE((SELECT u.payee_data FROM uma_payments u WHERE u.quote_id = transactions.quote_id "
-    "AND u.platform_id = transactions.platform_id AND transactions.type = 'OUTGOING'), '') "
+    "AND u.platform_id = transactions.platform_id AND transactions.type = 'OUTGOING'), ''), "
+    "COALESCE((SELECT q.counterparty_multiplier || ' ' || q.counterparty_fixed_fee || ' ' || "
+    "q.service_multiplier || ' ' || q.service_fixed_fee || ' ' || q.variable_fee_rate || ' ' || "
+    "q.variable_fee_amount FROM quotes q WHERE transactions.rate_details = '' AND q.id = "
+    "transactions.quote_id AND q.platform_id = transactions.platform_id), '') "
     "FROM transactions";
 
 

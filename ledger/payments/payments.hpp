@@ -64,6 +64,9 @@ struct transaction_record {
     // payment's payee data), as JSON object text; empty for other transactions. Read from the UMA
     // payment record, never stored here.
     std::string counterparty_data;
+    // The rate details are rate_details_json of the quote's price: the row stores none and reads
+    // them back from the quote's columns (no copy of what the quote keeps).
+    bool rate_details_from_quote = false;
 };
 
 enum class payment_error {

@@ -61,7 +61,7 @@ struct quote_sender {
 std::optional<payment_failure> check_account_source(soci::session& session, const tenant& owner,
                                                     const quote_request& request,
                                                     quote_record& quote, quote_sender& sender) {
-    auto source = find_account(session, owner, request.source_account_id);
+    auto source = find_account_identity(session, owner, request.source_account_id);
     if (!source ||
         (source->kind != account_kind::customer && source->kind != account_kind::platform)) {
         return failure(payment_error::source_account_not_found,
@@ -159,7 +159,7 @@ std::optional<payment_failure> check_internal_destination(soci::session& session
                                                           const tenant& owner,
                                                           const quote_request& request,
                                                           quote_record& quote) {
-    auto destination = find_account(session, owner, request.destination_account_id);
+    auto destination = find_account_identity(session, owner, request.destination_account_id);
     if (!destination || (destination->kind != account_kind::customer &&
                          destination->kind != account_kind::platform)) {
         return failure(payment_error::destination_account_not_found,
@@ -405,6 +405,7 @@ transaction_record outgoing_transaction_of(const quote_request& request, const q
     outgoing.fees = p.fees_included;
     outgoing.exchange_rate = rational_text(p.exchange_rate);
     outgoing.rate_details = rate_details_json(p);
+    outgoing.rate_details_from_quote = true;
     outgoing.description = quote.description;
     outgoing.reference = quote.funding_reference;
     outgoing.payment_instructions = quote.payment_instructions;

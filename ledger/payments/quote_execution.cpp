@@ -132,23 +132,42 @@ result<transaction_record, payment_failure> start_quote_payout(
     return outgoing;
 }
 
-// The debit that pays a quote: `funding_account_id` pays total_sending into the sending liquidity
-// account (the one step that can be refused: insufficient funds), then the fees move on to the fee
-// account.
-std::optional<payment_failure> collect_quote_funds(soci::session& session,
-                                                   const payment_services& services,
-                                                   const quote_record& quote,
-                                                   const std::string& funding_account_id,
-                                                   const std::string& funding_code) {
+// The transfers that pay a quote: the funding debit into the sending liquidity account (the one
+// that can be refused: insufficient funds), the fee, and, to an internal destination
+// (`credits_destination`), its credit from the receiving liquidity account. Posted together: in
+// the writer's batch on PostgreSQL one round trip for their updates.
+std::optional<payment_failure> post_quote_transfers(soci::session& session,
+                                                    const payment_services& services,
+                                                    const quote_record& quote,
+                                                    const std::string& funding_account_id,
+                                                    const std::string& funding_code,
+                                                    bool credits_destination) {
     book_services book{services.ids, services.random, services.time};
     const tenant& owner = quote.owner;
     std::string liquidity_sending =
         ensure_account(session, book, owner, account_kind::liquidity, "", quote.sending_currency);
-    auto debit = post_transfer(session, book, owner,
-                               {funding_account_id, liquidity_sending, quote.priced.total_sending,
-                                quote.sending_currency, funding_code, quote.transaction_id});
-    if (!debit) {
-        if (debit.error() == transfer_error::insufficient_funds) {
+    std::vector<transfer_request> moves = {{funding_account_id, liquidity_sending,
+                                            quote.priced.total_sending, quote.sending_currency,
+                                            funding_code, quote.transaction_id}};
+    if (quote.priced.fees_included > 0) {
+        std::string fees =
+            ensure_account(session, book, owner, account_kind::fees, "", quote.sending_currency);
+        moves.push_back({liquidity_sending, fees, quote.priced.fees_included,
+                         quote.sending_currency, "fee", quote.transaction_id});
+    }
+    if (credits_destination) {
+        std::string liquidity_receiving = ensure_account(
+            session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
+        moves.push_back({liquidity_receiving, quote.destination_account_id,
+                         quote.priced.total_receiving, quote.receiving_currency, "receive",
+                         quote.transaction_id});
+    }
+    auto posted = post_transfers(session, book, owner, moves);
+    if (!posted) {
+        // Service accounts have no overdraft guard, and the destination was checked with the quote:
+        // only the funding debit can be refused.
+        CORRIDOR_ASSERT(posted.error().index == 0);
+        if (posted.error().error == transfer_error::insufficient_funds) {
             return failure(payment_error::insufficient_balance,
                            "the source account's balance does not cover " +
                                std::to_string(quote.priced.total_sending) + " " +
@@ -157,29 +176,7 @@ std::optional<payment_failure> collect_quote_funds(soci::session& session,
         return failure(payment_error::source_account_not_found,
                        "the source account cannot pay this quote");
     }
-    if (quote.priced.fees_included > 0) {
-        std::string fees =
-            ensure_account(session, book, owner, account_kind::fees, "", quote.sending_currency);
-        auto fee = post_transfer(session, book, owner,
-                                 {liquidity_sending, fees, quote.priced.fees_included,
-                                  quote.sending_currency, "fee", quote.transaction_id});
-        CORRIDOR_ASSERT(fee.ok());  // service accounts have no overdraft guard
-    }
     return std::nullopt;
-}
-
-// The receiving liquidity account pays the quote's internal destination.
-void credit_quote_destination(soci::session& session, const payment_services& services,
-                              const quote_record& quote) {
-    book_services book{services.ids, services.random, services.time};
-    const tenant& owner = quote.owner;
-    std::string liquidity_receiving =
-        ensure_account(session, book, owner, account_kind::liquidity, "", quote.receiving_currency);
-    auto credit = post_transfer(
-        session, book, owner,
-        {liquidity_receiving, quote.destination_account_id, quote.priced.total_receiving,
-         quote.receiving_currency, "receive", quote.transaction_id});
-    CORRIDOR_ASSERT(credit.ok());
 }
 
 // Marks the quote and its OUTGOING transaction COMPLETED; returns the transaction as written.
@@ -221,6 +218,7 @@ transaction_record incoming_transaction_of(soci::session& session, const payment
     incoming.destination_currency = quote.receiving_currency;
     incoming.received_amount = quote.priced.total_receiving;
     incoming.rate_details = outgoing.rate_details;
+    incoming.rate_details_from_quote = outgoing.rate_details_from_quote;
     incoming.description = quote.description;
     incoming.reference = outgoing.reference;
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
@@ -269,15 +267,15 @@ result<transaction_record, payment_failure> settle(soci::session& session,
                                                    const transaction_record* outgoing_in_hand) {
     auto payout = payout_of(session, services, quote);
     if (!payout) return payout.error();
-    if (auto refused =
-            collect_quote_funds(session, services, quote, funding_account_id, funding_code)) {
+    const auto& leg = payout.value();
+    if (auto refused = post_quote_transfers(session, services, quote, funding_account_id,
+                                            funding_code, !leg)) {
         return *refused;
     }
-    if (const auto& leg = payout.value()) {
+    if (leg) {
         return start_quote_payout(session, services, quote, leg->first, leg->second,
                                   funding_account_id, funding_is_internal, outgoing_in_hand);
     }
-    credit_quote_destination(session, services, quote);
     std::int64_t now_ms = services.time.now_ms();
     transaction_record outgoing = complete_outgoing(session, quote, now_ms, outgoing_in_hand);
     transaction_record incoming =

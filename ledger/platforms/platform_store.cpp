@@ -6,7 +6,9 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "ledger/store/writer_facts.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -173,7 +175,11 @@ tenant uma_key_owner(soci::session& session, const platform_config& config) {
     return shared > 0 ? tenant{config.owner.platform_id, environment::production} : config.owner;
 }
 
-std::optional<platform_config> load_platform_config(soci::session& session, const tenant& owner) {
+namespace {
+
+// The configuration, and its supported currencies as stored.
+std::optional<std::pair<platform_config, std::string>> read_platform_config(soci::session& session,
+                                                                            const tenant& owner) {
     struct config_row {
         platform_config config;
         std::string webhook, currencies;
@@ -223,7 +229,42 @@ std::optional<platform_config> load_platform_config(soci::session& session, cons
     config.is_regulated = regulated != 0;
     config.created_at_ms = created_ms;
     config.updated_at_ms = updated_ms;
-    return config;
+    return std::pair{std::move(config), std::move(row.currencies)};
+}
+
+struct data_version_row {
+    long long version = 0;
+    void bind(soci::statement& statement) { statement.exchange(soci::into(version)); }
+};
+
+}  // namespace
+
+std::optional<platform_config> load_platform_config(soci::session& session, const tenant& owner) {
+    auto read = read_platform_config(session, owner);
+    if (!read) return std::nullopt;
+    return std::move(read->first);
+}
+
+std::optional<platform_config> load_platform_config_for_payment(soci::session& session,
+                                                                const tenant& owner) {
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (!deferred) return load_platform_config(session, owner);
+    // When the cached entries can be trusted, and why a change elsewhere cannot let a payment
+    // pass rules the platform has replaced: writer_facts.hpp.
+    writer_facts& facts = deferred->facts();
+    if (backend_of(session) == database_backend::sqlite && !facts.data_version_read()) {
+        data_version_row row;
+        bool found = fetch_prepared(session, "PRAGMA data_version", row);
+        CORRIDOR_ASSERT(found);
+        facts.saw_data_version(row.version);
+    }
+    if (const known_config* known = facts.config(owner)) return *known->config;
+    std::uint64_t generation = platform_configs_generation();  // before the read
+    auto read = read_platform_config(session, owner);
+    if (!read) return std::nullopt;
+    facts.saw_config({owner, std::make_shared<const platform_config>(read->first),
+                      std::move(read->second), generation});
+    return std::move(read->first);
 }
 
 result<platform_config, platform_error> update_platform_config(soci::session& session,
@@ -269,6 +310,8 @@ result<platform_config, platform_error> update_platform_config(soci::session& se
         CORRIDOR_ASSERT(updated.has_value());
         CORRIDOR_ASSERT(updated->uma_domain == domain);
         transaction.commit();
+        // The ledger writer's cached configurations are stale from now on (writer_facts.hpp).
+        platform_configs_changed();
         return std::move(*updated);
     } catch (const soci::soci_error& error) {
         if (is_unique_violation(error)) return platform_error::uma_domain_taken;

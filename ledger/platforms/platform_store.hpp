@@ -72,6 +72,11 @@ result<std::string, platform_error> create_platform(soci::session& session,
 bool platform_exists(soci::session& session, const std::string& platform_id);
 
 std::optional<platform_config> load_platform_config(soci::session& session, const tenant& owner);
+// As load_platform_config, for deciding a payment's currency rules: in the ledger writer's batch
+// the writer's cached copy when it can be trusted (ledger/store/writer_facts.hpp), whose fields other
+// than the supported currencies may lag behind. Anywhere else the same as load_platform_config.
+std::optional<platform_config> load_platform_config_for_payment(soci::session& session,
+                                                                const tenant& owner);
 
 // The environment whose UMA keys sign for `config`'s UMA domain. UMA senders fetch one key set
 // per domain (/.well-known/lnurlpubkey), so when both environments of a platform share the domain

@@ -93,9 +93,12 @@ void run_controls(soci::session& session, const std::vector<const char*>& contro
     }
 }
 
-void run_pipeline(soci::session& session, const std::vector<pipelined_statement>& statements) {
-    if (statements.empty()) return;
-    PGconn* connection = connection_of(session);
+namespace {
+
+// Sends `statements` in pipeline mode and waits once for all answers; `answers`, when given,
+// receives the first column of each one's first row.
+void send_pipeline(PGconn* connection, const std::vector<pipelined_statement>& statements,
+                   std::vector<std::optional<std::string>>* answers) {
     if (PQenterPipelineMode(connection) != 1) fail(connection, nullptr, "pipeline mode");
     // Leaves pipeline mode however this ends (it fails while results are still unread only when the
     // connection broke, which the writer's next use of the session reports).
@@ -122,6 +125,10 @@ void run_pipeline(soci::session& session, const std::vector<pipelined_statement>
             result_ptr result(PQgetResult(connection));
             if (!result) break;
             auto status = PQresultStatus(result.get());
+            if (answers && status == PGRES_TUPLES_OK && PQntuples(result.get()) > 0 &&
+                PQnfields(result.get()) > 0 && !PQgetisnull(result.get(), 0, 0)) {
+                (*answers)[i] = std::string(PQgetvalue(result.get(), 0, 0));
+            }
             if (status == PGRES_FATAL_ERROR && !failure) failure = std::move(result);
             if (status == PGRES_PIPELINE_SYNC) fail(connection, nullptr, "pipeline ended early");
         }
@@ -132,6 +139,30 @@ void run_pipeline(soci::session& session, const std::vector<pipelined_statement>
         fail(connection, failure.get(), "pipeline sync");
     }
     if (failure) fail(connection, failure.get(), "pipelined statement failed");
+}
+
+}  // namespace
+
+void run_pipeline(soci::session& session, const std::vector<pipelined_statement>& statements) {
+    if (statements.empty()) return;
+    send_pipeline(connection_of(session), statements, nullptr);
+}
+
+std::vector<std::optional<std::string>> run_pipeline_answers(
+    soci::session& session, const std::vector<pipelined_statement>& statements) {
+    // The waiting savepoint statements go first, in the same pipeline (the deferred writes have
+    // followed them already, when they were queued).
+    std::vector<pipelined_statement> all;
+    if (queue_session == &session) {
+        for (const char* sql : *queue) all.push_back({sql, {}});
+        queue->clear();
+    }
+    std::size_t controls = all.size();
+    all.insert(all.end(), statements.begin(), statements.end());
+    std::vector<std::optional<std::string>> answers(all.size());
+    if (!all.empty()) send_pipeline(connection_of(session), all, &answers);
+    answers.erase(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(controls));
+    return answers;
 }
 
 }  // namespace corridor

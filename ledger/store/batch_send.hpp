@@ -7,6 +7,7 @@
 // is a call into the library, run_controls runs each statement as run_control does.
 #include <soci/soci.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,11 @@ struct pipelined_statement {
 // SQLSTATE) for the first failure, so a COMMIT at the end commits only when everything before it
 // succeeded.
 void run_pipeline(soci::session& session, const std::vector<pipelined_statement>& statements);
+
+// PostgreSQL only, in the writer's batch: the savepoint statements still waiting
+// (control_queue.hpp) and then `statements`, in one round trip; for each of `statements`, the first
+// column of its first row (nullopt when it returned none). Fails as run_pipeline does.
+std::vector<std::optional<std::string>> run_pipeline_answers(
+    soci::session& session, const std::vector<pipelined_statement>& statements);
 
 }  // namespace corridor

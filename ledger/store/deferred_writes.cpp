@@ -119,7 +119,7 @@ void deferred_writes::on_control(std::string_view sql) {
     if (auto name = named("SAVEPOINT ")) {
         savepoints_.push_back({std::string(*name), postings_.size(), transfers_.size(),
                                events_.size(), found_accounts_.size(), balances_.size(),
-                               statements_.size()});
+                               statements_.size(), facts_.savepoint()});
     } else if (auto name = named("RELEASE SAVEPOINT ")) {
         // What was written since stays, as part of the enclosing savepoint or transaction.
         std::size_t at = find(*name);
@@ -136,6 +136,7 @@ void deferred_writes::on_control(std::string_view sql) {
         found_accounts_.resize(kept.found_accounts);  // an account opened since is gone again
         balances_.resize(kept.balances);
         statements_.resize(kept.statements);
+        facts_.rollback_to(kept.facts);
         savepoints_.resize(at + 1);
     } else if (sql == "ROLLBACK") {
         clear();
@@ -173,9 +174,11 @@ long long deferred_writes::pending_delta(const std::string& id) const {
 void deferred_writes::committed() {
     for (auto& [key, id] : found_accounts_) known_accounts_.emplace(std::move(key), std::move(id));
     found_accounts_.clear();
+    facts_.committed();
 }
 
 void deferred_writes::clear() {
+    facts_.end_batch();  // after committed(), nothing is left to forget
     found_accounts_.clear();
     balances_.clear();
     statements_.clear();
@@ -257,6 +260,7 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
               text_array(events_, &e::purpose)}});
     }
     for (auto& statement : statements_) pipeline.push_back(std::move(statement));
+    facts_.append_config_checks(pipeline);
     statements_.clear();
     postings_.clear();
     transfers_.clear();

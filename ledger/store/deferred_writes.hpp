@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ledger/store/batch_send.hpp"
+#include "ledger/store/writer_facts.hpp"
 
 namespace corridor {
 
@@ -62,6 +63,9 @@ public:
     const std::string* known_account(const std::string& key) const;
     void found_account(const std::string& key, const std::string& id);
     void committed();  // the accounts found in this batch are known from now on
+    // Facts the writer remembers across batches (writer_facts.hpp); they follow the savepoints
+    // and the batch's fate as the writes do.
+    writer_facts& facts() { return facts_; }
     // Balances of accounts posted at once in this batch, as their UPDATE ... RETURNING gave them
     // (nullopt: changed since in a way not seen). The batch holds those rows until it commits, so
     // a later read in the same batch needs no round trip.
@@ -89,6 +93,7 @@ private:
         std::string name;
         std::size_t postings = 0, transfers = 0, events = 0, found_accounts = 0, balances = 0,
                     statements = 0;
+        writer_facts::mark facts;
     };
     std::vector<posting> postings_;
     std::vector<deferred_transfer> transfers_;
@@ -98,6 +103,7 @@ private:
     std::unordered_map<std::string, std::string> known_accounts_;
     std::vector<std::pair<std::string, std::string>> found_accounts_;         // this batch's
     std::vector<std::pair<std::string, std::optional<long long>>> balances_;  // latest last
+    writer_facts facts_;
 };
 
 // The buffer that deferrable writes on `session` go to, or null when they are sent at once (every

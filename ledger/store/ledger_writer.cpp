@@ -142,6 +142,10 @@ void batch_transaction::commit(deferred_writes* deferred, const pipelined_statem
         } catch (const soci::postgresql_soci_error& error) {
             // bigint out of range: a service account's summed postings pass its ceiling.
             if (deferred && error.sqlstate() == "22003") throw deferred_overflow(error.what());
+            // division by zero: a platform configuration the batch applied has changed since it
+            // was read (writer_facts.hpp; nothing else in the pipeline divides).
+            if (deferred && error.sqlstate() == "22012" && deferred->facts().has_config_checks())
+                throw stale_platform_config(error.what());
             throw;
         }
     }
@@ -255,13 +259,23 @@ void ledger_writer::apply_batch(soci::session& session,
     {
         // Counted before any command is told its outcome (and also when the batch fails).
         traffic_meter meter(round_trips_total_, statements_total_);
-        try {
-            run_batch(session, batch, applied, true);
-        } catch (const deferred_overflow&) {
-            // A service account near its posted ceiling (rare): the batch again, each posting
-            // checked on its own, so that only a command that does not fit fails.
+        bool defer = true;
+        for (int attempt = 1;; ++attempt) {
+            try {
+                run_batch(session, batch, applied, defer);
+                break;
+            } catch (const deferred_overflow&) {
+                // A service account near its posted ceiling (rare): the batch again, each posting
+                // checked on its own, so that only a command that does not fit fails.
+                defer = false;
+            } catch (const stale_platform_config&) {
+                // Another process changed a platform's configuration: the batch again with
+                // configurations read afresh; should they keep changing, without the cache (each
+                // command reads its own, as it did before the cache).
+                deferred_.facts().forget_configs();
+                if (attempt >= 2) defer = false;
+            }
             applied.assign(batch.size(), false);
-            run_batch(session, batch, applied, false);
         }
     }
     for (std::size_t i = 0; i < batch.size(); ++i) {

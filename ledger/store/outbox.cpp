@@ -5,6 +5,7 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/deferred_writes.hpp"
+#include "ledger/store/event_payloads.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -37,7 +38,9 @@ void set_outbox_listener(std::function<void()> wake) {
     listener = wake ? std::make_shared<const std::function<void()>>(std::move(wake)) : nullptr;
 }
 
-bool outbox_events_pending_on_this_thread() { return events_pending; }
+bool outbox_events_pending_on_this_thread() {
+    return events_pending;
+}
 
 void outbox_committed_on_this_thread() {
     if (!events_pending) return;
@@ -50,7 +53,9 @@ void outbox_committed_on_this_thread() {
     if (wake) (*wake)();
 }
 
-void outbox_rolled_back_on_this_thread() { events_pending = false; }
+void outbox_rolled_back_on_this_thread() {
+    events_pending = false;
+}
 
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
                          const tenant& owner, const std::string& type, const std::string& payload,
@@ -61,10 +66,12 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     std::string env_name(owner.env_name());
     std::string purpose_name(to_string(purpose));
     long long now_ms = time.now_ms();
+    std::string stored = pack_event_payload(payload);
     events_pending = true;
     if (deferred_writes* deferred = deferred_writes_of(session)) {
         // Nothing in a ledger batch reads its own events back: they join the batch's flush.
-        deferred->add_event({id, owner.platform_id, env_name, type, payload, purpose_name, now_ms});
+        deferred->add_event(
+            {id, owner.platform_id, env_name, type, std::move(stored), purpose_name, now_ms});
         return id;
     }
     run_prepared(
@@ -72,7 +79,7 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
         "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
         "attempts, next_attempt_at_ms, created_at_ms, purpose) VALUES (:i, :p, :e, :y, :b, "
         "'PENDING', 0, :n, :t, :u)",
-        id, owner.platform_id, env_name, type, payload, now_ms, now_ms, purpose_name);
+        id, owner.platform_id, env_name, type, stored, now_ms, now_ms, purpose_name);
     events_pending = true;
     return id;
 }

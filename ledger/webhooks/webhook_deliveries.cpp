@@ -5,13 +5,14 @@
 #include <tuple>
 
 #include "ledger/base/assert.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/time_format.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
-#include "ledger/platforms/platform_store.hpp"
-#include "ledger/base/random.hpp"
+#include "ledger/store/event_payloads.hpp"
 #include "ledger/store/statement_cache.hpp"
-#include "ledger/base/time_format.hpp"
-#include "ledger/platforms/webhook_keys.hpp"
 
 namespace corridor {
 namespace {
@@ -211,7 +212,7 @@ std::pair<claimed_delivery, int> due_from_row(const soci::row& row) {
     claim.id = row.get<std::string>(0);
     claim.owner = tenant_of_row(row.get<std::string>(1), row.get<std::string>(2));
     claim.type = row.get<std::string>(3);
-    claim.payload = row.get<std::string>(4);
+    claim.payload = unpack_event_payload(row.get<std::string>(4));
     claim.purpose = purpose_from(row.get<std::string>(5));
     int attempts_before = static_cast<int>(int64_at(row, 6));
     claim.created_at_ms = int64_at(row, 7);

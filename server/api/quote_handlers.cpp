@@ -146,7 +146,8 @@ http_response create_quote_handler(request_context& context) {
         // Only a replay skips the preparation, and a replay never reaches the handler.
         if (request.uma == nullptr) fail(error_code::service_unavailable, "retry the request");
     }
-    auto config = load_platform_config(context.session(), context.owner());
+    // On the writer: its cached copy when that can be trusted (ledger/store/writer_facts.hpp).
+    auto config = load_platform_config_for_payment(context.session(), context.owner());
     if (!config) fail(error_code::not_found, "platform configuration not found");
     auto services = context.services.payments();
     if (parsed.execute_now) {

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <filesystem>
 #include <fstream>
+#include <variant>
 
 #include "ledger/customers/bulk_import_store.hpp"
 #include "ledger/base/csv_reader.hpp"
@@ -65,6 +66,48 @@ bool read_batch(csv_reader& reader, const bulk_csv_columns& columns, const platf
         }
     }
     return false;
+}
+
+
+// The job's CSV header, read from the start of `in`; an error message when it has none or it
+// names no usable columns.
+std::variant<bulk_csv_columns, std::string> read_columns(std::istream& in) {
+    csv_reader header_reader(in, 0, csv_record_bytes_max);
+    std::vector<std::string> header;
+    if (header_reader.next(header) != csv_status::record) {
+        return std::string("its CSV has no readable header");
+    }
+    try {
+        return read_bulk_csv_header(header);
+    } catch (const api_error& error) {
+        return error.message;
+    }
+}
+
+// Counts a batch's outcomes into `progress`: each record is either refused while read (its
+// error in `outcomes`) or valid, and then decided by the next of create_customers' answers.
+void tally_batch(std::vector<std::optional<bulk_import_row_error>>& outcomes,
+                 const std::vector<result<std::string, customer_error>>& created,
+                 const std::vector<std::pair<std::int64_t, std::string>>& request_rows,
+                 bulk_import_progress& progress) {
+    std::size_t next_request = 0;
+    for (auto& outcome : outcomes) {
+        if (!outcome) {
+            auto index = next_request++;
+            if (created[index]) {
+                ++progress.successful;
+                continue;
+            }
+            try {
+                fail_customer(created[index].error(), "");
+            } catch (const api_error& error) {
+                outcome = bulk_row_error(error, request_rows[index].first,
+                                         request_rows[index].second);
+            }
+        }
+        ++progress.failed;
+        progress.errors.push_back(std::move(*outcome));
+    }
 }
 
 }  // namespace
@@ -133,6 +176,14 @@ bool bulk_import_runner::run_once(soci::session& session) {
     return true;
 }
 
+// Hands the job back at once rather than after the lease lapses (the process is stopping).
+void bulk_import_runner::hand_back(soci::session& session, const bulk_import_job& job) {
+    run_prepared(session,
+                 "UPDATE bulk_import_jobs SET lease_until_ms = 0, lease_owner = NULL WHERE "
+                 "id = :i AND lease_owner = :w",
+                 job.id, worker_);
+}
+
 void bulk_import_runner::fail_job(soci::session& session, const bulk_import_job& job,
                                   const std::string& why) {
     spdlog::error("bulk import job {} failed: {}", job.id, why);
@@ -148,19 +199,9 @@ void bulk_import_runner::fail_job(soci::session& session, const bulk_import_job&
 void bulk_import_runner::import(soci::session& session, const bulk_import_job& job) {
     std::ifstream in(job.file_path, std::ios::binary);
     if (!in) return fail_job(session, job, "its CSV file is missing");
-    bulk_csv_columns columns;
-    {
-        csv_reader header_reader(in, 0, csv_record_bytes_max);
-        std::vector<std::string> header;
-        if (header_reader.next(header) != csv_status::record) {
-            return fail_job(session, job, "its CSV has no readable header");
-        }
-        try {
-            columns = read_bulk_csv_header(header);
-        } catch (const api_error& error) {
-            return fail_job(session, job, error.message);
-        }
-    }
+    auto header = read_columns(in);
+    if (auto* why = std::get_if<std::string>(&header)) return fail_job(session, job, *why);
+    auto columns = std::get<bulk_csv_columns>(std::move(header));
     in.clear();
     in.seekg(job.resume_offset);
     csv_reader reader(in, static_cast<std::uint64_t>(job.resume_offset), csv_record_bytes_max);
@@ -177,14 +218,7 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
             refresh_customer_statistics(session);
             refresh_at = std::max<std::int64_t>(2 * imported, settings.batch_rows);
         }
-        if (stopping()) {
-            // Hand the job back at once rather than after the lease lapses.
-            run_prepared(session,
-                         "UPDATE bulk_import_jobs SET lease_until_ms = 0, lease_owner = NULL WHERE "
-                         "id = :i AND lease_owner = :w",
-                         job.id, worker_);
-            return;
-        }
+        if (stopping()) return hand_back(session, job);
         // The batch is read and validated before its transaction begins: on SQLite the write lock
         // (which the ledger writer waits for) is held only for the batch's few statements.
         bulk_import_progress progress;
@@ -198,25 +232,7 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
         auto created =
             create_customers(session, customers, job.owner, config->uma_domain, requests);
         CORRIDOR_ASSERT(created.size() == requests.size());
-        std::size_t next_request = 0;
-        for (auto& outcome : outcomes) {
-            if (!outcome) {
-                // A valid record: its outcome is the next of create_customers.
-                auto index = next_request++;
-                if (created[index]) {
-                    ++progress.successful;
-                    continue;
-                }
-                try {
-                    fail_customer(created[index].error(), "");
-                } catch (const api_error& error) {
-                    outcome = bulk_row_error(error, request_rows[index].first,
-                                             request_rows[index].second);
-                }
-            }
-            ++progress.failed;
-            progress.errors.push_back(std::move(*outcome));
-        }
+        tally_batch(outcomes, created, request_rows, progress);
         progress.resume_offset = static_cast<std::int64_t>(reader.offset());
         progress.resume_row = row;
         if (!record_bulk_import_progress(session, services_.time, job.id, worker_, progress,

@@ -32,6 +32,7 @@ private:
     void loop();
     void import(soci::session& session, const bulk_import_job& job);
     void fail_job(soci::session& session, const bulk_import_job& job, const std::string& why);
+    void hand_back(soci::session& session, const bulk_import_job& job);
     bool stopping() const;
 
     app_services& services_;

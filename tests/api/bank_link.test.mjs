@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
 import { newCustomer, assertError, eventually, sleep } from './lib/money.mjs';
-import { queryRows } from './lib/database.mjs';
+import { outboxRows, queryRows } from './lib/database.mjs';
 import { expectWrongTypes } from './lib/wrong_types.mjs';
 
 let server;
@@ -153,7 +153,7 @@ test('pick on the page, post the public token: a PENDING account that turns ACTI
     return read.body.status === 'ACTIVE' ? read.body : null;
   });
   assert.equal(active.beneficiaryVerificationStatus, 'MATCHED');
-  const events = queryRows(server, `SELECT payload FROM outbox_events WHERE type = 'ACCOUNT_STATUS' AND payload LIKE '%${account.id}%'`);
+  const events = outboxRows(server, 'id', "type = 'ACCOUNT_STATUS'", account.id);
   assert.equal(events.length, 1);
   const payload = JSON.parse(events[0].payload);
   assert.equal(payload.status, 'ACTIVE');

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, walkPages } from './lib/harness.mjs';
 import { newCustomer, assertError, eventually } from './lib/money.mjs';
-import { queryRows } from './lib/database.mjs';
+import { outboxRows } from './lib/database.mjs';
 
 let server;
 let sandbox;
@@ -355,7 +355,7 @@ test('accounts turn ACTIVE asynchronously, each with one ACCOUNT_STATUS event', 
   assert.equal((await waitActive(sandbox, wallet.body)).beneficiaryVerificationStatus, 'UNSUPPORTED');
   await waitActive(sandbox, platformAccount.body, '/platform/external-accounts');
 
-  const events = queryRows(server, `SELECT payload, environment, platform_id FROM outbox_events WHERE type = 'ACCOUNT_STATUS' AND payload LIKE '%${created.body.id}%'`);
+  const events = outboxRows(server, 'environment, platform_id', "type = 'ACCOUNT_STATUS'", created.body.id);
   assert.equal(events.length, 1);
   const payload = JSON.parse(events[0].payload);
   assert.equal(payload.accountId, created.body.id);
@@ -367,7 +367,7 @@ test('accounts turn ACTIVE asynchronously, each with one ACCOUNT_STATUS event', 
   assert.equal(payload.account.id, created.body.id);
   assert.equal(events[0].environment, 'sandbox');
   assert.equal(events[0].platform_id, server.platforms[0].platformId);
-  const platformEvents = queryRows(server, `SELECT payload FROM outbox_events WHERE type = 'ACCOUNT_STATUS' AND payload LIKE '%${platformAccount.body.id}%'`);
+  const platformEvents = outboxRows(server, 'id', "type = 'ACCOUNT_STATUS'", platformAccount.body.id);
   assert.equal(platformEvents.length, 1);
   assert.equal(JSON.parse(platformEvents[0].payload).customerId, undefined);
 });

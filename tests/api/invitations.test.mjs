@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, runCli } from './lib/harness.mjs';
 import { newCustomer, assertError, sleep } from './lib/money.mjs';
-import { queryRows } from './lib/database.mjs';
+import { outboxRows, queryRows } from './lib/database.mjs';
 import { expectWrongTypes } from './lib/wrong_types.mjs';
 
 let server;
@@ -37,7 +37,7 @@ async function invite(body = {}, credentials = sandbox) {
 }
 
 function claimedEvents(code) {
-  return queryRows(server, `SELECT payload, platform_id, environment FROM outbox_events WHERE type = 'INVITATION_CLAIMED' AND payload LIKE '%${code}%'`);
+  return outboxRows(server, 'platform_id, environment', "type = 'INVITATION_CLAIMED'", code);
 }
 
 test('an invitation is created PENDING with an unguessable code and a url under public_base_url', async () => {

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { startCorridor, stopCorridor, call, freePort, umaDomainOf, serveFlags } from './lib/harness.mjs';
-import { queryRows, runStatement, outboxEvents } from './lib/database.mjs';
+import { outboxEvents, outboxRows, queryRows, runStatement } from './lib/database.mjs';
 import { platformAccounts, fund, eventually, idempotencyKey, newCustomer } from './lib/money.mjs';
 import { expectStatus } from './lib/expect.mjs';
 
@@ -188,7 +188,7 @@ test('payment show: the transaction, its postings, its rail operation and its we
   });
   const events = cliJson(['payment', 'show', id]).webhookEvents;
   assert.ok(events.every((e) => e.type === 'OUTGOING_PAYMENT'), JSON.stringify(events));
-  const outbox = queryRows(server, `SELECT id FROM outbox_events WHERE type = 'OUTGOING_PAYMENT' AND payload LIKE '%"${id}"%'`);
+  const outbox = outboxRows(server, 'id', "type = 'OUTGOING_PAYMENT'", `"${id}"`);
   assert.deepEqual(events.map((e) => e.id).sort(), outbox.map((e) => e.id).sort());
   const attempt = events[0].deliveryAttempts[0];
   assert.equal(attempt.attempt, 1);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, walkPages } from './lib/harness.mjs';
 import { newCustomer, accountsOf, fund, quoteBody, createQuote, assertError } from './lib/money.mjs';
 import { expectWrongTypes } from './lib/wrong_types.mjs';
+import { queryRows } from './lib/database.mjs';
 
 let server;
 let sandbox;
@@ -190,6 +191,9 @@ test('an OUTGOING transaction carries every field of the interface', async () =>
   assert.deepEqual(t.rateDetails, quote.rateDetails);
   assert.deepEqual(Object.keys(t.rateDetails).sort(), ['counterpartyFixedFee', 'counterpartyMultiplier', 'serviceApiFixedFee',
     'serviceApiMultiplier', 'serviceApiVariableFeeAmount', 'serviceApiVariableFeeRate']);
+  // Read back from the quote's columns: the payment's rows keep no copy of them.
+  const stored = queryRows(server, `SELECT type, rate_details FROM transactions WHERE quote_id = '${quote.id}' ORDER BY type`);
+  assert.deepEqual(stored, [{ type: 'INCOMING', rate_details: '' }, { type: 'OUTGOING', rate_details: '' }]);
   assert.match(t.settledAt, ISO);
   assert.match(t.createdAt, ISO);
   assert.match(t.updatedAt, ISO);

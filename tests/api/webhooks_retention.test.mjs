@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, runCli } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { newCustomer, accountsOf, fund, payer, quoteBody, createQuote, eventually } from './lib/money.mjs';
-import { queryRows } from './lib/database.mjs';
+import { outboxRows, queryRows } from './lib/database.mjs';
 
 const retentionMs = 3000;
 let server;
@@ -36,8 +36,7 @@ after(async () => {
   if (receiver) await stopReceiver(receiver);
 });
 
-const eventsMentioning = (text, type = '%') => queryRows(server,
-  `SELECT id, type, state FROM outbox_events WHERE payload LIKE '%${text}%' AND type LIKE '${type}' ORDER BY created_at_ms, id`);
+const eventsMentioning = (text, type = '%') => outboxRows(server, 'id, type, state', `type LIKE '${type}'`, text);
 
 async function attemptsOf(webhookId) {
   const listed = await call(server, sandbox, 'GET', `/webhooks/deliveries?webhookId=${encodeURIComponent(webhookId)}`);

@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 
 import { anotherProcess, launch, stopCorridor } from '../api/lib/harness.mjs';
 import {
-  api, endWithBenchmark, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
+  api, endWithBenchmark, formatStorage, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
   verifyBalances,
 } from './lib/bench.mjs';
 import { durableSettings, openSession, psql, startDurablePostgres } from './lib/postgres.mjs';
@@ -64,9 +64,31 @@ function metricValue(text, name) {
   return series.length ? series.reduce((sum, m) => sum + Number(m[1]), 0) : null;
 }
 
+// CPU of the PostgreSQL server in ms: the postmaster and every process it started (backends, WAL
+// writer, checkpointer), those that ended included (their time is added to the postmaster's
+// children). What a payment costs the database: the figure that bounds several hosts on one.
+function postgresCpuMs(pg) {
+  const postmaster = Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const fieldsOf = (pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    } catch { return null; }
+  };
+  const own = fieldsOf(postmaster);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const fields = fieldsOf(pid);
+    if (fields && Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;  // USER_HZ is 100 on Linux
+}
+
 // The counters read before and after a timed window, summed over the processes.
-async function counters(servers) {
-  const out = { retried: 0, commands: 0, roundTrips: 0, roundTripsKnown: true, writerMs: 0 };
+async function counters(servers, pg) {
+  const out = { retried: 0, commands: 0, roundTrips: 0, roundTripsKnown: true, writerMs: 0,
+    databaseMs: pg ? postgresCpuMs(pg) : null };
   for (const server of servers) {
     const text = await metrics(server);
     out.retried += metricValue(text, 'corridor_ledger_commands_retried_total') ?? 0;
@@ -122,20 +144,23 @@ async function deadlocks(pg, database) {
   return Number(await psql(pg.url, `SELECT deadlocks FROM pg_stat_database WHERE datname = '${database}'`));
 }
 
-// Bytes per payment on PostgreSQL: the Corridor tables with their indexes and TOAST after a
-// VACUUM, over the payments the database holds (set-up and warm-up included, as on SQLite).
+// Bytes per payment on PostgreSQL: the Corridor tables after a VACUUM, each split into its rows
+// (the main fork with its free space and visibility maps), its indexes and its TOAST table, over
+// the payments the database holds (set-up and warm-up included, as on SQLite).
 async function postgresStoragePerPayment(url, payments) {
   await psql(url, 'VACUUM');
   await psql(url, 'CHECKPOINT');
   const rows = (await psql(url,
-    "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace " +
-    "WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 2 DESC")).split('\n').map((l) => l.split('|'));
-  const tables = rows.map(([name, bytes]) => ({ name, perPayment: Number(bytes) / payments }));
+    'SELECT c.relname, pg_table_size(c.oid) - COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0), ' +
+    'pg_indexes_size(c.oid), COALESCE(pg_total_relation_size(NULLIF(c.reltoastrelid, 0)), 0) ' +
+    "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r' " +
+    'ORDER BY pg_total_relation_size(c.oid) DESC')).split('\n').map((l) => l.split('|'));
+  const tables = rows.map(([name, main, indexes, toast]) => ({
+    name, perPayment: (Number(main) + Number(indexes) + Number(toast)) / payments, rowsPerPayment: Number(main) / payments,
+    indexesPerPayment: Number(indexes) / payments, toastPerPayment: Number(toast) / payments,
+  }));
   return { total: tables.reduce((s, t) => s + t.perPayment, 0), tables };
 }
-
-const formatTables = (storage) => storage.tables.filter((t) => t.perPayment >= storage.total / 20)
-  .map((t) => `${t.name} ${t.perPayment.toFixed(0)}`).join(', ');
 
 // One measured run of the quote-and-execute workload: `processes` Corridor processes on one
 // database (SQLite when `pg` is not given), the 64 connections split between them.
@@ -161,13 +186,13 @@ async function measureCorridor(name, { pg, processes = 1 }) {
     await wrkAll(warmupSeconds);
     await drained(servers);
 
-    const before = await counters(servers);
+    const before = await counters(servers, pg);
     const deadlocksBefore = pg ? await deadlocks(pg, database) : 0;
     const stopSampler = pg ? startLockSampler(pg, database) : null;
     const runs = await wrkAll(seconds);
     const locks = stopSampler ? await stopSampler() : null;
     await drained(servers);
-    const after = await counters(servers);
+    const after = await counters(servers, pg);
 
     const payments = runs.reduce((s, r) => s + r.requests - r.non2xx, 0);
     const completed = (await api(servers[0], 'GET', '/transactions?type=OUTGOING&status=COMPLETED&limit=1')).totalCount;
@@ -184,6 +209,7 @@ async function measureCorridor(name, { pg, processes = 1 }) {
       // Two wrk runs give two distributions: the worse of each percentile is shown.
       p50: Math.max(...runs.map((r) => r.p50)), p99: Math.max(...runs.map((r) => r.p99)),
       writerUs: payments ? (after.writerMs - before.writerMs) * 1000 / payments : NaN,
+      databaseUs: pg && payments ? (after.databaseMs - before.databaseMs) * 1000 / payments : null,
       roundTrips: after.roundTripsKnown && before.roundTripsKnown && payments ? (after.roundTrips - before.roundTrips) / payments : null,
       retried: after.retried - before.retried,
       commands: after.commands - before.commands,
@@ -210,9 +236,12 @@ async function measurePgbench(pg) {
   const logDir = mkdtempSync(join(tmpdir(), 'corridor-bench-pgbench-'));
   try {
     await run(pgbench, ['-i', '-q', '-s', '10', url], { timeout: 300000 });
+    const cpuBefore = postgresCpuMs(pg);
     const { stdout } = await run(pgbench, ['-c', String(connections), '-j', '2', '-T', String(seconds), '-l',
       '--log-prefix', join(logDir, 'tx'), url], { encoding: 'utf8', timeout: (seconds + 120) * 1000, cwd: logDir });
+    const databaseMs = postgresCpuMs(pg) - cpuBefore;
     const tps = Number(stdout.match(/tps = ([\d.]+) \(without initial connection time\)/)[1]);
+    const transactions = Number((stdout.match(/number of transactions actually processed: (\d+)/) || [0, 0])[1]);
     const failed = Number((stdout.match(/number of failed transactions: (\d+)/) || [0, 0])[1]);
     const latencies = [];
     for (const file of readdirSync(logDir)) {
@@ -222,7 +251,8 @@ async function measurePgbench(pg) {
       }
     }
     latencies.sort((a, b) => a - b);
-    return { name: 'pgbench TPC-B -s 10', perSecond: tps, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), failed };
+    return { name: 'pgbench TPC-B -s 10', perSecond: tps, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), failed,
+      databaseUs: transactions ? databaseMs * 1000 / transactions : null };
   } finally {
     rmSync(logDir, { recursive: true, force: true });
     await psql(pg.url, 'DROP DATABASE IF EXISTS pgbench WITH (FORCE)').catch(() => {});
@@ -232,11 +262,13 @@ async function measurePgbench(pg) {
 const fixed = (v, digits) => (v === null || v === undefined || Number.isNaN(v) ? 'n/a' : v.toFixed(digits));
 
 function printTable(reference, results) {
-  const header = ['run', 'payments/s', 'p50 ms', 'p99 ms', 'writer CPU us/payment', 'round trips/payment', 'bytes/payment'];
-  const rows = [[reference.name, `${fixed(reference.perSecond, 0)} tps`, fixed(reference.p50, 2), fixed(reference.p99, 2), '-', '-', '-']];
+  const header = ['run', 'payments/s', 'p50 ms', 'p99 ms', 'writer CPU us/payment', 'PostgreSQL CPU us/payment',
+    'round trips/payment', 'bytes/payment'];
+  const rows = [[reference.name, `${fixed(reference.perSecond, 0)} tps`, fixed(reference.p50, 2), fixed(reference.p99, 2), '-',
+    fixed(reference.databaseUs, 0), '-', '-']];
   for (const r of results) {
     rows.push([r.name, fixed(r.perSecond, 0), fixed(r.p50, 2), fixed(r.p99, 2), fixed(r.writerUs, 0),
-      r.roundTrips === null ? 'n/a' : fixed(r.roundTrips, 2), fixed(r.storage?.total, 0)]);
+      r.databaseUs === null ? '-' : fixed(r.databaseUs, 0), r.roundTrips === null ? 'n/a' : fixed(r.roundTrips, 2), fixed(r.storage?.total, 0)]);
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
@@ -287,7 +319,7 @@ async function main() {
             `max ${r.locks.maxWaiting}, in ${(100 * r.locks.withWaiters).toFixed(0)}% of ${r.locks.samples} samples, ` +
             `about ${(r.locks.meanWaiting * seconds).toFixed(1)} backend-seconds of lock waits in ${seconds} s ` +
             `(max ungranted lock requests ${r.locks.maxUngranted})` : ''));
-        console.log(`  storage: ${fixed(r.storage?.total, 0)} bytes per payment (${r.storage ? formatTables(r.storage) : ''})`);
+        console.log(`  storage: ${formatStorage(r.storage)}`);
         console.log(`  balances: ${r.balances}`);
         if (!r.balances.startsWith('ok')) failed = true;
       }

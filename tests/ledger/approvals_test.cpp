@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include "ledger/store/event_payloads.hpp"
 #include "ledger/store/outbox.hpp"
 #include "tests/support/receiver_fixture.hpp"
 
@@ -39,7 +40,8 @@ struct approval_fixture : receiver_fixture {
             (session().prepare << "SELECT purpose, payload FROM outbox_events WHERE "
                                   "type = 'INCOMING_PAYMENT' ORDER BY id");
         for (const auto& row : rows) {
-            auto payload = boost::json::parse(row.get<std::string>(1)).as_object();
+            auto payload =
+                boost::json::parse(unpack_event_payload(row.get<std::string>(1))).as_object();
             const auto& transaction = payload.at("transaction").as_object();
             if (transaction.at("id").as_string() != t.id) continue;
             out.emplace_back(row.get<std::string>(0),
@@ -70,7 +72,7 @@ TEST_CASE("an incoming payment under approval is PENDING and asks the platform o
     f.session() << "SELECT purpose, payload FROM outbox_events WHERE id = :i",
         soci::use(approval->event_id), soci::into(purpose), soci::into(payload);
     CHECK(purpose == "APPROVAL");
-    auto body = boost::json::parse(payload).as_object();
+    auto body = boost::json::parse(unpack_event_payload(payload)).as_object();
     CHECK(body.at("transaction").at("status").as_string() == "PENDING");
     CHECK(body.at("transaction").at("counterpartyInformation").at("FULL_NAME").as_string() ==
           "Bob Sender");

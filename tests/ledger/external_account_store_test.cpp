@@ -12,6 +12,7 @@
 #include "ledger/customers/bank_link_store.hpp"
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/event_payloads.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
@@ -240,11 +241,18 @@ TEST_CASE("screening turns due accounts ACTIVE once, with an ACCOUNT_STATUS even
     CHECK(find_external_account(fx.session(), fx.owner, wallet->id)
               ->beneficiary_verification_status == "UNSUPPORTED");
 
-    std::string payload, platform, env, pattern = "%" + account->id + "%";
-    fx.session() << "SELECT payload, platform_id, environment FROM outbox_events WHERE type = "
-                    "'ACCOUNT_STATUS' AND "
-                    "payload LIKE :p",
-        soci::use(pattern), soci::into(payload), soci::into(platform), soci::into(env);
+    std::string payload, platform, env;
+    soci::rowset<soci::row> events =
+        (fx.session().prepare << "SELECT payload, platform_id, environment FROM outbox_events "
+                                 "WHERE type = 'ACCOUNT_STATUS'");
+    for (const auto& row : events) {
+        std::string json = unpack_event_payload(row.get<std::string>(0));
+        if (json.find(account->id) == std::string::npos) continue;
+        payload = json;
+        platform = row.get<std::string>(1);
+        env = row.get<std::string>(2);
+    }
+    REQUIRE_FALSE(payload.empty());
     auto event = json::parse(payload).as_object();
     CHECK(event.at("accountId") == json::value(account->id));
     CHECK(event.at("status") == "ACTIVE");

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ledger/store/database.hpp"
+#include "ledger/store/event_payloads.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
@@ -55,10 +56,11 @@ struct invitation_fixture : store_fixture {
 
     int events(const std::string& code) {
         int count = 0;
-        std::string pattern = "%" + code + "%";
-        session() << "SELECT COUNT(*) FROM outbox_events WHERE type = 'INVITATION_CLAIMED' AND "
-                     "payload LIKE :p",
-            soci::use(pattern), soci::into(count);
+        soci::rowset<std::string> payloads =
+            (session().prepare
+             << "SELECT payload FROM outbox_events WHERE type = 'INVITATION_CLAIMED'");
+        for (const auto& stored : payloads)
+            count += unpack_event_payload(stored).find(code) != std::string::npos;
         return count;
     }
 };

@@ -213,3 +213,56 @@ TEST_CASE("migration 20 reports addresses held in both environments and keeps pr
     }
     CHECK(refused);
 }
+
+TEST_CASE("migration 33 keeps every quote and the expiry index holds only PENDING ones",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 32);
+    session
+        << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES ('p', 'n', 0, 1)";
+    for (const char* status : {"PENDING", "COMPLETED", "EXPIRED"}) {
+        std::string id = std::string("Quote:") + status, state = status,
+                    transaction = "Transaction:" + id, reference = "REF" + state;
+        session << "INSERT INTO quotes (id, platform_id, environment, status, source_type, "
+                   "source_account_id, source_customer_id, destination_type, "
+                   "destination_account_id, destination_customer_id, sending_currency, "
+                   "receiving_currency, locked_side, locked_amount, total_sending, net_sending, "
+                   "total_receiving, fees_included, exchange_rate, counterparty_multiplier, "
+                   "service_multiplier, variable_fee_rate, counterparty_fixed_fee, "
+                   "service_fixed_fee, variable_fee_amount, purpose_of_payment, description, "
+                   "transaction_id, funding_reference, payment_instructions, created_at_ms, "
+                   "expires_at_ms, updated_at_ms) VALUES (:i, 'p', 'sandbox', :s, 'ACCOUNT', 'a', "
+                   "'c', 'ACCOUNT', 'b', 'c', 'USD', 'EUR', 'SENDING', 1, 1, 1, 1, 0, '1', '1', "
+                   "'1', '0', 0, 0, 0, '', '', :t, :f, '[]', 1, 10, 1)",
+            soci::use(id), soci::use(state), soci::use(transaction), soci::use(reference);
+    }
+    CHECK(apply_migrations(session) == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM quotes") == 3);
+    // The sweep's own predicate finds the expired PENDING quote alone.
+    std::string due;
+    session << "SELECT id FROM quotes WHERE status = 'PENDING' AND expires_at_ms <= 20 ORDER BY "
+               "expires_at_ms LIMIT 10",
+        soci::into(due);
+    CHECK(due == "Quote:PENDING");
+    std::string definition;
+    if (backend_of(session) == database_backend::postgresql) {
+        session << "SELECT indexdef FROM pg_indexes WHERE indexname = 'quotes_pending_expiry'",
+            soci::into(definition);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pg_indexes WHERE indexname = "
+                       "'transactions_by_quote'") == 0);
+    } else {
+        session << "SELECT sql FROM sqlite_master WHERE name = 'quotes_pending_expiry'",
+            soci::into(definition);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE name = "
+                       "'transactions_by_quote'") == 0);
+        // Only the PENDING quote has an entry in the partial index.
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM quotes INDEXED BY quotes_pending_expiry "
+                       "WHERE status = 'PENDING' AND expires_at_ms > 0") == 1);
+    }
+    CHECK_THAT(definition, Catch::Contains("WHERE"));
+    CHECK_THAT(definition, Catch::Contains("PENDING"));
+}

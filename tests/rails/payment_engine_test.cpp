@@ -6,6 +6,7 @@
 
 #include "ledger/book/book.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/event_payloads.hpp"
 #include "rails/loader.hpp"
 #include "tests/rails/funded_account.hpp"
 #include "tests/support/store_fixture.hpp"
@@ -140,6 +141,7 @@ TEST_CASE("a transfer-out holds the money, then completes when the rail settles"
     std::string payload;
     f.session() << "SELECT payload FROM outbox_events WHERE type = 'ACCOUNT_STATUS'",
         soci::into(payload);
+    payload = unpack_event_payload(payload);
     CHECK_THAT(payload, Catch::Contains(R"("oldBalance":{"amount":10000)"));
     CHECK_THAT(payload, Catch::Contains(R"("newBalance":{"amount":7500)"));
     CHECK(f.drive(engine) == 0);  // nothing left to do

@@ -1,6 +1,8 @@
 // Reads rows straight from the test server's database, for facts the API does not show (the event
 // outbox). SQLite through the sqlite3 shell, PostgreSQL through psql; rows come back as objects.
 import { execFileSync } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export function queryRows(server, sql) {
   if (server.database.startsWith('sqlite:')) {
@@ -22,8 +24,30 @@ export function runStatement(server, sql) {
   }
 }
 
+// A stored webhook payload as JSON text. Corridor stores them compressed (ledger/store/event_payloads.hpp):
+// "z1:" and the base64 of a zstd frame made with ledger/store/event_payload_dictionary.json, decoded
+// here with the zstd command; rows written before compression hold the JSON itself.
+const dictionary = resolve(dirname(fileURLToPath(import.meta.url)), '../../../ledger/store/event_payload_dictionary.json');
+const decoded = new Map();
+export function payloadOf(stored) {
+  if (!stored.startsWith('z1:')) return stored;
+  if (!decoded.has(stored)) {
+    decoded.set(stored, execFileSync('zstd', ['-d', '-q', '-c', '-D', dictionary],
+      { input: Buffer.from(stored.slice(3), 'base64'), encoding: 'utf8' }));
+  }
+  return decoded.get(stored);
+}
+
+// Outbox rows (`columns`, SQL, payload always among them) of the events matching `where` (SQL),
+// oldest first, each with its payload decoded; `mentioning`: only those whose payload contains
+// that text.
+export function outboxRows(server, columns, where, mentioning) {
+  return queryRows(server, `SELECT payload, ${columns} FROM outbox_events WHERE ${where} ORDER BY created_at_ms, id`)
+    .map((row) => ({ ...row, payload: payloadOf(row.payload) }))
+    .filter((row) => mentioning === undefined || row.payload.includes(mentioning));
+}
+
 // The payloads of the outbox events of one type, oldest first.
 export function outboxEvents(server, type) {
-  return queryRows(server, `SELECT payload FROM outbox_events WHERE type = '${type}' ORDER BY created_at_ms, id`)
-    .map((row) => JSON.parse(row.payload));
+  return outboxRows(server, 'id', `type = '${type}'`).map((row) => JSON.parse(row.payload));
 }

@@ -137,27 +137,36 @@ export function cpuPerOperation(before, after, operations) {
   return `${total.toFixed(0)} us (` + parts.map(([role, us]) => `${role} ${us.toFixed(0)}`).join(', ') + ')';
 }
 
-// Bytes per payment of a SQLite database, split by table (each table with its indexes), after a
-// WAL checkpoint: the file's size over `payments`. null for PostgreSQL (its size includes free space
-// and dead rows that vacuum reclaims later, so it is not comparable). Uses the sqlite3 shell and
-// its dbstat table.
+// Bytes per payment of a SQLite database after a WAL checkpoint: the file's size over `payments`,
+// split by table, each table's rows apart from its indexes (the sqlite3 shell's dbstat table; the
+// pages on the free list are shown as "(free pages)"). null for PostgreSQL (write_path_bench.mjs
+// measures it there after a VACUUM). Uses the sqlite3 shell.
 export async function storagePerPayment(server, payments) {
   if (!server.database.startsWith('sqlite:') || payments <= 0) return null;
   const file = server.database.slice('sqlite:'.length);
   const { stdout } = await promisify(execFile)('sqlite3', [file,
     'PRAGMA wal_checkpoint(TRUNCATE);',
-    "SELECT coalesce(m.tbl_name, d.name), SUM(d.pgsize) FROM dbstat d LEFT JOIN sqlite_schema m ON m.name = d.name GROUP BY 1 ORDER BY 2 DESC;",
-    'PRAGMA page_count;', 'PRAGMA page_size;'], { encoding: 'utf8' });
+    "SELECT coalesce(m.tbl_name, d.name), SUM(CASE WHEN m.type = 'index' THEN 0 ELSE d.pgsize END), " +
+      "SUM(CASE WHEN m.type = 'index' THEN d.pgsize ELSE 0 END) FROM dbstat d LEFT JOIN sqlite_schema m " +
+      'ON m.name = d.name GROUP BY 1 ORDER BY SUM(d.pgsize) DESC;',
+    'PRAGMA page_count;', 'PRAGMA page_size;', 'PRAGMA freelist_count;'], { encoding: 'utf8' });
   const lines = stdout.trim().split('\n').slice(1);  // the checkpoint's own line first
-  const pageSize = Number(lines.pop()), pageCount = Number(lines.pop());
-  const tables = lines.map((line) => line.split('|')).map(([name, bytes]) => ({ name, perPayment: Number(bytes) / payments }));
+  const free = Number(lines.pop()), pageSize = Number(lines.pop()), pageCount = Number(lines.pop());
+  const tables = lines.map((line) => line.split('|')).map(([name, rows, indexes]) => ({
+    name, perPayment: (Number(rows) + Number(indexes)) / payments,
+    rowsPerPayment: Number(rows) / payments, indexesPerPayment: Number(indexes) / payments,
+  }));
+  if (free) tables.push({ name: '(free pages)', perPayment: free * pageSize / payments, rowsPerPayment: free * pageSize / payments, indexesPerPayment: 0 });
   return { total: pageCount * pageSize / payments, tables };
 }
 
-// "N bytes per payment (table B, ...)" for storagePerPayment's answer; tables under 1% left out.
+// "N bytes per payment (table T = rows R + indexes I [+ toast X], ...)" for a storage answer
+// (storagePerPayment's or PostgreSQL's); tables under 1% of the total left out.
 export function formatStorage(storage) {
-  if (!storage) return 'n/a (SQLite only)';
+  if (!storage) return 'n/a';
   const shown = storage.tables.filter((t) => t.perPayment >= storage.total / 100);
-  return `${storage.total.toFixed(0)} bytes per payment (` +
-    shown.map((t) => `${t.name} ${t.perPayment.toFixed(0)}`).join(', ') + ')';
+  const part = (t) => `${t.name} ${t.perPayment.toFixed(0)}` + (t.indexesPerPayment || t.toastPerPayment
+    ? ` = rows ${t.rowsPerPayment.toFixed(0)} + indexes ${t.indexesPerPayment.toFixed(0)}` +
+      (t.toastPerPayment ? ` + toast ${t.toastPerPayment.toFixed(0)}` : '') : '');
+  return `${storage.total.toFixed(0)} bytes per payment (` + shown.map(part).join(', ') + ')';
 }

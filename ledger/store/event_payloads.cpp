@@ -1,0 +1,127 @@
+#include "ledger/store/event_payloads.hpp"
+
+#include <openssl/evp.h>
+#include <zstd.h>
+
+#include <memory>
+#include <stdexcept>
+
+#include "ledger/base/assert.hpp"
+
+namespace corridor {
+
+extern const unsigned char event_payload_dictionary_bytes[];
+extern const std::size_t event_payload_dictionary_size;
+
+namespace {
+
+constexpr std::string_view packed_prefix = "z1:";
+// Level 3 with a prepared dictionary: about 22% of the JSON in a few microseconds of the ledger
+// writer's time per event (level 19 saves 2% more at ten times the CPU).
+constexpr int compression_level = 3;
+constexpr unsigned long long unpacked_bytes_max = 16 << 20;
+
+struct cdict_free {
+    void operator()(ZSTD_CDict* d) const { ZSTD_freeCDict(d); }
+};
+struct ddict_free {
+    void operator()(ZSTD_DDict* d) const { ZSTD_freeDDict(d); }
+};
+struct cctx_free {
+    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
+};
+struct dctx_free {
+    void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
+};
+
+const ZSTD_CDict* compression_dictionary() {
+    static const std::unique_ptr<ZSTD_CDict, cdict_free> dict(ZSTD_createCDict(
+        event_payload_dictionary_bytes, event_payload_dictionary_size, compression_level));
+    CORRIDOR_ASSERT(dict != nullptr);
+    return dict.get();
+}
+
+const ZSTD_DDict* decompression_dictionary() {
+    static const std::unique_ptr<ZSTD_DDict, ddict_free> dict(
+        ZSTD_createDDict(event_payload_dictionary_bytes, event_payload_dictionary_size));
+    CORRIDOR_ASSERT(dict != nullptr);
+    return dict.get();
+}
+
+// One context per thread: the ledger writer packs, the delivery workers unpack.
+ZSTD_CCtx* compression_context() {
+    thread_local std::unique_ptr<ZSTD_CCtx, cctx_free> context = [] {
+        std::unique_ptr<ZSTD_CCtx, cctx_free> made(ZSTD_createCCtx());
+        CORRIDOR_ASSERT(made != nullptr);
+        // No checksum nor dictionary id: 4 and up to 4 bytes a row that the database's own pages
+        // make unnecessary; the prefix names the dictionary.
+        ZSTD_CCtx_setParameter(made.get(), ZSTD_c_checksumFlag, 0);
+        ZSTD_CCtx_setParameter(made.get(), ZSTD_c_dictIDFlag, 0);
+        return made;
+    }();
+    return context.get();
+}
+
+ZSTD_DCtx* decompression_context() {
+    thread_local std::unique_ptr<ZSTD_DCtx, dctx_free> context(ZSTD_createDCtx());
+    CORRIDOR_ASSERT(context != nullptr);
+    return context.get();
+}
+
+std::string base64_encode(std::string_view data) {
+    std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
+    int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                  reinterpret_cast<const unsigned char*>(data.data()),
+                                  static_cast<int>(data.size()));
+    out.resize(static_cast<std::size_t>(written));
+    return out;
+}
+
+std::string base64_decode(std::string_view text) {
+    if (text.empty() || text.size() % 4 != 0)
+        throw std::runtime_error("stored webhook payload: bad base64 length");
+    std::string out(3 * (text.size() / 4), '\0');
+    int written = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                  reinterpret_cast<const unsigned char*>(text.data()),
+                                  static_cast<int>(text.size()));
+    if (written < 0) throw std::runtime_error("stored webhook payload: bad base64");
+    // EVP_DecodeBlock counts the padding's zero bytes.
+    std::size_t padding = text.ends_with("==") ? 2 : text.ends_with("=") ? 1 : 0;
+    out.resize(static_cast<std::size_t>(written) - padding);
+    return out;
+}
+
+}  // namespace
+
+std::string_view event_payload_dictionary() {
+    return {reinterpret_cast<const char*>(event_payload_dictionary_bytes),
+            event_payload_dictionary_size};
+}
+
+std::string pack_event_payload(std::string_view json) {
+    CORRIDOR_ASSERT(!json.empty() && json.front() == '{');
+    std::string frame(ZSTD_compressBound(json.size()), '\0');
+    std::size_t size = ZSTD_compress_usingCDict(compression_context(), frame.data(), frame.size(),
+                                                json.data(), json.size(), compression_dictionary());
+    CORRIDOR_ASSERT(!ZSTD_isError(size));
+    frame.resize(size);
+    return std::string(packed_prefix) + base64_encode(frame);
+}
+
+std::string unpack_event_payload(std::string_view stored) {
+    if (!stored.starts_with(packed_prefix)) return std::string(stored);
+    std::string frame = base64_decode(stored.substr(packed_prefix.size()));
+    unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
+        size > unpacked_bytes_max)
+        throw std::runtime_error("stored webhook payload: not a zstd frame of known size");
+    std::string json(static_cast<std::size_t>(size), '\0');
+    std::size_t written =
+        ZSTD_decompress_usingDDict(decompression_context(), json.data(), json.size(), frame.data(),
+                                   frame.size(), decompression_dictionary());
+    if (ZSTD_isError(written) || written != size)
+        throw std::runtime_error("stored webhook payload: does not decompress");
+    return json;
+}
+
+}  // namespace corridor

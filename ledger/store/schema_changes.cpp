@@ -1,0 +1,335 @@
+#include "ledger/store/schema_history.hpp"
+
+namespace corridor {
+
+// Long on purpose: the history of the schema is data, one entry per migration, read in the
+// order it applies; cut into functions it would be a list read in pieces.
+std::vector<migration> schema_change_migrations() {
+    return {
+        {10,
+         "uma invitations",
+         {
+             // The code is the invitation's name in its URL: random, unguessable, and unique across
+             // every platform (the primary key), so it can be looked up without a tenant and the
+             // owner checked afterwards. EXPIRED is not stored: a PENDING row past expires_at_ms
+             // reads as EXPIRED, and every change is a conditional update that refuses it.
+             R"(CREATE TABLE invitations (
+                code TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                inviter_customer_id TEXT NOT NULL REFERENCES customers(id),
+                inviter_uma TEXT NOT NULL,
+                first_name TEXT,
+                amount_to_send BIGINT,
+                currency TEXT,
+                status TEXT NOT NULL,
+                invitee_uma TEXT,
+                expires_at_ms BIGINT,
+                claimed_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX invitations_by_tenant ON invitations (platform_id, environment, "
+             "created_at_ms)",
+         }},
+        {11,
+         "uma receiver lookups",
+         {
+             // What a sender learnt about an UMA receiver: the verified LNURLP response and the
+             // receiver's keys, kept as received JSON so a quote can make the pay request the
+             // lookup promised (callback, currencies, requested payer data, encryption key).
+             R"(CREATE TABLE uma_lookups (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                sender_customer_id TEXT NOT NULL REFERENCES customers(id),
+                receiver_uma_address TEXT NOT NULL,
+                uma_version TEXT NOT NULL,
+                lnurlp_response TEXT NOT NULL,
+                receiver_keys TEXT NOT NULL,
+                sending_currency TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL))",
+         }},
+        {13,
+         "uma receipts",
+         {
+             // The BOLT #11 invoice of each incoming UMA payment: paying it (payment_hash) is
+             // what settles the INCOMING transaction once the platform approved it.
+             R"(CREATE TABLE uma_invoices (
+                payment_hash TEXT PRIMARY KEY,
+                transaction_id TEXT NOT NULL UNIQUE,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                invoice TEXT NOT NULL,
+                amount_msats BIGINT NOT NULL,
+                state TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                paid_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX uma_invoices_by_state ON uma_invoices (state, paid_at_ms)",
+         }},
+        {14,
+         "uma payments sent",
+         {
+             // The pay request a quote to an UMA address made, one per quote: the receiver's
+             // invoice (what the payout pays, payout_sats held for it), its conversion, and where
+             // the receiver wants the post-transaction callback.
+             R"(CREATE TABLE uma_payments (
+                quote_id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                lookup_id TEXT NOT NULL,
+                receiver_uma_address TEXT NOT NULL,
+                payee_identifier TEXT NOT NULL,
+                uma_version TEXT NOT NULL,
+                vasp_domain TEXT NOT NULL,
+                invoice TEXT NOT NULL,
+                payment_hash TEXT NOT NULL,
+                amount_msats BIGINT NOT NULL,
+                payout_sats BIGINT NOT NULL,
+                invoice_expires_at_ms BIGINT NOT NULL,
+                receiver_multiplier TEXT NOT NULL,
+                receiver_fee_msats BIGINT NOT NULL,
+                utxo_callback TEXT NOT NULL,
+                payee_data TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX uma_payments_by_hash ON uma_payments (payment_hash)",
+             // Post-transaction callbacks owed to receivers, written with the completion of their
+             // payment and sent by a background worker, at least once; next_attempt_at_ms doubles
+             // as the lease of the worker sending it.
+             R"(CREATE TABLE uma_post_transactions (
+                transaction_id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                quote_id TEXT NOT NULL,
+                url TEXT NOT NULL,
+                vasp_domain TEXT NOT NULL,
+                amount_msats BIGINT NOT NULL,
+                state TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at_ms BIGINT NOT NULL,
+                last_error TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX uma_post_transactions_due ON uma_post_transactions (state, "
+             "next_attempt_at_ms)",
+         }},
+        {15,
+         "money arriving through rails",
+         {
+             // What rails report arriving without the host starting it (rail ABI 1.2): a paid
+             // invoice, a transfer quoting a funding reference. One row per (rail, rail_reference),
+             // however often it is reported, so it is routed once. platform_id is '' until it is
+             // routed to a tenant (an unmatched arrival belongs to nobody); routed_to names the
+             // account, quote or registered receiver that took it.
+             R"(CREATE TABLE rail_incoming_payments (
+                rail TEXT NOT NULL,
+                rail_reference TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                match_key TEXT NOT NULL,
+                reference TEXT NOT NULL,
+                currency TEXT NOT NULL,
+                amount_minor BIGINT NOT NULL,
+                amount_milli_minor BIGINT NOT NULL,
+                received_at_ms BIGINT NOT NULL,
+                rail_message TEXT NOT NULL,
+                status TEXT NOT NULL,
+                platform_id TEXT NOT NULL,
+                routed_to TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                routed_at_ms BIGINT NOT NULL,
+                PRIMARY KEY (rail, rail_reference)))",
+             "CREATE INDEX rail_incoming_by_status ON rail_incoming_payments (status, "
+             "created_at_ms)",
+             "CREATE INDEX rail_incoming_by_match_key ON rail_incoming_payments (match_key)",
+         }},
+        {16,
+         "rail operations remember who handed them to a rail",
+         {
+             // rail_node: the process (by its rails data folder) whose rail plugin was given the
+             // operation; only that node initiates it again, because only its plugin's state knows
+             // it. '' = no rail holds it (any process may claim it). rail_epoch: that process's
+             // run; an open operation of this node from an earlier run is initiated again after a
+             // restart, so a plugin that lost it in memory picks it up again as a retry.
+             "ALTER TABLE rail_operations ADD COLUMN rail_node TEXT NOT NULL DEFAULT ''",
+             "ALTER TABLE rail_operations ADD COLUMN rail_epoch TEXT NOT NULL DEFAULT ''",
+             "CREATE INDEX rail_operations_by_node ON rail_operations (rail_node, status)",
+         }},
+        {17,
+         "ledger transfers keep no per-account indexes",
+         {
+             // No query looks transfers up by account (the audit reads the whole table), and an
+             // account is never deleted nor its id changed, so no foreign-key check needs them
+             // either. Each transfer wrote into both, at a page of its accounts' range that differs
+             // from one payment to the next: dirty pages every group commit wrote to the log.
+             "DROP INDEX ledger_transfers_debit",
+             "DROP INDEX ledger_transfers_credit",
+         }},
+        {20,
+         "one owner per UMA address across both environments",
+         {
+             // An address resolves at its domain to its one owner, whichever environment holds
+             // it. Addresses that both environments already hold keep production's behaviour: the
+             // sandbox customer is marked shadowed (it stays reachable through the sandbox's proxy
+             // subdomain) and a note names it, so that the platform can change one of them.
+             "ALTER TABLE customers ADD COLUMN uma_address_shadowed INTEGER NOT NULL DEFAULT 0",
+             "UPDATE customers SET uma_address_shadowed = 1 WHERE environment = 'sandbox' AND "
+             "is_deleted = 0 AND uma_address IN (SELECT uma_address FROM customers WHERE "
+             "environment = 'production' AND is_deleted = 0)",
+             "CREATE UNIQUE INDEX customers_uma_address_owner ON customers (uma_address) WHERE "
+             "is_deleted = 0 AND uma_address_shadowed = 0",
+             R"(CREATE TABLE IF NOT EXISTS schema_migration_notes (
+                version INTEGER NOT NULL,
+                note TEXT NOT NULL))",
+             "INSERT INTO schema_migration_notes (version, note) SELECT 20, 'UMA address ' || "
+             "uma_address || ' is held in both environments (sandbox customer ' || id || ' of "
+             "platform ' || platform_id || '): it resolves to the production customer; change "
+             "the address of one of them' FROM customers WHERE uma_address_shadowed = 1",
+         }},
+        {21,
+         "hosted KYC links for people who are not customers yet",
+         {
+             // Completing such a link creates the customer with platform_customer_id; customer_id
+             // then records which one.
+             R"(CREATE TABLE kyc_onboarding_links (
+                token_hash TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                environment TEXT NOT NULL,
+                platform_customer_id TEXT NOT NULL,
+                redirect_uri TEXT,
+                expires_at_ms BIGINT NOT NULL,
+                used_at_ms BIGINT,
+                customer_id TEXT,
+                created_at_ms BIGINT NOT NULL))",
+         }},
+        {22,
+         "kyc reviews keep the reason of an operator's decision",
+         {
+             // `corridor kyc approve|reject --reason TEXT`; NULL for the sandbox's decisions.
+             "ALTER TABLE kyc_reviews ADD COLUMN decision_reason TEXT",
+         }},
+        {23,
+         "webhook keys rotate with an overlap",
+         {
+             // A next key published ahead of the switch (`webhook-key rotate --next [--at]`), so
+             // that receivers install it before it signs. Its private half is sealed exactly as
+             // the current one; the replaced public key stays as previous, for the record.
+             "ALTER TABLE webhook_keys ADD COLUMN next_private_key_pem TEXT",
+             "ALTER TABLE webhook_keys ADD COLUMN next_public_key_pem TEXT",
+             "ALTER TABLE webhook_keys ADD COLUMN next_created_at_ms BIGINT",
+             "ALTER TABLE webhook_keys ADD COLUMN next_activate_at_ms BIGINT",
+             "ALTER TABLE webhook_keys ADD COLUMN previous_public_key_pem TEXT",
+             "ALTER TABLE webhook_keys ADD COLUMN previous_retired_at_ms BIGINT",
+         }},
+        {24,
+         "ledger batch markers for commits whose outcome is unknown",
+         {
+             // On PostgreSQL each ledger batch inserts its marker in its own transaction; when the
+             // connection drops during COMMIT the writer reconnects and looks the marker up. The
+             // lookup inserts the id itself (fenced = 1), which waits for the batch's transaction
+             // to end: a row with fenced = 0 means the batch committed, a row with fenced = 1 that
+             // it never will. Pruned by age. Unused on SQLite (a local file has no lost COMMIT).
+             R"(CREATE TABLE ledger_batches (
+                id BIGINT PRIMARY KEY,
+                committed_at_ms BIGINT NOT NULL,
+                fenced INTEGER NOT NULL DEFAULT 0))",
+             "CREATE INDEX ledger_batches_age ON ledger_batches (committed_at_ms)",
+         }},
+        {25,
+         "platform dashboard users, setup links, sessions, settings and audit log",
+         {
+             // One e-mail signs in to one platform: the sign-in form asks for nothing else.
+             R"(CREATE TABLE dashboard_users (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL REFERENCES platforms(id),
+                email TEXT NOT NULL UNIQUE,
+                role TEXT NOT NULL,
+                password_hash TEXT,
+                is_disabled INTEGER NOT NULL,
+                totp_secret TEXT,
+                totp_last_step BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "CREATE INDEX dashboard_users_platform ON dashboard_users (platform_id, "
+             "created_at_ms)",
+             // Only hashes of the setup tokens and session ids are kept.
+             R"(CREATE TABLE dashboard_setup_links (
+                token_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES dashboard_users(id),
+                expires_at_ms BIGINT NOT NULL,
+                used_at_ms BIGINT,
+                created_at_ms BIGINT NOT NULL))",
+             R"(CREATE TABLE dashboard_sessions (
+                id_hash TEXT PRIMARY KEY,
+                user_id TEXT NOT NULL REFERENCES dashboard_users(id),
+                platform_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                csrf_token TEXT NOT NULL,
+                second_factor_pending INTEGER NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                last_seen_ms BIGINT NOT NULL,
+                ended_at_ms BIGINT))",
+             "CREATE INDEX dashboard_sessions_user ON dashboard_sessions (user_id)",
+             R"(CREATE TABLE dashboard_settings (
+                platform_id TEXT PRIMARY KEY REFERENCES platforms(id),
+                totp_required INTEGER NOT NULL))",
+             R"(CREATE TABLE dashboard_audit (
+                id TEXT PRIMARY KEY,
+                platform_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                email TEXT NOT NULL,
+                action TEXT NOT NULL,
+                detail TEXT NOT NULL,
+                remote_address TEXT NOT NULL,
+                at_ms BIGINT NOT NULL))",
+             "CREATE INDEX dashboard_audit_platform ON dashboard_audit (platform_id, at_ms)",
+         }},
+        {30,
+         "uma keys rotate with an overlap",
+         {
+             // A next key pair per purpose, published ahead of the switch (`uma-key rotate
+             // --next [--at]`) through the expiration of /.well-known/lnurlpubkey, and the
+             // replaced pair kept after it: the previous encryption key still decrypts travel-rule
+             // data senders encrypted before they refetched (uma.previous_key_overlap_seconds).
+             // Private halves are sealed exactly as the current one.
+             "ALTER TABLE uma_keys ADD COLUMN next_private_key TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN next_certificate TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN next_created_at_ms BIGINT",
+             "ALTER TABLE uma_keys ADD COLUMN next_activate_at_ms BIGINT",
+             "ALTER TABLE uma_keys ADD COLUMN previous_private_key TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN previous_certificate TEXT",
+             "ALTER TABLE uma_keys ADD COLUMN previous_retired_at_ms BIGINT",
+         }},
+        {31,
+         "idempotency keys by age",
+         {
+             // The hourly prune (DELETE ... WHERE created_at_ms < cutoff) runs on the ledger
+             // writer: without this index it reads the whole table, every stored response of the
+             // retention window, while payments wait for the writer's commit.
+             "CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at_ms)",
+         }},
+        {32,
+         "webhook payloads stored compressed",
+         {
+             // No change of schema: from this version outbox_events.payload may hold a compressed
+             // payload ("z1:" and base64, ledger/store/event_payloads.hpp) that an older binary would
+             // send as it is; the version stops such a binary at start-up. Rows stored before
+             // stay JSON, which this binary reads as they are, until the retention prunes them.
+         }},
+        {33,
+         "indexes hold only the rows their queries look for",
+         {
+             // No query looks transactions up by quote (a quote leads to its transaction through
+             // quotes.transaction_id): the index only cost every payment two entries.
+             "DROP INDEX transactions_by_quote",
+             // The expiry sweep reads PENDING quotes only (status = 'PENDING' is in its text, so
+             // both databases use a partial index); finished quotes, nearly all of them, leave
+             // the index.
+             "DROP INDEX quotes_pending_expiry",
+             "CREATE INDEX quotes_pending_expiry ON quotes (expires_at_ms) WHERE status = "
+             "'PENDING'",
+         }},
+    };
+}
+
+}  // namespace corridor

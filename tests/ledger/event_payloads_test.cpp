@@ -1,0 +1,108 @@
+// Webhook payloads at rest: compressed with the frozen dictionary, the same JSON again when read,
+// rows stored as JSON before compression read as they are, and a damaged row refused.
+#include "ledger/store/event_payloads.hpp"
+
+#include <openssl/evp.h>
+
+#include <catch2/catch.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "ledger/store/outbox.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
+#include "tests/support/store_fixture.hpp"
+
+using namespace corridor;
+using corridor::testing::store_fixture;
+
+namespace {
+
+const std::string transaction_event =
+    R"({"transaction":{"id":"Transaction:019a4f2e-6c1d-7a3b-9e8f-0123456789ab","status":)"
+    R"("COMPLETED","type":"OUTGOING","source":{"sourceType":"ACCOUNT","currency":"USD",)"
+    R"("accountId":"InternalAccount:019a4f2e-6c1d-7a3b-9e8f-aaaaaaaaaaaa"},"destination":)"
+    R"({"destinationType":"ACCOUNT","currency":"EUR","accountId":"InternalAccount:)"
+    R"(019a4f2e-6c1d-7a3b-9e8f-bbbbbbbbbbbb"},"createdAt":"2026-11-26T08:34:23.984Z",)"
+    R"("updatedAt":"2026-11-26T08:34:23.984Z","customerId":"Customer:019a4f2e-6c1d-7a3b-9e8f-)"
+    R"(cccccccccccc","description":"caf\u00e9 \"quoted\" \\ €","receivedAmount":{"amount":908,)"
+    R"("currency":{"code":"EUR","name":"Euro","symbol":"€","decimals":2}}}})";
+
+std::string sha256_hex(std::string_view data) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    REQUIRE(EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha256(), nullptr) == 1);
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < size; ++i) {
+        out += hex[digest[i] >> 4];
+        out += hex[digest[i] & 0xf];
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a payload is stored compressed and reads back byte for byte", "[webhooks]") {
+    std::string stored = pack_event_payload(transaction_event);
+    CHECK(stored.starts_with("z1:"));
+    CHECK(stored.size() * 2 < transaction_event.size());
+    CHECK(unpack_event_payload(stored) == transaction_event);
+    // Every length, so that each base64 padding case decodes.
+    for (std::size_t extra = 0; extra < 6; ++extra) {
+        std::string json = R"({"n":")" + std::string(extra, 'x') + R"("})";
+        CHECK(unpack_event_payload(pack_event_payload(json)) == json);
+    }
+}
+
+TEST_CASE("a payload stored as JSON before compression reads as it is", "[webhooks]") {
+    CHECK(unpack_event_payload(transaction_event) == transaction_event);
+    CHECK(unpack_event_payload(R"({"a":1})") == R"({"a":1})");
+}
+
+TEST_CASE("a damaged compressed payload is refused, not sent", "[webhooks]") {
+    std::string stored = pack_event_payload(transaction_event);
+    CHECK_THROWS_AS(unpack_event_payload("z1:not base64!"), std::runtime_error);
+    CHECK_THROWS_AS(unpack_event_payload("z1:" + std::string(8, 'A')), std::runtime_error);
+    std::string cut = stored.substr(0, stored.size() - 8);
+    CHECK_THROWS_AS(unpack_event_payload(cut), std::runtime_error);
+}
+
+TEST_CASE("the dictionary of format z1 is frozen", "[webhooks]") {
+    // Stored rows decode only with these exact bytes: a changed dictionary is a new format (a new
+    // prefix, the old dictionary kept for the rows made with it), never an edit of this one.
+    CHECK(event_payload_dictionary().size() == 2180);
+    CHECK(sha256_hex(event_payload_dictionary()) ==
+          "4b60cd69967c8ddfa11ab8458e42029a8737e5ffb2760b0c32904c68191c1f08");
+}
+
+TEST_CASE("an event is delivered with the JSON it was recorded with, old rows too",
+          "[store][webhooks]") {
+    store_fixture f;
+    tenant owner{f.make_platform("packed.example"), environment::sandbox};
+    config_patch patch;
+    patch.webhook_endpoint = std::optional<std::string>("https://receiver.example/hooks");
+    REQUIRE(update_platform_config(f.session(), f.platforms(), owner, patch).ok());
+    std::string recorded =
+        record_event(f.session(), f.ids, f.clock, owner, "OUTGOING_PAYMENT", transaction_event);
+    std::string stored;
+    f.session() << "SELECT payload FROM outbox_events WHERE id = :i", soci::use(recorded),
+        soci::into(stored);
+    CHECK(stored.starts_with("z1:"));
+    // A row written by a release before compression.
+    std::string env(owner.env_name()), legacy_id = "Webhook:legacy",
+                                       legacy = R"({"accountId":"InternalAccount:x"})";
+    long long now = f.clock.now_ms();
+    f.session() << "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
+                   "attempts, next_attempt_at_ms, created_at_ms) VALUES (:i, :p, :e, "
+                   "'ACCOUNT_STATUS', :b, 'PENDING', 0, :n, :t)",
+        soci::use(legacy_id), soci::use(owner.platform_id), soci::use(env), soci::use(legacy),
+        soci::use(now), soci::use(now);
+    retry_policy policy;
+    auto claimed = claim_due_deliveries(f.session(), f.clock, f.random, policy, 10);
+    REQUIRE(claimed.size() == 2);
+    for (const auto& delivery : claimed) {
+        CHECK(delivery.payload == (delivery.id == recorded ? transaction_event : legacy));
+        std::string body = webhook_body(delivery, now);
+        CHECK(body.ends_with(delivery.payload.substr(1)));
+    }
+}

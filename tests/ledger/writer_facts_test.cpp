@@ -1,0 +1,187 @@
+// What the ledger writer remembers across batches (ledger/store/writer_facts.hpp): an account's owner,
+// kind and currency are read once, and only a committed batch's reads are kept; a platform's
+// configuration is read once and read again as soon as it changes, in this process or (written
+// behind the process's back, as another process would) in the database.
+#include "ledger/store/writer_facts.hpp"
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <future>
+#include <memory>
+
+#include "ledger/book/book.hpp"
+#include "ledger/store/ledger_writer.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/store/statement_cache.hpp"
+#include "tests/support/store_fixture.hpp"
+
+using namespace corridor;
+
+namespace {
+
+class function_job final : public session_job {
+public:
+    function_job(std::function<bool(soci::session&)> work, std::promise<bool> done)
+        : work_(std::move(work)), done_(std::move(done)) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            return work_(session);
+        } catch (...) {
+            return false;
+        }
+    }
+    void finish(job_outcome outcome) noexcept override {
+        done_.set_value(outcome == job_outcome::committed);
+    }
+
+private:
+    std::function<bool(soci::session&)> work_;
+    std::promise<bool> done_;
+};
+
+// Runs `work` as one command of its own batch; true when it committed.
+bool run_on(ledger_writer& writer, std::function<bool(soci::session&)> work) {
+    std::promise<bool> done;
+    auto future = done.get_future();
+    writer.submit(std::make_unique<function_job>(std::move(work), std::move(done)));
+    return future.get();
+}
+
+// Statements the writer's thread sends while `work` runs.
+template <class Work>
+std::uint64_t statements_of(Work&& work) {
+    std::uint64_t before = this_thread_traffic.statements;
+    work();
+    return this_thread_traffic.statements - before;
+}
+
+}  // namespace
+
+TEST_CASE("ledger writer: an account's owner, kind and currency are read once, when committed",
+          "[store][writer]") {
+    testing::store_fixture f;
+    book_services book{f.ids, f.random, f.clock};
+    tenant owner{f.make_platform("facts.example"), environment::sandbox};
+    std::string usd = ensure_account(f.session(), book, owner, account_kind::platform, "", "USD");
+    std::string eur = ensure_account(f.session(), book, owner, account_kind::platform, "", "EUR");
+    ledger_writer writer(f.database.url(), 64, 256);
+
+    // Read in a batch that rolls back: not kept.
+    std::uint64_t sent = 0;
+    CHECK_FALSE(run_on(writer, [&](soci::session& s) {
+        sent = statements_of([&] { CHECK(find_account_identity(s, owner, usd)); });
+        return false;
+    }));
+    CHECK(sent >= 1);
+    // Read in a savepoint rolled back: not kept either, while the batch's other read is.
+    CHECK(run_on(writer, [&](soci::session& s) {
+        run_control(s, "SAVEPOINT probe");
+        CHECK(find_account_identity(s, owner, eur));
+        run_control(s, "ROLLBACK TO SAVEPOINT probe");
+        run_control(s, "RELEASE SAVEPOINT probe");
+        sent = statements_of([&] { CHECK(find_account_identity(s, owner, usd)); });
+        return true;
+    }));
+    CHECK(sent >= 1);
+    CHECK(run_on(writer, [&](soci::session& s) {
+        sent = statements_of([&] {
+            auto known = find_account_identity(s, owner, usd);
+            REQUIRE(known);
+            CHECK(known->id == usd);
+            CHECK(known->kind == account_kind::platform);
+            CHECK(known->currency == "USD");
+            CHECK(known->owner_id.empty());
+            CHECK(known->owner.platform_id == owner.platform_id);
+            // Another tenant's account reads as not found, from memory as from the database.
+            CHECK_FALSE(find_account_identity(
+                s, tenant{owner.platform_id, environment::production}, usd));
+        });
+        return true;
+    }));
+    CHECK(sent == 0);
+    CHECK(run_on(writer, [&](soci::session& s) {
+        sent = statements_of([&] { CHECK(find_account_identity(s, owner, eur)->currency == "EUR"); });
+        return true;
+    }));
+    CHECK(sent >= 1);
+    // Outside the writer nothing is remembered: the same answer, read.
+    CHECK(find_account_identity(f.session(), owner, usd)->currency == "USD");
+    writer.stop();
+}
+
+TEST_CASE("ledger writer: the accounts cache is bounded", "[writer]") {
+    writer_facts facts(2);
+    for (int i = 0; i < 5; ++i) {
+        facts.saw_account({"InternalAccount:" + std::to_string(i), "Platform:p", "sandbox",
+                           "CUSTOMER", "", "USD"});
+        facts.committed();
+        CHECK(facts.accounts_known() <= 4);
+    }
+    CHECK(facts.account("InternalAccount:4"));
+    CHECK_FALSE(facts.account("InternalAccount:0"));
+}
+
+TEST_CASE("ledger writer: a platform's configuration is read again as soon as it changes",
+          "[store][writer]") {
+    testing::store_fixture f;
+    tenant owner{f.make_platform("rules.example"), environment::sandbox};
+    bool sqlite = f.database.backend() == database_backend::sqlite;
+    ledger_writer writer(f.database.url(), 64, 256);
+
+    // What a writer command sees of the USD limit, how many times it ran, what it sent.
+    struct seen {
+        std::int64_t max_amount = 0;
+        int runs = 0;
+        std::uint64_t statements = 0;
+    };
+    auto look = [&] {
+        seen out;
+        CHECK(run_on(writer, [&](soci::session& s) {
+            ++out.runs;
+            out.statements = statements_of([&] {
+                auto config = load_platform_config_for_payment(s, owner);
+                REQUIRE(config);
+                const supported_currency* usd = find_supported_currency(*config, "USD");
+                REQUIRE(usd);
+                out.max_amount = usd->max_amount;
+            });
+            return true;
+        }));
+        return out;
+    };
+    auto stored_currencies = [&](std::int64_t max_amount) {
+        return supported_currencies_to_json(
+            {{"USD", 1, max_amount, {"OUTGOING", "INCOMING"}, {}}});
+    };
+
+    CHECK(look().max_amount == 1000000);
+    seen cached = look();
+    CHECK(cached.max_amount == 1000000);
+    // Nothing read but, on SQLite, the data version that says no one else has written.
+    CHECK(cached.statements == (sqlite ? 1u : 0u));
+
+    // Changed in this process: the next payment sees it.
+    config_patch patch;
+    patch.supported_currencies =
+        std::vector<supported_currency>{{"USD", 1, 500, {"OUTGOING", "INCOMING"}, {}}};
+    REQUIRE(update_platform_config(f.session(), f.platforms(), owner, patch));
+    CHECK(look().max_amount == 500);
+    CHECK(look().max_amount == 500);
+
+    // Changed behind this process's back, as another process sharing the database would: on
+    // SQLite the data version tells at once; on PostgreSQL the batch used the cached rules, its
+    // COMMIT's check refuses them, and it runs again with the rules read afresh.
+    std::string text = stored_currencies(300);
+    std::string env_name(owner.env_name());
+    f.session() << "UPDATE platform_configs SET supported_currencies = :c WHERE platform_id = :p "
+                   "AND environment = :e",
+        soci::use(text), soci::use(owner.platform_id), soci::use(env_name);
+    seen changed = look();
+    CHECK(changed.max_amount == 300);
+    CHECK(changed.runs == (sqlite ? 1 : 2));
+    seen again = look();
+    CHECK(again.max_amount == 300);
+    CHECK(again.runs == 1);
+    CHECK(again.statements == (sqlite ? 1u : 0u));
+    writer.stop();
+}
