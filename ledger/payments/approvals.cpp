@@ -5,6 +5,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/book/book.hpp"
 #include "ledger/customers/customer_store.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/store/outbox.hpp"
 
 namespace corridor {

@@ -2,13 +2,16 @@
 // Quotes and transactions: pricing a transfer, executing it through the book, funding it just in
 // time, expiring it. Every function here runs inside the ledger writer's transaction and either
 // applies completely or writes nothing (the one debit that can be refused is taken first).
+// Implemented by decision: quote_creation.cpp (checks and price of a new quote), quote_execution.cpp
+// (execution and settlement), quote_payouts.cpp (payouts' completion and refund),
+// payment_funding.cpp, payment_queries.cpp (find, list, expire), payment_rows.cpp (storage),
+// payment_events.cpp; the interface's JSON is payment_json.hpp.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <boost/json/object.hpp>
 #include <soci/soci.h>
 
 #include "ledger/book/book.hpp"
@@ -239,21 +242,6 @@ void complete_quote_payout(soci::session& session, const clock& time, const tena
 void refund_quote_payout(soci::session& session, id_generator& ids, random_source& random,
                          const clock& time, const currency_registry& currencies,
                          const tenant& owner, const std::string& quote_id);
-
-// The interface's JSON shapes; also the payloads of webhook events.
-// `storage` lets a caller build a short-lived rendering in its own arena (the outbox events).
-boost::json::object render_currency(const currency_registry& currencies, const std::string& code,
-                                    boost::json::storage_ptr storage = {});
-boost::json::object render_quote(const quote_record& quote, const currency_registry& currencies);
-boost::json::object render_transaction(const transaction_record& transaction,
-                                       const currency_registry& currencies,
-                                       boost::json::storage_ptr storage = {});
-// fundingPaymentInstructions come from the rails (funding_rails, may be null) or the directory.
-boost::json::object render_internal_account(const ledger_account& account,
-                                            const currency_registry& currencies,
-                                            const funding_directory& funding,
-                                            funding_instruction_source* funding_rails,
-                                            std::int64_t now_ms);
 
 // The one way transactions and their events are written, by the payments here and by those driven
 // through rails (rails/payment_engine.hpp), which keep their own operation state.

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 
 #include "ledger/book/book.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payments.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"

@@ -5,6 +5,7 @@
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/book/pricing.hpp"
 #include "ledger/base/time_format.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 

@@ -7,6 +7,7 @@
 #include "ledger/customers/account_details.hpp"
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/customers/external_account_store.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"

@@ -15,6 +15,7 @@
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/customers/invitation_store.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/time_format.hpp"

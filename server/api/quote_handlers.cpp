@@ -2,6 +2,7 @@
 // A quote to an UMA address is prepared before the writer runs (server/uma/uma_quote.hpp).
 #include <boost/json.hpp>
 
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/base/uma_address.hpp"

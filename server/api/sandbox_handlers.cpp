@@ -8,6 +8,7 @@
 #include "ledger/payments/approvals.hpp"
 #include "ledger/base/assert.hpp"
 #include "ledger/customers/customer_store.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payments.hpp"
 #include "ledger/base/uma_address.hpp"
 #include "ledger/payments/uma_receipts.hpp"

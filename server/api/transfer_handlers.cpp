@@ -7,6 +7,7 @@
 #include "rails/payment_engine.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
+#include "ledger/payments/payment_json.hpp"
 
 namespace corridor {
 namespace json = boost::json;

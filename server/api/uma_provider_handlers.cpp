@@ -6,6 +6,7 @@
 
 #include "ledger/base/countries.hpp"
 #include "ledger/book/currencies.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payments.hpp"
 #include "ledger/platforms/uma_providers.hpp"
 #include "server/api/app.hpp"

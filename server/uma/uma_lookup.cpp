@@ -4,6 +4,7 @@
 #include <boost/json/serialize.hpp>
 #include <cmath>
 
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payments.hpp"
 
 namespace corridor {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "ledger/customers/customer_store.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payments.hpp"
 #include "tests/support/store_fixture.hpp"
 

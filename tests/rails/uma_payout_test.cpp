@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "ledger/book/book.hpp"
+#include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/uma_payments.hpp"
 #include "ledger/payments/uma_post_transactions.hpp"
 #include "ledger/payments/uma_pricing.hpp"

@@ -1,0 +1,77 @@
+// The webhook events of payments: INCOMING_PAYMENT / OUTGOING_PAYMENT and ACCOUNT_STATUS.
+#include "ledger/payments/payments.hpp"
+
+#include <boost/json.hpp>
+#include <boost/json/monotonic_resource.hpp>
+#include <cstddef>
+
+#include "ledger/base/assert.hpp"
+#include "ledger/payments/payment_json.hpp"
+#include "ledger/store/outbox.hpp"
+
+namespace corridor {
+namespace json = boost::json;
+
+namespace {
+
+// Event payloads live only until serialized: they are built in an arena on the stack instead of
+// allocating every node.
+constexpr std::size_t event_arena_bytes = 8192;
+
+}  // namespace
+
+void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const transaction_record& t) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(storage);
+    payload.emplace("transaction", render_transaction(t, currencies, storage));
+    record_event(session, ids, time, t.owner,
+                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
+                 json::serialize(payload));
+}
+
+bool note_transaction_failure_reason(soci::session& session, id_generator& ids, const clock& time,
+                                     const currency_registry& currencies, const tenant& owner,
+                                     const std::string& transaction_id, const std::string& reason) {
+    std::string env_name(owner.env_name());
+    long long now_ms = time.now_ms();
+    // Conditional, so a concurrent status change is never overwritten and the event is written once.
+    soci::statement update =
+        (session.prepare << "UPDATE transactions SET failure_reason = :f, updated_at_ms = :u "
+                            "WHERE platform_id = :p AND environment = :e AND id = :i AND "
+                            "failure_reason = ''",
+         soci::use(reason), soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name),
+         soci::use(transaction_id));
+    update.execute(true);
+    if (update.get_affected_rows() != 1) return false;
+    auto transaction = find_transaction(session, owner, transaction_id);
+    CORRIDOR_ASSERT(transaction.has_value());  // updated just now, in this transaction
+    record_payment_event(session, ids, time, currencies, *transaction);
+    return true;
+}
+
+void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const tenant& owner,
+                          const std::string& account_id, const std::string& customer_id,
+                          const std::string& currency, std::int64_t old_balance,
+                          std::int64_t new_balance, const std::string& platform_customer_id) {
+    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+    json::monotonic_resource arena(buffer, sizeof buffer);
+    json::storage_ptr storage(&arena);
+    json::object payload(
+        {{"accountId", account_id},
+         {"oldBalance", json::object({{"amount", old_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)},
+         {"newBalance", json::object({{"amount", new_balance},
+                                      {"currency", render_currency(currencies, currency, storage)}},
+                                     storage)}},
+        storage);
+    if (!customer_id.empty()) payload["customerId"] = customer_id;
+    if (!platform_customer_id.empty()) payload["platformCustomerId"] = platform_customer_id;
+    record_event(session, ids, time, owner, "ACCOUNT_STATUS", json::serialize(payload));
+}
+
+}  // namespace corridor

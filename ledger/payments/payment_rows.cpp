@@ -1,0 +1,180 @@
+#include "ledger/payments/payment_rows.hpp"
+
+#include <sstream>
+
+#include "ledger/base/assert.hpp"
+#include "ledger/payments/payment_json.hpp"
+#include "ledger/store/statement_cache.hpp"
+
+namespace corridor {
+
+std::string rational_text(const rational& value) {
+    return value.numerator().str() + "/" + value.denominator().str();
+}
+
+rational parse_rational_text(const std::string& text) {
+    auto slash = text.find('/');
+    CORRIDOR_ASSERT(slash != std::string::npos);
+    return rational(big_int(text.substr(0, slash)), big_int(text.substr(slash + 1)));
+}
+
+std::string rate_details_of_quote_columns(const std::string& columns) {
+    std::istringstream in(columns);
+    std::string cm, sm, vr;
+    long long cf = 0, sf = 0, va = 0;
+    in >> cm >> cf >> sm >> sf >> vr >> va;
+    CORRIDOR_ASSERT(!in.fail());
+    return rate_details_text(parse_rational_text(cm), cf, parse_rational_text(sm), sf,
+                             parse_rational_text(vr), va);
+}
+
+namespace {
+
+// What transactions.rate_details stores: nothing when the quote's columns give it back.
+const std::string& stored_rate_details(const transaction_record& t) {
+    static const std::string none;
+    return t.rate_details_from_quote && !t.quote_id.empty() ? none : t.rate_details;
+}
+
+const std::string quote_insert_sql =
+    std::string("INSERT INTO quotes (") + quote_columns +
+    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
+    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26, :c27, :c28, :c29, :c30, "
+    ":c31, :c32, :c33)";
+const std::string transaction_insert_sql =
+    std::string("INSERT INTO transactions (") + transaction_columns +
+    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
+    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)";
+
+// "$1, $2, ... $n"
+std::string numbered_parameters(int count) {
+    std::string out;
+    for (int i = 1; i <= count; ++i) out += (i > 1 ? ", $" : "$") + std::to_string(i);
+    return out;
+}
+
+}  // namespace
+
+void insert_quote(soci::session& session, const quote_record& q) {
+    std::string env_name(q.owner.env_name());
+    std::string exchange = rational_text(q.priced.exchange_rate);
+    std::string counterparty = rational_text(q.priced.counterparty_multiplier);
+    std::string service = rational_text(q.priced.service_multiplier);
+    std::string variable = rational_text(q.priced.variable_fee_rate);
+    long long locked = q.locked_amount, total_sending = q.priced.total_sending,
+              net = q.priced.net_sending, total_receiving = q.priced.total_receiving,
+              fees = q.priced.fees_included, counterparty_fee = q.priced.counterparty_fixed_fee,
+              service_fee = q.priced.service_fixed_fee, variable_fee = q.priced.variable_fee_amount,
+              created = q.created_at_ms, expires = q.expires_at_ms, updated = q.updated_at_ms;
+    run_prepared(session, quote_insert_sql.c_str(), q.id, q.owner.platform_id, env_name, q.status,
+                 q.source_type, q.source_account_id, q.source_customer_id, q.destination_type,
+                 q.destination_account_id, q.destination_customer_id, q.sending_currency,
+                 q.receiving_currency, q.locked_side, locked, total_sending, net, total_receiving,
+                 fees, exchange, counterparty, service, variable, counterparty_fee, service_fee,
+                 variable_fee, q.purpose_of_payment, q.description, q.transaction_id,
+                 q.funding_reference, q.payment_instructions, created, expires, updated);
+}
+
+void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
+                         std::int64_t now_ms) {
+    long long now = now_ms;
+    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
+                 now, q.id);
+}
+
+// The INSERT of a new quote as a statement for the ledger writer's flush (text parameters).
+pipelined_statement quote_insert_statement(const quote_record& q) {
+    static const std::string sql = std::string("INSERT INTO quotes (") + quote_columns +
+                                   ") VALUES (" + numbered_parameters(33) + ")";
+    auto n = [](std::int64_t value) { return std::to_string(value); };
+    return {sql,
+            {q.id,
+             q.owner.platform_id,
+             std::string(q.owner.env_name()),
+             q.status,
+             q.source_type,
+             q.source_account_id,
+             q.source_customer_id,
+             q.destination_type,
+             q.destination_account_id,
+             q.destination_customer_id,
+             q.sending_currency,
+             q.receiving_currency,
+             q.locked_side,
+             n(q.locked_amount),
+             n(q.priced.total_sending),
+             n(q.priced.net_sending),
+             n(q.priced.total_receiving),
+             n(q.priced.fees_included),
+             rational_text(q.priced.exchange_rate),
+             rational_text(q.priced.counterparty_multiplier),
+             rational_text(q.priced.service_multiplier),
+             rational_text(q.priced.variable_fee_rate),
+             n(q.priced.counterparty_fixed_fee),
+             n(q.priced.service_fixed_fee),
+             n(q.priced.variable_fee_amount),
+             q.purpose_of_payment,
+             q.description,
+             q.transaction_id,
+             q.funding_reference,
+             q.payment_instructions,
+             n(q.created_at_ms),
+             n(q.expires_at_ms),
+             n(q.updated_at_ms)}};
+}
+
+// The INSERT of a new transaction, likewise.
+pipelined_statement transaction_insert_statement(const transaction_record& t) {
+    static const std::string sql = std::string("INSERT INTO transactions (") + transaction_columns +
+                                   ") VALUES (" + numbered_parameters(26) + ")";
+    auto n = [](std::int64_t value) { return std::to_string(value); };
+    return {sql,
+            {t.id,
+             t.owner.platform_id,
+             std::string(t.owner.env_name()),
+             t.type,
+             t.status,
+             t.quote_id,
+             t.customer_id,
+             t.platform_customer_id,
+             t.source_type,
+             t.source_account_id,
+             t.source_currency,
+             t.destination_type,
+             t.destination_account_id,
+             t.destination_currency,
+             n(t.sent_amount),
+             n(t.received_amount),
+             n(t.fees),
+             t.exchange_rate,
+             stored_rate_details(t),
+             t.description,
+             t.failure_reason,
+             t.reference,
+             t.refund,
+             n(t.settled_at_ms),
+             n(t.created_at_ms),
+             n(t.updated_at_ms)}};
+}
+
+void store_new_transaction(soci::session& session, const transaction_record& t) {
+    std::string env_name(t.owner.env_name());
+    long long sent = t.sent_amount, received = t.received_amount, fees = t.fees,
+              settled = t.settled_at_ms, created = t.created_at_ms, updated = t.updated_at_ms;
+    run_prepared(session, transaction_insert_sql.c_str(), t.id, t.owner.platform_id, env_name,
+                 t.type, t.status, t.quote_id, t.customer_id, t.platform_customer_id, t.source_type,
+                 t.source_account_id, t.source_currency, t.destination_type,
+                 t.destination_account_id, t.destination_currency, sent, received, fees,
+                 t.exchange_rate, stored_rate_details(t), t.description, t.failure_reason,
+                 t.reference, t.refund, settled, created, updated);
+}
+
+void store_transaction_outcome(soci::session& session, const transaction_record& t) {
+    long long settled = t.settled_at_ms, updated = t.updated_at_ms;
+    run_prepared(session,
+                 "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
+                 "settled_at_ms = :a, updated_at_ms = :u WHERE id = :i",
+                 t.status, t.failure_reason, t.refund, settled, updated, t.id);
+}
+
+}  // namespace corridor
