@@ -7,6 +7,7 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/outbox_insert.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -65,15 +66,6 @@ constexpr const char* transfers_unnest_sql =
     "credit_account_id, amount, currency, code, transaction_id, created_at_ms) SELECT * FROM "
     "unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], "
     "$8::text[], $9::text[], $10::bigint[])";
-constexpr const char* event_insert_sql =
-    "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
-    "attempts, next_attempt_at_ms, created_at_ms, purpose) VALUES (:i, :p, :e, :y, :b, "
-    "'PENDING', 0, :n, :t, :u)";
-constexpr const char* events_unnest_sql =
-    "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts, "
-    "next_attempt_at_ms, created_at_ms, purpose) SELECT r.i, r.p, r.e, r.y, r.b, 'PENDING', 0, "
-    "r.n, r.n, r.u FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], "
-    "$6::bigint[], $7::text[]) AS r(i, p, e, y, b, n, u)";
 // PostgreSQL checks the ceiling itself: a bigint sum past it is an error, not a wrapped value.
 constexpr const char* account_delta_pipelined_sql =
     "UPDATE ledger_accounts SET credits_posted = credits_posted + $1, debits_posted = "
@@ -224,8 +216,9 @@ void deferred_writes::flush(soci::session& session) {
                      r.transaction_id, r.created_at_ms);
     }
     for (const auto& r : events_) {
-        run_prepared(session, event_insert_sql, r.id, r.platform_id, r.environment, r.type,
-                     r.payload, r.created_at_ms, r.created_at_ms, r.purpose);
+        run_prepared(session, outbox_event_insert_sql, r.id, r.platform_id, r.environment, r.type,
+                     r.payload, r.created_at_ms, r.created_at_ms, r.purpose, r.created_at_ms,
+                     r.purpose, r.platform_id, r.environment);
     }
     postings_.clear();
     transfers_.clear();
@@ -253,7 +246,7 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
     if (!events_.empty()) {
         using e = deferred_event;
         pipeline.push_back(
-            {events_unnest_sql,
+            {outbox_events_unnest_sql,
              {text_array(events_, &e::id), text_array(events_, &e::platform_id),
               text_array(events_, &e::environment), text_array(events_, &e::type),
               text_array(events_, &e::payload), number_array(events_, &e::created_at_ms),

@@ -6,6 +6,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/event_payloads.hpp"
+#include "ledger/store/outbox_insert.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -74,12 +75,8 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
             {id, owner.platform_id, env_name, type, std::move(stored), purpose_name, now_ms});
         return id;
     }
-    run_prepared(
-        session,
-        "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
-        "attempts, next_attempt_at_ms, created_at_ms, purpose) VALUES (:i, :p, :e, :y, :b, "
-        "'PENDING', 0, :n, :t, :u)",
-        id, owner.platform_id, env_name, type, stored, now_ms, now_ms, purpose_name);
+    run_prepared(session, outbox_event_insert_sql, id, owner.platform_id, env_name, type, stored,
+                 now_ms, now_ms, purpose_name, now_ms, purpose_name, owner.platform_id, env_name);
     events_pending = true;
     return id;
 }

@@ -91,7 +91,9 @@ public:
         out.push_back(std::move(claim));
     }
 
-    // Closes the events taken whose tenant has no endpoint (every event of a busy writer then).
+    // Closes the events taken whose tenant has no endpoint: the endpoint was removed after they
+    // were written, or they were resent without one (written without one, they are closed already,
+    // see outbox_insert.hpp, and never come here).
     // On PostgreSQL all of them in one statement, which in the ledger writer's batch waits for
     // its flush (nothing reads them before the commit: the rows are locked, and one claim runs per
     // batch); on SQLite the prepared statement once per event.

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "ledger/base/clock.hpp"
+#include "ledger/base/random.hpp"
+#include "ledger/base/tenant.hpp"
 #include "ledger/store/ids.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/page.hpp"
-#include "ledger/base/random.hpp"
-#include "ledger/base/tenant.hpp"
 
 namespace corridor {
 
@@ -57,8 +57,8 @@ struct claimed_delivery {
 };
 
 // Claims up to `limit` due events (PENDING, next_attempt_at_ms <= now), oldest due first: each
-// becomes due again only after the lease. Events of a tenant without a webhook endpoint are closed
-// as NO_ENDPOINT instead. Runs in the caller's transaction (FOR UPDATE SKIP LOCKED on PostgreSQL).
+// becomes due again only after the lease. Events of a tenant whose endpoint is gone are closed as
+// NO_ENDPOINT (outbox_insert.hpp). Runs in the caller's transaction (FOR UPDATE SKIP LOCKED on PG).
 std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const clock& time,
                                                    random_source& random,
                                                    const retry_policy& policy, int limit);

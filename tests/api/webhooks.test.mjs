@@ -10,6 +10,7 @@ import { startCorridor, stopCorridor, call, runCli, metricsText } from './lib/ha
 import { startReceiver, stopReceiver, signatureOf } from './lib/receiver.mjs';
 import { newCustomer, accountsOf, fund, payer, quoteBody, createQuote, eventually, sleep } from './lib/money.mjs';
 import { expectError } from './lib/expect.mjs';
+import { queryRows } from './lib/database.mjs';
 
 let server;
 let receiver;
@@ -197,6 +198,34 @@ test('POST /webhooks/test delivers a TEST event at once and reports the answer; 
   const ok = await call(server, sandbox, 'POST', '/webhooks/test');
   assert.equal(ok.status, 200, ok.text);
   assert.equal(ok.body.response_status, 200);
+});
+
+test('events recorded while an environment has no endpoint are closed at once; those after PATCH /config are sent', async () => {
+  // `other` has no endpoint yet (the test after this one gives it one).
+  const platformId = server.platforms[1].platformId;
+  const customer = await newCustomer(server, other);
+  const account = (await accountsOf(server, other, customer.id)).USD;
+  await fund(server, other, account.id, 700);
+  // Recorded closed (NO_ENDPOINT) with their change: never claimed, no attempt, none in the log.
+  const closed = queryRows(server, `SELECT id, state, attempts, finished_at_ms, created_at_ms FROM outbox_events
+    WHERE platform_id = '${platformId}' AND environment = 'sandbox'`);
+  assert.ok(closed.length >= 2, JSON.stringify(closed));
+  for (const event of closed) {
+    assert.equal(event.state, 'NO_ENDPOINT', JSON.stringify(event));
+    assert.equal(Number(event.attempts), 0);
+    assert.equal(Number(event.finished_at_ms), Number(event.created_at_ms));
+  }
+  const log = await call(server, other, 'GET', '/webhooks/deliveries');
+  assert.equal(log.status, 200, log.text);
+  assert.equal(log.body.totalCount, 0);
+  const patched = await call(server, other, 'PATCH', '/config', { webhookEndpoint: receiver.url });
+  assert.equal(patched.status, 200, patched.text);
+  await fund(server, other, account.id, 800);
+  await waitFor((b) => b.type === 'ACCOUNT_STATUS' && b.accountId === account.id && b.newBalance.amount === 1500);
+  await sleep(300);  // a round of delivery after the one that sent it: the closed ones stay unsent
+  const ids = new Set(closed.map((event) => event.id));
+  assert.equal(deliveriesOf((b) => ids.has(b.webhookId)).length, 0);
+  assert.equal(deliveriesOf((b) => b.type === 'ACCOUNT_STATUS' && b.accountId === account.id && b.newBalance.amount === 700).length, 0);
 });
 
 test('POST /webhooks/test: 400 without an endpoint, 400 when the endpoint cannot be reached', async () => {

@@ -9,9 +9,12 @@
 #include <thread>
 #include <vector>
 
-#include "ledger/store/database.hpp"
-#include "ledger/store/outbox.hpp"
 #include "ledger/platforms/webhook_keys.hpp"
+#include "ledger/store/batch_send.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/deferred_writes.hpp"
+#include "ledger/store/outbox.hpp"
+#include "ledger/store/statement_cache.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
@@ -53,6 +56,20 @@ struct delivery_fixture : store_fixture {
         session() << "SELECT state FROM outbox_events WHERE id = :i", soci::use(id),
             soci::into(state);
         return state;
+    }
+    // NO_ENDPOINT, no attempt counted, finished (and due, for the pruning's scan) at `at_ms`.
+    bool closed_without_attempt(const std::string& id, std::int64_t at_ms) {
+        std::string state;
+        long long attempts = -1, next_ms = 0, finished_ms = 0, first_ms = 0;
+        soci::indicator finished = soci::i_null, first = soci::i_ok;
+        session() << "SELECT state, attempts, next_attempt_at_ms, finished_at_ms, "
+                     "first_attempt_at_ms FROM outbox_events WHERE id = :i",
+            soci::use(id), soci::into(state), soci::into(attempts), soci::into(next_ms),
+            soci::into(finished_ms, finished), soci::into(first_ms, first);
+        INFO(id << ": " << state << ", attempts " << attempts << ", due " << next_ms
+                << ", finished " << finished_ms);
+        return state == "NO_ENDPOINT" && attempts == 0 && first == soci::i_null &&
+               finished == soci::i_ok && finished_ms == at_ms && next_ms == at_ms;
     }
     tenant owner;
     retry_policy policy;
@@ -290,25 +307,96 @@ TEST_CASE("a TEST or approval event whose attempt was interrupted is not sent ag
     CHECK(f.state_of(id) == "FAILED");
 }
 
-TEST_CASE("events of a tenant without an endpoint are closed, not claimed", "[store][webhooks]") {
+TEST_CASE("a NOTIFY event of a tenant without an endpoint is recorded closed, never claimed",
+          "[store][webhooks]") {
     delivery_fixture f;
-    tenant production{f.owner.platform_id, environment::production};
+    tenant production{f.owner.platform_id, environment::production};  // no endpoint
     std::vector<std::string> ids;
     for (int i = 0; i < 3; ++i) {
         ids.push_back(record_event(f.session(), f.ids, f.clock, production, "ACCOUNT_STATUS",
                                    R"({"accountId":"a"})"));
     }
+    std::int64_t recorded_ms = f.clock.now_ms();
+    f.clock.advance_ms(1000);
+    for (const auto& id : ids) {
+        // Closed as it was written: no attempt counted, finished and due at its creation.
+        CHECK(f.closed_without_attempt(id, recorded_ms));
+    }
+    CHECK(f.claim().empty());
+    for (const auto& id : ids) CHECK(f.closed_without_attempt(id, recorded_ms));
+    // A TEST or approval event is never closed for want of an endpoint: its sender reports it.
+    std::string approval = record_event(f.session(), f.ids, f.clock, production, "INCOMING_PAYMENT",
+                                        R"({"transaction":{}})", event_purpose::approval);
+    CHECK(f.state_of(approval) == "PENDING");
+    // Once an endpoint is set, the events recorded after it are sent to it.
+    f.set_endpoint(production, "https://production.example/hooks");
+    std::string sent = record_event(f.session(), f.ids, f.clock, production, "ACCOUNT_STATUS",
+                                    R"({"accountId":"a"})");
+    CHECK(f.state_of(sent) == "PENDING");
+    auto claimed = f.claim();
+    REQUIRE(claimed.size() == 2);
+    for (const auto& claim : claimed) {
+        CHECK((claim.id == sent || claim.id == approval));
+        CHECK(claim.url == "https://production.example/hooks");
+    }
+    // The closed ones stay closed until resent; a resent one goes to the endpoint now set.
+    CHECK(f.state_of(ids[0]) == "NO_ENDPOINT");
+    REQUIRE(resend_webhook_event(f.session(), f.clock, production, ids[0]));
+    auto resent = f.claim();
+    REQUIRE(resent.size() == 1);
+    CHECK(resent[0].id == ids[0]);
+    CHECK(resent[0].attempt == 1);
+    CHECK(f.answer(resent[0], 200).state == "DELIVERED");
+}
+
+TEST_CASE("events recorded in a ledger batch are closed at once when their tenant has no endpoint",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    tenant production{f.owner.platform_id, environment::production};  // no endpoint
+    soci::session& session = f.session();
+    bool sqlite = backend_of(session) == database_backend::sqlite;
+    std::vector<std::string> closed, pending;
+    deferred_writes writes;
+    run_controls(session, {sqlite ? "BEGIN IMMEDIATE" : "BEGIN"});
+    {
+        // As the ledger writer records them: kept for the batch's flush, one statement for all
+        // rows on PostgreSQL (with the COMMIT, in one pipeline), one per row on SQLite.
+        deferring_scope scope(session, writes);
+        for (int i = 0; i < 3; ++i) {
+            closed.push_back(record_event(session, f.ids, f.clock, production, "ACCOUNT_STATUS",
+                                          R"({"accountId":"a"})"));
+            pending.push_back(f.event());
+        }
+        if (sqlite) {
+            writes.flush(session);
+            run_control(session, "COMMIT");
+        } else {
+            std::vector<pipelined_statement> pipeline;
+            writes.append_flush(pipeline);
+            pipeline.push_back({"COMMIT", {}});
+            run_pipeline(session, pipeline);
+        }
+    }
+    for (const auto& id : closed) CHECK(f.closed_without_attempt(id, f.clock.now_ms()));
+    for (const auto& id : pending) CHECK(f.state_of(id) == "PENDING");
+    auto claimed = f.claim();
+    REQUIRE(claimed.size() == pending.size());
+    for (std::size_t i = 0; i < claimed.size(); ++i) CHECK(claimed[i].id == pending[i]);
+}
+
+TEST_CASE("an event whose endpoint is removed before its claim is closed by the round",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    std::vector<std::string> ids = {f.event(), f.event()};
+    for (const auto& id : ids) REQUIRE(f.state_of(id) == "PENDING");
+    config_patch patch;
+    patch.webhook_endpoint = std::optional<std::string>{};  // cleared
+    REQUIRE(update_platform_config(f.session(), f.platforms(), f.owner, patch).ok());
+    f.clock.advance_ms(500);
     CHECK(f.claim().empty());
     for (const auto& id : ids) {
-        CHECK(f.state_of(id) == "NO_ENDPOINT");  // closed in one statement
-        // Closed without an attempt counted.
-        long long attempts = -1;
-        soci::indicator first = soci::i_ok;
-        long long first_ms = 0;
-        f.session() << "SELECT attempts, first_attempt_at_ms FROM outbox_events WHERE id = :i",
-            soci::use(id), soci::into(attempts), soci::into(first_ms, first);
-        CHECK(attempts == 0);
-        CHECK(first == soci::i_null);
+        // Closed in one statement, the attempt the claim counted taken back.
+        CHECK(f.closed_without_attempt(id, f.clock.now_ms()));
     }
 }
 
@@ -329,7 +417,7 @@ TEST_CASE("finished events past the retention are pruned with their attempts, in
     tenant production{f.owner.platform_id, environment::production};
     std::string closed = record_event(f.session(), f.ids, f.clock, production, "ACCOUNT_STATUS",
                                       R"({"accountId":"a"})");
-    CHECK(f.claim().empty());  // closes `closed` (no endpoint)
+    CHECK(f.claim().empty());  // `closed` was recorded closed (no endpoint)
     REQUIRE(f.state_of(delivered) == "DELIVERED");
     REQUIRE(f.state_of(failed) == "FAILED");
     REQUIRE(f.state_of(test_event) == "FAILED");
