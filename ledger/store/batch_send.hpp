@@ -2,9 +2,12 @@
 // How the ledger writer sends a batch's transaction control and its flush. On PostgreSQL each wait
 // for an answer is a network round trip, so control statements that follow each other go out as one
 // multi-statement query, and the flush, the last release and COMMIT go out together in libpq's
-// pipeline mode: one round trip for all. soci has neither (it sends one statement and waits for
-// its answer), so this is the one place that talks to libpq directly. On SQLite, where a round trip
-// is a call into the library, run_controls runs each statement as run_control does.
+// pipeline mode: one round trip for all. A pipelined INSERT with parameters is prepared on the
+// connection the first time it is sent and executed by name after that, so the server parses it
+// once per connection, not once per payment (UPDATEs and SELECTs keep a fresh plan each time). soci
+// has neither (it sends one statement and waits for its answer), so this is the one place that
+// talks to libpq directly. On SQLite, where a round trip is a call into the library, run_controls
+// runs each statement as run_control does.
 #include <soci/soci.h>
 
 #include <optional>

@@ -60,9 +60,17 @@ public:
     }
     void erase(const void* key) { entries_.erase(key); }
     bool sqlite() const { return sqlite_; }
+    // PostgreSQL: the pipelined statements (batch_send.hpp) prepared on this session's connection.
+    // A session opened after a lost connection starts with none, as its new server backend does.
+    struct pipelined_statements {
+        std::unordered_map<std::string, std::string> names;  // by statement text
+        std::uint64_t names_used = 0;  // a name is never given twice, even to a failed Parse
+    };
+    pipelined_statements& pipelined() { return pipelined_; }
 
 private:
     bool sqlite_;
+    pipelined_statements pipelined_;
     std::unordered_map<const void*, std::unique_ptr<cached_statement>> entries_;
 };
 

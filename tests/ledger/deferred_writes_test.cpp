@@ -257,6 +257,70 @@ TEST_CASE("batch send: control in one round trip, a failed pipelined statement s
     CHECK(rows() == 1);
 }
 
+TEST_CASE(
+    "batch send: pipelined statements are prepared once per connection, again after a new one",
+    "[store][writer]") {
+    testing::test_database database;
+    if (database.backend() == database_backend::sqlite) return;  // pipelines are PostgreSQL's
+    soci::session& session = database.session();
+    session << "CREATE TABLE pipeline_prepared (n BIGINT NOT NULL)";
+    const std::string insert = "INSERT INTO pipeline_prepared (n) VALUES ($1)";
+    const std::string doubled = "INSERT INTO pipeline_prepared (n) VALUES ($1::bigint * 2)";
+    auto rows = [&](soci::session& on) {
+        return count_of(on, "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM pipeline_prepared");
+    };
+    // The connection's prepared statements of `sql`, under the names the pipeline gives them.
+    auto prepared = [](soci::session& on, const std::string& sql) {
+        long long n = 0;
+        on << "SELECT COUNT(*) FROM pg_prepared_statements WHERE name LIKE 'corridor_pipe_%' AND "
+              "statement = :s",
+            soci::use(sql), soci::into(n);
+        return n;
+    };
+    // The same text twice in one pipeline: one Parse, two executions.
+    run_controls(session, {"BEGIN"});
+    run_pipeline(session, {{insert, {"1"}}, {insert, {"2"}}, {"COMMIT", {}}});
+    CHECK(rows(session) == 3);
+    CHECK(prepared(session, insert) == 1);
+    // Executed by name from then on, in whatever transaction.
+    run_controls(session, {"BEGIN"});
+    run_pipeline(session, {{insert, {"4"}}, {"COMMIT", {}}});
+    CHECK(rows(session) == 7);
+    CHECK(prepared(session, insert) == 1);
+    // A Parse skipped after a failure makes no statement: the next pipeline prepares it for real
+    // (executing a name the server does not know would fail).
+    run_controls(session, {"BEGIN"});
+    try {
+        run_pipeline(session, {{"INSERT INTO pipeline_prepared (n) VALUES ($1::bigint + "
+                                "9223372036854775807)",
+                                {"1"}},
+                               {doubled, {"8"}},
+                               {"COMMIT", {}}});
+        FAIL("the pipeline should have failed");
+    } catch (const soci::postgresql_soci_error& error) {
+        CHECK(error.sqlstate() == "22003");
+    }
+    run_control(session, "ROLLBACK");
+    CHECK(prepared(session, doubled) == 0);
+    run_controls(session, {"BEGIN"});
+    run_pipeline(session, {{doubled, {"8"}}, {insert, {"1"}}, {"COMMIT", {}}});
+    CHECK(rows(session) == 24);
+    CHECK(prepared(session, doubled) == 1);
+    // An UPDATE stays unnamed: planned with its values every time, never a generic plan.
+    const std::string update = "UPDATE pipeline_prepared SET n = n + $1 WHERE n = $2";
+    run_controls(session, {"BEGIN"});
+    run_pipeline(session, {{update, {"1", "16"}}, {"COMMIT", {}}});
+    CHECK(rows(session) == 25);
+    CHECK(prepared(session, update) == 0);
+    // A new connection (as after a lost one) has none and prepares its own.
+    session_ptr another = database.open_another();
+    CHECK(prepared(*another, insert) == 0);
+    run_controls(*another, {"BEGIN"});
+    run_pipeline(*another, {{insert, {"1"}}, {"COMMIT", {}}});
+    CHECK(rows(*another) == 26);
+    CHECK(prepared(*another, insert) == 1);
+}
+
 TEST_CASE("ledger writer: balances and service account ids it already knows cost no round trip",
           "[store][writer]") {
     testing::store_fixture f;
