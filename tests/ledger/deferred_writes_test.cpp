@@ -19,31 +19,13 @@
 #include "ledger/store/ledger_writer.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "tests/support/function_job.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
+using corridor::testing::function_job;
 
 namespace {
-
-class function_job final : public session_job {
-public:
-    function_job(std::function<bool(soci::session&)> work, std::promise<bool> done)
-        : work_(std::move(work)), done_(std::move(done)) {}
-    bool run(soci::session& session) noexcept override {
-        try {
-            return work_(session);
-        } catch (...) {
-            return false;
-        }
-    }
-    void finish(job_outcome outcome) noexcept override {
-        done_.set_value(outcome == job_outcome::committed);
-    }
-
-private:
-    std::function<bool(soci::session&)> work_;
-    std::promise<bool> done_;
-};
 
 std::future<bool> submit(ledger_writer& writer, std::function<bool(soci::session&)> work) {
     std::promise<bool> done;
