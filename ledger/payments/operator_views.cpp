@@ -194,10 +194,14 @@ std::vector<view_row> webhook_event_rows(soci::session& session, const view_row&
     // Events carry the transaction in their payload; ids hold no LIKE wildcard (the caller
     // checks), so the quoted id matches only itself. Compressed payloads (event_payloads.hpp) are
     // matched once unpacked; rows stored as JSON are narrowed by the database. No event about a
-    // transaction is older than it (a minute's leeway for the clocks of several processes).
+    // transaction is older than it, nor newer than its last change (each event is recorded with
+    // the change it tells of; a resend reuses the row), a minute's leeway each side for the clocks
+    // of several processes: only the events of the transaction's lifetime are unpacked.
     std::string quoted = "\"" + transaction_id + "\"";
     std::string since_ms =
         std::to_string(std::stoll(field_text(transaction, "created_at_ms")) - 60000);
+    std::string until_ms =
+        std::to_string(std::stoll(field_text(transaction, "updated_at_ms")) + 60000);
     std::string pattern = "%" + quoted + "%";
     std::string tenant_sql = "platform_id = :p AND environment = :e";
     std::string platform = field_text(transaction, "platform_id");
@@ -213,9 +217,10 @@ std::vector<view_row> webhook_event_rows(soci::session& session, const view_row&
                                    {"created_at_ms", "created_at_ms", integer},
                                    {"payload", "payload", text}},
                                   "FROM outbox_events WHERE " + tenant_sql +
-                                      " AND created_at_ms >= CAST(:c AS BIGINT) AND (payload "
+                                      " AND created_at_ms >= CAST(:c AS BIGINT) AND created_at_ms <= "
+                                      "CAST(:u AS BIGINT) AND (payload "
                                       "LIKE 'z1:%' OR payload LIKE :l) ORDER BY created_at_ms, id",
-                                  {platform, environment, since_ms, pattern});
+                                  {platform, environment, since_ms, until_ms, pattern});
     std::vector<view_row> events;
     for (auto& event : candidates) {
         bool about =
