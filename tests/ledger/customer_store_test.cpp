@@ -562,6 +562,25 @@ TEST_CASE("customers are invisible to other tenants", "[store][customers]") {
 
 namespace {
 
+// Returns once a creator thread is blocked on another connection's open transaction: on
+// PostgreSQL when a backend waits on a lock (bounded: 10 s); SQLite shows no such wait, so a
+// fixed pause.
+void wait_until_blocked(customer_world& world) {
+    if (world.database.backend() != database_backend::postgresql) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        return;
+    }
+    auto watcher = world.database.open_another();
+    for (int i = 0; i < 1000; ++i) {
+        int waiting = 0;
+        *watcher << "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    "AND wait_event_type = 'Lock'",
+            soci::into(waiting);
+        if (waiting > 0) return;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
 // Another connection inserts a conflicting customer and holds its transaction open while we
 // create ours. Our create cannot see the uncommitted row, so its own checks pass and the unique
 // index decides: on PostgreSQL the insert waits for the other transaction and then fails; on
@@ -584,20 +603,7 @@ customer_error create_against_uncommitted(customer_world& world, const std::stri
             create_customer(world.session(), world.customers(), world.owner, domain, request));
         done = true;
     });
-    if (world.database.backend() == database_backend::postgresql) {
-        // Wait until the creator is blocked on the other transaction (bounded: 10 s).
-        auto watcher = world.database.open_another();
-        for (int i = 0; i < 1000; ++i) {
-            int waiting = 0;
-            *watcher << "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
-                        "current_database() AND wait_event_type = 'Lock'",
-                soci::into(waiting);
-            if (waiting > 0) break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-    } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
+    wait_until_blocked(world);
     CHECK_FALSE(done);
     holding.commit();
     creator.join();
@@ -796,19 +802,7 @@ TEST_CASE("a batch that loses a race to another writer is redone row by row",
             create_customers(world.session(), world.customers(), world.owner, domain, batch));
         done = true;
     });
-    if (world.database.backend() == database_backend::postgresql) {
-        auto watcher = world.database.open_another();
-        for (int i = 0; i < 1000; ++i) {
-            int waiting = 0;
-            *watcher << "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
-                        "current_database() AND wait_event_type = 'Lock'",
-                soci::into(waiting);
-            if (waiting > 0) break;
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-    } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
+    wait_until_blocked(world);
     CHECK_FALSE(done);
     holding.commit();
     creator.join();
