@@ -25,6 +25,7 @@
 #include "server/process/file_modes.hpp"
 #include "server/process/key_encryption.hpp"
 #include "server/process/logging.hpp"
+#include "server/process/metric_text.hpp"
 #include "server/process/ops_metrics.hpp"
 #include "server/process/reference_data.hpp"
 #include "server/workers/bulk_import_runner.hpp"
@@ -103,33 +104,24 @@ std::string writer_metrics(const ledger_writer& writer) {
     out += fmt::format("corridor_ledger_batch_size_bucket{{le=\"+Inf\"}} {}\n", cumulative);
     out += fmt::format("corridor_ledger_batch_size_sum {}\n", writer.commands_total());
     out += fmt::format("corridor_ledger_batch_size_count {}\n", writer.batches_total());
-    out +=
-        "# HELP corridor_ledger_commands_retried_total Commands run again after a deadlock or "
-        "serialization conflict.\n# TYPE corridor_ledger_commands_retried_total counter\n";
-    out += fmt::format("corridor_ledger_commands_retried_total {}\n", writer.commands_retried());
-    out +=
-        "# HELP corridor_ledger_round_trips_total Database round trips of the ledger writer "
-        "(statements, savepoint control, flushes, commits).\n"
-        "# TYPE corridor_ledger_round_trips_total counter\n";
-    out += fmt::format("corridor_ledger_round_trips_total {}\n", writer.round_trips_total());
-    out +=
-        "# HELP corridor_ledger_statements_total SQL statements the ledger writer executed.\n"
-        "# TYPE corridor_ledger_statements_total counter\n";
-    out += fmt::format("corridor_ledger_statements_total {}\n", writer.statements_total());
-    out +=
-        "# HELP corridor_ledger_lost_commits_total Ledger batches whose COMMIT lost its database "
-        "connection, by what the marker lookup learnt.\n"
-        "# TYPE corridor_ledger_lost_commits_total counter\n";
-    out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"committed\"}} {}\n",
-                       writer.outcomes_committed());
-    out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"not_committed\"}} {}\n",
-                       writer.outcomes_not_committed());
-    out += fmt::format("corridor_ledger_lost_commits_total{{outcome=\"unknown\"}} {}\n",
-                       writer.outcomes_unknown());
-    out +=
-        "# HELP corridor_ledger_queue_depth Commands waiting for the ledger writer.\n"
-        "# TYPE corridor_ledger_queue_depth gauge\n";
-    out += fmt::format("corridor_ledger_queue_depth {}\n", writer.queue_depth());
+    append_metric(out, "corridor_ledger_commands_retried_total", "counter",
+                  "Commands run again after a deadlock or serialization conflict.",
+                  writer.commands_retried());
+    append_metric(out, "corridor_ledger_round_trips_total", "counter",
+                  "Database round trips of the ledger writer (statements, savepoint control, "
+                  "flushes, commits).",
+                  writer.round_trips_total());
+    append_metric(out, "corridor_ledger_statements_total", "counter",
+                  "SQL statements the ledger writer executed.", writer.statements_total());
+    constexpr std::string_view lost = "corridor_ledger_lost_commits_total";
+    append_metric_header(out, lost, "counter",
+                         "Ledger batches whose COMMIT lost its database connection, by what the "
+                         "marker lookup learnt.");
+    append_sample(out, lost, "outcome", "committed", writer.outcomes_committed());
+    append_sample(out, lost, "outcome", "not_committed", writer.outcomes_not_committed());
+    append_sample(out, lost, "outcome", "unknown", writer.outcomes_unknown());
+    append_metric(out, "corridor_ledger_queue_depth", "gauge",
+                  "Commands waiting for the ledger writer.", writer.queue_depth());
     return out;
 }
 

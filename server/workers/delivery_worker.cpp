@@ -9,6 +9,7 @@
 #include "ledger/payments/approvals.hpp"
 #include "ledger/store/database.hpp"
 #include "server/api/app.hpp"
+#include "server/process/metric_text.hpp"
 
 namespace corridor {
 namespace {
@@ -414,37 +415,24 @@ void delivery_worker::loop() {
 }
 
 std::string delivery_worker::metrics_text() const {
-    std::string out =
-        "# HELP corridor_webhook_attempts_total Webhook delivery attempts by outcome.\n"
-        "# TYPE corridor_webhook_attempts_total counter\n";
-    out += fmt::format("corridor_webhook_attempts_total{{outcome=\"SUCCEEDED\"}} {}\n",
-                       succeeded_.load());
-    out += fmt::format("corridor_webhook_attempts_total{{outcome=\"RETRY_SCHEDULED\"}} {}\n",
-                       retried_.load());
-    out +=
-        fmt::format("corridor_webhook_attempts_total{{outcome=\"GAVE_UP\"}} {}\n", gave_up_.load());
-    out +=
-        "# HELP corridor_webhook_attempts_unanswered_total Attempts that got no HTTP answer.\n"
-        "# TYPE corridor_webhook_attempts_unanswered_total counter\n";
-    out += fmt::format("corridor_webhook_attempts_unanswered_total {}\n", no_answer_.load());
-    out +=
-        "# HELP corridor_webhook_wakeups_total Times delivery was woken before its poll: by a "
-        "commit of this process that recorded events, or by PostgreSQL's NOTIFY of any "
-        "process's.\n"
-        "# TYPE corridor_webhook_wakeups_total counter\n";
-    out += fmt::format("corridor_webhook_wakeups_total{{source=\"commit\"}} {}\n",
-                       woken_by_commit_.load());
-    out += fmt::format("corridor_webhook_wakeups_total{{source=\"notification\"}} {}\n",
-                       woken_by_notification_.load());
-    out +=
-        "# HELP corridor_webhook_queue_depth Events waiting for a delivery attempt (all "
-        "processes).\n"
-        "# TYPE corridor_webhook_queue_depth gauge\n";
-    out += fmt::format("corridor_webhook_queue_depth {}\n", queue_depth_.load());
-    out +=
-        "# HELP corridor_webhook_in_flight Deliveries under way in this process.\n"
-        "# TYPE corridor_webhook_in_flight gauge\n";
-    out += fmt::format("corridor_webhook_in_flight {}\n", in_flight_gauge_.load());
+    std::string out;
+    constexpr std::string_view attempts = "corridor_webhook_attempts_total";
+    append_metric_header(out, attempts, "counter", "Webhook delivery attempts by outcome.");
+    append_sample(out, attempts, "outcome", "SUCCEEDED", succeeded_.load());
+    append_sample(out, attempts, "outcome", "RETRY_SCHEDULED", retried_.load());
+    append_sample(out, attempts, "outcome", "GAVE_UP", gave_up_.load());
+    append_metric(out, "corridor_webhook_attempts_unanswered_total", "counter",
+                  "Attempts that got no HTTP answer.", no_answer_.load());
+    constexpr std::string_view wakeups = "corridor_webhook_wakeups_total";
+    append_metric_header(out, wakeups, "counter",
+                         "Times delivery was woken before its poll: by a commit of this process "
+                         "that recorded events, or by PostgreSQL's NOTIFY of any process's.");
+    append_sample(out, wakeups, "source", "commit", woken_by_commit_.load());
+    append_sample(out, wakeups, "source", "notification", woken_by_notification_.load());
+    append_metric(out, "corridor_webhook_queue_depth", "gauge",
+                  "Events waiting for a delivery attempt (all processes).", queue_depth_.load());
+    append_metric(out, "corridor_webhook_in_flight", "gauge",
+                  "Deliveries under way in this process.", in_flight_gauge_.load());
     out += histogram_text("corridor_webhook_delivery_lag_seconds",
                           "From an event's commit to its first attempt.", lag_, lag_sum_ms_,
                           lag_buckets_ms);
