@@ -9,6 +9,7 @@
 
 #include "ledger/customers/bulk_import_store.hpp"
 #include "ledger/base/csv_reader.hpp"
+#include "ledger/base/thread_name.hpp"
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/platforms/platform_store.hpp"
@@ -115,7 +116,10 @@ void tally_batch(std::vector<std::optional<bulk_import_row_error>>& outcomes,
 bulk_import_runner::bulk_import_runner(app_services& services, database_url url)
     : services_(services), url_(std::move(url)) {
     worker_ = "worker-" + random_hex(services.random, 8);
-    thread_ = std::thread([this] { loop(); });
+    thread_ = std::thread([this] {
+        name_this_thread("bulk-import");
+        loop();
+    });
 }
 
 bulk_import_runner::~bulk_import_runner() {
