@@ -7,12 +7,12 @@
 #include <fstream>
 #include <variant>
 
-#include "ledger/customers/bulk_import_store.hpp"
 #include "ledger/base/csv_reader.hpp"
 #include "ledger/base/thread_name.hpp"
+#include "ledger/customers/bulk_import_store.hpp"
 #include "ledger/customers/customer_store.hpp"
-#include "ledger/store/outbox.hpp"
 #include "ledger/platforms/platform_store.hpp"
+#include "ledger/store/outbox.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "server/api/app.hpp"
 #include "server/api/bulk_import.hpp"
@@ -22,6 +22,12 @@ namespace corridor {
 namespace {
 
 constexpr std::size_t csv_record_bytes_max = 64 * 1024;
+
+// WAL length (in frames) at which the import's checkpointer starts a checkpoint, and past which
+// the import's connection checkpoints itself (the checkpointer fell behind): as the ledger
+// writer's.
+constexpr int wal_frames_soft_max = 1000;
+constexpr int wal_frames_hard_max = 65536;
 
 void record_job_event(soci::session& session, app_services& services, const bulk_import_job& job) {
     auto current = find_bulk_import_job(session, job.owner, job.id);
@@ -69,7 +75,6 @@ bool read_batch(csv_reader& reader, const bulk_csv_columns& columns, const platf
     return false;
 }
 
-
 // The job's CSV header, read from the start of `in`; an error message when it has none or it
 // names no usable columns.
 std::variant<bulk_csv_columns, std::string> read_columns(std::istream& in) {
@@ -102,8 +107,8 @@ void tally_batch(std::vector<std::optional<bulk_import_row_error>>& outcomes,
             try {
                 fail_customer(created[index].error(), "");
             } catch (const api_error& error) {
-                outcome = bulk_row_error(error, request_rows[index].first,
-                                         request_rows[index].second);
+                outcome =
+                    bulk_row_error(error, request_rows[index].first, request_rows[index].second);
             }
         }
         ++progress.failed;
@@ -115,6 +120,10 @@ void tally_batch(std::vector<std::optional<bulk_import_row_error>>& outcomes,
 
 bulk_import_runner::bulk_import_runner(app_services& services, database_url url)
     : services_(services), url_(std::move(url)) {
+    if (url_.backend == database_backend::sqlite) {
+        checkpointer_ =
+            std::make_unique<wal_checkpointer>(url_, wal_frames_soft_max, wal_frames_hard_max);
+    }
     worker_ = "worker-" + random_hex(services.random, 8);
     thread_ = std::thread([this] {
         name_this_thread("bulk-import");
@@ -157,7 +166,10 @@ void bulk_import_runner::loop() {
     while (!stopping()) {
         bool worked = false;
         try {
-            if (!session) session = open_session(url_);
+            if (!session) {
+                session = open_session(url_);
+                if (checkpointer_) checkpointer_->watch(*session);
+            }
             worked = run_once(*session);
         } catch (const std::exception& error) {
             spdlog::error("bulk import: {}", error.what());

@@ -3,11 +3,13 @@
 // claims open jobs (in the database, so several processes share the work), imports their rows in
 // batches, and ends each job with its BULK_UPLOAD event. Started by `serve`.
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 
 #include "ledger/store/database.hpp"
+#include "ledger/store/wal_checkpointer.hpp"
 
 namespace corridor {
 
@@ -37,6 +39,11 @@ private:
 
     app_services& services_;
     database_url url_;
+    // On SQLite, checkpoints the WAL for the import's connection on a thread of its own, as the
+    // ledger writer's does for the writer: an import writes the most pages of anything, and with
+    // SQLite's automatic checkpoints the importing thread would copy them into the database file
+    // and sync it itself, several times per import, while holding the write lock.
+    std::unique_ptr<wal_checkpointer> checkpointer_;
     std::string worker_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;
