@@ -3,8 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/json.hpp>
+#include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <variant>
 
 #include "ledger/base/csv_reader.hpp"
@@ -46,18 +49,30 @@ std::string platform_customer_id_of(const bulk_csv_columns& columns,
     return index && *index < fields.size() ? fields[*index] : std::string();
 }
 
-// Reads up to batch_rows records from `reader` and validates them: each record gets either an
-// error (outcomes[i] set) or a request (outcomes[i] empty; its row and platformCustomerId in
-// request_rows). True when the file ended.
-bool read_batch(csv_reader& reader, const bulk_csv_columns& columns, const platform_config& config,
-                std::int64_t batch_rows, const clock& time, std::int64_t& row,
-                std::vector<std::optional<bulk_import_row_error>>& outcomes,
-                std::vector<new_customer>& requests,
-                std::vector<std::pair<std::int64_t, std::string>>& request_rows) {
+// A batch of records read and validated before its transaction: each record has either an error
+// (outcomes[i] set) or a request (outcomes[i] empty; its row and platformCustomerId in
+// request_rows).
+struct parsed_batch {
+    std::vector<std::optional<bulk_import_row_error>> outcomes;  // per record, in order
+    std::vector<new_customer> requests;
+    std::vector<std::pair<std::int64_t, std::string>> request_rows;  // row, platformCustomerId
+    std::int64_t resume_offset = 0, resume_row = 0;  // where the batch ended in the file
+    bool at_end = false;                             // the file ended with this batch
+};
+
+// Reads up to batch_rows records from `reader` and validates them; `row` is the number of the
+// last record consumed.
+parsed_batch read_batch(csv_reader& reader, const bulk_csv_columns& columns,
+                        const platform_config& config, std::int64_t batch_rows, const clock& time,
+                        std::int64_t& row) {
+    parsed_batch batch;
     std::vector<std::string> fields;
-    while (static_cast<std::int64_t>(outcomes.size()) < batch_rows) {
+    while (static_cast<std::int64_t>(batch.outcomes.size()) < batch_rows) {
         auto status = reader.next(fields);
-        if (status == csv_status::end) return true;
+        if (status == csv_status::end) {
+            batch.at_end = true;
+            break;
+        }
         ++row;
         std::string platform_customer_id;
         try {
@@ -65,15 +80,82 @@ bool read_batch(csv_reader& reader, const bulk_csv_columns& columns, const platf
                 fail(error_code::invalid_input, "malformed CSV record: " + reader.error());
             }
             platform_customer_id = platform_customer_id_of(columns, fields);
-            requests.push_back(read_bulk_csv_customer(columns, fields, config, time.now_ms()));
-            request_rows.emplace_back(row, std::move(platform_customer_id));
-            outcomes.emplace_back();
+            batch.requests.push_back(
+                read_bulk_csv_customer(columns, fields, config, time.now_ms()));
+            batch.request_rows.emplace_back(row, std::move(platform_customer_id));
+            batch.outcomes.emplace_back();
         } catch (const api_error& error) {
-            outcomes.emplace_back(bulk_row_error(error, row, platform_customer_id));
+            batch.outcomes.emplace_back(bulk_row_error(error, row, platform_customer_id));
         }
     }
-    return false;
+    batch.resume_offset = static_cast<std::int64_t>(reader.offset());
+    batch.resume_row = row;
+    return batch;
 }
+
+// Reads and validates a job's batches on a thread of its own, one batch ahead of the one being
+// written: parsing and validating the CSV (a good part of an import's CPU) runs on the other core
+// while the importing thread waits on the database or runs its statements. At most one batch
+// waits ready and one is being read beside the one being written, so memory stays flat however
+// long the file. The destructor stops the reading thread and waits for it.
+class batch_prefetch {
+public:
+    explicit batch_prefetch(std::function<parsed_batch()> read) : read_(std::move(read)) {
+        thread_ = std::thread([this] {
+            name_this_thread("bulk-read");
+            run();
+        });
+    }
+    ~batch_prefetch() {
+        {
+            std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        changed_.notify_all();
+        thread_.join();
+    }
+    batch_prefetch(const batch_prefetch&) = delete;
+    batch_prefetch& operator=(const batch_prefetch&) = delete;
+
+    // The next batch, in file order; rethrows what stopped the reading thread. Not to be called
+    // again after a batch at_end.
+    parsed_batch next() {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [this] { return ready_.has_value() || failure_; });
+        if (!ready_) std::rethrow_exception(failure_);
+        parsed_batch batch = std::move(*ready_);
+        ready_.reset();
+        changed_.notify_all();
+        return batch;
+    }
+
+private:
+    void run() {
+        try {
+            for (bool at_end = false; !at_end;) {
+                parsed_batch batch = read_();
+                at_end = batch.at_end;
+                std::unique_lock lock(mutex_);
+                changed_.wait(lock, [this] { return stopping_ || !ready_; });
+                if (stopping_) return;
+                ready_ = std::move(batch);
+                changed_.notify_all();
+            }
+        } catch (...) {
+            std::lock_guard lock(mutex_);
+            failure_ = std::current_exception();
+            changed_.notify_all();
+        }
+    }
+
+    std::function<parsed_batch()> read_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::optional<parsed_batch> ready_;
+    std::exception_ptr failure_;
+    bool stopping_ = false;
+    std::thread thread_;
+};
 
 // The job's CSV header, read from the start of `in`; an error message when it has none or it
 // names no usable columns.
@@ -225,7 +307,10 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
     if (!config) return fail_job(session, job, "the platform configuration is missing");
     customer_services customers{services_.ids, services_.random, services_.time};
     const auto& settings = services_.config.bulk_import;
-    std::int64_t row = job.resume_row;
+    std::int64_t row = job.resume_row;  // the reading thread's
+    batch_prefetch batches([&] {
+        return read_batch(reader, columns, *config, settings.batch_rows, services_.time, row);
+    });
     // Rows imported at which the customers' statistics are refreshed next: at the start, then
     // each time this job has doubled what it imported (a few times per job, however long).
     std::int64_t imported = 0, refresh_at = 0;
@@ -235,22 +320,21 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
             refresh_at = std::max<std::int64_t>(2 * imported, settings.batch_rows);
         }
         if (stopping()) return hand_back(session, job);
-        // The batch is read and validated before its transaction begins: on SQLite the write lock
-        // (which the ledger writer waits for) is held only for the batch's few statements.
+        // The batch was read and validated by the reading thread before its transaction begins:
+        // on SQLite the write lock (which the ledger writer waits for) is held only for the
+        // batch's few statements.
+        parsed_batch batch = batches.next();
+        auto& outcomes = batch.outcomes;
+        bool at_end = batch.at_end;
         bulk_import_progress progress;
-        std::vector<std::optional<bulk_import_row_error>> outcomes;  // per record, in order
-        std::vector<new_customer> requests;
-        std::vector<std::pair<std::int64_t, std::string>> request_rows;  // row, platformCustomerId
-        bool at_end = read_batch(reader, columns, *config, settings.batch_rows, services_.time, row,
-                                 outcomes, requests, request_rows);
         progress.processed = static_cast<std::int64_t>(outcomes.size());
         write_transaction transaction(session);
         auto created =
-            create_customers(session, customers, job.owner, config->uma_domain, requests);
-        CORRIDOR_ASSERT(created.size() == requests.size());
-        tally_batch(outcomes, created, request_rows, progress);
-        progress.resume_offset = static_cast<std::int64_t>(reader.offset());
-        progress.resume_row = row;
+            create_customers(session, customers, job.owner, config->uma_domain, batch.requests);
+        CORRIDOR_ASSERT(created.size() == batch.requests.size());
+        tally_batch(outcomes, created, batch.request_rows, progress);
+        progress.resume_offset = batch.resume_offset;
+        progress.resume_row = batch.resume_row;
         if (!record_bulk_import_progress(session, services_.time, job.id, worker_, progress,
                                          settings.lease_ms)) {
             spdlog::warn("bulk import job {}: lease lost; another worker continues it", job.id);

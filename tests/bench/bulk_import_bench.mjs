@@ -127,12 +127,16 @@ async function measure(backend, rows, path) {
     }
     const importMs = performance.now() - started - uploadedMs;
     const serverCpuS = (cpuTicks(`/proc/${server.process.pid}/stat`) - serverTicksBefore) / ticksPerSecond;
-    const threads = cpuPerOperation(threadsBefore, threadCpuMs(server.process.pid), rows);
+    const threadsAfter = threadCpuMs(server.process.pid);
+    const threads = cpuPerOperation(threadsBefore, threadsAfter, rows);
+    // Threads that ended before the reading (bulk-read, one per job) count in the process only.
+    const sum = (roles) => Object.values(roles).reduce((a, b) => a + b, 0);
+    const endedUsPerRow = Math.max(0, serverCpuS * 1000 - (sum(threadsAfter) - sum(threadsBefore))) * 1000 / rows;
     const dbCpuS = (dbTicks() - dbTicksBefore) / ticksPerSecond;
     if (status.status !== 'COMPLETED' || status.progress.successful !== rows) {
       throw new Error(`import of ${rows} rows ended ${JSON.stringify(status.progress)} ${status.status}`);
     }
-    return { backend, rows, bytes, uploadedMs, importMs, serverCpuS, dbCpuS, threads, idleKiB, peakKiB: peakRssKiB(server.process.pid) };
+    return { backend, rows, bytes, uploadedMs, importMs, serverCpuS, dbCpuS, threads, endedUsPerRow, idleKiB, peakKiB: peakRssKiB(server.process.pid) };
   } finally {
     await stopBenchServer(server);
     dropDatabase(server.database);
@@ -152,7 +156,7 @@ try {
     const perRow = (seconds) => (seconds * 1e6 / r.rows).toFixed(0);
     console.log(`${r.backend.padEnd(11)} ${String(r.rows).padEnd(9)} ${(r.bytes / 1048576).toFixed(1).padStart(8)} ${(r.uploadedMs / 1000).toFixed(2).padStart(9)} ${(r.importMs / 1000).toFixed(1).padStart(9)} ${Math.round(r.rows / (r.importMs / 1000)).toString().padStart(8)} ${perRow(r.serverCpuS).padStart(14)} ${(r.backend === 'sqlite' ? '-' : perRow(r.dbCpuS)).padStart(10)} ${(r.idleKiB / 1024).toFixed(1).padStart(13)} ${(r.peakKiB / 1024).toFixed(1).padStart(13)}`);
   }
-  for (const r of results) console.log(`${r.backend} ${r.rows} rows: server CPU per row by thread ${r.threads}`);
+  for (const r of results) console.log(`${r.backend} ${r.rows} rows: server CPU per row by thread ${r.threads}, threads ended (bulk-read) ${r.endedUsPerRow.toFixed(0)} us`);
   for (const backend of backends) {
     const [small, large] = results.filter((r) => r.backend === backend);
     console.log(`${backend}: file size ratio ${(large.bytes / small.bytes).toFixed(1)}x; peak RSS ratio ${(large.peakKiB / small.peakKiB).toFixed(2)}x; ` +
