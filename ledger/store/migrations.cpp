@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ledger/base/assert.hpp"
@@ -76,6 +77,17 @@ void report_notes(soci::session& session, int version) {
                               soci::use(version), soci::into(note));
     select.execute(false);
     while (select.fetch()) std::cerr << "migration " << version << ": " << note << std::endl;
+}
+
+// A statement of a migration, unless it is for the other backend: one that starts with
+// "postgresql: " runs (without the prefix) on PostgreSQL only.
+void run_migration_statement(soci::session& session, std::string_view statement) {
+    constexpr std::string_view postgresql_only = "postgresql: ";
+    if (statement.starts_with(postgresql_only)) {
+        if (backend_of(session) != database_backend::postgresql) return;
+        statement.remove_prefix(postgresql_only.size());
+    }
+    session << std::string(statement);
 }
 
 }  // namespace
@@ -172,7 +184,7 @@ int apply_migrations_up_to(soci::session& session, int version_max) {
         session << "SELECT COUNT(*) FROM schema_migrations WHERE version = :v",
             soci::use(step.version), soci::into(present);
         if (present != 0) continue;
-        for (const char* statement : step.statements) session << statement;
+        for (const char* statement : step.statements) run_migration_statement(session, statement);
         report_notes(session, step.version);
         long long now_ms = wall.now_ms();
         std::string name = step.name;

@@ -237,7 +237,7 @@ TEST_CASE("migration 33 keeps every quote and the expiry index holds only PENDIN
                    "'1', '0', 0, 0, 0, '', '', :t, :f, '[]', 1, 10, 1)",
             soci::use(id), soci::use(state), soci::use(transaction), soci::use(reference);
     }
-    CHECK(apply_migrations(session) == 1);
+    CHECK(apply_migrations_up_to(session, 33) == 1);
     CHECK(count_of(session, "SELECT COUNT(*) FROM quotes") == 3);
     // The sweep's own predicate finds the expired PENDING quote alone.
     std::string due;
@@ -265,4 +265,85 @@ TEST_CASE("migration 33 keeps every quote and the expiry index holds only PENDIN
     }
     CHECK_THAT(definition, Catch::Contains("WHERE"));
     CHECK_THAT(definition, Catch::Contains("PENDING"));
+}
+
+namespace {
+
+void insert_platform(soci::session& session, const std::string& id) {
+    session
+        << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES (:i, 'n', 0, 1)",
+        soci::use(id);
+}
+
+// An INSERT of customer accounts for the platforms listed, one statement for all of them (as a
+// bulk import writes them).
+void insert_accounts(soci::session& session, const std::vector<std::string>& platforms) {
+    std::string sql =
+        "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, currency, "
+        "reference, must_not_overdraw, debits_posted, credits_posted, created_at_ms, "
+        "updated_at_ms) VALUES ";
+    for (std::size_t i = 0; i < platforms.size(); ++i) {
+        std::string n = std::to_string(count_of(session, "SELECT COUNT(*) FROM ledger_accounts")) +
+                        "-" + std::to_string(i);
+        sql += std::string(i ? ", " : "") + "('InternalAccount:" + n + "', '" + platforms[i] +
+               "', 'sandbox', 'CUSTOMER', 'Customer:" + n + "', 'USD', 'REF" + n +
+               "', 1, 0, 0, 1, 1)";
+    }
+    session << sql;
+}
+
+void insert_customer(soci::session& session, const std::string& id, const std::string& platform) {
+    std::string address = "$" + id + "@example.com";
+    session << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
+               "customer_type, uma_address, kyc_status, is_deleted, created_at_ms, updated_at_ms) "
+               "VALUES (:i, :p, 'sandbox', :c, 'INDIVIDUAL', :u, 'APPROVED', 0, 1, 1)",
+        soci::use(id), soci::use(platform), soci::use(id), soci::use(address);
+}
+
+}  // namespace
+
+// Migration 37 moves PostgreSQL's check that customers and accounts name an existing platform from
+// one query per row (the foreign key) to one per statement (triggers); SQLite keeps the foreign
+// key. Either way the same rows are refused.
+TEST_CASE("customers and accounts name existing platforms, and a named platform stays",
+          "[store][migrations]") {
+    test_database database;
+    soci::session& session = database.session();
+    insert_platform(session, "Platform:p");
+    insert_platform(session, "Platform:q");
+    if (database.backend() == database_backend::postgresql) {
+        // The per-row checks are gone: the statement-level triggers stand for them.
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pg_constraint WHERE conname IN "
+                       "('customers_platform_id_fkey', 'ledger_accounts_platform_id_fkey')") == 0);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pg_trigger WHERE tgname IN "
+                       "('customers_platform_check', 'ledger_accounts_platform_check')") == 2);
+    }
+
+    CHECK_THROWS(insert_customer(session, "Customer:1", "Platform:missing"));
+    insert_customer(session, "Customer:2", "Platform:p");
+    // One row naming a missing platform refuses the whole statement, whatever its place.
+    CHECK_THROWS(insert_accounts(session, {"Platform:p", "Platform:missing", "Platform:q"}));
+    CHECK(count_of(session, "SELECT COUNT(*) FROM ledger_accounts") == 0);
+    insert_accounts(session, {"Platform:p", "Platform:p", "Platform:q"});
+    CHECK(count_of(session, "SELECT COUNT(*) FROM ledger_accounts") == 3);
+    CHECK_THROWS(session << "UPDATE ledger_accounts SET platform_id = 'Platform:missing' WHERE "
+                            "platform_id = 'Platform:q'");
+    CHECK_THROWS(session << "UPDATE customers SET platform_id = 'Platform:missing'");
+    // Balance updates, which never set platform_id, run as before.
+    session << "UPDATE ledger_accounts SET credits_posted = credits_posted + 1";
+    CHECK(count_of(session, "SELECT COUNT(*) FROM ledger_accounts WHERE credits_posted = 1") == 3);
+
+    // A platform that accounts or customers name is neither deleted nor renamed.
+    CHECK_THROWS(session << "DELETE FROM platforms WHERE id = 'Platform:q'");
+    CHECK_THROWS(session << "UPDATE platforms SET id = 'Platform:r' WHERE id = 'Platform:q'");
+    CHECK_THROWS(session << "DELETE FROM platforms WHERE id = 'Platform:p'");
+    session << "DELETE FROM ledger_accounts WHERE platform_id = 'Platform:q'";
+    session << "DELETE FROM platforms WHERE id = 'Platform:q'";
+    session << "DELETE FROM ledger_accounts";
+    CHECK_THROWS(session << "DELETE FROM platforms WHERE id = 'Platform:p'");  // its customer
+    session << "DELETE FROM customers";
+    session << "DELETE FROM platforms WHERE id = 'Platform:p'";
+    CHECK(count_of(session, "SELECT COUNT(*) FROM platforms") == 0);
 }
