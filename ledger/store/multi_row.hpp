@@ -1,10 +1,11 @@
 #pragma once
-// Statements over many rows at once, for batches (the bulk import): one INSERT per table per chunk
-// of rows and one lookup per chunk of keys, instead of one statement per row. On PostgreSQL each
-// is one round trip whatever the row count: the values travel as one array parameter per column
-// (unnest, = ANY), so the statement text never changes with the row count. SQLite has no arrays and
-// no round trips to save; there an INSERT of a few dozen rows, prepared once per call through the
-// SQLite library and bound in place, is stepped over the rows (an IN list serves the lookups).
+// Statements over many rows at once, for batches (the bulk import): one insert per table for all
+// the rows and one lookup per chunk of keys, instead of one statement per row. On PostgreSQL the
+// insert is one COPY (through libpq) and a lookup one round trip whatever the row count, its keys
+// travelling as one array parameter (unnest), so the statement text never changes with the row
+// count. SQLite has no arrays and no round trips to save; there an INSERT of a few dozen rows,
+// prepared once per call through the SQLite library and bound in place, is stepped over the rows
+// (an IN list serves the lookups).
 #include <soci/soci.h>
 
 #include <cstddef>
@@ -15,7 +16,7 @@
 
 namespace corridor {
 
-// Rows of one statement at most: bounds the parameters of a SQLite statement (its limit is 32766)
+// Keys of one lookup at most: bounds the parameters of a SQLite statement (its limit is 32766)
 // and the size of one PostgreSQL message.
 constexpr std::size_t multi_row_chunk_rows_max = 500;
 
@@ -33,7 +34,8 @@ struct multi_row_shared_value {
     std::string value;
 };
 
-// Rows gathered in memory, then inserted into `table` in chunks of multi_row_chunk_rows_max.
+// Rows gathered in memory, then inserted into `table`: on PostgreSQL by one COPY, on SQLite by
+// statements of a few dozen rows each.
 // Values are given as text (integers in decimal); a nullopt is SQL NULL. Each row also gets the
 // `shared` values.
 class multi_row_insert {
@@ -51,8 +53,8 @@ public:
 private:
     void run_sqlite(soci::session& session) const;
     void run_postgres(soci::session& session) const;
-    // The INSERT of `rows` rows on SQLite; on PostgreSQL, of any number of rows.
-    std::string insert_sql(std::size_t rows, bool postgres) const;
+    // The INSERT of `rows` rows on SQLite.
+    std::string insert_sql(std::size_t rows) const;
 
     std::string table_;
     std::vector<multi_row_column> columns_;
