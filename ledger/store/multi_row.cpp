@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "ledger/base/assert.hpp"
+#include "ledger/store/control_queue.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/transaction_state.hpp"
 
@@ -248,6 +249,9 @@ void multi_row_insert::run_postgres(soci::session& session) const {
         append_copy_value(shared_tail, shared.value);
     }
     shared_tail += '\n';
+    // Past soci, so in the ledger writer's batch its queued savepoints must go first, as they go
+    // before any statement soci sends.
+    send_queued_controls(session);
     pg_result_ptr started(PQexec(connection, sql.c_str()));
     if (!started || PQresultStatus(started.get()) != PGRES_COPY_IN) {
         fail_copy(connection, started.get(), sql);
