@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -346,4 +347,48 @@ TEST_CASE("customers and accounts name existing platforms, and a named platform 
     session << "DELETE FROM customers";
     session << "DELETE FROM platforms WHERE id = 'Platform:p'";
     CHECK(count_of(session, "SELECT COUNT(*) FROM platforms") == 0);
+}
+
+// The lock the foreign key's check took, the statement's trigger takes too: a platform named by
+// accounts another transaction has written but not committed cannot be deleted in between. On
+// PostgreSQL the delete waits for that transaction and then finds its accounts; on SQLite it
+// cannot start until the other transaction ends.
+TEST_CASE("a platform named by uncommitted accounts is not deleted under them",
+          "[store][migrations]") {
+    test_database database;
+    insert_platform(database.session(), "Platform:q");
+    auto other = database.open_another();
+    auto deleter = database.open_another();
+    write_transaction holding(*other);
+    insert_accounts(*other, {"Platform:q", "Platform:q"});
+    std::atomic<bool> refused{false}, done{false};
+    std::thread deleting([&] {
+        try {
+            *deleter << "DELETE FROM platforms WHERE id = 'Platform:q'";
+        } catch (const soci::soci_error&) {
+            refused = true;
+        }
+        done = true;
+    });
+    if (database.backend() == database_backend::postgresql) {
+        auto watcher = database.open_another();
+        int waiting = 0;
+        for (int i = 0; i < 1000 && waiting == 0; ++i) {
+            *watcher << "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
+                        "current_database() AND wait_event_type = 'Lock'",
+                soci::into(waiting);
+            if (waiting == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        CHECK(waiting > 0);  // the delete waits on the platform's lock
+    } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    CHECK_FALSE(done);
+    holding.commit();
+    deleting.join();
+    CHECK(refused);
+    CHECK(count_of(database.session(), "SELECT COUNT(*) FROM platforms WHERE id = 'Platform:q'") ==
+          1);
+    CHECK(count_of(database.session(),
+                   "SELECT COUNT(*) FROM ledger_accounts WHERE platform_id = 'Platform:q'") == 2);
 }
