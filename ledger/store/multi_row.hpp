@@ -28,7 +28,8 @@ struct multi_row_column {
 };
 
 // A column whose value is the same in every row of an insert (the tenant of a batch, its time):
-// bound once per statement instead of once per row, and not kept per row.
+// not kept per row; on SQLite bound once per statement, on PostgreSQL escaped once and repeated
+// in each row of the COPY.
 struct multi_row_shared_value {
     multi_row_column column;
     std::string value;
