@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 
 #include "ledger/base/thread_name.hpp"
@@ -152,9 +153,10 @@ private:
 };
 
 delivery_worker::delivery_worker(app_services& services, session_executor& writer,
-                                 outbound_transport& transport)
+                                 outbound_transport& transport, session_executor* rounds)
     : services_(services),
       writer_(writer),
+      rounds_(rounds),
       sender_(transport),
       policy_(webhook_retry_policy(services.config)),
       claim_policy_(policy_) {
@@ -230,6 +232,14 @@ void delivery_worker::start_round(std::deque<completion> finished,
                                   std::vector<claimed_delivery> unsent, int room) {
     auto payments = services_.payments();
     std::int64_t approval_timeout_ms = services_.config.webhooks_approval_timeout_ms;
+    // An approval answer decides its payment: that round is the writer's. The others touch only
+    // the outbox and the attempts, and run on delivery's own connection when there is one.
+    bool decides_payment = std::any_of(finished.begin(), finished.end(), [](const auto& done) {
+        return done.delivery.purpose == event_purpose::approval;
+    });
+    session_executor& executor = rounds_ && !decides_payment ? *rounds_ : writer_;
+    (&executor == &writer_ ? rounds_on_writer_ : rounds_on_own_)
+        .fetch_add(1, std::memory_order_relaxed);
     // The queue depth is a COUNT over the outbox: once a second is enough for a gauge.
     std::int64_t now_ms = services_.time.now_ms();
     bool count_depth = room > 0 && now_ms - last_depth_ms_ >= 1000;
@@ -259,7 +269,7 @@ void delivery_worker::start_round(std::deque<completion> finished,
         }
         if (count_depth) result.depth = pending_delivery_count(session);
     };
-    writer_.submit(std::make_unique<round_job>(std::move(work), [this](round_result result) {
+    executor.submit(std::make_unique<round_job>(std::move(work), [this](round_result result) {
         {
             std::lock_guard lock(mutex_);
             round_done_ = std::move(result);
@@ -329,6 +339,18 @@ void delivery_worker::send(std::vector<claimed_delivery> batch) {
             in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
         }
     }
+}
+
+// Whether the loop has something to do before its deadline (mutex_ held).
+bool delivery_worker::worth_looking(bool none_finished, int in_flight_max,
+                                    std::size_t gather_max) const {
+    if (stopping_ || round_done_.has_value()) return true;
+    if (!queued_.empty() && in_flight_ < in_flight_max) return true;
+    if (round_pending_) return false;
+    // The first answer to arrive sets the gathering's deadline: look again when it does.
+    if (none_finished && !finished_.empty()) return true;
+    return (woken_ && 2 * in_flight_max > in_flight_ + static_cast<int>(queued_.size())) ||
+           finished_.size() >= gather_max;
 }
 
 // Sending and bookkeeping overlap: claimed deliveries wait in a queue (at most as many as may be
@@ -403,14 +425,9 @@ void delivery_worker::loop() {
         if (round_pending_) until = now + poll;
         if (!round_pending_ && !finished_.empty())
             until = std::min(until, finished_since_ + gather);
-        ready_.wait_until(lock, until, [&] {
-            return stopping_ || round_done_.has_value() ||
-                   (!round_pending_ &&
-                    ((woken_ &&
-                      2 * in_flight_max > in_flight_ + static_cast<int>(queued_.size())) ||
-                     finished_.size() >= gather_max)) ||
-                   (!queued_.empty() && in_flight_ < in_flight_max);
-        });
+        bool none_finished = finished_.empty();
+        ready_.wait_until(lock, until,
+                          [&] { return worth_looking(none_finished, in_flight_max, gather_max); });
     }
 }
 
@@ -429,6 +446,13 @@ std::string delivery_worker::metrics_text() const {
                          "that recorded events, or by PostgreSQL's NOTIFY of any process's.");
     append_sample(out, wakeups, "source", "commit", woken_by_commit_.load());
     append_sample(out, wakeups, "source", "notification", woken_by_notification_.load());
+    constexpr std::string_view rounds = "corridor_webhook_rounds_total";
+    append_metric_header(out, rounds, "counter",
+                         "Delivery rounds (claims and recorded attempts, one transaction each) by "
+                         "where they ran: the ledger writer (those with an approval answer, or "
+                         "all without a delivery connection) or delivery's own connection.");
+    append_sample(out, rounds, "connection", "writer", rounds_on_writer_.load());
+    append_sample(out, rounds, "connection", "delivery", rounds_on_own_.load());
     append_metric(out, "corridor_webhook_queue_depth", "gauge",
                   "Events waiting for a delivery attempt (all processes).", queue_depth_.load());
     append_metric(out, "corridor_webhook_in_flight", "gauge",

@@ -1,10 +1,11 @@
 #pragma once
-// The webhook delivery loop of one process. It claims due events from the outbox (on the ledger
-// writer, in the database, so any number of processes share the work and none sends an event that
-// another is sending), signs each body with the tenant's key, sends it through the outbound
-// transport, and records every attempt with its outcome. Answers to approval events decide their
-// incoming payment in the same transaction that records the attempt. Nothing is held only in
-// memory: a delivery under way when the process dies is claimed again when its lease runs out.
+// The webhook delivery loop of one process. It claims due events from the outbox (in the database,
+// so any number of processes share the work and none sends an event that another is sending; on a
+// connection of its own when it has one, see delivery_connection.hpp, else on the ledger writer),
+// signs each body with the tenant's key, sends it through the outbound transport, and records every
+// attempt with its outcome. Answers to approval events decide their incoming payment in the same
+// transaction that records the attempt. Nothing is held only in memory: a delivery under way when
+// the process dies is claimed again when its lease runs out.
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -50,8 +51,10 @@ private:
 
 class delivery_worker {
 public:
-    delivery_worker(app_services& services, session_executor& writer,
-                    outbound_transport& transport);
+    // `rounds`: where rounds that decide no payment run (a connection of delivery's own); null:
+    // every round runs on the writer.
+    delivery_worker(app_services& services, session_executor& writer, outbound_transport& transport,
+                    session_executor* rounds = nullptr);
     ~delivery_worker();
     delivery_worker(const delivery_worker&) = delete;
     delivery_worker& operator=(const delivery_worker&) = delete;
@@ -91,11 +94,13 @@ private:
     void start_round(std::deque<completion> finished, std::vector<claimed_delivery> unsent,
                      int room);
     void end_round(round_result& result);  // on the loop thread, with mutex_ held
+    bool worth_looking(bool none_finished, int in_flight_max, std::size_t gather_max) const;
     void send(std::vector<claimed_delivery> batch);
     void observe(const completion& done);
 
     app_services& services_;
     session_executor& writer_;
+    session_executor* rounds_;  // null: the writer
     webhook_sender sender_;
     retry_policy policy_;        // the retry schedule and an attempt's lease
     retry_policy claim_policy_;  // the same, its lease longer by queued_ms_max
@@ -120,6 +125,7 @@ private:
                                                                     250, 500, 1000, 5000, 60000};
     std::atomic<std::uint64_t> succeeded_{0}, retried_{0}, gave_up_{0}, no_answer_{0};
     std::atomic<std::uint64_t> woken_by_commit_{0}, woken_by_notification_{0};
+    std::atomic<std::uint64_t> rounds_on_writer_{0}, rounds_on_own_{0};
     std::array<std::atomic<std::uint64_t>, lag_buckets_ms.size() + 1> lag_{};
     std::atomic<std::uint64_t> lag_sum_ms_{0};
     std::array<std::atomic<std::uint64_t>, lag_buckets_ms.size() + 1> latency_{};
