@@ -256,8 +256,8 @@ int run_until_signal(const service_config& config, app_services& services,
     outbound_client outbound(webhook_outbound_options(config));
     webhook_sender test_sender(outbound);
     services.webhooks = &test_sender;
-    auto delivery_rounds = delivery_connection::open_if_useful(url);
-    delivery_worker deliveries(services, writer, outbound, delivery_rounds.get());
+    delivery_connection delivery_db(url);
+    delivery_worker deliveries(services, writer, outbound, &delivery_db);
     services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
     std::optional<std::uint16_t> admin_port;
@@ -298,7 +298,7 @@ int run_until_signal(const service_config& config, app_services& services,
     if (notifications) notifications->stop();
     set_outbox_listener({});
     deliveries.stop(config.limits.shutdown_timeout_ms / 2);
-    if (delivery_rounds) delivery_rounds->stop();
+    delivery_db.stop();
     outbound.stop();
     bulk_imports.stop();
     uma_callbacks.stop();

@@ -13,11 +13,6 @@ delivery_connection::delivery_connection(database_url url) : url_(std::move(url)
     });
 }
 
-std::unique_ptr<delivery_connection> delivery_connection::open_if_useful(const database_url& url) {
-    if (url.backend != database_backend::postgresql) return nullptr;
-    return std::make_unique<delivery_connection>(url);
-}
-
 delivery_connection::~delivery_connection() {
     stop();
 }
@@ -58,14 +53,12 @@ void delivery_connection::worker() {
 }
 
 void delivery_connection::run_one(session_job& job) {
-    bool sqlite = url_.backend == database_backend::sqlite;
     for (int attempt = 1;; ++attempt) {
         bool open = false, committing = false;
         try {
             if (!session_) session_ = open_session(url_);
-            // SQLite: take the write lock at BEGIN, so that the busy timeout covers the wait for it
-            // (a deferred transaction could fail on upgrading a read to a write).
-            *session_ << (sqlite ? "BEGIN IMMEDIATE" : "BEGIN");
+            // SQLite: reads only, in a deferred transaction that takes no write lock.
+            *session_ << "BEGIN";
             open = true;
             if (job.run(*session_)) {
                 committing = true;

@@ -1,13 +1,15 @@
 #pragma once
-// A database connection of webhook delivery's own. Delivery rounds that decide no payment (claims,
-// attempts of NOTIFY and TEST events, give-backs) run here, each job in its own transaction, so
-// that they neither wait behind the ledger writer's payment batches nor hold payments up. Rounds
-// that carry an approval answer still go to the ledger writer: that answer moves money.
+// A database connection of webhook delivery's own, beside the ledger writer.
 //
-// On PostgreSQL, claims keep processes (and this connection and the writer) apart with FOR UPDATE
-// SKIP LOCKED and leases, as they did on the writer. On SQLite, the transaction takes the one write
-// lock (BEGIN IMMEDIATE, waiting under busy_timeout), so a round and a payment batch still take
-// turns; what changes is that a round no longer queues behind every batch already waiting.
+// It reads back the events handed over to delivery at their commit (outbox_handover.hpp), on
+// both backends. On PostgreSQL it also runs the delivery rounds that decide no payment (claims,
+// attempts of NOTIFY and TEST events, give-backs), each job in its own transaction, so that they
+// neither wait behind the ledger writer's payment batches nor hold payments up; claims keep
+// processes (and this connection and the writer) apart with FOR UPDATE SKIP LOCKED and leases, as
+// they did on the writer. Rounds that carry an approval answer still go to the ledger writer: that
+// answer moves money. On SQLite rounds stay on the writer: a round and a payment batch would take
+// turns at the one write lock, and a connection waiting for it sleeps (busy_timeout), which made
+// delivery slower; there this connection only reads (its transactions take no write lock).
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -22,9 +24,8 @@ namespace corridor {
 class delivery_connection final : public session_executor {
 public:
     explicit delivery_connection(database_url url);
-    // One on PostgreSQL; null on SQLite, where a round and a payment batch take turns at one write
-    // lock, and a connection waiting for it sleeps: there rounds stay on the ledger writer.
-    static std::unique_ptr<delivery_connection> open_if_useful(const database_url& url);
+    // Whether delivery rounds (which write) may run here: on PostgreSQL.
+    bool takes_rounds() const { return url_.backend == database_backend::postgresql; }
     ~delivery_connection() override;
     delivery_connection(const delivery_connection&) = delete;
     delivery_connection& operator=(const delivery_connection&) = delete;

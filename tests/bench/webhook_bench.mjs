@@ -181,7 +181,9 @@ async function measure(backend, database) {
     const ok = await drained(server, receiver, receivedBefore + events, 120000);
     const lagCpu = cpuPerOperation(lagCpuBefore, threadCpuMs(server.process.pid), Math.max(1, load.sent));
     const lagStats = await stats(receiver, true);
-    const histogramAfter = lagFromHistogram(await metrics(server));
+    const metricsAfter = await metrics(server);
+    const histogramAfter = lagFromHistogram(metricsAfter);
+    const handedOver = Number(metricsAfter.match(/^corridor_webhook_handed_over_total (\d+)$/m)?.[1] ?? 0);
     const lags = lagStats.lags;
 
     // 2. Steady-state delivery rate: a backlog built while the receiver holds its answers (so the
@@ -213,6 +215,7 @@ async function measure(backend, database) {
     console.log(`webhook delivery to a local receiver (${backend}, durable commits, ${seconds} s at ${rate} payments/s requested)`);
     console.log(`lag run: ${load.sent} payments (${load.perSecond.toFixed(0)}/s achieved, ${load.failed} failed), ${events} events, all delivered: ${ok}`);
     console.log(`  lag commit -> received at the receiver (payment events, n=${lags.length}): p50 ${percentile(lags, 0.5)} ms, p99 ${percentile(lags, 0.99)} ms, max ${percentile(lags, 1)} ms`);
+    console.log(`  events handed over at their commit (no claim round): ${handedOver} of ${events + baseline}`);
     console.log(`  server CPU per payment (its quote, execution and five deliveries): ${lagCpu}`);
     console.log(`  lag commit -> first attempt (/metrics histogram): p50 ${bucketQuantile(histogramBefore, histogramAfter, 0.5)}, p99 ${bucketQuantile(histogramBefore, histogramAfter, 0.99)}`);
     console.log(`drain run: ${backlog.sent} payments queued ${backlogEvents} events in ${((drainStart - wrkStart) / 1000).toFixed(1)} s ` +
