@@ -217,7 +217,7 @@ void deferred_writes::flush(soci::session& session) {
                      r.transaction_id, r.created_at_ms);
     }
     for (const auto& r : events_) {
-        auto lease = lease_for_handover(r.id, r.created_at_ms);
+        auto lease = lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms);
         run_prepared(session, outbox_event_insert_sql, r.id, r.platform_id, r.environment, r.type,
                      r.payload, r.purpose, r.created_at_ms, lease.token, lease.until_ms, r.purpose,
                      r.platform_id, r.environment);
@@ -248,7 +248,9 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
     if (!events_.empty()) {
         using e = deferred_event;
         std::vector<outbox_lease> leases;
-        for (const auto& r : events_) leases.push_back(lease_for_handover(r.id, r.created_at_ms));
+        for (const auto& r : events_)
+            leases.push_back(
+                lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms));
         pipeline.push_back(
             {outbox_events_unnest_sql,
              {text_array(events_, &e::id), text_array(events_, &e::platform_id),

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/deferred_writes.hpp"
@@ -42,6 +43,7 @@ struct handover_target {
 };
 std::shared_ptr<const handover_target> handover;
 std::atomic<std::int64_t> handover_room{0};
+std::unordered_map<std::string, long long> handover_skipped;  // tenant -> until when
 thread_local std::vector<std::string> leased_ids;  // this thread's transaction's, until it ends
 thread_local std::size_t recorded_count = 0;       // events this thread's transaction recorded
 
@@ -60,12 +62,23 @@ void set_outbox_handover_room(std::int64_t room) {
     handover_room.store(room, std::memory_order_relaxed);
 }
 
-outbox_lease lease_for_handover(const std::string& event_id, long long now_ms) {
+void skip_handover_for(const std::string& platform_id, const std::string& environment,
+                       long long until_ms) {
+    std::lock_guard lock(listener_mutex);
+    handover_skipped[platform_id + "|" + environment] = until_ms;
+}
+
+outbox_lease lease_for_handover(const std::string& event_id, const std::string& platform_id,
+                                const std::string& environment, long long now_ms) {
     if (handover_room.load(std::memory_order_relaxed) <= 0) return {};
     std::shared_ptr<const handover_target> target;
     {
         std::lock_guard lock(listener_mutex);
         target = handover;
+        if (!handover_skipped.empty()) {
+            auto found = handover_skipped.find(platform_id + "|" + environment);
+            if (found != handover_skipped.end() && found->second > now_ms) return {};
+        }
     }
     if (!target || handover_room.fetch_sub(1, std::memory_order_relaxed) <= 0) return {};
     leased_ids.push_back(event_id);

@@ -30,6 +30,11 @@ struct outbox_lease {
     std::string token;  // empty: not leased
     long long until_ms = 0;
 };
-outbox_lease lease_for_handover(const std::string& event_id, long long now_ms);
+// Events of a tenant that delivery found without an endpoint are not leased until `until_ms`
+// (they are written closed anyway; this only spares delivery reading them back).
+outbox_lease lease_for_handover(const std::string& event_id, const std::string& platform_id,
+                                const std::string& environment, long long now_ms);
+void skip_handover_for(const std::string& platform_id, const std::string& environment,
+                       long long until_ms);
 
 }  // namespace corridor

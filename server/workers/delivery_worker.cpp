@@ -368,7 +368,13 @@ std::vector<std::string> delivery_worker::take_results() {
 // round would have returned, without a write or a commit.
 void delivery_worker::start_reading(std::vector<std::string> ids) {
     auto work = [this, ids = std::move(ids)](soci::session& session, round_result& result) {
-        result.claimed = read_handed_over(session, services_.time, handover_token_, ids);
+        auto read = read_handed_over(session, services_.time, handover_token_, ids);
+        result.claimed = std::move(read.claimed);
+        // Their events are written closed: a second's rest from reading them back.
+        for (const auto& owner : read.without_endpoint) {
+            skip_handover_for(owner.platform_id, std::string(owner.env_name()),
+                              services_.time.now_ms() + 1000);
+        }
     };
     own_->submit(std::make_unique<round_job>(std::move(work), [this](round_result result) {
         {
