@@ -7,6 +7,7 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/outbox_insert.hpp"
 #include "ledger/store/statement_cache.hpp"
 
@@ -216,9 +217,10 @@ void deferred_writes::flush(soci::session& session) {
                      r.transaction_id, r.created_at_ms);
     }
     for (const auto& r : events_) {
+        auto lease = lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms);
         run_prepared(session, outbox_event_insert_sql, r.id, r.platform_id, r.environment, r.type,
-                     r.payload, r.created_at_ms, r.created_at_ms, r.purpose, r.created_at_ms,
-                     r.purpose, r.platform_id, r.environment);
+                     r.payload, r.purpose, r.created_at_ms, lease.token, lease.until_ms, r.purpose,
+                     r.platform_id, r.environment);
     }
     postings_.clear();
     transfers_.clear();
@@ -245,12 +247,17 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
     }
     if (!events_.empty()) {
         using e = deferred_event;
+        std::vector<outbox_lease> leases;
+        for (const auto& r : events_)
+            leases.push_back(
+                lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms));
         pipeline.push_back(
             {outbox_events_unnest_sql,
              {text_array(events_, &e::id), text_array(events_, &e::platform_id),
               text_array(events_, &e::environment), text_array(events_, &e::type),
               text_array(events_, &e::payload), number_array(events_, &e::created_at_ms),
-              text_array(events_, &e::purpose)}});
+              text_array(events_, &e::purpose), text_array(leases, &outbox_lease::token),
+              number_array(leases, &outbox_lease::until_ms)}});
     }
     for (auto& statement : statements_) pipeline.push_back(std::move(statement));
     facts_.append_config_checks(pipeline);

@@ -1,11 +1,14 @@
 #include "ledger/store/outbox.hpp"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/event_payloads.hpp"
+#include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/outbox_insert.hpp"
 #include "ledger/store/statement_cache.hpp"
 
@@ -32,7 +35,55 @@ thread_local bool events_pending = false;
 std::mutex listener_mutex;
 std::shared_ptr<const std::function<void()>> listener;
 
+// The handover (outbox_handover.hpp): set and read under listener_mutex, except the room.
+struct handover_target {
+    std::string token;
+    std::int64_t lease_ms = 0;
+    std::function<void(std::vector<std::string>)> receive;
+};
+std::shared_ptr<const handover_target> handover;
+std::atomic<std::int64_t> handover_room{0};
+std::unordered_map<std::string, long long> handover_skipped;  // tenant -> until when
+thread_local std::vector<std::string> leased_ids;  // this thread's transaction's, until it ends
+thread_local std::size_t recorded_count = 0;       // events this thread's transaction recorded
+
 }  // namespace
+
+void set_outbox_handover(std::string token, std::int64_t lease_ms,
+                         std::function<void(std::vector<std::string>)> receive) {
+    std::lock_guard lock(listener_mutex);
+    handover = receive ? std::make_shared<const handover_target>(
+                             handover_target{std::move(token), lease_ms, std::move(receive)})
+                       : nullptr;
+    if (!handover) handover_room.store(0);
+}
+
+void set_outbox_handover_room(std::int64_t room) {
+    handover_room.store(room, std::memory_order_relaxed);
+}
+
+void skip_handover_for(const std::string& platform_id, const std::string& environment,
+                       long long until_ms) {
+    std::lock_guard lock(listener_mutex);
+    handover_skipped[platform_id + "|" + environment] = until_ms;
+}
+
+outbox_lease lease_for_handover(const std::string& event_id, const std::string& platform_id,
+                                const std::string& environment, long long now_ms) {
+    if (handover_room.load(std::memory_order_relaxed) <= 0) return {};
+    std::shared_ptr<const handover_target> target;
+    {
+        std::lock_guard lock(listener_mutex);
+        target = handover;
+        if (!handover_skipped.empty()) {
+            auto found = handover_skipped.find(platform_id + "|" + environment);
+            if (found != handover_skipped.end() && found->second > now_ms) return {};
+        }
+    }
+    if (!target || handover_room.fetch_sub(1, std::memory_order_relaxed) <= 0) return {};
+    leased_ids.push_back(event_id);
+    return {target->token, now_ms + target->lease_ms};
+}
 
 void set_outbox_listener(std::function<void()> wake) {
     std::lock_guard lock(listener_mutex);
@@ -47,15 +98,26 @@ void outbox_committed_on_this_thread() {
     if (!events_pending) return;
     events_pending = false;
     std::shared_ptr<const std::function<void()>> wake;
+    std::shared_ptr<const handover_target> target;
     {
         std::lock_guard lock(listener_mutex);
         wake = listener;
+        target = handover;
     }
-    if (wake) (*wake)();
+    // Ids of events that a rolled-back savepoint took away may be among them: delivery reads each
+    // back before sending, and finds none for those. When every event was handed over there is
+    // nothing for a claim round to find: no wake-up.
+    bool all_handed = target && leased_ids.size() >= recorded_count;
+    if (!leased_ids.empty() && target) target->receive(std::exchange(leased_ids, {}));
+    leased_ids.clear();
+    recorded_count = 0;
+    if (wake && !all_handed) (*wake)();
 }
 
 void outbox_rolled_back_on_this_thread() {
     events_pending = false;
+    leased_ids.clear();
+    recorded_count = 0;
 }
 
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
@@ -69,14 +131,19 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     long long now_ms = time.now_ms();
     std::string stored = pack_event_payload(payload);
     events_pending = true;
+    ++recorded_count;
     if (deferred_writes* deferred = deferred_writes_of(session)) {
         // Nothing in a ledger batch reads its own events back: they join the batch's flush.
         deferred->add_event(
             {id, owner.platform_id, env_name, type, std::move(stored), purpose_name, now_ms});
         return id;
     }
+    // Outside a ledger batch nothing is handed over: POST /webhooks/test claims its own event.
+    std::string no_lease;
+    long long no_lease_until = 0;
     run_prepared(session, outbox_event_insert_sql, id, owner.platform_id, env_name, type, stored,
-                 now_ms, now_ms, purpose_name, now_ms, purpose_name, owner.platform_id, env_name);
+                 purpose_name, now_ms, no_lease, no_lease_until, purpose_name, owner.platform_id,
+                 env_name);
     events_pending = true;
     return id;
 }

@@ -8,27 +8,39 @@
 // runs is seen, and its events are sent. An event recorded PENDING whose endpoint is removed before
 // its claim is still closed by the delivery round, as is a resent one while there is no endpoint.
 
+// An event handed over to this process's delivery (outbox_handover.hpp) is inserted leased: its
+// first attempt counted and started, the claim token set, due again when the lease ends. Only a
+// PENDING one: an event written closed is never leased.
+
 namespace corridor {
 
-// One event. Parameters: id, platform, environment, type, stored payload, due time, created time,
-// purpose, finished time (the created time), then purpose, platform and environment again.
+// One event. Parameters: id, platform, environment, type, stored payload, purpose, created time
+// (also its due time, or its finishing time when written closed), the claim token ('' for none:
+// not leased) and the lease's end, then purpose, platform and environment again.
 inline constexpr const char* outbox_event_insert_sql =
     "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts, "
-    "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms) SELECT :i, :p, :e, :y, :b, CASE "
-    "WHEN k.sendable THEN 'PENDING' ELSE 'NO_ENDPOINT' END, 0, :n, :t, :u, CASE WHEN k.sendable "
-    "THEN NULL ELSE CAST(:f AS BIGINT) END FROM (SELECT :u2 <> 'NOTIFY' OR EXISTS (SELECT 1 FROM "
-    "platform_configs c WHERE c.platform_id = :p2 AND c.environment = :e2 AND c.webhook_endpoint "
-    "<> '') AS sendable) k";
+    "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms, claim_token, first_attempt_at_ms) "
+    "SELECT :i, :p, :e, :y, :b, CASE WHEN k.sendable THEN 'PENDING' ELSE 'NO_ENDPOINT' END, CASE "
+    "WHEN k.leased THEN 1 ELSE 0 END, CASE WHEN k.leased THEN k.lease_until ELSE k.at END, k.at, "
+    ":u, CASE WHEN k.sendable THEN NULL ELSE k.at END, CASE WHEN k.leased THEN k.token END, CASE "
+    "WHEN k.leased THEN k.at END FROM (SELECT s.at, s.token, s.lease_until, s.sendable, s.sendable "
+    "AND s.token <> '' AS leased FROM (SELECT CAST(:t AS BIGINT) AS at, CAST(:c AS TEXT) AS token, "
+    "CAST(:l AS BIGINT) AS lease_until, (:u2 <> 'NOTIFY' OR EXISTS (SELECT 1 FROM platform_configs "
+    "c WHERE c.platform_id = :p2 AND c.environment = :e2 AND c.webhook_endpoint <> '')) AS "
+    "sendable) s) k";
 
 // PostgreSQL: the same for a row per array element (id, platform, environment, type, payload,
-// created time, purpose).
+// created time, purpose, claim token, lease's end).
 inline constexpr const char* outbox_events_unnest_sql =
     "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts, "
-    "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms) SELECT r.i, r.p, r.e, r.y, r.b, "
-    "CASE WHEN k.sendable THEN 'PENDING' ELSE 'NO_ENDPOINT' END, 0, r.n, r.n, r.u, CASE WHEN "
-    "k.sendable THEN NULL ELSE r.n END FROM unnest($1::text[], $2::text[], $3::text[], "
-    "$4::text[], $5::text[], $6::bigint[], $7::text[]) AS r(i, p, e, y, b, n, u) CROSS JOIN "
-    "LATERAL (SELECT r.u <> 'NOTIFY' OR EXISTS (SELECT 1 FROM platform_configs c WHERE "
-    "c.platform_id = r.p AND c.environment = r.e AND c.webhook_endpoint <> '') AS sendable) k";
+    "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms, claim_token, first_attempt_at_ms) "
+    "SELECT r.i, r.p, r.e, r.y, r.b, CASE WHEN k.sendable THEN 'PENDING' ELSE 'NO_ENDPOINT' END, "
+    "CASE WHEN k.leased THEN 1 ELSE 0 END, CASE WHEN k.leased THEN r.l ELSE r.n END, r.n, r.u, "
+    "CASE WHEN k.sendable THEN NULL ELSE r.n END, CASE WHEN k.leased THEN r.c END, CASE WHEN "
+    "k.leased THEN r.n END FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], "
+    "$6::bigint[], $7::text[], $8::text[], $9::bigint[]) AS r(i, p, e, y, b, n, u, c, l) CROSS "
+    "JOIN LATERAL (SELECT s.sendable, s.sendable AND r.c <> '' AS leased FROM (SELECT r.u <> "
+    "'NOTIFY' OR EXISTS (SELECT 1 FROM platform_configs c WHERE c.platform_id = r.p AND "
+    "c.environment = r.e AND c.webhook_endpoint <> '') AS sendable) s) k";
 
 }  // namespace corridor

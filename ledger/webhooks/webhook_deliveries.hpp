@@ -67,6 +67,19 @@ std::optional<claimed_delivery> claim_delivery(soci::session& session, const clo
                                                random_source& random, const retry_policy& policy,
                                                const std::string& event_id);
 
+// Events handed over to this process at their commit (ledger/store/outbox_handover.hpp), read back
+// for sending: those of `ids` that are PENDING and still leased under `token`, oldest first, each
+// with its tenant's endpoint and key (attempt 1, claimed when it was written); and the tenants of
+// those written closed for want of an endpoint. It writes nothing but a due next signing key's
+// promotion (as a claim would): an event whose endpoint has been removed since is left to its
+// lease, after which a claim closes it. (handed_over.cpp)
+struct handed_over_events {
+    std::vector<claimed_delivery> claimed;
+    std::vector<tenant> without_endpoint;
+};
+handed_over_events read_handed_over(soci::session& session, const clock& time,
+                                    const std::string& token, const std::vector<std::string>& ids);
+
 // Gives back claims that were never sent (a process stopping with deliveries still queued, or
 // held past their time): each event is due at once again, its attempt count and first attempt
 // time as before the claim. Only while the claim still holds the event (its token matches).

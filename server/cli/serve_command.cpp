@@ -29,6 +29,7 @@
 #include "server/process/ops_metrics.hpp"
 #include "server/process/reference_data.hpp"
 #include "server/workers/bulk_import_runner.hpp"
+#include "server/workers/delivery_connection.hpp"
 #include "server/workers/delivery_worker.hpp"
 #include "server/workers/outbox_notifications.hpp"
 #include "server/workers/rail_funding_source.hpp"
@@ -255,7 +256,8 @@ int run_until_signal(const service_config& config, app_services& services,
     outbound_client outbound(webhook_outbound_options(config));
     webhook_sender test_sender(outbound);
     services.webhooks = &test_sender;
-    delivery_worker deliveries(services, writer, outbound);
+    delivery_connection delivery_db(url);
+    delivery_worker deliveries(services, writer, outbound, &delivery_db);
     services.stats->add_source([&deliveries] { return deliveries.metrics_text(); });
     auto port = server.start();
     std::optional<std::uint16_t> admin_port;
@@ -296,6 +298,7 @@ int run_until_signal(const service_config& config, app_services& services,
     if (notifications) notifications->stop();
     set_outbox_listener({});
     deliveries.stop(config.limits.shutdown_timeout_ms / 2);
+    delivery_db.stop();
     outbound.stop();
     bulk_imports.stop();
     uma_callbacks.stop();

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/json.hpp>
 
+#include "ledger/base/random.hpp"
 #include "ledger/base/thread_name.hpp"
 #include "ledger/payments/approvals.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/outbox_handover.hpp"
 #include "server/api/app.hpp"
 #include "server/process/metric_text.hpp"
 
@@ -152,9 +155,10 @@ private:
 };
 
 delivery_worker::delivery_worker(app_services& services, session_executor& writer,
-                                 outbound_transport& transport)
+                                 outbound_transport& transport, delivery_connection* own)
     : services_(services),
       writer_(writer),
+      own_(own),
       sender_(transport),
       policy_(webhook_retry_policy(services.config)),
       claim_policy_(policy_) {
@@ -166,6 +170,12 @@ delivery_worker::~delivery_worker() {
 }
 
 void delivery_worker::start() {
+    if (own_) {
+        // A handed-over event is leased as a claim is: its lease covers the wait in the queue.
+        handover_token_ = random_hex(services_.random, 16);
+        set_outbox_handover(handover_token_, claim_policy_.lease_ms,
+                            [this](std::vector<std::string> ids) { handed_over(std::move(ids)); });
+    }
     thread_ = std::thread([this] {
         name_this_thread("webhooks");
         loop();
@@ -182,7 +192,20 @@ void delivery_worker::wake(wake_source source) {
     ready_.notify_all();
 }
 
+void delivery_worker::handed_over(std::vector<std::string> ids) {
+    // The commit woke delivery with its events: counted as the wake-up it replaces.
+    woken_by_commit_.fetch_add(1, std::memory_order_relaxed);
+    handed_over_.fetch_add(ids.size(), std::memory_order_relaxed);
+    {
+        std::lock_guard lock(mutex_);
+        handed_.insert(handed_.end(), std::make_move_iterator(ids.begin()),
+                       std::make_move_iterator(ids.end()));
+    }
+    ready_.notify_all();
+}
+
 void delivery_worker::stop(std::int64_t drain_ms) {
+    if (own_) set_outbox_handover({}, 0, {});  // from now on events wait for a claim
     {
         std::lock_guard lock(mutex_);
         if (stopping_ && !thread_.joinable()) return;
@@ -201,12 +224,23 @@ void delivery_worker::stop(std::int64_t drain_ms) {
         round_done_.reset();
         round_pending_ = false;
     }
+    ready_.wait(lock, [this] { return reading_ == 0 || read_done_.has_value(); });
+    if (read_done_) enqueue(std::exchange(*read_done_, {}));
+    read_done_.reset();
+    reading_ = 0;
     ready_.wait_until(lock, deadline, [this] { return in_flight_ == 0; });
     std::deque<completion> finished;
     finished.swap(finished_);
     std::vector<claimed_delivery> unsent(std::make_move_iterator(queued_.begin()),
                                          std::make_move_iterator(queued_.end()));
     queued_.clear();
+    for (auto& id : handed_) {  // leased at their insert, never read back: given back too
+        claimed_delivery leased;
+        leased.id = std::move(id);
+        leased.claim_token = handover_token_;
+        unsent.push_back(std::move(leased));
+    }
+    handed_.clear();
     if (finished.empty() && unsent.empty()) return;
     round_pending_ = true;
     lock.unlock();
@@ -230,6 +264,14 @@ void delivery_worker::start_round(std::deque<completion> finished,
                                   std::vector<claimed_delivery> unsent, int room) {
     auto payments = services_.payments();
     std::int64_t approval_timeout_ms = services_.config.webhooks_approval_timeout_ms;
+    // An approval answer decides its payment: that round is the writer's. The others touch only
+    // the outbox and the attempts, and run on delivery's own connection when there is one.
+    bool decides_payment = std::any_of(finished.begin(), finished.end(), [](const auto& done) {
+        return done.delivery.purpose == event_purpose::approval;
+    });
+    session_executor& executor = own_ && own_->takes_rounds() && !decides_payment ? *own_ : writer_;
+    (&executor == &writer_ ? rounds_on_writer_ : rounds_on_own_)
+        .fetch_add(1, std::memory_order_relaxed);
     // The queue depth is a COUNT over the outbox: once a second is enough for a gauge.
     std::int64_t now_ms = services_.time.now_ms();
     bool count_depth = room > 0 && now_ms - last_depth_ms_ >= 1000;
@@ -259,7 +301,7 @@ void delivery_worker::start_round(std::deque<completion> finished,
         }
         if (count_depth) result.depth = pending_delivery_count(session);
     };
-    writer_.submit(std::make_unique<round_job>(std::move(work), [this](round_result result) {
+    executor.submit(std::make_unique<round_job>(std::move(work), [this](round_result result) {
         {
             std::lock_guard lock(mutex_);
             round_done_ = std::move(result);
@@ -287,14 +329,67 @@ void delivery_worker::end_round(round_result& result) {
     }
     if (result.depth >= 0) queue_depth_.store(result.depth, std::memory_order_relaxed);
     more_due_ = result.asked > 0 && static_cast<int>(result.claimed.size()) == result.asked;
+    enqueue(std::move(result.claimed));
+}
+
+void delivery_worker::enqueue(std::vector<claimed_delivery> claimed) {
     // Approval and test events are sent once: they go first and never wait in the queue, so that
     // a crash cannot leave one claimed but never sent.
-    for (auto it = result.claimed.rbegin(); it != result.claimed.rend(); ++it) {
+    for (auto it = claimed.rbegin(); it != claimed.rend(); ++it) {
         if (it->purpose != event_purpose::notify) queued_.push_front(std::move(*it));
     }
-    for (auto& delivery : result.claimed) {
+    for (auto& delivery : claimed) {
         if (delivery.purpose == event_purpose::notify) queued_.push_back(std::move(delivery));
     }
+}
+
+// Takes in what the last round and the last read came to, and returns the handed-over ids to read
+// back next, if no read is under way (mutex_ held).
+std::vector<std::string> delivery_worker::take_results() {
+    if (round_done_) {
+        end_round(*round_done_);
+        round_done_.reset();
+        round_pending_ = false;
+    }
+    if (read_done_) {
+        enqueue(std::exchange(*read_done_, {}));
+        read_done_.reset();
+        reading_ = 0;
+    }
+    std::vector<std::string> to_read;
+    if (!handed_.empty() && reading_ == 0) {
+        to_read.swap(handed_);
+        reading_ = to_read.size();
+    }
+    return to_read;
+}
+
+// Reads handed-over events back on delivery's own connection (never the writer's): what a claim
+// round would have returned, without a write or a commit.
+void delivery_worker::start_reading(std::vector<std::string> ids) {
+    auto work = [this, ids = std::move(ids)](soci::session& session, round_result& result) {
+        auto read = read_handed_over(session, services_.time, handover_token_, ids);
+        result.claimed = std::move(read.claimed);
+        // Their events are written closed: a second's rest from reading them back.
+        for (const auto& owner : read.without_endpoint) {
+            skip_handover_for(owner.platform_id, std::string(owner.env_name()),
+                              services_.time.now_ms() + 1000);
+        }
+    };
+    own_->submit(std::make_unique<round_job>(std::move(work), [this](round_result result) {
+        {
+            std::lock_guard lock(mutex_);
+            read_done_ = std::move(result.claimed);  // empty when the read failed: leases run out
+        }
+        ready_.notify_all();
+    }));
+}
+
+// How many more events may be handed over: as many as may wait in the queue (mutex_ held).
+void delivery_worker::set_handover_room(int in_flight_max) {
+    std::int64_t waiting =
+        in_flight_ + static_cast<std::int64_t>(queued_.size() + handed_.size() + reading_);
+    set_outbox_handover_room(std::max<std::int64_t>(0, 2 * in_flight_max - waiting));
 }
 
 void delivery_worker::send(std::vector<claimed_delivery> batch) {
@@ -331,6 +426,19 @@ void delivery_worker::send(std::vector<claimed_delivery> batch) {
     }
 }
 
+// Whether the loop has something to do before its deadline (mutex_ held).
+bool delivery_worker::worth_looking(bool none_finished, int in_flight_max,
+                                    std::size_t gather_max) const {
+    if (stopping_ || round_done_.has_value() || read_done_.has_value()) return true;
+    if (!handed_.empty() && reading_ == 0) return true;
+    if (!queued_.empty() && in_flight_ < in_flight_max) return true;
+    if (round_pending_) return false;
+    // The first answer to arrive sets the gathering's deadline: look again when it does.
+    if (none_finished && !finished_.empty()) return true;
+    return (woken_ && 2 * in_flight_max > in_flight_ + static_cast<int>(queued_.size())) ||
+           finished_.size() >= gather_max;
+}
+
 // Sending and bookkeeping overlap: claimed deliveries wait in a queue (at most as many as may be
 // under way) and go out as soon as answers free room, while one round at a time records answers
 // and claims more on the writer. A slot is then held for an HTTP exchange only, never for a commit.
@@ -346,11 +454,7 @@ void delivery_worker::loop() {
     std::vector<claimed_delivery> unsent;  // held too long: given back by the next round
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-        if (round_done_) {
-            end_round(*round_done_);
-            round_done_.reset();
-            round_pending_ = false;
-        }
+        std::vector<std::string> to_read = take_results();
         std::vector<claimed_delivery> batch;
         std::int64_t now_ms = services_.time.now_ms();
         while (!queued_.empty() &&
@@ -386,10 +490,12 @@ void delivery_worker::loop() {
                 round_pending_ = true;
             }
         }
-        if (start || !batch.empty()) {
+        set_handover_room(in_flight_max);
+        if (start || !batch.empty() || !to_read.empty()) {
             in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
             lock.unlock();
             try {
+                if (!to_read.empty()) start_reading(std::move(to_read));
                 if (start) start_round(std::move(finished), std::exchange(unsent, {}), room);
                 send(std::move(batch));
             } catch (const std::exception& error) {
@@ -403,14 +509,9 @@ void delivery_worker::loop() {
         if (round_pending_) until = now + poll;
         if (!round_pending_ && !finished_.empty())
             until = std::min(until, finished_since_ + gather);
-        ready_.wait_until(lock, until, [&] {
-            return stopping_ || round_done_.has_value() ||
-                   (!round_pending_ &&
-                    ((woken_ &&
-                      2 * in_flight_max > in_flight_ + static_cast<int>(queued_.size())) ||
-                     finished_.size() >= gather_max)) ||
-                   (!queued_.empty() && in_flight_ < in_flight_max);
-        });
+        bool none_finished = finished_.empty();
+        ready_.wait_until(lock, until,
+                          [&] { return worth_looking(none_finished, in_flight_max, gather_max); });
     }
 }
 
@@ -429,6 +530,17 @@ std::string delivery_worker::metrics_text() const {
                          "that recorded events, or by PostgreSQL's NOTIFY of any process's.");
     append_sample(out, wakeups, "source", "commit", woken_by_commit_.load());
     append_sample(out, wakeups, "source", "notification", woken_by_notification_.load());
+    constexpr std::string_view rounds = "corridor_webhook_rounds_total";
+    append_metric_header(out, rounds, "counter",
+                         "Delivery rounds (claims and recorded attempts, one transaction each) by "
+                         "where they ran: the ledger writer (those with an approval answer, or "
+                         "all without a delivery connection) or delivery's own connection.");
+    append_sample(out, rounds, "connection", "writer", rounds_on_writer_.load());
+    append_sample(out, rounds, "connection", "delivery", rounds_on_own_.load());
+    append_metric(out, "corridor_webhook_handed_over_total", "counter",
+                  "Events leased to this process by the commit that wrote them and handed to its "
+                  "delivery without a claim.",
+                  handed_over_.load());
     append_metric(out, "corridor_webhook_queue_depth", "gauge",
                   "Events waiting for a delivery attempt (all processes).", queue_depth_.load());
     append_metric(out, "corridor_webhook_in_flight", "gauge",

@@ -1,10 +1,11 @@
 #pragma once
-// The webhook delivery loop of one process. It claims due events from the outbox (on the ledger
-// writer, in the database, so any number of processes share the work and none sends an event that
-// another is sending), signs each body with the tenant's key, sends it through the outbound
-// transport, and records every attempt with its outcome. Answers to approval events decide their
-// incoming payment in the same transaction that records the attempt. Nothing is held only in
-// memory: a delivery under way when the process dies is claimed again when its lease runs out.
+// The webhook delivery loop of one process. It claims due events from the outbox (in the database,
+// so any number of processes share the work and none sends an event that another is sending; on a
+// connection of its own when it has one, see delivery_connection.hpp, else on the ledger writer),
+// signs each body with the tenant's key, sends it through the outbound transport, and records every
+// attempt with its outcome. Answers to approval events decide their incoming payment in the same
+// transaction that records the attempt. Nothing is held only in memory: a delivery under way when
+// the process dies is claimed again when its lease runs out.
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -24,6 +25,7 @@
 #include "ledger/store/session_job.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"
 #include "server/http/outbound_client.hpp"
+#include "server/workers/delivery_connection.hpp"
 
 namespace corridor {
 
@@ -50,8 +52,11 @@ private:
 
 class delivery_worker {
 public:
-    delivery_worker(app_services& services, session_executor& writer,
-                    outbound_transport& transport);
+    // `own`: delivery's own connection (delivery_connection.hpp): rounds that decide no payment
+    // run there where it takes them, and with it events are handed over at their commit
+    // (outbox_handover.hpp). Null: every round runs on the writer, and nothing is handed over.
+    delivery_worker(app_services& services, session_executor& writer, outbound_transport& transport,
+                    delivery_connection* own = nullptr);
     ~delivery_worker();
     delivery_worker(const delivery_worker&) = delete;
     delivery_worker& operator=(const delivery_worker&) = delete;
@@ -64,6 +69,8 @@ public:
     // commit of this process; `notification`: PostgreSQL's NOTIFY, sent by any process's commit.
     enum class wake_source { commit, notification };
     void wake(wake_source source = wake_source::commit);
+    // Events leased to this process by the commit that wrote them (outbox_handover.hpp).
+    void handed_over(std::vector<std::string> ids);
     std::string metrics_text() const;
 
     // A claimed delivery waits in the queue at most this long; older ones are given back rather
@@ -85,17 +92,24 @@ private:
         int asked = 0;
     };
     class round_job;
+    class read_job;
+    void start_reading(std::vector<std::string> ids);  // reads handed-over events back
+    void enqueue(std::vector<claimed_delivery> claimed);
+    std::vector<std::string> take_results();
+    void set_handover_room(int in_flight_max);
     void loop();
     // Submits one round to the writer without waiting: records `finished`, gives back `unsent`,
     // and claims up to `room` due events.
     void start_round(std::deque<completion> finished, std::vector<claimed_delivery> unsent,
                      int room);
     void end_round(round_result& result);  // on the loop thread, with mutex_ held
+    bool worth_looking(bool none_finished, int in_flight_max, std::size_t gather_max) const;
     void send(std::vector<claimed_delivery> batch);
     void observe(const completion& done);
 
     app_services& services_;
     session_executor& writer_;
+    delivery_connection* own_;  // null: none
     webhook_sender sender_;
     retry_policy policy_;        // the retry schedule and an attempt's lease
     retry_policy claim_policy_;  // the same, its lease longer by queued_ms_max
@@ -107,6 +121,10 @@ private:
     // commit. Oldest claim first.
     std::deque<claimed_delivery> queued_;
     bool round_pending_ = false;
+    std::string handover_token_;       // this process's claim token for handed-over events
+    std::vector<std::string> handed_;  // handed over, not yet read back
+    std::size_t reading_ = 0;          // being read back
+    std::optional<std::vector<claimed_delivery>> read_done_;
     std::optional<round_result> round_done_;
     bool more_due_ = false;  // the last round claimed all it asked for
     bool stopping_ = false;
@@ -120,6 +138,8 @@ private:
                                                                     250, 500, 1000, 5000, 60000};
     std::atomic<std::uint64_t> succeeded_{0}, retried_{0}, gave_up_{0}, no_answer_{0};
     std::atomic<std::uint64_t> woken_by_commit_{0}, woken_by_notification_{0};
+    std::atomic<std::uint64_t> rounds_on_writer_{0}, rounds_on_own_{0};
+    std::atomic<std::uint64_t> handed_over_{0};
     std::array<std::atomic<std::uint64_t>, lag_buckets_ms.size() + 1> lag_{};
     std::atomic<std::uint64_t> lag_sum_ms_{0};
     std::array<std::atomic<std::uint64_t>, lag_buckets_ms.size() + 1> latency_{};

@@ -2,7 +2,7 @@
 // webhook (answered by a loopback receiver) to the customer's internal account.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCorridor, stopCorridor, call } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, call, metricsText } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { newCustomer, accountsOf, balanceOf, assertError, eventually, sleep } from './lib/money.mjs';
 import { expectWrongTypes } from './lib/wrong_types.mjs';
@@ -64,8 +64,15 @@ function approvalQuestions(transactionId) {
     && entry.body.transaction?.id === transactionId && entry.body.transaction.status === 'PENDING');
 }
 
+async function writerRounds() {
+  const found = (await metricsText(server)).match(/^corridor_webhook_rounds_total\{connection="writer"\} (\d+)$/m);
+  assert.ok(found, 'no writer round counter in /metrics');
+  return Number(found[1]);
+}
+
 test('$success completes once the platform approves, crediting the customer', async () => {
   const { customer, account } = await customerWithVerdict({ status: 200 });
+  const roundsBefore = await writerRounds();
   const response = await receive({
     senderUmaAddress: '$success.usd@sandbox.uma.money', customerId: customer.id,
     receivingCurrencyCode: 'USD', receivingCurrencyAmount: 1234,
@@ -80,6 +87,9 @@ test('$success completes once the platform approves, crediting the customer', as
   const [question] = approvalQuestions(response.body.id);
   assert.ok(question, 'the platform was asked to approve');
   assert.equal(question.body.transaction.source.umaAddress, '$success.usd@sandbox.uma.money');
+  // The answer decides a payment: its round is the ledger writer's, even where other rounds run on
+  // delivery's own connection (PostgreSQL).
+  assert.ok(await writerRounds() > roundsBefore, 'the approval answer was not recorded on the writer');
 });
 
 test('the receiver may be named by its UMA address', async () => {

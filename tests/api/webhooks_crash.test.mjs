@@ -4,16 +4,19 @@
 // arrives reports a change that was committed.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startCorridor, stopCorridor, call, launch } from './lib/harness.mjs';
+import { startCorridor, stopCorridor, call, launch, anotherProcess, metricsText } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { newCustomer, accountsOf, fund, eventually } from './lib/money.mjs';
 
 let server;
 let receiver;
+let other;
 after(async () => {
+  if (other) await stopCorridor(other, { keepFiles: true });
   if (server) await stopCorridor(server);
   if (receiver) await stopReceiver(receiver);
 });
+const onPostgres = Boolean(process.env.CORRIDOR_TEST_POSTGRES_URL_FILE);
 
 test('SIGKILL with deliveries pending: after a restart every committed event is delivered, nothing else', async () => {
   receiver = await startReceiver(() => null);  // hold every request open: deliveries stay in flight
@@ -74,4 +77,69 @@ test('SIGKILL with deliveries pending: after a restart every committed event is 
   for (const entry of receiver.requests) {
     if (entry.body.type === 'INCOMING_PAYMENT') assert.ok(depositIds.has(entry.body.transaction.id));
   }
+});
+
+async function handedOver(of) {
+  const found = (await metricsText(of)).match(/^corridor_webhook_handed_over_total (\d+)$/m);
+  assert.ok(found, 'no handed-over counter in /metrics');
+  return Number(found[1]);
+}
+
+// An event handed to delivery at its commit is written leased to its process: if that process dies
+// before sending it, another process (PostgreSQL), or the same one restarted (SQLite), sends it when
+// the lease runs out, and not before.
+test('SIGKILL before a handed-over event is sent: it is delivered after its lease, by another process', async () => {
+  if (server) await stopCorridor(server);
+  if (receiver) await stopReceiver(receiver);
+  receiver = await startReceiver(() => null);  // the first delivery holds the only slot
+  const connectMs = 300, responseMs = 1000;
+  // webhook_retry_policy's lease, plus the 2 s a claim may wait in the queue.
+  const leaseMs = 2 * connectMs + responseMs + 5000 + 2000;
+  server = await startCorridor({
+    platforms: 1,
+    config: {
+      outbound: { allow_private_addresses: true },
+      webhooks: { connect_timeout_ms: connectMs, response_timeout_ms: responseMs, in_flight_max: 1,
+        poll_interval_ms: 20 },
+    },
+  });
+  const credentials = server.platforms[0].sandbox;
+  assert.equal((await call(server, credentials, 'PATCH', '/config', { webhookEndpoint: receiver.url })).status, 200);
+  const customer = await newCustomer(server, credentials);
+  const account = (await accountsOf(server, credentials, customer.id)).USD;
+  if (onPostgres) {
+    other = anotherProcess(server);
+    await launch(other);
+  }
+  const handedBefore = await handedOver(server);
+  const committedAt = Date.now();
+  await fund(server, credentials, account.id, 4242);  // INCOMING_PAYMENT and ACCOUNT_STATUS
+  await eventually(() => receiver.requests.length >= 1 || undefined);
+  assert.equal(await handedOver(server) - handedBefore, 2, 'both events were handed over at the commit');
+  // One is under way (held by the receiver); the other waits in the queue, leased, never sent.
+  server.process.kill('SIGKILL');
+  assert.equal((await server.exited).signal, 'SIGKILL');
+  const sentBeforeKill = new Set(receiver.requests.map((e) => e.body.webhookId));
+  assert.equal(sentBeforeKill.size, 1, 'only one delivery could be under way');
+  receiver.respond = () => ({ status: 200 });
+  if (!onPostgres) await launch(server);
+  const deliverer = onPostgres ? other : server;
+  const events = async () => {
+    const listed = await call(deliverer, credentials, 'GET', '/webhooks/deliveries?limit=100');
+    assert.equal(listed.status, 200, listed.text);
+    return listed.body.data;
+  };
+  const arrivals = () => receiver.requests.filter((e) => e.at >= committedAt);
+  await eventually(() => new Set(arrivals().map((e) => e.body.webhookId)).size >= 2 || undefined,
+    { timeoutMs: leaseMs + 15000 });
+  const neverSent = arrivals().find((e) => !sentBeforeKill.has(e.body.webhookId));
+  assert.ok(neverSent, 'the event never sent before the kill arrived');
+  assert.ok(neverSent.at - committedAt >= leaseMs - 1000,
+    `sent ${neverSent.at - committedAt} ms after its commit, inside the ${leaseMs} ms lease`);
+  assert.ok(['INCOMING_PAYMENT', 'ACCOUNT_STATUS'].includes(neverSent.body.type));
+  // Both are recorded as delivered by the process that sent them.
+  await eventually(async () => {
+    const ok = (await events()).filter((a) => a.outcome === 'SUCCEEDED' && a.attemptedAt >= new Date(committedAt).toISOString());
+    return ok.length >= 2 || undefined;
+  }, { timeoutMs: 10000 });
 });

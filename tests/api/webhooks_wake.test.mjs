@@ -84,3 +84,33 @@ test('on PostgreSQL a payment committed by another Corridor process wakes this o
       await stopCorridor(other, { keepFiles: true });
     }
   });
+
+async function rounds(of, connection) {
+  const text = await metricsText(of);
+  const found = text.match(new RegExp(`^corridor_webhook_rounds_total\\{connection="${connection}"\\} (\\d+)$`, 'm'));
+  assert.ok(found, `no ${connection} round counter in /metrics`);
+  return Number(found[1]);
+}
+
+test('delivery rounds run on a connection of their own on PostgreSQL, on the ledger writer on SQLite', async () => {
+  const accounts = await platformAccounts(server, sandbox);
+  const before = receiver.requests.length;
+  const own = await rounds(server, 'delivery');
+  const onWriter = await rounds(server, 'writer');
+  await fund(server, sandbox, accounts.USD.id, 300);
+  await eventually(() => receiver.requests.length > before || undefined, { timeoutMs: 5000 });
+  // The attempt is recorded by a later round: wait for it in the delivery log.
+  const id = receiver.requests.at(-1).body.webhookId;
+  await eventually(async () => {
+    const listed = await call(server, sandbox, 'GET', `/webhooks/deliveries?webhookId=${encodeURIComponent(id)}`);
+    assert.equal(listed.status, 200, listed.text);
+    return listed.body.data.length > 0 || undefined;
+  }, { timeoutMs: 5000 });
+  if (onPostgres) {
+    assert.ok(await rounds(server, 'delivery') > own, 'no round ran on the delivery connection');
+    assert.equal(await rounds(server, 'writer'), onWriter, 'a round without an approval answer ran on the writer');
+  } else {
+    assert.equal(await rounds(server, 'delivery'), 0, 'SQLite has no delivery connection');
+    assert.ok(await rounds(server, 'writer') > onWriter, 'no round ran on the writer');
+  }
+});

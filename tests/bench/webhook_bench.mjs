@@ -6,7 +6,7 @@
 // itself (fsync and synchronous_commit on), with a fresh server and receiver. The drain also prints
 // the server's CPU per delivery by thread role (webhooks: the delivery loop and signing;
 // ledger-writer: claims and attempts; outbound: the HTTP client).
-//   node tests/bench/webhook_bench.mjs BUILD_DIR [seconds] [payments_per_second] [--postgres]
+//   node tests/bench/webhook_bench.mjs BUILD_DIR [seconds] [payments_per_second] [--postgres | --postgres-only]
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import http from 'node:http';
@@ -15,8 +15,9 @@ import { api, benchDir, cpuPerOperation, fundedCustomers, metrics, startBenchSer
   from './lib/bench.mjs';
 import { startDurablePostgres } from './lib/postgres.mjs';
 
-const onPostgres = process.argv.includes('--postgres');
-const positional = process.argv.slice(2).filter((arg) => arg !== '--postgres');
+const onlyPostgres = process.argv.includes('--postgres-only');
+const onPostgres = onlyPostgres || process.argv.includes('--postgres');
+const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--postgres'));
 const buildDir = resolve(positional[0] || 'build');
 const seconds = Number(positional[1] || 10);
 const rate = Number(positional[2] || 1000);
@@ -174,11 +175,15 @@ async function measure(backend, database) {
     await stats(receiver, true);
     const histogramBefore = lagFromHistogram(await metrics(server));
     const receivedBefore = (await stats(receiver)).received;
+    const lagCpuBefore = threadCpuMs(server.process.pid);
     const load = await paceLoad(server, pairs, rate, seconds);
     const events = load.sent * 5;  // OUTGOING x2, INCOMING, ACCOUNT_STATUS x2 per executed payment
     const ok = await drained(server, receiver, receivedBefore + events, 120000);
+    const lagCpu = cpuPerOperation(lagCpuBefore, threadCpuMs(server.process.pid), Math.max(1, load.sent));
     const lagStats = await stats(receiver, true);
-    const histogramAfter = lagFromHistogram(await metrics(server));
+    const metricsAfter = await metrics(server);
+    const histogramAfter = lagFromHistogram(metricsAfter);
+    const handedOver = Number(metricsAfter.match(/^corridor_webhook_handed_over_total (\d+)$/m)?.[1] ?? 0);
     const lags = lagStats.lags;
 
     // 2. Steady-state delivery rate: a backlog built while the receiver holds its answers (so the
@@ -210,6 +215,8 @@ async function measure(backend, database) {
     console.log(`webhook delivery to a local receiver (${backend}, durable commits, ${seconds} s at ${rate} payments/s requested)`);
     console.log(`lag run: ${load.sent} payments (${load.perSecond.toFixed(0)}/s achieved, ${load.failed} failed), ${events} events, all delivered: ${ok}`);
     console.log(`  lag commit -> received at the receiver (payment events, n=${lags.length}): p50 ${percentile(lags, 0.5)} ms, p99 ${percentile(lags, 0.99)} ms, max ${percentile(lags, 1)} ms`);
+    console.log(`  events handed over at their commit (no claim round): ${handedOver} of ${events + baseline}`);
+    console.log(`  server CPU per payment (its quote, execution and five deliveries): ${lagCpu}`);
     console.log(`  lag commit -> first attempt (/metrics histogram): p50 ${bucketQuantile(histogramBefore, histogramAfter, 0.5)}, p99 ${bucketQuantile(histogramBefore, histogramAfter, 0.99)}`);
     console.log(`drain run: ${backlog.sent} payments queued ${backlogEvents} events in ${((drainStart - wrkStart) / 1000).toFixed(1)} s ` +
       `(receiver paused); drained in ${(drainMs / 1000).toFixed(1)} s; steady delivery rate ${steadyRate.toFixed(0)} deliveries/s (10% to 90% of the backlog)`);
@@ -222,7 +229,7 @@ async function measure(backend, database) {
   }
 }
 
-await measure('SQLite', undefined);
+if (!onlyPostgres) await measure('SQLite', undefined);
 if (onPostgres) {
   const postgres = await startDurablePostgres();
   try {

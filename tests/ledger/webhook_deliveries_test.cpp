@@ -14,6 +14,7 @@
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/outbox.hpp"
+#include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "tests/support/store_fixture.hpp"
 
@@ -382,6 +383,80 @@ TEST_CASE("events recorded in a ledger batch are closed at once when their tenan
     auto claimed = f.claim();
     REQUIRE(claimed.size() == pending.size());
     for (std::size_t i = 0; i < claimed.size(); ++i) CHECK(claimed[i].id == pending[i]);
+}
+
+TEST_CASE("a ledger batch's events are handed over leased, within delivery's room",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    tenant production{f.owner.platform_id, environment::production};  // no endpoint
+    soci::session& session = f.session();
+    bool sqlite = backend_of(session) == database_backend::sqlite;
+    const std::string token = "handover-token";
+    std::vector<std::string> received;
+    set_outbox_handover(token, f.policy.lease_ms, [&received](std::vector<std::string> ids) {
+        received.insert(received.end(), ids.begin(), ids.end());
+    });
+    struct reset {
+        ~reset() { set_outbox_handover({}, 0, {}); }
+    } no_handover_after;
+    set_outbox_handover_room(2);
+    std::vector<std::string> sent;
+    std::string closed;
+    deferred_writes writes;
+    run_controls(session, {sqlite ? "BEGIN IMMEDIATE" : "BEGIN"});
+    {
+        deferring_scope scope(session, writes);
+        for (int i = 0; i < 3; ++i) sent.push_back(f.event());
+        closed = record_event(session, f.ids, f.clock, production, "ACCOUNT_STATUS",
+                              R"({"accountId":"a"})");
+        if (sqlite) {
+            writes.flush(session);
+            run_control(session, "COMMIT");
+        } else {
+            std::vector<pipelined_statement> pipeline;
+            writes.append_flush(pipeline);
+            pipeline.push_back({"COMMIT", {}});
+            run_pipeline(session, pipeline);
+        }
+    }
+    outbox_committed_on_this_thread();  // as the writer does after its commit
+    // Room for two: those two are handed over; the third is written due at once, and the event
+    // without an endpoint closed, as before.
+    REQUIRE(received == std::vector<std::string>{sent[0], sent[1]});
+    CHECK(f.closed_without_attempt(closed, f.clock.now_ms()));
+    auto claimed = f.claim();
+    REQUIRE(claimed.size() == 1);
+    CHECK(claimed[0].id == sent[2]);
+    // Read back under this process's token: attempt 1, the tenant's endpoint; another token, an
+    // id that was never written, and the closed event give nothing to send.
+    auto read = read_handed_over(session, f.clock, token, {sent[0], sent[1], closed, "Webhook:x"});
+    REQUIRE(read.claimed.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        CHECK(read.claimed[i].id == sent[i]);
+        CHECK(read.claimed[i].attempt == 1);
+        CHECK(read.claimed[i].claim_token == token);
+        CHECK(read.claimed[i].url == "https://receiver.example/hooks");
+        CHECK(!read.claimed[i].private_key_pem.empty());
+    }
+    REQUIRE(read.without_endpoint.size() == 1);
+    CHECK(read.without_endpoint[0] == production);
+    CHECK(read_handed_over(session, f.clock, "another", {sent[0]}).claimed.empty());
+    // The first is answered by this process; the second's process dies: once its lease has run
+    // out (not before) a claim takes it, as it takes the claim of a process that died.
+    CHECK(f.answer(read.claimed[0], 200).state == "DELIVERED");
+    f.clock.advance_ms(f.policy.lease_ms - 1);
+    CHECK(f.claim().empty());
+    f.clock.advance_ms(1);
+    auto after = f.claim();
+    std::vector<std::string> after_ids;
+    for (const auto& delivery : after) after_ids.push_back(delivery.id);
+    std::sort(after_ids.begin(), after_ids.end());
+    std::vector<std::string> expected = {sent[1], sent[2]};
+    std::sort(expected.begin(), expected.end());
+    CHECK(after_ids == expected);
+    for (const auto& delivery : after) {
+        if (delivery.id == sent[1]) CHECK(delivery.attempt == 2);
+    }
 }
 
 TEST_CASE("an event whose endpoint is removed before its claim is closed by the round",

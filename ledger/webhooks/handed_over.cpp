@@ -1,0 +1,130 @@
+// Reading back the events handed over to this process's delivery at their commit
+// (ledger/store/outbox_handover.hpp), on delivery's own connection.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
+#include "ledger/store/database.hpp"
+#include "ledger/store/event_payloads.hpp"
+#include "ledger/store/statement_cache.hpp"
+#include "ledger/webhooks/webhook_deliveries.hpp"
+
+namespace corridor {
+namespace {
+
+// Whatever became of them: leased and pending (to send), or written closed (NO_ENDPOINT).
+constexpr const char* handed_by_id_sql =
+    "SELECT id, platform_id, environment, type, payload, purpose, attempts, created_at_ms, state, "
+    "COALESCE(claim_token, '') FROM outbox_events WHERE id = :i";
+constexpr const char* handed_by_ids_sql =
+    "SELECT id, platform_id, environment, type, payload, purpose, attempts, created_at_ms, state, "
+    "COALESCE(claim_token, '') FROM outbox_events WHERE id = ANY(CAST(:i AS text[]))";
+
+struct handed_row {
+    std::string id, platform_id, environment, type, payload, purpose;
+    int attempts = 0;
+    long long created_at_ms = 0;
+    std::string state, claim_token;
+    void bind(soci::statement& statement) {
+        statement.exchange(soci::into(id));
+        statement.exchange(soci::into(platform_id));
+        statement.exchange(soci::into(environment));
+        statement.exchange(soci::into(type));
+        statement.exchange(soci::into(payload));
+        statement.exchange(soci::into(purpose));
+        statement.exchange(soci::into(attempts));
+        statement.exchange(soci::into(created_at_ms));
+        statement.exchange(soci::into(state));
+        statement.exchange(soci::into(claim_token));
+    }
+    claimed_delivery to_claim() const {
+        claimed_delivery claim;
+        claim.id = id;
+        claim.owner = tenant_of_row(platform_id, environment);
+        claim.type = type;
+        if (state == "PENDING") claim.payload = unpack_event_payload(payload);
+        claim.purpose = purpose == "TEST"       ? event_purpose::test
+                        : purpose == "APPROVAL" ? event_purpose::approval
+                                                : event_purpose::notify;
+        claim.attempt = attempts;
+        claim.claim_token = claim_token;
+        // Marks one written closed (never sent: see read_handed_over).
+        claim.interrupted = state == "NO_ENDPOINT";
+        claim.created_at_ms = created_at_ms;
+        return claim;
+    }
+};
+
+// PostgreSQL: all of them in one round trip, the ids as one array parameter.
+std::vector<claimed_delivery> read_many(soci::session& session,
+                                        const std::vector<std::string>& ids) {
+    std::string array = "{";
+    for (const auto& id : ids) array += (array.size() > 1 ? ",\"" : "\"") + id + "\"";
+    array += "}";
+    std::vector<claimed_delivery> out;
+    handed_row row;
+    soci::statement statement(session);
+    row.bind(statement);
+    statement.exchange(soci::use(array));
+    statement.alloc();
+    statement.prepare(handed_by_ids_sql);
+    statement.define_and_bind();
+    for (bool got = statement.execute(true); got; got = statement.fetch())
+        out.push_back(row.to_claim());
+    return out;
+}
+
+}  // namespace
+
+handed_over_events read_handed_over(soci::session& session, const clock& time,
+                                    const std::string& token, const std::vector<std::string>& ids) {
+    std::vector<claimed_delivery> due;
+    if (backend_of(session) == database_backend::postgresql) {
+        due = read_many(session, ids);
+    } else {
+        // No round trips to save: one prepared lookup per id.
+        handed_row row;
+        for (const auto& id : ids) {
+            if (fetch_prepared(session, handed_by_id_sql, row, id)) due.push_back(row.to_claim());
+        }
+    }
+    std::sort(due.begin(), due.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.created_at_ms, a.id) < std::tie(b.created_at_ms, b.id);
+    });
+    std::map<std::string, std::pair<std::string, std::string>> facts;  // tenant -> (url, key)
+    std::set<std::string> closed;
+    handed_over_events out;
+    for (auto& claim : due) {
+        std::string key = claim.owner.platform_id + "|" + std::string(claim.owner.env_name());
+        if (claim.interrupted) {  // written closed: the tenant had no endpoint
+            if (closed.insert(key).second) out.without_endpoint.push_back(claim.owner);
+            continue;
+        }
+        // Gone (a rolled-back savepoint), or no longer this process's: nothing to send.
+        if (claim.claim_token != token) continue;
+        auto found = facts.find(key);
+        if (found == facts.end()) {
+            auto config = load_platform_config(session, claim.owner);
+            std::string url = config && config->webhook_endpoint ? *config->webhook_endpoint : "";
+            std::string pem;
+            // As a claim does: the key in force now (a due next key takes over here, the one
+            // write this may make; on SQLite it can fail against a busy writer, and then these
+            // events wait for their lease).
+            if (!url.empty()) pem = ensure_webhook_key(session, time, claim.owner).private_key_pem;
+            found = facts.emplace(key, std::make_pair(url, pem)).first;
+        }
+        // The endpoint went away since the insert: the event keeps its lease, and the claim round
+        // after it closes the event (this connection only reads).
+        if (found->second.first.empty() && claim.purpose == event_purpose::notify) continue;
+        claim.claimed_at_ms = claim.created_at_ms;  // the lease began at the insert
+        claim.url = found->second.first;
+        claim.private_key_pem = found->second.second;
+        out.claimed.push_back(std::move(claim));
+    }
+    return out;
+}
+
+}  // namespace corridor
