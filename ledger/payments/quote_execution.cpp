@@ -93,6 +93,12 @@ void set_transaction_outcome(soci::session& session, const transaction_record& t
 void record_funding_balance(soci::session& session, const payment_services& services,
                             const quote_record& quote, const std::string& funding_account_id,
                             const std::string& platform_customer_id) {
+    if (record_balance_event_late(session, services.ids, services.time, services.currencies,
+                                  quote.owner, funding_account_id, quote.source_customer_id,
+                                  quote.sending_currency, -quote.priced.total_sending,
+                                  platform_customer_id)) {
+        return;
+    }
     auto source_after = account_balance(session, funding_account_id);
     CORRIDOR_ASSERT(source_after.has_value());
     record_balance_event(session, services.ids, services.time, services.currencies, quote.owner,
@@ -236,6 +242,12 @@ void record_settlement_events(soci::session& session, const payment_services& se
     if (funding_is_internal) {
         record_funding_balance(session, services, quote, funding_account_id,
                                outgoing.platform_customer_id);
+    }
+    if (record_balance_event_late(session, services.ids, services.time, services.currencies,
+                                  quote.owner, quote.destination_account_id,
+                                  quote.destination_customer_id, quote.receiving_currency,
+                                  quote.priced.total_receiving, incoming.platform_customer_id)) {
+        return;
     }
     auto destination_after = account_balance(session, quote.destination_account_id);
     CORRIDOR_ASSERT(destination_after.has_value());

@@ -7,6 +7,7 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/event_payloads.hpp"
 #include "ledger/store/outbox_insert.hpp"
 #include "ledger/store/statement_cache.hpp"
 
@@ -111,7 +112,8 @@ void deferred_writes::on_control(std::string_view sql) {
     if (auto name = named("SAVEPOINT ")) {
         savepoints_.push_back({std::string(*name), postings_.size(), transfers_.size(),
                                events_.size(), found_accounts_.size(), balances_.size(),
-                               statements_.size(), facts_.savepoint()});
+                               statements_.size(), guarded_.size(), conditions_.size(),
+                               conditions_taken_, facts_.savepoint()});
     } else if (auto name = named("RELEASE SAVEPOINT ")) {
         // What was written since stays, as part of the enclosing savepoint or transaction.
         std::size_t at = find(*name);
@@ -128,6 +130,9 @@ void deferred_writes::on_control(std::string_view sql) {
         found_accounts_.resize(kept.found_accounts);  // an account opened since is gone again
         balances_.resize(kept.balances);
         statements_.resize(kept.statements);
+        guarded_.resize(kept.guarded);  // undone on the server, or never sent (control_queue.hpp)
+        conditions_.resize(kept.conditions);
+        conditions_taken_ = kept.conditions_taken;
         facts_.rollback_to(kept.facts);
         savepoints_.resize(at + 1);
     } else if (sql == "ROLLBACK") {
@@ -145,14 +150,75 @@ void deferred_writes::found_account(const std::string& key, const std::string& i
 }
 
 void deferred_writes::saw_balance(const std::string& id, std::optional<long long> balance) {
-    balances_.emplace_back(id, balance);
+    balances_.push_back({id, balance});
 }
 
 std::optional<long long> deferred_writes::balance_of(const std::string& id) const {
     for (auto entry = balances_.rbegin(); entry != balances_.rend(); ++entry) {
-        if (entry->first == id) return entry->second;
+        if (entry->id != id) continue;
+        if (entry->slot == static_cast<std::size_t>(-1)) return entry->balance;
+        return guarded_[entry->slot].balance;  // nullopt while unanswered
     }
     return std::nullopt;
+}
+
+std::size_t deferred_writes::add_guarded(const std::string& account_id) {
+    std::size_t slot = guarded_.size();
+    guarded_.push_back({account_id});
+    if (!account_id.empty()) balances_.push_back({account_id, std::nullopt, slot});
+    return slot;
+}
+
+void deferred_writes::answer_guarded(std::size_t slot, const std::optional<std::string>& answer) {
+    CORRIDOR_ASSERT(slot < guarded_.size() && !guarded_[slot].answered);
+    guarded_answer& entry = guarded_[slot];
+    entry.answered = true;
+    if (!answer) {
+        refused_ = true;  // no row: the guard, or a condition, refused
+        return;
+    }
+    if (!entry.account_id.empty()) entry.balance = std::stoll(*answer);
+}
+
+std::optional<std::size_t> deferred_writes::unanswered_balance(const std::string& id) const {
+    for (auto entry = balances_.rbegin(); entry != balances_.rend(); ++entry) {
+        if (entry->id != id) continue;
+        if (entry->slot == static_cast<std::size_t>(-1) || guarded_[entry->slot].answered)
+            return std::nullopt;
+        return entry->slot;
+    }
+    return std::nullopt;
+}
+
+std::string numbered_condition(std::string_view sql, std::size_t first) {
+    std::string out;
+    for (std::size_t i = 0; i < sql.size(); ++i) {
+        if (sql.substr(i, 2) == "$c") {
+            out += '$' + std::to_string(first++);
+            ++i;
+        } else {
+            out += sql[i];
+        }
+    }
+    return out;
+}
+
+void deferred_writes::add_condition(row_condition condition) {
+    ++conditions_added_;
+    conditions_.push_back(std::move(condition));
+}
+
+std::vector<row_condition> deferred_writes::take_conditions() {
+    // Taken ones stay, so that a rollback to before their taking makes them pending again.
+    std::vector<row_condition> taken(
+        conditions_.begin() + static_cast<std::ptrdiff_t>(conditions_taken_), conditions_.end());
+    conditions_taken_ = conditions_.size();
+    return taken;
+}
+
+void deferred_writes::add_late_event(deferred_event event) {
+    CORRIDOR_ASSERT(event.late_payload && event.late_slot < guarded_.size());
+    events_.push_back(std::move(event));
 }
 
 long long deferred_writes::pending_delta(const std::string& id) const {
@@ -171,6 +237,10 @@ void deferred_writes::committed() {
 
 void deferred_writes::clear() {
     facts_.end_batch();  // after committed(), nothing is left to forget
+    optimistic_ = refused_ = false;
+    guarded_.clear();
+    conditions_.clear();
+    conditions_taken_ = 0;
     found_accounts_.clear();
     balances_.clear();
     statements_.clear();
@@ -242,6 +312,14 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
               text_array(transfers_, &t::currency), text_array(transfers_, &t::code),
               text_array(transfers_, &t::transaction_id),
               number_array(transfers_, &t::created_at_ms)}});
+    }
+    for (auto& event : events_) {
+        if (!event.late_payload) continue;
+        // Built now that its guarded statement has answered (the flush follows the answers).
+        const guarded_answer& answer = guarded_[event.late_slot];
+        CORRIDOR_ASSERT(answer.answered && answer.balance.has_value());
+        event.payload = pack_event_payload(event.late_payload(*answer.balance));
+        event.late_payload = nullptr;
     }
     if (!events_.empty()) {
         using e = deferred_event;
