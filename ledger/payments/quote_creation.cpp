@@ -370,7 +370,7 @@ deferred_writes* store_quote(soci::session& session, const quote_request& reques
             ? deferred_writes_of(session)
             : nullptr;
     if (deferred_rows) {
-        deferred_rows->add_statement(quote_insert_statement(quote));
+        deferred_rows->add_row_statement(quote.id, quote_insert_statement(quote));
     } else {
         insert_quote(session, quote);
     }
@@ -459,7 +459,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     transaction_record outgoing =
         outgoing_transaction_of(request, quote, sender.platform_customer_id, now_ms);
     if (deferred_rows) {
-        deferred_rows->add_statement(transaction_insert_statement(outgoing));
+        deferred_rows->add_row_statement(outgoing.id, transaction_insert_statement(outgoing));
     } else {
         store_new_transaction(session, outgoing);
     }

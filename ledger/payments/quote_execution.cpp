@@ -69,6 +69,11 @@ deferred_writes* deferred_for_new_rows(soci::session& session,
 void set_quote_status(soci::session& session, const quote_record& quote, const std::string& status,
                       std::int64_t now_ms, const transaction_record* outgoing_in_hand) {
     if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        // Its INSERT, still kept, becomes the final row: one row version, not two.
+        quote_record updated = quote;
+        updated.status = status;
+        updated.updated_at_ms = now_ms;
+        if (deferred->restate_row(quote.id, quote_insert_statement(updated))) return;
         deferred->add_statement({"UPDATE quotes SET status = $1, updated_at_ms = $2 WHERE id = $3",
                                  {status, std::to_string(now_ms), quote.id}});
         return;
@@ -79,6 +84,7 @@ void set_quote_status(soci::session& session, const quote_record& quote, const s
 void set_transaction_outcome(soci::session& session, const transaction_record& t,
                              const transaction_record* outgoing_in_hand) {
     if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        if (deferred->restate_row(t.id, transaction_insert_statement(t))) return;
         deferred->add_statement(
             {"UPDATE transactions SET status = $1, failure_reason = $2, refund = $3, "
              "settled_at_ms = $4, updated_at_ms = $5 WHERE id = $6",

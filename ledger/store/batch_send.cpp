@@ -179,7 +179,8 @@ std::vector<pipeline_send> plan_sends(const std::vector<pipelined_statement>& st
     std::unordered_map<std::string_view, std::string> fresh;
     for (std::size_t i = 0; i < statements.size(); ++i) {
         const auto& statement = statements[i];
-        if (statement.params.empty() || !statement.sql.starts_with("INSERT ")) continue;
+        if (statement.params.empty() || statement.one_off || !statement.sql.starts_with("INSERT "))
+            continue;
         if (auto known = names.find(statement.sql); known != names.end()) {
             sends[i].name = known->second;
         } else if (auto sent = fresh.find(statement.sql); sent != fresh.end()) {

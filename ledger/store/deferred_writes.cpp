@@ -1,6 +1,8 @@
 #include "ledger/store/deferred_writes.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -96,6 +98,22 @@ void deferred_writes::add_event(deferred_event event) {
 
 void deferred_writes::add_statement(pipelined_statement statement) {
     statements_.push_back(std::move(statement));
+    statement_rows_.emplace_back();
+}
+
+void deferred_writes::add_row_statement(std::string row_id, pipelined_statement insert) {
+    statements_.push_back(std::move(insert));
+    statement_rows_.push_back(std::move(row_id));
+}
+
+bool deferred_writes::restate_row(const std::string& row_id, pipelined_statement insert) {
+    std::size_t since = savepoints_.empty() ? 0 : savepoints_.back().statements;
+    for (std::size_t i = statement_rows_.size(); i-- > since;) {
+        if (statement_rows_[i] != row_id) continue;
+        statements_[i] = std::move(insert);
+        return true;
+    }
+    return false;
 }
 
 void deferred_writes::on_control(std::string_view sql) {
@@ -130,6 +148,7 @@ void deferred_writes::on_control(std::string_view sql) {
         found_accounts_.resize(kept.found_accounts);  // an account opened since is gone again
         balances_.resize(kept.balances);
         statements_.resize(kept.statements);
+        statement_rows_.resize(kept.statements);
         guarded_.resize(kept.guarded);  // undone on the server, or never sent (control_queue.hpp)
         conditions_.resize(kept.conditions);
         conditions_taken_ = kept.conditions_taken;
@@ -244,6 +263,7 @@ void deferred_writes::clear() {
     found_accounts_.clear();
     balances_.clear();
     statements_.clear();
+    statement_rows_.clear();
     postings_.clear();
     transfers_.clear();
     events_.clear();
@@ -263,6 +283,71 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
         delta.now_ms = std::max(delta.now_ms, p.now_ms);
     }
     return deltas;
+}
+
+// Rows of one table that a batch's statements insert one by one ("INSERT INTO t (...) VALUES
+// ($1, ...)", the same text each time) go out as one multi-row INSERT at the place of the first:
+// one statement for the server to execute instead of one per row. Moving an INSERT earlier keeps
+// it before anything that followed it; inserts of another text keep their own first place.
+constexpr std::size_t params_per_statement_max = 30000;
+
+std::size_t highest_parameter(const std::string& sql) {
+    std::size_t highest = 0;
+    for (std::size_t i = 0; i + 1 < sql.size(); ++i) {
+        if (sql[i] != '$' || !std::isdigit(static_cast<unsigned char>(sql[i + 1]))) continue;
+        highest = std::max<std::size_t>(highest, std::stoul(sql.substr(i + 1)));
+    }
+    return highest;
+}
+
+// The VALUES list's position in an "INSERT ... VALUES (...)" with parameters only there, or npos.
+std::size_t values_position(const pipelined_statement& statement) {
+    const std::string& sql = statement.sql;
+    if (!sql.starts_with("INSERT INTO ") || statement.params.empty() || !sql.ends_with(")"))
+        return std::string::npos;
+    std::size_t at = sql.find(" VALUES (");
+    if (at == std::string::npos || sql.find('$') < at) return std::string::npos;
+    if (highest_parameter(sql) != statement.params.size()) return std::string::npos;
+    return at;
+}
+
+// The VALUES row of `sql` (from `at`) with its parameters moved up by `offset`.
+std::string shifted_row(const std::string& sql, std::size_t at, std::size_t offset) {
+    std::string row;
+    for (std::size_t i = at + 8; i < sql.size(); ++i) {
+        if (sql[i] == '$' && i + 1 < sql.size() &&
+            std::isdigit(static_cast<unsigned char>(sql[i + 1]))) {
+            std::size_t end = i + 1;
+            while (end < sql.size() && std::isdigit(static_cast<unsigned char>(sql[end]))) ++end;
+            row += '$' + std::to_string(std::stoul(sql.substr(i + 1, end - i - 1)) + offset);
+            i = end - 1;
+        } else {
+            row += sql[i];
+        }
+    }
+    return row;
+}
+
+void append_statements(std::vector<pipelined_statement>& pipeline,
+                       std::vector<pipelined_statement> statements) {
+    std::map<std::string, std::size_t> open;  // text -> its multi-row statement in `pipeline`
+    for (auto& statement : statements) {
+        std::size_t at = values_position(statement);
+        auto found = at == std::string::npos ? open.end() : open.find(statement.sql);
+        if (found != open.end()) {
+            pipelined_statement& rows = pipeline[found->second];
+            if (rows.params.size() + statement.params.size() <= params_per_statement_max) {
+                rows.sql += ", " + shifted_row(statement.sql, at, rows.params.size());
+                rows.params.insert(rows.params.end(),
+                                   std::make_move_iterator(statement.params.begin()),
+                                   std::make_move_iterator(statement.params.end()));
+                rows.one_off = true;
+                continue;
+            }
+        }
+        if (at != std::string::npos) open[statement.sql] = pipeline.size();
+        pipeline.push_back(std::move(statement));
+    }
 }
 
 }  // namespace
@@ -330,9 +415,10 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
               text_array(events_, &e::payload), number_array(events_, &e::created_at_ms),
               text_array(events_, &e::purpose)}});
     }
-    for (auto& statement : statements_) pipeline.push_back(std::move(statement));
+    append_statements(pipeline, std::move(statements_));
     facts_.append_config_checks(pipeline);
     statements_.clear();
+    statement_rows_.clear();
     postings_.clear();
     transfers_.clear();
     events_.clear();

@@ -73,6 +73,12 @@ public:
     // PostgreSQL: a statement whose answer nothing needs, sent with the flush. Only for rows no
     // other command can read before the commit (made by the same command).
     void add_statement(pipelined_statement statement);
+    // The INSERT of a row this command creates (`row_id`): a later restate_row of the same row
+    // in the same savepoint replaces it with the row's final version, so that the database writes
+    // one row version instead of an insert and its update. False when it cannot (not kept here,
+    // or kept before the innermost savepoint, whose rollback must keep it): update it instead.
+    void add_row_statement(std::string row_id, pipelined_statement insert);
+    bool restate_row(const std::string& row_id, pipelined_statement insert);
     // A transaction-control statement the session just ran (SAVEPOINT, RELEASE SAVEPOINT,
     // ROLLBACK TO SAVEPOINT, ROLLBACK).
     void on_control(std::string_view sql);
@@ -158,6 +164,7 @@ private:
     std::vector<deferred_transfer> transfers_;
     std::vector<deferred_event> events_;
     std::vector<pipelined_statement> statements_;
+    std::vector<std::string> statement_rows_;  // per statement: the row it inserts, or empty
     std::vector<mark> savepoints_;
     std::unordered_map<std::string, std::string> known_accounts_;
     std::vector<std::pair<std::string, std::string>> found_accounts_;  // this batch's

@@ -129,6 +129,7 @@ struct optimistic_fixture : testing::store_fixture {
         release.set_value();
         REQUIRE(hold.get());
         round_trips_before = writer->round_trips_total();
+        statements_before = writer->statements_total();
         std::vector<payment_answer> out;
         for (std::size_t i = 0; i < done.size(); ++i) {
             bool committed = done[i].get();
@@ -137,7 +138,7 @@ struct optimistic_fixture : testing::store_fixture {
         }
         return out;
     }
-    std::uint64_t round_trips_before = 0;
+    std::uint64_t round_trips_before = 0, statements_before = 0;
 
     long long balance(const std::string& account) {
         return find_account(session(), config.owner, account)->balance();
@@ -199,6 +200,27 @@ TEST_CASE_METHOD(
     // On PostgreSQL four payments cost two round trips: BEGIN with their guarded updates, then the
     // flush with COMMIT.
     if (postgres()) CHECK(round_trips == 2);
+
+    // On PostgreSQL a payment adds two statements to its batch, its guarded debit and credit: its
+    // quote and transactions are inserted as their final rows, with the batch's others.
+    std::uint64_t four = writer->statements_total() - statements_before;
+    answers = pay_in_one_batch({{a.usd, c.eur, 1},
+                                {a.usd, c.eur, 2},
+                                {a.usd, c.eur, 3},
+                                {a.usd, c.eur, 4},
+                                {c.usd, a.eur, 5},
+                                {c.usd, a.eur, 6},
+                                {c.usd, a.eur, 7},
+                                {c.usd, a.eur, 8}});
+    for (const auto& answer : answers) CHECK_FALSE(answer.refused);
+    std::uint64_t eight = writer->statements_total() - statements_before;
+    if (postgres()) CHECK(eight == four + 4 * 2);
+    long long quotes = 0, completed = 0;
+    session() << "SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'COMPLETED') FROM quotes",
+        soci::into(quotes), soci::into(completed);
+    CHECK(quotes == 2 + 4 + 8);
+    CHECK(completed == quotes);
+    CHECK(audit_book(session()).empty());
 }
 
 TEST_CASE_METHOD(optimistic_fixture,
