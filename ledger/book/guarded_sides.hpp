@@ -14,13 +14,13 @@
 
 namespace corridor {
 
-// The UPDATE of one side of `request`; a debit carries `conditions` in its WHERE clause as well.
+// The UPDATE of one side of `request`.
 pipelined_statement guarded_side_statement(const tenant& owner, const transfer_request& request,
-                                           bool debit, long long now_ms,
-                                           const std::vector<row_condition>& conditions = {});
+                                           bool debit, long long now_ms);
 
 // The optimistic attempt (deferred_writes.hpp): queues the guarded side updates of `requests`
-// without waiting for their answers. The batch's pending conditions go with the first debit.
+// without waiting for their answers, the batch's pending conditions checked just before the first
+// debit.
 void queue_guarded_sides(soci::session& session, deferred_writes& deferred, const tenant& owner,
                          const std::vector<transfer_request>& requests, long long now_ms);
 

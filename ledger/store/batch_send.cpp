@@ -125,9 +125,9 @@ bool queue_control(soci::session& session, const char* sql) {
 }
 
 bool queue_guarded(soci::session& session, std::string sql, std::vector<std::string> params,
-                   std::size_t slot) {
+                   std::size_t slot, bool prepared) {
     if (queue_session != &session) return false;
-    queue->push_back({std::move(sql), std::move(params), slot});
+    queue->push_back({std::move(sql), std::move(params), slot, prepared});
     return true;
 }
 
@@ -179,8 +179,10 @@ std::vector<pipeline_send> plan_sends(const std::vector<pipelined_statement>& st
     std::unordered_map<std::string_view, std::string> fresh;
     for (std::size_t i = 0; i < statements.size(); ++i) {
         const auto& statement = statements[i];
-        if (statement.params.empty() || statement.one_off || !statement.sql.starts_with("INSERT "))
+        if (statement.params.empty() || statement.one_off ||
+            !(statement.prepared || statement.sql.starts_with("INSERT "))) {
             continue;
+        }
         if (auto known = names.find(statement.sql); known != names.end()) {
             sends[i].name = known->second;
         } else if (auto sent = fresh.find(statement.sql); sent != fresh.end()) {
@@ -280,8 +282,7 @@ void queue_condition_checks(soci::session& session) {
     if (!deferred || !deferred->conditions_pending()) return;
     for (auto& condition : deferred->take_conditions()) {
         std::size_t slot = deferred->add_guarded("");
-        queue->push_back({"SELECT 1 WHERE " + numbered_condition(condition.sql, 1),
-                          std::move(condition.params), slot});
+        queue->push_back({condition_check_sql(condition), std::move(condition.params), slot, true});
     }
 }
 
@@ -300,7 +301,7 @@ std::vector<std::optional<std::string>> send_queue_with(
     bool guarded = false;
     for (auto& entry : sent) {
         guarded = guarded || !is_control(entry);
-        all.push_back({std::move(entry.sql), std::move(entry.params)});
+        all.push_back({std::move(entry.sql), std::move(entry.params), false, entry.prepared});
     }
     all.insert(all.end(), statements.begin(), statements.end());
     std::vector<std::optional<std::string>> answers(all.size());

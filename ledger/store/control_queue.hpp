@@ -40,6 +40,7 @@ struct queued_statement {
     std::string sql;
     std::vector<std::string> params;
     std::size_t guarded_slot = no_guarded_slot;
+    bool prepared = false;  // pipelined_statement::prepared
 };
 
 class control_queue_scope {
@@ -59,7 +60,7 @@ bool queue_control(soci::session& session, const char* sql);
 // Queues a guarded statement whose answer goes to `slot` of the session's deferred writes; false
 // when no scope is active for the session.
 bool queue_guarded(soci::session& session, std::string sql, std::vector<std::string> params,
-                   std::size_t slot);
+                   std::size_t slot, bool prepared = false);
 // Whether a guarded statement waits in the session's queue.
 bool guarded_queued(soci::session& session);
 // Sends what is queued for the session, if anything, in one round trip.

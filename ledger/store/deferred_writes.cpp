@@ -222,6 +222,10 @@ std::string numbered_condition(std::string_view sql, std::size_t first) {
     return out;
 }
 
+std::string condition_check_sql(const row_condition& condition) {
+    return "SELECT 1 WHERE " + numbered_condition(condition.sql, 1);
+}
+
 void deferred_writes::add_condition(row_condition condition) {
     ++conditions_added_;
     conditions_.push_back(std::move(condition));

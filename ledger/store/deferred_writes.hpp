@@ -41,9 +41,9 @@ struct deferred_event {
     std::size_t late_slot = 0;
 };
 
-// A condition a guarded debit of the optimistic attempt carries in its WHERE clause instead of a
-// read before it: `sql` is a boolean SQL expression whose parameters are written $c, in the order
-// of `params`.
+// A condition the optimistic attempt checks in the database, queued just before the next guarded
+// debit as a guarded statement of its own, instead of a read that waits for its answer: `sql` is a
+// boolean SQL expression whose parameters are written $c, in the order of `params`.
 struct row_condition {
     std::string sql;
     std::vector<std::string> params;
@@ -51,6 +51,8 @@ struct row_condition {
 
 // `sql` of a row_condition with its $c numbered from $first on.
 std::string numbered_condition(std::string_view sql, std::size_t first);
+// A statement that returns a row when `condition` holds, its parameters from $1.
+std::string condition_check_sql(const row_condition& condition);
 
 // Thrown by the ledger writer when an optimistic attempt was refused (a guarded statement returned
 // no row, or its pipeline failed): the batch is rolled back and run again without it.
@@ -115,8 +117,8 @@ public:
     void refuse() { refused_ = true; }
     // The slot of the guarded statement that last changed `id` when its answer is still to come.
     std::optional<std::size_t> unanswered_balance(const std::string& id) const;
-    // Conditions for the next guarded debit (row_condition); taken by it, or, when the queue goes
-    // out before such a debit, by a check of their own (control_queue.hpp).
+    // Conditions for the next guarded debit (row_condition); checked just before it, or, when the
+    // queue goes out before such a debit, at the end of the queue (control_queue.hpp).
     void add_condition(row_condition condition);
     std::vector<row_condition> take_conditions();
     bool conditions_pending() const { return conditions_taken_ < conditions_.size(); }

@@ -201,8 +201,9 @@ TEST_CASE_METHOD(
     // flush with COMMIT.
     if (postgres()) CHECK(round_trips == 2);
 
-    // On PostgreSQL a payment adds two statements to its batch, its guarded debit and credit: its
-    // quote and transactions are inserted as their final rows, with the batch's others.
+    // On PostgreSQL a payment adds four statements to its batch: the checks of its sender (live,
+    // approved) and receiver (live), its guarded debit and credit. Its quote and transactions are
+    // inserted as their final rows, with the batch's others.
     std::uint64_t four = writer->statements_total() - statements_before;
     answers = pay_in_one_batch({{a.usd, c.eur, 1},
                                 {a.usd, c.eur, 2},
@@ -214,7 +215,7 @@ TEST_CASE_METHOD(
                                 {c.usd, a.eur, 8}});
     for (const auto& answer : answers) CHECK_FALSE(answer.refused);
     std::uint64_t eight = writer->statements_total() - statements_before;
-    if (postgres()) CHECK(eight == four + 4 * 2);
+    if (postgres()) CHECK(eight == four + 4 * 4);
     long long quotes = 0, completed = 0;
     session() << "SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'COMPLETED') FROM quotes",
         soci::into(quotes), soci::into(completed);
