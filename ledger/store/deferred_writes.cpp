@@ -150,6 +150,8 @@ void deferred_writes::on_control(std::string_view sql) {
         statements_.resize(kept.statements);
         statement_rows_.resize(kept.statements);
         guarded_.resize(kept.guarded);  // undone on the server, or never sent (control_queue.hpp)
+        if (conditions_.size() > kept.conditions)
+            conditions_dropped_ += conditions_.size() - kept.conditions;
         conditions_.resize(kept.conditions);
         conditions_taken_ = kept.conditions_taken;
         facts_.rollback_to(kept.facts);

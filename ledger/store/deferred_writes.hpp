@@ -122,9 +122,11 @@ public:
     void add_condition(row_condition condition);
     std::vector<row_condition> take_conditions();
     bool conditions_pending() const { return conditions_taken_ < conditions_.size(); }
-    // Conditions ever added (never reset): a command that added one and then failed must learn
-    // whether the condition held, for its answer (ledger_writer.cpp).
+    // Conditions ever added, and ever dropped by a rollback to a savepoint (never reset): a
+    // command that added one and then failed, or rolled back its request, must learn whether the
+    // condition held, for its answer (ledger_writer.cpp).
     std::uint64_t conditions_added() const { return conditions_added_; }
+    std::uint64_t conditions_dropped() const { return conditions_dropped_; }
     // An event whose payload is built at the flush from a guarded statement's answer.
     void add_late_event(deferred_event event);
     // The postings of `id` kept for the flush (credits - debits): what a read of a deferred
@@ -175,7 +177,7 @@ private:
     std::vector<guarded_answer> guarded_;
     std::vector<row_condition> conditions_;
     std::size_t conditions_taken_ = 0;
-    std::uint64_t conditions_added_ = 0;
+    std::uint64_t conditions_added_ = 0, conditions_dropped_ = 0;
     writer_facts facts_;
 };
 

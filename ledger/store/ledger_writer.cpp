@@ -319,16 +319,20 @@ void ledger_writer::run_batch(soci::session& session,
         for (int attempt = 1; attempt <= command_attempts_max; ++attempt) {
             transaction.control("SAVEPOINT command");
             std::uint64_t conditions_before = deferred_.conditions_added();
+            std::uint64_t dropped_before = deferred_.conditions_dropped();
             applied[i] = batch[i]->run(session);
             // A refusal seen while this command ran (its queue went out) ends the attempt: what
             // any command did since rests on a debit that did not happen.
             if (defer && deferred_.refused())
                 throw optimistic_refusal("a guarded statement refused");
-            // A command that failed after taking a customer's state as a condition (not read):
-            // which failure it reports depends on that state (a deleted customer's payment is
-            // refused as such before its amount is checked), so it runs again reading it.
-            if (!applied[i] && defer && deferred_.conditions_added() != conditions_before)
+            // A command that failed after taking a customer's state as a condition (not read),
+            // or answered an error and rolled its request back: which failure it reports depends
+            // on that state (a deleted customer's payment is refused as such before its amount is
+            // checked), so it runs again reading it.
+            if (defer && ((!applied[i] && deferred_.conditions_added() != conditions_before) ||
+                          deferred_.conditions_dropped() != dropped_before)) {
                 throw optimistic_refusal("a command with unchecked conditions failed");
+            }
             if (applied[i]) {
                 transaction.control("RELEASE SAVEPOINT command");
                 break;

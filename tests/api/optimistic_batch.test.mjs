@@ -79,6 +79,12 @@ test('a customer deleted after paying is refused as sender and as receiver, othe
   for (const response of await Promise.all([payNow(a.USD, b.EUR, 1000), payNow(b.USD, a.EUR, 1000)])) {
     assert.equal(response.status, 201, response.text);
   }
+  // Payments that go through never make a batch run twice.
+  const steady = await optimisticRefusals();
+  for (const response of await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? payNow(a.USD, b.EUR, 1000) : payNow(b.USD, a.EUR, 1000))))) {
+    assert.equal(response.status, 201, response.text);
+  }
+  assert.equal(await optimisticRefusals(), steady);
   const deleted = await call(server, sandbox, 'DELETE', `/customers/${bob.id}`);
   assert.equal(deleted.status, 200, deleted.text);
   const aliceBefore = await balanceOf(server, sandbox, a.USD);
@@ -90,4 +96,11 @@ test('a customer deleted after paying is refused as sender and as receiver, othe
   assert.match(fromBob.body.message, /source/);
   assert.equal(toSelf.status, 201, toSelf.text);
   assert.equal(await balanceOf(server, sandbox, a.USD), aliceBefore - toSelf.body.totalSendingAmount);
+
+  // The deleted customer's state is checked before the amount, as always: an amount too small for
+  // the fees is still refused as a deleted customer's payment.
+  const [tooSmall, beside] = await Promise.all([payNow(b.USD, a.EUR, 1), payNow(a.USD, a.EUR, 1000)]);
+  assertError(tooSmall, 410, 'CUSTOMER_DELETED');
+  assert.equal(beside.status, 201, beside.text);
+  assertError(await payNow(a.USD, a.EUR, 1), 400, 'AMOUNT_OUT_OF_RANGE');
 });
