@@ -13,10 +13,12 @@
 //
 // A savepoint whose SAVEPOINT is still queued when it is released or rolled back to has had no
 // statement executed inside it on the server: every statement since is still queued behind it. So
-// a release takes the SAVEPOINT back out of the queue and is not sent either, and a rollback to it
-// drops what is queued behind it (guarded statements, below, not yet sent): a command whose writes
-// all wait for the flush costs no savepoint statement at all. Only a queue tail of guarded
-// statements is collapsed this way; anything else behind the SAVEPOINT goes out as written.
+// a rollback to it drops what is queued behind it (never sent, so nothing to undo), and a release
+// takes the SAVEPOINT back out of the queue and is not sent either, when only guarded statements
+// (below) follow it (they then run in the enclosing transaction, where nothing can roll back to
+// the released savepoint any more). A command whose writes all wait for the flush costs no
+// savepoint statement at all. A rollback to a savepoint sent earlier drops the guarded statements
+// still queued (all made inside it) and is sent.
 //
 // In the optimistic attempt of a batch (deferred_writes.hpp) the queue also carries guarded
 // statements (a conditional UPDATE or SELECT that must return a row), in order with the control
