@@ -4,8 +4,10 @@
 #include <set>
 
 #include "ledger/base/assert.hpp"
+#include "ledger/book/guarded_sides.hpp"
 #include "ledger/book/money.hpp"
 #include "ledger/store/batch_send.hpp"
+#include "ledger/store/control_queue.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/multi_row.hpp"
@@ -342,17 +344,6 @@ transfer_error classify_refusal(soci::session& session, const tenant& owner, con
 }  // namespace
 
 namespace {
-
-// Service accounts (liquidity, fees, settlement) have no overdraft guard, and their ids come only
-// from ensure_account for the transfer's owner and currency: their postings need no check of the
-// row and can wait for the batch's flush.
-bool is_service_account(const std::string& id) {
-    return id.starts_with("ServiceAccount:");
-}
-
-}  // namespace
-
-namespace {
 std::string record_transfer(soci::session& session, book_services services, const tenant& owner,
                             const transfer_request& request, long long now_ms, bool defer_credit,
                             bool defer_debit);
@@ -490,16 +481,26 @@ std::string record_transfer(soci::session& session, book_services services, cons
     return id;
 }
 
-constexpr const char* credit_pipelined_sql =
-    "UPDATE ledger_accounts SET credits_posted = credits_posted + $1, updated_at_ms = $2 WHERE "
-    "id = $3 AND platform_id = $4 AND environment = $5 AND currency = $6 AND credits_posted <= $7 "
-    "RETURNING credits_posted - debits_posted";
-// The overdraft guard as in post_transfer: in the WHERE clause, on the row as locked.
-constexpr const char* debit_pipelined_sql =
-    "UPDATE ledger_accounts SET debits_posted = debits_posted + $1, updated_at_ms = $2 WHERE "
-    "id = $3 AND platform_id = $4 AND environment = $5 AND currency = $6 AND debits_posted <= $7 "
-    "AND (must_not_overdraw = 0 OR credits_posted - debits_posted >= $1) "
-    "RETURNING credits_posted - debits_posted";
+}  // namespace
+
+namespace {
+
+// The optimistic attempt of the writer's batch (deferred_writes.hpp): the guarded updates are
+// queued and answered before the flush, the transfers recorded as if they went through; a refusal
+// runs the batch again without this.
+std::vector<std::string> post_transfers_queued(soci::session& session, book_services services,
+                                               const tenant& owner,
+                                               const std::vector<transfer_request>& requests,
+                                               long long now_ms) {
+    queue_guarded_sides(session, *deferred_writes_of(session), owner, requests, now_ms);
+    std::vector<std::string> ids;
+    for (const auto& r : requests) {
+        ids.push_back(record_transfer(session, services, owner, r, now_ms,
+                                      is_service_account(r.credit_account_id),
+                                      is_service_account(r.debit_account_id)));
+    }
+    return ids;
+}
 
 }  // namespace
 
@@ -516,6 +517,9 @@ result<std::vector<std::string>, transfers_refusal> post_transfers(
         }
         return ids;
     }
+    long long now_ms = services.time.now_ms();
+    if (deferred->optimistic())
+        return post_transfers_queued(session, services, owner, requests, now_ms);
     // Each side that post_transfer would update at once (not a service account's), in the order
     // it would: the credit, then the guarded debit.
     struct side {
@@ -524,20 +528,12 @@ result<std::vector<std::string>, transfers_refusal> post_transfers(
     };
     std::vector<side> sides;
     std::vector<pipelined_statement> statements;
-    long long now_ms = services.time.now_ms();
-    std::string env_name(owner.env_name());
     for (std::size_t i = 0; i < requests.size(); ++i) {
-        const transfer_request& r = requests[i];
-        CORRIDOR_ASSERT(r.amount > 0);
-        CORRIDOR_ASSERT(r.debit_account_id != r.credit_account_id);
-        std::string ceiling = std::to_string(posted_max - r.amount);
         for (bool debit : {false, true}) {
-            const std::string& id = debit ? r.debit_account_id : r.credit_account_id;
-            if (is_service_account(id)) continue;
+            const transfer_request& r = requests[i];
+            if (is_service_account(debit ? r.debit_account_id : r.credit_account_id)) continue;
             sides.push_back({i, debit});
-            statements.push_back({debit ? debit_pipelined_sql : credit_pipelined_sql,
-                                  {std::to_string(r.amount), std::to_string(now_ms), id,
-                                   owner.platform_id, env_name, r.currency, ceiling}});
+            statements.push_back(guarded_side_statement(owner, r, debit, now_ms));
         }
     }
     auto answers = run_pipeline_answers(session, statements);
@@ -581,6 +577,8 @@ result<std::vector<std::string>, transfers_refusal> post_transfers(
 std::optional<std::int64_t> account_balance(soci::session& session, const std::string& id) {
     deferred_writes* deferred = deferred_writes_of(session);
     if (deferred) {
+        // A guarded statement of the optimistic attempt still to answer: its queue goes out now.
+        if (deferred->unanswered_balance(id)) send_queued_guarded(session);
         if (auto known = deferred->balance_of(id)) return *known;
     }
     balance_row row;

@@ -19,6 +19,9 @@ namespace corridor {
 
 // APPROVED and MANUALLY_APPROVED; every other status (PENDING_REVIEW, REJECTED, ...) blocks.
 bool kyc_allows_money_movement(std::string_view kyc_status);
+// The same test as an SQL condition on a customers row named c.
+inline constexpr const char* kyc_allows_money_movement_sql =
+    "c.kyc_status IN ('APPROVED', 'MANUALLY_APPROVED')";
 // KYC_STATUS webhooks are sent for final states only: everything but PENDING_REVIEW.
 bool is_final_kyc_status(std::string_view kyc_status);
 

@@ -31,6 +31,17 @@ owner_facts facts_of_owner(soci::session& session, const tenant& owner, const st
 std::string platform_customer_id_of(soci::session& session, const tenant& owner,
                                     const std::string& customer_id);
 
+// For a payment created and executed at once to an internal account: in the ledger writer's
+// optimistic attempt, when the customer's platformCustomerId is known (writer_facts.hpp), nothing
+// is read; that the customer is not deleted (and, `must_be_ready`, may move money) becomes a
+// condition checked in the database just before the payment's guarded debit (a statement queued
+// with it, not waited for, at the same isolation as the read). Facts so returned are those of a
+// live, approved customer: if
+// the condition fails, the batch runs again without the optimistic attempt and this reads them
+// (facts_of_owner), so a refused payment is answered exactly as before. Otherwise facts_of_owner.
+owner_facts facts_of_owner_for_payment(soci::session& session, const tenant& owner,
+                                       const std::string& customer_id, bool must_be_ready);
+
 inline payment_failure failure(payment_error code, std::string message, std::string field = "") {
     return payment_failure{code, std::move(message), std::move(field)};
 }

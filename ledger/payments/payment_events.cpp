@@ -7,6 +7,7 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/payments/payment_json.hpp"
+#include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/outbox.hpp"
 
 namespace corridor {
@@ -52,11 +53,13 @@ bool note_transaction_failure_reason(soci::session& session, id_generator& ids, 
     return true;
 }
 
-void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
-                          const currency_registry& currencies, const tenant& owner,
-                          const std::string& account_id, const std::string& customer_id,
-                          const std::string& currency, std::int64_t old_balance,
-                          std::int64_t new_balance, const std::string& platform_customer_id) {
+namespace {
+
+std::string balance_event_payload(const currency_registry& currencies,
+                                  const std::string& account_id, const std::string& customer_id,
+                                  const std::string& currency, std::int64_t old_balance,
+                                  std::int64_t new_balance,
+                                  const std::string& platform_customer_id) {
     alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
     json::monotonic_resource arena(buffer, sizeof buffer);
     json::storage_ptr storage(&arena);
@@ -71,7 +74,39 @@ void record_balance_event(soci::session& session, id_generator& ids, const clock
         storage);
     if (!customer_id.empty()) payload["customerId"] = customer_id;
     if (!platform_customer_id.empty()) payload["platformCustomerId"] = platform_customer_id;
-    record_event(session, ids, time, owner, "ACCOUNT_STATUS", json::serialize(payload));
+    return json::serialize(payload);
+}
+
+}  // namespace
+
+void record_balance_event(soci::session& session, id_generator& ids, const clock& time,
+                          const currency_registry& currencies, const tenant& owner,
+                          const std::string& account_id, const std::string& customer_id,
+                          const std::string& currency, std::int64_t old_balance,
+                          std::int64_t new_balance, const std::string& platform_customer_id) {
+    record_event(session, ids, time, owner, "ACCOUNT_STATUS",
+                 balance_event_payload(currencies, account_id, customer_id, currency, old_balance,
+                                       new_balance, platform_customer_id));
+}
+
+bool record_balance_event_late(soci::session& session, id_generator& ids, const clock& time,
+                               const currency_registry& currencies, const tenant& owner,
+                               const std::string& account_id, const std::string& customer_id,
+                               const std::string& currency, std::int64_t change,
+                               const std::string& platform_customer_id) {
+    deferred_writes* deferred = deferred_writes_of(session);
+    auto slot = deferred ? deferred->unanswered_balance(account_id) : std::nullopt;
+    if (!slot) return false;
+    // The balance the account's last guarded statement returns is the one after this change:
+    // statements of a batch run in order, each on the row as the one before left it.
+    record_late_event(session, ids, time, owner, "ACCOUNT_STATUS", *slot,
+                      [&currencies, account_id, customer_id, currency, change,
+                       platform_customer_id](long long balance) {
+                          return balance_event_payload(currencies, account_id, customer_id,
+                                                       currency, balance - change, balance,
+                                                       platform_customer_id);
+                      });
+    return true;
 }
 
 }  // namespace corridor

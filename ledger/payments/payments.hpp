@@ -264,5 +264,14 @@ void record_balance_event(soci::session& session, id_generator& ids, const clock
                           const std::string& account_id, const std::string& customer_id,
                           const std::string& currency, std::int64_t old_balance,
                           std::int64_t new_balance, const std::string& platform_customer_id = {});
+// The same event when the account's balance after `change` (signed) is still to come from a
+// guarded statement of the ledger writer's optimistic attempt: built at the batch's flush. False,
+// recording nothing, when no such answer is awaited (the caller reads the balance and records the
+// event itself).
+bool record_balance_event_late(soci::session& session, id_generator& ids, const clock& time,
+                               const currency_registry& currencies, const tenant& owner,
+                               const std::string& account_id, const std::string& customer_id,
+                               const std::string& currency, std::int64_t change,
+                               const std::string& platform_customer_id);
 
 }  // namespace corridor

@@ -58,9 +58,12 @@ struct quote_sender {
 
 // An internal account pays: it must be a customer's or the platform's, belong to the customer the
 // request names, and its owner must not be deleted and may move money.
+// `executes_internal`: created and executed at once to an internal account, whose customers'
+// states may become conditions of its debit (facts_of_owner_for_payment).
 std::optional<payment_failure> check_account_source(soci::session& session, const tenant& owner,
                                                     const quote_request& request,
-                                                    quote_record& quote, quote_sender& sender) {
+                                                    quote_record& quote, quote_sender& sender,
+                                                    bool executes_internal) {
     auto source = find_account_identity(session, owner, request.source_account_id);
     if (!source ||
         (source->kind != account_kind::customer && source->kind != account_kind::platform)) {
@@ -73,7 +76,9 @@ std::optional<payment_failure> check_account_source(soci::session& session, cons
                        "source.customerId: the source account does not belong to this customer",
                        "source.customerId");
     }
-    auto source_owner = facts_of_owner(session, owner, source->owner_id);
+    auto source_owner = executes_internal
+                            ? facts_of_owner_for_payment(session, owner, source->owner_id, true)
+                            : facts_of_owner(session, owner, source->owner_id);
     if (source_owner.deleted()) {
         return failure(payment_error::customer_deleted,
                        "source.accountId: the account's customer is deleted", "source.accountId");
@@ -176,7 +181,8 @@ std::optional<payment_failure> check_internal_destination(soci::session& session
 std::optional<payment_failure> check_destination(soci::session& session,
                                                  const payment_services& services,
                                                  const tenant& owner, const quote_request& request,
-                                                 quote_record& quote, const quote_sender& sender) {
+                                                 quote_record& quote, const quote_sender& sender,
+                                                 bool executes_internal) {
     quote.destination_type = "ACCOUNT";
     std::optional<payment_failure> refused =
         request.uma ? check_uma_destination(session, services, owner, request, quote)
@@ -185,10 +191,11 @@ std::optional<payment_failure> check_destination(soci::session& session,
             : check_internal_destination(session, owner, request, quote);
     if (refused) return refused;
     // A customer paying between its own accounts was just read as the source's owner.
+    const std::string& receiver = quote.destination_customer_id;
     bool destination_deleted =
-        sender.facts && quote.destination_customer_id == quote.source_customer_id
-            ? sender.facts->deleted()
-            : facts_of_owner(session, owner, quote.destination_customer_id).deleted();
+        sender.facts && receiver == quote.source_customer_id ? sender.facts->deleted()
+        : executes_internal ? facts_of_owner_for_payment(session, owner, receiver, false).deleted()
+                            : facts_of_owner(session, owner, receiver).deleted();
     if (destination_deleted) {
         return failure(payment_error::customer_deleted,
                        "destination.accountId: the account's customer is deleted",
@@ -363,7 +370,7 @@ deferred_writes* store_quote(soci::session& session, const quote_request& reques
             ? deferred_writes_of(session)
             : nullptr;
     if (deferred_rows) {
-        deferred_rows->add_statement(quote_insert_statement(quote));
+        deferred_rows->add_row_statement(quote.id, quote_insert_statement(quote));
     } else {
         insert_quote(session, quote);
     }
@@ -427,12 +434,17 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     quote.owner = owner;
     quote.source_type = request.source_type;
     quote_sender sender;
-    auto source_refused = request.source_type == "ACCOUNT"
-                              ? check_account_source(session, owner, request, quote, sender)
-                              : check_funded_source(session, owner, request, quote, sender);
+    bool executes_internal = outgoing_out != nullptr && !request.uma &&
+                             !is_external_account_id(request.destination_account_id);
+    auto source_refused =
+        request.source_type == "ACCOUNT"
+            ? check_account_source(session, owner, request, quote, sender, executes_internal)
+            : check_funded_source(session, owner, request, quote, sender);
     if (source_refused) return *source_refused;
-    if (auto refused = check_destination(session, services, owner, request, quote, sender))
+    if (auto refused = check_destination(session, services, owner, request, quote, sender,
+                                         executes_internal)) {
         return *refused;
+    }
     auto currencies = check_currencies(services, config, request, quote);
     if (!currencies) return currencies.error();
     auto priced = price_quote(services, owner, request, quote, currencies.value());
@@ -447,7 +459,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     transaction_record outgoing =
         outgoing_transaction_of(request, quote, sender.platform_customer_id, now_ms);
     if (deferred_rows) {
-        deferred_rows->add_statement(transaction_insert_statement(outgoing));
+        deferred_rows->add_row_statement(outgoing.id, transaction_insert_statement(outgoing));
     } else {
         store_new_transaction(session, outgoing);
     }

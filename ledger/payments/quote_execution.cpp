@@ -69,6 +69,11 @@ deferred_writes* deferred_for_new_rows(soci::session& session,
 void set_quote_status(soci::session& session, const quote_record& quote, const std::string& status,
                       std::int64_t now_ms, const transaction_record* outgoing_in_hand) {
     if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        // Its INSERT, still kept, becomes the final row: one row version, not two.
+        quote_record updated = quote;
+        updated.status = status;
+        updated.updated_at_ms = now_ms;
+        if (deferred->restate_row(quote.id, quote_insert_statement(updated))) return;
         deferred->add_statement({"UPDATE quotes SET status = $1, updated_at_ms = $2 WHERE id = $3",
                                  {status, std::to_string(now_ms), quote.id}});
         return;
@@ -79,6 +84,7 @@ void set_quote_status(soci::session& session, const quote_record& quote, const s
 void set_transaction_outcome(soci::session& session, const transaction_record& t,
                              const transaction_record* outgoing_in_hand) {
     if (deferred_writes* deferred = deferred_for_new_rows(session, outgoing_in_hand)) {
+        if (deferred->restate_row(t.id, transaction_insert_statement(t))) return;
         deferred->add_statement(
             {"UPDATE transactions SET status = $1, failure_reason = $2, refund = $3, "
              "settled_at_ms = $4, updated_at_ms = $5 WHERE id = $6",
@@ -93,6 +99,12 @@ void set_transaction_outcome(soci::session& session, const transaction_record& t
 void record_funding_balance(soci::session& session, const payment_services& services,
                             const quote_record& quote, const std::string& funding_account_id,
                             const std::string& platform_customer_id) {
+    if (record_balance_event_late(session, services.ids, services.time, services.currencies,
+                                  quote.owner, funding_account_id, quote.source_customer_id,
+                                  quote.sending_currency, -quote.priced.total_sending,
+                                  platform_customer_id)) {
+        return;
+    }
     auto source_after = account_balance(session, funding_account_id);
     CORRIDOR_ASSERT(source_after.has_value());
     record_balance_event(session, services.ids, services.time, services.currencies, quote.owner,
@@ -236,6 +248,12 @@ void record_settlement_events(soci::session& session, const payment_services& se
     if (funding_is_internal) {
         record_funding_balance(session, services, quote, funding_account_id,
                                outgoing.platform_customer_id);
+    }
+    if (record_balance_event_late(session, services.ids, services.time, services.currencies,
+                                  quote.owner, quote.destination_account_id,
+                                  quote.destination_customer_id, quote.receiving_currency,
+                                  quote.priced.total_receiving, incoming.platform_customer_id)) {
+        return;
     }
     auto destination_after = account_balance(session, quote.destination_account_id);
     CORRIDOR_ASSERT(destination_after.has_value());

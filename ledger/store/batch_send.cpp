@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "ledger/base/assert.hpp"
 #include "ledger/store/control_queue.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
@@ -45,12 +46,56 @@ void send_controls(PGconn* connection, const std::vector<const char*>& controls)
 }
 
 thread_local soci::session* queue_session = nullptr;
-thread_local std::vector<const char*>* queue = nullptr;
+thread_local std::vector<queued_statement>* queue = nullptr;
+
+bool is_control(const queued_statement& entry) {
+    return entry.guarded_slot == no_guarded_slot;
+}
+
+// The position of the latest queued "SAVEPOINT name", or npos.
+std::size_t queued_savepoint(std::string_view name) {
+    for (std::size_t i = queue->size(); i-- > 0;) {
+        std::string_view sql((*queue)[i].sql);
+        if (is_control((*queue)[i]) && sql.starts_with("SAVEPOINT ") && sql.substr(10) == name)
+            return i;
+    }
+    return std::string_view::npos;
+}
+
+// Whether everything queued after `at` is a guarded statement.
+bool only_guarded_after(std::size_t at) {
+    for (std::size_t i = at + 1; i < queue->size(); ++i) {
+        if (is_control((*queue)[i])) return false;
+    }
+    return true;
+}
+
+// A release: true when it cancels its queued SAVEPOINT (see control_queue.hpp).
+bool collapse_release(std::string_view name) {
+    std::size_t at = queued_savepoint(name);
+    if (at == std::string_view::npos || !only_guarded_after(at)) return false;
+    queue->erase(queue->begin() + static_cast<std::ptrdiff_t>(at));
+    return true;
+}
+
+// A rollback to a savepoint: what is queued after its SAVEPOINT was never sent, so it is dropped
+// (true: nothing to send). With the SAVEPOINT sent earlier, every guarded statement still queued
+// was made inside the savepoint and is dropped, its slot gone with the rollback in the deferred
+// writes, and the rollback is sent (false).
+bool collapse_rollback(std::string_view name) {
+    std::size_t at = queued_savepoint(name);
+    if (at != std::string_view::npos) {
+        queue->resize(at + 1);  // the savepoint stays open, as after ROLLBACK TO
+        return true;
+    }
+    std::erase_if(*queue, [](const queued_statement& entry) { return !is_control(entry); });
+    return false;
+}
 
 }  // namespace
 
 control_queue_scope::control_queue_scope(soci::session& session,
-                                         std::vector<const char*>& pending) {
+                                         std::vector<queued_statement>& pending) {
     queue_session = &session;
     queue = &pending;
 }
@@ -67,19 +112,31 @@ bool control_queue_active(soci::session& session) {
 bool queue_control(soci::session& session, const char* sql) {
     if (queue_session != &session) return false;
     std::string_view text(sql);
-    if (!text.starts_with("SAVEPOINT ") && !text.starts_with("RELEASE SAVEPOINT ") &&
-        !text.starts_with("ROLLBACK TO SAVEPOINT ")) {
+    constexpr std::string_view release = "RELEASE SAVEPOINT ", rollback = "ROLLBACK TO SAVEPOINT ";
+    if (text.starts_with(release)) {
+        if (collapse_release(text.substr(release.size()))) return true;
+    } else if (text.starts_with(rollback)) {
+        if (collapse_rollback(text.substr(rollback.size()))) return true;
+    } else if (!text.starts_with("SAVEPOINT ")) {
         return false;
     }
-    queue->push_back(sql);
+    queue->push_back({sql, {}});
     return true;
 }
 
-void send_queued_controls(soci::session& session) {
-    if (queue_session != &session || queue->empty()) return;
-    std::vector<const char*> controls;
-    controls.swap(*queue);
-    send_controls(connection_of(session), controls);
+bool queue_guarded(soci::session& session, std::string sql, std::vector<std::string> params,
+                   std::size_t slot, bool prepared) {
+    if (queue_session != &session) return false;
+    queue->push_back({std::move(sql), std::move(params), slot, prepared});
+    return true;
+}
+
+bool guarded_queued(soci::session& session) {
+    if (queue_session != &session) return false;
+    for (const auto& entry : *queue) {
+        if (!is_control(entry)) return true;
+    }
+    return false;
 }
 
 void run_controls(soci::session& session, const std::vector<const char*>& controls) {
@@ -122,7 +179,10 @@ std::vector<pipeline_send> plan_sends(const std::vector<pipelined_statement>& st
     std::unordered_map<std::string_view, std::string> fresh;
     for (std::size_t i = 0; i < statements.size(); ++i) {
         const auto& statement = statements[i];
-        if (statement.params.empty() || !statement.sql.starts_with("INSERT ")) continue;
+        if (statement.params.empty() || statement.one_off ||
+            !(statement.prepared || statement.sql.starts_with("INSERT "))) {
+            continue;
+        }
         if (auto known = names.find(statement.sql); known != names.end()) {
             sends[i].name = known->second;
         } else if (auto sent = fresh.find(statement.sql); sent != fresh.end()) {
@@ -213,6 +273,80 @@ statement_cache::pipelined_statements* pipelined_of(soci::session& session) {
 
 }  // namespace
 
+namespace {
+
+// Conditions no guarded debit took before the queue goes out are checked on their own, in order
+// behind what is queued (deferred_writes.hpp row_condition).
+void queue_condition_checks(soci::session& session) {
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (!deferred || !deferred->conditions_pending()) return;
+    for (auto& condition : deferred->take_conditions()) {
+        std::size_t slot = deferred->add_guarded("");
+        queue->push_back({condition_check_sql(condition), std::move(condition.params), slot, true});
+    }
+}
+
+// Sends the queue, `statements` after it, in one pipeline; the answers of `statements`. The
+// answers of guarded statements go to their slots; a guarded statement that returned no row, or
+// a pipeline that failed while one was in it, marks the optimistic attempt refused.
+std::vector<std::optional<std::string>> send_queue_with(
+    soci::session& session, const std::vector<pipelined_statement>& statements) {
+    std::vector<queued_statement> sent;
+    if (queue_session == &session) {
+        queue_condition_checks(session);
+        sent.swap(*queue);
+    }
+    std::vector<pipelined_statement> all;
+    all.reserve(sent.size() + statements.size());
+    bool guarded = false;
+    for (auto& entry : sent) {
+        guarded = guarded || !is_control(entry);
+        all.push_back({std::move(entry.sql), std::move(entry.params), false, entry.prepared});
+    }
+    all.insert(all.end(), statements.begin(), statements.end());
+    std::vector<std::optional<std::string>> answers(all.size());
+    if (all.empty()) return answers;
+    deferred_writes* deferred = guarded ? deferred_writes_of(session) : nullptr;
+    try {
+        send_pipeline(connection_of(session), all, pipelined_of(session), &answers);
+    } catch (...) {
+        if (deferred) deferred->refuse();
+        throw;
+    }
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        if (is_control(sent[i])) continue;
+        CORRIDOR_ASSERT(deferred != nullptr);
+        deferred->answer_guarded(sent[i].guarded_slot, answers[i]);
+    }
+    answers.erase(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(sent.size()));
+    return answers;
+}
+
+}  // namespace
+
+void send_queued_controls(soci::session& session) {
+    if (queue_session != &session) return;
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (queue->empty() && !(deferred && deferred->conditions_pending())) return;
+    if (guarded_queued(session) || (deferred && deferred->conditions_pending())) {
+        send_queue_with(session, {});
+        return;
+    }
+    std::vector<const char*> controls;
+    controls.reserve(queue->size());
+    for (const auto& entry : *queue) controls.push_back(entry.sql.c_str());
+    send_controls(connection_of(session), controls);
+    queue->clear();
+}
+
+void send_queued_guarded(soci::session& session) {
+    if (queue_session != &session) return;
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (guarded_queued(session) || (deferred && deferred->conditions_pending())) {
+        send_queue_with(session, {});
+    }
+}
+
 void run_pipeline(soci::session& session, const std::vector<pipelined_statement>& statements) {
     if (statements.empty()) return;
     send_pipeline(connection_of(session), statements, pipelined_of(session), nullptr);
@@ -220,21 +354,9 @@ void run_pipeline(soci::session& session, const std::vector<pipelined_statement>
 
 std::vector<std::optional<std::string>> run_pipeline_answers(
     soci::session& session, const std::vector<pipelined_statement>& statements) {
-    // The waiting savepoint statements go first, in the same pipeline (the deferred writes have
-    // followed them already, when they were queued).
-    std::vector<pipelined_statement> all;
-    if (queue_session == &session) {
-        for (const char* sql : *queue) all.push_back({sql, {}});
-        queue->clear();
-    }
-    std::size_t controls = all.size();
-    all.insert(all.end(), statements.begin(), statements.end());
-    std::vector<std::optional<std::string>> answers(all.size());
-    if (!all.empty()) {
-        send_pipeline(connection_of(session), all, pipelined_of(session), &answers);
-    }
-    answers.erase(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(controls));
-    return answers;
+    // The waiting statements go first, in the same pipeline (the deferred writes have followed
+    // them already, when they were queued).
+    return send_queue_with(session, statements);
 }
 
 }  // namespace corridor

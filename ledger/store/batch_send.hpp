@@ -21,10 +21,14 @@ namespace corridor {
 // PostgreSQL.
 void run_controls(soci::session& session, const std::vector<const char*>& controls);
 
-// A statement with text parameters ($1, $2...).
+// A statement with text parameters ($1, $2...). `one_off`: a text sent once (several rows of a
+// batch in one INSERT), never prepared under a name. `prepared`: prepared under a name although
+// not an INSERT (a lookup by primary key of rows that are not hot, whose generic plan is safe).
 struct pipelined_statement {
     std::string sql;
     std::vector<std::string> params;
+    bool one_off = false;
+    bool prepared = false;
 };
 
 // PostgreSQL only: sends every statement, then waits once for all the answers. The server runs

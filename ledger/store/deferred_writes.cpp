@@ -1,12 +1,15 @@
 #include "ledger/store/deferred_writes.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/event_payloads.hpp"
 #include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/outbox_insert.hpp"
 #include "ledger/store/statement_cache.hpp"
@@ -96,6 +99,22 @@ void deferred_writes::add_event(deferred_event event) {
 
 void deferred_writes::add_statement(pipelined_statement statement) {
     statements_.push_back(std::move(statement));
+    statement_rows_.emplace_back();
+}
+
+void deferred_writes::add_row_statement(std::string row_id, pipelined_statement insert) {
+    statements_.push_back(std::move(insert));
+    statement_rows_.push_back(std::move(row_id));
+}
+
+bool deferred_writes::restate_row(const std::string& row_id, pipelined_statement insert) {
+    std::size_t since = savepoints_.empty() ? 0 : savepoints_.back().statements;
+    for (std::size_t i = statement_rows_.size(); i-- > since;) {
+        if (statement_rows_[i] != row_id) continue;
+        statements_[i] = std::move(insert);
+        return true;
+    }
+    return false;
 }
 
 void deferred_writes::on_control(std::string_view sql) {
@@ -112,7 +131,8 @@ void deferred_writes::on_control(std::string_view sql) {
     if (auto name = named("SAVEPOINT ")) {
         savepoints_.push_back({std::string(*name), postings_.size(), transfers_.size(),
                                events_.size(), found_accounts_.size(), balances_.size(),
-                               statements_.size(), facts_.savepoint()});
+                               statements_.size(), guarded_.size(), conditions_.size(),
+                               conditions_taken_, facts_.savepoint()});
     } else if (auto name = named("RELEASE SAVEPOINT ")) {
         // What was written since stays, as part of the enclosing savepoint or transaction.
         std::size_t at = find(*name);
@@ -129,6 +149,12 @@ void deferred_writes::on_control(std::string_view sql) {
         found_accounts_.resize(kept.found_accounts);  // an account opened since is gone again
         balances_.resize(kept.balances);
         statements_.resize(kept.statements);
+        statement_rows_.resize(kept.statements);
+        guarded_.resize(kept.guarded);  // undone on the server, or never sent (control_queue.hpp)
+        if (conditions_.size() > kept.conditions)
+            conditions_dropped_ += conditions_.size() - kept.conditions;
+        conditions_.resize(kept.conditions);
+        conditions_taken_ = kept.conditions_taken;
         facts_.rollback_to(kept.facts);
         savepoints_.resize(at + 1);
     } else if (sql == "ROLLBACK") {
@@ -146,14 +172,79 @@ void deferred_writes::found_account(const std::string& key, const std::string& i
 }
 
 void deferred_writes::saw_balance(const std::string& id, std::optional<long long> balance) {
-    balances_.emplace_back(id, balance);
+    balances_.push_back({id, balance});
 }
 
 std::optional<long long> deferred_writes::balance_of(const std::string& id) const {
     for (auto entry = balances_.rbegin(); entry != balances_.rend(); ++entry) {
-        if (entry->first == id) return entry->second;
+        if (entry->id != id) continue;
+        if (entry->slot == static_cast<std::size_t>(-1)) return entry->balance;
+        return guarded_[entry->slot].balance;  // nullopt while unanswered
     }
     return std::nullopt;
+}
+
+std::size_t deferred_writes::add_guarded(const std::string& account_id) {
+    std::size_t slot = guarded_.size();
+    guarded_.push_back({account_id});
+    if (!account_id.empty()) balances_.push_back({account_id, std::nullopt, slot});
+    return slot;
+}
+
+void deferred_writes::answer_guarded(std::size_t slot, const std::optional<std::string>& answer) {
+    CORRIDOR_ASSERT(slot < guarded_.size() && !guarded_[slot].answered);
+    guarded_answer& entry = guarded_[slot];
+    entry.answered = true;
+    if (!answer) {
+        refused_ = true;  // no row: the guard, or a condition, refused
+        return;
+    }
+    if (!entry.account_id.empty()) entry.balance = std::stoll(*answer);
+}
+
+std::optional<std::size_t> deferred_writes::unanswered_balance(const std::string& id) const {
+    for (auto entry = balances_.rbegin(); entry != balances_.rend(); ++entry) {
+        if (entry->id != id) continue;
+        if (entry->slot == static_cast<std::size_t>(-1) || guarded_[entry->slot].answered)
+            return std::nullopt;
+        return entry->slot;
+    }
+    return std::nullopt;
+}
+
+std::string numbered_condition(std::string_view sql, std::size_t first) {
+    std::string out;
+    for (std::size_t i = 0; i < sql.size(); ++i) {
+        if (sql.substr(i, 2) == "$c") {
+            out += '$' + std::to_string(first++);
+            ++i;
+        } else {
+            out += sql[i];
+        }
+    }
+    return out;
+}
+
+std::string condition_check_sql(const row_condition& condition) {
+    return "SELECT 1 WHERE " + numbered_condition(condition.sql, 1);
+}
+
+void deferred_writes::add_condition(row_condition condition) {
+    ++conditions_added_;
+    conditions_.push_back(std::move(condition));
+}
+
+std::vector<row_condition> deferred_writes::take_conditions() {
+    // Taken ones stay, so that a rollback to before their taking makes them pending again.
+    std::vector<row_condition> taken(
+        conditions_.begin() + static_cast<std::ptrdiff_t>(conditions_taken_), conditions_.end());
+    conditions_taken_ = conditions_.size();
+    return taken;
+}
+
+void deferred_writes::add_late_event(deferred_event event) {
+    CORRIDOR_ASSERT(event.late_payload && event.late_slot < guarded_.size());
+    events_.push_back(std::move(event));
 }
 
 long long deferred_writes::pending_delta(const std::string& id) const {
@@ -172,9 +263,14 @@ void deferred_writes::committed() {
 
 void deferred_writes::clear() {
     facts_.end_batch();  // after committed(), nothing is left to forget
+    optimistic_ = refused_ = false;
+    guarded_.clear();
+    conditions_.clear();
+    conditions_taken_ = 0;
     found_accounts_.clear();
     balances_.clear();
     statements_.clear();
+    statement_rows_.clear();
     postings_.clear();
     transfers_.clear();
     events_.clear();
@@ -194,6 +290,71 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
         delta.now_ms = std::max(delta.now_ms, p.now_ms);
     }
     return deltas;
+}
+
+// Rows of one table that a batch's statements insert one by one ("INSERT INTO t (...) VALUES
+// ($1, ...)", the same text each time) go out as one multi-row INSERT at the place of the first:
+// one statement for the server to execute instead of one per row. Moving an INSERT earlier keeps
+// it before anything that followed it; inserts of another text keep their own first place.
+constexpr std::size_t params_per_statement_max = 30000;
+
+std::size_t highest_parameter(const std::string& sql) {
+    std::size_t highest = 0;
+    for (std::size_t i = 0; i + 1 < sql.size(); ++i) {
+        if (sql[i] != '$' || !std::isdigit(static_cast<unsigned char>(sql[i + 1]))) continue;
+        highest = std::max<std::size_t>(highest, std::stoul(sql.substr(i + 1)));
+    }
+    return highest;
+}
+
+// The VALUES list's position in an "INSERT ... VALUES (...)" with parameters only there, or npos.
+std::size_t values_position(const pipelined_statement& statement) {
+    const std::string& sql = statement.sql;
+    if (!sql.starts_with("INSERT INTO ") || statement.params.empty() || !sql.ends_with(")"))
+        return std::string::npos;
+    std::size_t at = sql.find(" VALUES (");
+    if (at == std::string::npos || sql.find('$') < at) return std::string::npos;
+    if (highest_parameter(sql) != statement.params.size()) return std::string::npos;
+    return at;
+}
+
+// The VALUES row of `sql` (from `at`) with its parameters moved up by `offset`.
+std::string shifted_row(const std::string& sql, std::size_t at, std::size_t offset) {
+    std::string row;
+    for (std::size_t i = at + 8; i < sql.size(); ++i) {
+        if (sql[i] == '$' && i + 1 < sql.size() &&
+            std::isdigit(static_cast<unsigned char>(sql[i + 1]))) {
+            std::size_t end = i + 1;
+            while (end < sql.size() && std::isdigit(static_cast<unsigned char>(sql[end]))) ++end;
+            row += '$' + std::to_string(std::stoul(sql.substr(i + 1, end - i - 1)) + offset);
+            i = end - 1;
+        } else {
+            row += sql[i];
+        }
+    }
+    return row;
+}
+
+void append_statements(std::vector<pipelined_statement>& pipeline,
+                       std::vector<pipelined_statement> statements) {
+    std::map<std::string, std::size_t> open;  // text -> its multi-row statement in `pipeline`
+    for (auto& statement : statements) {
+        std::size_t at = values_position(statement);
+        auto found = at == std::string::npos ? open.end() : open.find(statement.sql);
+        if (found != open.end()) {
+            pipelined_statement& rows = pipeline[found->second];
+            if (rows.params.size() + statement.params.size() <= params_per_statement_max) {
+                rows.sql += ", " + shifted_row(statement.sql, at, rows.params.size());
+                rows.params.insert(rows.params.end(),
+                                   std::make_move_iterator(statement.params.begin()),
+                                   std::make_move_iterator(statement.params.end()));
+                rows.one_off = true;
+                continue;
+            }
+        }
+        if (at != std::string::npos) open[statement.sql] = pipeline.size();
+        pipeline.push_back(std::move(statement));
+    }
 }
 
 }  // namespace
@@ -245,6 +406,14 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
               text_array(transfers_, &t::transaction_id),
               number_array(transfers_, &t::created_at_ms)}});
     }
+    for (auto& event : events_) {
+        if (!event.late_payload) continue;
+        // Built now that its guarded statement has answered (the flush follows the answers).
+        const guarded_answer& answer = guarded_[event.late_slot];
+        CORRIDOR_ASSERT(answer.answered && answer.balance.has_value());
+        event.payload = pack_event_payload(event.late_payload(*answer.balance));
+        event.late_payload = nullptr;
+    }
     if (!events_.empty()) {
         using e = deferred_event;
         std::vector<outbox_lease> leases;
@@ -259,9 +428,10 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
               text_array(events_, &e::purpose), text_array(leases, &outbox_lease::token),
               number_array(leases, &outbox_lease::until_ms)}});
     }
-    for (auto& statement : statements_) pipeline.push_back(std::move(statement));
+    append_statements(pipeline, std::move(statements_));
     facts_.append_config_checks(pipeline);
     statements_.clear();
+    statement_rows_.clear();
     postings_.clear();
     transfers_.clear();
     events_.clear();

@@ -11,6 +11,7 @@
 #include <soci/soci.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -34,6 +35,29 @@ struct deferred_transfer {
 struct deferred_event {
     std::string id, platform_id, environment, type, payload, purpose;
     long long created_at_ms = 0;
+    // An event built at the flush (optimistic attempt): its JSON from the balance that guarded
+    // statement `late_slot` returned; `payload` is empty until then.
+    std::function<std::string(long long balance)> late_payload;
+    std::size_t late_slot = 0;
+};
+
+// A condition the optimistic attempt checks in the database, queued just before the next guarded
+// debit as a guarded statement of its own, instead of a read that waits for its answer: `sql` is a
+// boolean SQL expression whose parameters are written $c, in the order of `params`.
+struct row_condition {
+    std::string sql;
+    std::vector<std::string> params;
+};
+
+// `sql` of a row_condition with its $c numbered from $first on.
+std::string numbered_condition(std::string_view sql, std::size_t first);
+// A statement that returns a row when `condition` holds, its parameters from $1.
+std::string condition_check_sql(const row_condition& condition);
+
+// Thrown by the ledger writer when an optimistic attempt was refused (a guarded statement returned
+// no row, or its pipeline failed): the batch is rolled back and run again without it.
+struct optimistic_refusal : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 // Thrown by flush when a service account's summed postings would pass the posted ceiling: the batch
@@ -51,6 +75,12 @@ public:
     // PostgreSQL: a statement whose answer nothing needs, sent with the flush. Only for rows no
     // other command can read before the commit (made by the same command).
     void add_statement(pipelined_statement statement);
+    // The INSERT of a row this command creates (`row_id`): a later restate_row of the same row
+    // in the same savepoint replaces it with the row's final version, so that the database writes
+    // one row version instead of an insert and its update. False when it cannot (not kept here,
+    // or kept before the innermost savepoint, whose rollback must keep it): update it instead.
+    void add_row_statement(std::string row_id, pipelined_statement insert);
+    bool restate_row(const std::string& row_id, pipelined_statement insert);
     // A transaction-control statement the session just ran (SAVEPOINT, RELEASE SAVEPOINT,
     // ROLLBACK TO SAVEPOINT, ROLLBACK).
     void on_control(std::string_view sql);
@@ -71,6 +101,34 @@ public:
     // a later read in the same batch needs no round trip.
     void saw_balance(const std::string& id, std::optional<long long> balance);
     std::optional<long long> balance_of(const std::string& id) const;
+
+    // The optimistic attempt (PostgreSQL, a batch's first attempt; ledger_writer.cpp run_batch):
+    // guarded updates of customer and platform accounts are queued (control_queue.hpp) instead of
+    // waited for, and their answers read together before the flush. Any refusal sends the batch
+    // round again without this attempt, each command waiting for its answers as before, so that
+    // the refused command gets exactly the answer it got before.
+    void set_optimistic(bool on) { optimistic_ = on; }
+    bool optimistic() const { return optimistic_; }
+    // A guarded statement on `account_id` (empty: a bare check) was queued; its slot. Its answer is
+    // the balance the statement returned.
+    std::size_t add_guarded(const std::string& account_id);
+    void answer_guarded(std::size_t slot, const std::optional<std::string>& answer);
+    bool refused() const { return refused_; }
+    void refuse() { refused_ = true; }
+    // The slot of the guarded statement that last changed `id` when its answer is still to come.
+    std::optional<std::size_t> unanswered_balance(const std::string& id) const;
+    // Conditions for the next guarded debit (row_condition); checked just before it, or, when the
+    // queue goes out before such a debit, at the end of the queue (control_queue.hpp).
+    void add_condition(row_condition condition);
+    std::vector<row_condition> take_conditions();
+    bool conditions_pending() const { return conditions_taken_ < conditions_.size(); }
+    // Conditions ever added, and ever dropped by a rollback to a savepoint (never reset): a
+    // command that added one and then failed, or rolled back its request, must learn whether the
+    // condition held, for its answer (ledger_writer.cpp).
+    std::uint64_t conditions_added() const { return conditions_added_; }
+    std::uint64_t conditions_dropped() const { return conditions_dropped_; }
+    // An event whose payload is built at the flush from a guarded statement's answer.
+    void add_late_event(deferred_event event);
     // The postings of `id` kept for the flush (credits - debits): what a read of a deferred
     // account's balance must add to the stored one.
     long long pending_delta(const std::string& id) const;
@@ -92,17 +150,34 @@ private:
     struct mark {
         std::string name;
         std::size_t postings = 0, transfers = 0, events = 0, found_accounts = 0, balances = 0,
-                    statements = 0;
+                    statements = 0, guarded = 0, conditions = 0, conditions_taken = 0;
         writer_facts::mark facts;
+    };
+    struct guarded_answer {
+        std::string account_id;
+        bool answered = false;
+        std::optional<long long> balance;
+    };
+    // A balance seen in this batch: known, or to come from a guarded statement's slot.
+    struct seen_balance {
+        std::string id;
+        std::optional<long long> balance;
+        std::size_t slot = static_cast<std::size_t>(-1);
     };
     std::vector<posting> postings_;
     std::vector<deferred_transfer> transfers_;
     std::vector<deferred_event> events_;
     std::vector<pipelined_statement> statements_;
+    std::vector<std::string> statement_rows_;  // per statement: the row it inserts, or empty
     std::vector<mark> savepoints_;
     std::unordered_map<std::string, std::string> known_accounts_;
-    std::vector<std::pair<std::string, std::string>> found_accounts_;         // this batch's
-    std::vector<std::pair<std::string, std::optional<long long>>> balances_;  // latest last
+    std::vector<std::pair<std::string, std::string>> found_accounts_;  // this batch's
+    std::vector<seen_balance> balances_;                               // latest last
+    bool optimistic_ = false, refused_ = false;
+    std::vector<guarded_answer> guarded_;
+    std::vector<row_condition> conditions_;
+    std::size_t conditions_taken_ = 0;
+    std::uint64_t conditions_added_ = 0, conditions_dropped_ = 0;
     writer_facts facts_;
 };
 

@@ -90,15 +90,19 @@ public:
         if (sqlite_) {
             run_control(session_, "BEGIN IMMEDIATE");
         } else {
-            pending_.push_back("BEGIN");
+            pending_.push_back({"BEGIN", {}});
             queue_.emplace(session_, pending_);
         }
     }
     ~batch_transaction() {
         if (!open_) return;
+        // Nothing went out yet (BEGIN still queued): no transaction to roll back on the server
+        // (the deferred writes are cleared with their scope).
+        bool begun = sqlite_ || pending_.empty() || pending_.front().sql != "BEGIN";
         queue_.reset();
         pending_.clear();
         outbox_rolled_back_on_this_thread();
+        if (!begun) return;
         try {
             run_control(session_, "ROLLBACK");
         } catch (...) {
@@ -117,7 +121,7 @@ private:
     soci::session& session_;
     bool sqlite_;
     bool open_ = true;
-    std::vector<const char*> pending_;
+    std::vector<queued_statement> pending_;
     std::optional<control_queue_scope> queue_;
 };
 
@@ -128,9 +132,11 @@ void batch_transaction::commit(deferred_writes* deferred, const pipelined_statem
         run_control(session_, "COMMIT");
     } else {
         // What is still queued (already applied to the deferred writes), the flush, COMMIT.
+        // The optimistic attempt's guarded statements went out before (send_guarded).
+        CORRIDOR_ASSERT(!guarded_queued(session_));
         queue_.reset();
         std::vector<pipelined_statement> statements;
-        for (const char* sql : pending_) statements.push_back({sql, {}});
+        for (auto& entry : pending_) statements.push_back({std::move(entry.sql), {}});
         pending_.clear();
         if (deferred) deferred->append_flush(statements);
         // NOTIFY is delivered at COMMIT, once per transaction however many events.
@@ -260,10 +266,18 @@ void ledger_writer::apply_batch(soci::session& session,
         // Counted before any command is told its outcome (and also when the batch fails).
         traffic_meter meter(round_trips_total_, statements_total_);
         bool defer = true;
+        // PostgreSQL: first without waiting for guarded statements (deferred_writes.hpp).
+        bool optimistic = markers_;
         for (int attempt = 1;; ++attempt) {
             try {
-                run_batch(session, batch, applied, defer);
+                run_batch(session, batch, applied, defer, optimistic);
                 break;
+            } catch (const optimistic_refusal&) {
+                // A debit refused, a condition failed, or their pipeline failed: the batch again,
+                // each command waiting for its answers, so that a refused one gets the answer it
+                // always got (insufficient balance, deleted customer, KYC...) and the others go on.
+                optimistic = false;
+                optimistic_refusals_.fetch_add(1, std::memory_order_relaxed);
             } catch (const deferred_overflow&) {
                 // A service account near its posted ceiling (rare): the batch again, each posting
                 // checked on its own, so that only a command that does not fit fails.
@@ -295,15 +309,30 @@ void ledger_writer::apply_batch(soci::session& session,
 
 void ledger_writer::run_batch(soci::session& session,
                               std::vector<std::unique_ptr<session_job>>& batch,
-                              std::vector<bool>& applied, bool defer) {
+                              std::vector<bool>& applied, bool defer, bool optimistic) {
     // Writes nothing reads back wait for one flush before the commit (deferred_writes.hpp).
     std::optional<deferring_scope> deferring;
     if (defer) deferring.emplace(session, deferred_);
+    if (defer) deferred_.set_optimistic(optimistic);
     batch_transaction transaction(session);
     for (std::size_t i = 0; i < batch.size(); ++i) {
         for (int attempt = 1; attempt <= command_attempts_max; ++attempt) {
             transaction.control("SAVEPOINT command");
+            std::uint64_t conditions_before = deferred_.conditions_added();
+            std::uint64_t dropped_before = deferred_.conditions_dropped();
             applied[i] = batch[i]->run(session);
+            // A refusal seen while this command ran (its queue went out) ends the attempt: what
+            // any command did since rests on a debit that did not happen.
+            if (defer && deferred_.refused())
+                throw optimistic_refusal("a guarded statement refused");
+            // A command that failed after taking a customer's state as a condition (not read),
+            // or answered an error and rolled its request back: which failure it reports depends
+            // on that state (a deleted customer's payment is refused as such before its amount is
+            // checked), so it runs again reading it.
+            if (defer && ((!applied[i] && deferred_.conditions_added() != conditions_before) ||
+                          deferred_.conditions_dropped() != dropped_before)) {
+                throw optimistic_refusal("a command with unchecked conditions failed");
+            }
             if (applied[i]) {
                 transaction.control("RELEASE SAVEPOINT command");
                 break;
@@ -314,6 +343,19 @@ void ledger_writer::run_batch(soci::session& session,
             if (attempt < command_attempts_max)
                 commands_retried_.fetch_add(1, std::memory_order_relaxed);
         }
+    }
+    // The optimistic attempt's guarded statements, with BEGIN when nothing went out before: one
+    // round trip, their answers read once, then the events they complete join the flush.
+    if (defer && optimistic) {
+        try {
+            send_queued_guarded(session);
+        } catch (const soci::soci_error& error) {
+            // A deadlock or any other failure of the pipeline on a live connection: the batch
+            // again, each command on its own (a lost connection fails the batch as before).
+            if (!connection_alive(session)) throw;
+            throw optimistic_refusal(error.what());
+        }
+        if (deferred_.refused()) throw optimistic_refusal("a guarded statement refused");
     }
     // The batch's marker goes with its COMMIT (in the same pipeline on PostgreSQL): a COMMIT that
     // loses its connection is settled by looking the marker up (finish_failed_batch).

@@ -38,6 +38,8 @@ public:
     // at most this many times in all.
     static constexpr int command_attempts_max = 3;
     std::uint64_t commands_retried() const { return commands_retried_.load(); }
+    // Optimistic attempts (PostgreSQL) refused and run again command by command.
+    std::uint64_t optimistic_refusals() const { return optimistic_refusals_.load(); }
     // Batches whose COMMIT lost its connection, by what the marker lookup learnt.
     std::uint64_t outcomes_committed() const { return outcomes_committed_.load(); }
     std::uint64_t outcomes_not_committed() const { return outcomes_not_committed_.load(); }
@@ -73,8 +75,9 @@ private:
                      std::vector<bool>& applied);
     // One attempt at the batch's transaction: with deferred writes, or (after a deferred_overflow)
     // each posting sent at once.
+    // `optimistic` (PostgreSQL, with `defer`): guarded statements are queued, not waited for.
     void run_batch(soci::session& session, std::vector<std::unique_ptr<session_job>>& batch,
-                   std::vector<bool>& applied, bool defer);
+                   std::vector<bool>& applied, bool defer, bool optimistic);
     // After apply_batch threw: finishes every command with what became of the batch, learning it
     // from the marker when the connection was lost during COMMIT. Leaves `session` usable or null.
     void finish_failed_batch(session_ptr& session, std::vector<std::unique_ptr<session_job>>& batch,
@@ -109,6 +112,7 @@ private:
     std::atomic<std::uint64_t> batches_total_{0};
     std::atomic<std::uint64_t> commands_total_{0};
     std::atomic<std::uint64_t> commands_retried_{0};
+    std::atomic<std::uint64_t> optimistic_refusals_{0};
     std::atomic<std::uint64_t> round_trips_total_{0};
     std::atomic<std::uint64_t> statements_total_{0};
     std::atomic<std::uint64_t> outcomes_committed_{0};

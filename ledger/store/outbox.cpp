@@ -148,4 +148,24 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     return id;
 }
 
+std::string record_late_event(soci::session& session, id_generator& ids, const clock& time,
+                              const tenant& owner, const std::string& type, std::size_t slot,
+                              std::function<std::string(long long balance)> build) {
+    deferred_writes* deferred = deferred_writes_of(session);
+    CORRIDOR_ASSERT(deferred != nullptr && !type.empty());
+    std::string id = ids.next("Webhook");
+    events_pending = true;
+    deferred_event event{id,
+                         owner.platform_id,
+                         std::string(owner.env_name()),
+                         type,
+                         "",
+                         std::string(to_string(event_purpose::notify)),
+                         time.now_ms()};
+    event.late_payload = std::move(build);
+    event.late_slot = slot;
+    deferred->add_late_event(std::move(event));
+    return id;
+}
+
 }  // namespace corridor

@@ -29,6 +29,11 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
                          const tenant& owner, const std::string& type, const std::string& payload,
                          event_purpose purpose);
+// In the ledger writer's optimistic attempt (deferred_writes.hpp): a NOTIFY event whose payload
+// `build` makes at the flush from the balance that guarded statement `slot` returns.
+std::string record_late_event(soci::session& session, id_generator& ids, const clock& time,
+                              const tenant& owner, const std::string& type, std::size_t slot,
+                              std::function<std::string(long long balance)> build);
 
 // Delivery is woken by commits, not found by polling: record_event marks the thread, and the
 // outermost commit of a marked transaction (write_transaction::commit) calls the process's

@@ -26,6 +26,16 @@ std::uint64_t platform_configs_generation() {
     return config_generation.load(std::memory_order_acquire);
 }
 
+const std::string* writer_facts::platform_customer_id(
+    const std::string& tenant_customer_key) const {
+    auto found = customers_.find(tenant_customer_key);
+    return found == customers_.end() ? nullptr : &found->second;
+}
+
+void writer_facts::saw_platform_customer_id(std::string tenant_customer_key, std::string value) {
+    pending_customers_.emplace_back(std::move(tenant_customer_key), std::move(value));
+}
+
 const account_facts* writer_facts::account(const std::string& id) {
     if (auto found = current_.find(id); found != current_.end()) return &found->second;
     if (auto found = pending_accounts_.find(id); found != pending_accounts_.end()) {
@@ -115,6 +125,7 @@ void writer_facts::rollback_to(const mark& kept) {
         pending_configs_.erase(pending_config_order_[i]);
     }
     if (kept.configs < pending_config_order_.size()) pending_config_order_.resize(kept.configs);
+    if (kept.customers < pending_customers_.size()) pending_customers_.resize(kept.customers);
 }
 
 void writer_facts::committed() {
@@ -129,6 +140,10 @@ void writer_facts::committed() {
     }
     if (configs_.size() + pending_configs_.size() > configs_max) configs_.clear();
     for (auto& [key, entry] : pending_configs_) configs_.insert_or_assign(key, std::move(entry));
+    if (customers_.size() + pending_customers_.size() > accounts_per_generation_)
+        customers_.clear();
+    for (auto& [key, value] : pending_customers_)
+        customers_.insert_or_assign(key, std::move(value));
     end_batch();
 }
 
@@ -138,6 +153,7 @@ void writer_facts::end_batch() {
     pending_configs_.clear();
     pending_config_order_.clear();
     used_configs_.clear();
+    pending_customers_.clear();
     data_version_read_ = false;
 }
 

@@ -70,6 +70,12 @@ public:
     explicit writer_facts(std::size_t accounts_per_generation = default_accounts_per_generation)
         : accounts_per_generation_(accounts_per_generation) {}
 
+    // A customer's platformCustomerId: written with the customer and never changed (an update
+    // leaves it, a deletion only marks the row), so once read by a committed batch it is known.
+    // Bounded like the accounts (one generation, dropped whole when full). Null when unknown.
+    const std::string* platform_customer_id(const std::string& tenant_customer_key) const;
+    void saw_platform_customer_id(std::string tenant_customer_key, std::string value);
+
     // Null when unknown.
     const account_facts* account(const std::string& id);
     void saw_account(const account_facts& facts);
@@ -89,9 +95,12 @@ public:
     void append_config_checks(std::vector<pipelined_statement>& pipeline) const;
 
     struct mark {
-        std::size_t accounts = 0, configs = 0;
+        std::size_t accounts = 0, configs = 0, customers = 0;
     };
-    mark savepoint() const { return {pending_account_order_.size(), pending_config_order_.size()}; }
+    mark savepoint() const {
+        return {pending_account_order_.size(), pending_config_order_.size(),
+                pending_customers_.size()};
+    }
     void rollback_to(const mark& kept);
     void committed();  // what the batch read is known from now on
     void end_batch();  // forgets what the batch read and did not commit
@@ -111,6 +120,8 @@ private:
     // By tenant and text: a batch that applied two versions of one configuration checks both.
     std::unordered_map<std::string, used_config> used_configs_;
     void use(const known_config& entry);
+    std::unordered_map<std::string, std::string> customers_;
+    std::vector<std::pair<std::string, std::string>> pending_customers_;
     std::optional<long long> data_version_;
     bool data_version_read_ = false;
 };

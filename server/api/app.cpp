@@ -243,8 +243,10 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
             }
             plan.job = [this, request, match, credentials, in_flight,
                         state](soci::session& session) {
+                // A copy: the writer may run a command again with its batch (a refused
+                // optimistic attempt, a stale configuration), and each run needs it whole.
                 return run_with_database(session, *request, match, state->who, credentials,
-                                         std::move(state->value));
+                                         state->value);
             };
             return plan;
         }
