@@ -8,6 +8,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/outbox_insert.hpp"
+#include "ledger/store/sqlite_flush.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -57,10 +58,6 @@ long long checked_sum(long long total, long long amount) {
     return total + amount;
 }
 
-constexpr const char* transfer_insert_sql =
-    "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
-    "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
-    "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)";
 constexpr const char* transfers_unnest_sql =
     "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
     "credit_account_id, amount, currency, code, transaction_id, created_at_ms) SELECT * FROM "
@@ -200,8 +197,8 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
 void deferred_writes::flush(soci::session& session) {
     CORRIDOR_ASSERT(backend_of(session) == database_backend::sqlite);
     CORRIDOR_ASSERT(statements_.empty());  // add_statement is PostgreSQL's
-    // One UPDATE per account, in id order; then the prepared insert again for each row (SQLite has
-    // no round trips to save).
+    // One UPDATE per account, in id order; then the rows of each table in a few multi-row
+    // statements (sqlite_flush.hpp): one statement per row cost the writer more than its row.
     for (const auto& [id, delta] : summed_postings(postings_)) {
         long long credit_ceiling = posted_max - delta.credits,
                   debit_ceiling = posted_max - delta.debits;
@@ -210,16 +207,8 @@ void deferred_writes::flush(soci::session& session) {
             throw deferred_overflow("service account " + id + " would pass its posted ceiling");
         }
     }
-    for (const auto& r : transfers_) {
-        run_prepared(session, transfer_insert_sql, r.id, r.platform_id, r.environment,
-                     r.debit_account_id, r.credit_account_id, r.amount, r.currency, r.code,
-                     r.transaction_id, r.created_at_ms);
-    }
-    for (const auto& r : events_) {
-        run_prepared(session, outbox_event_insert_sql, r.id, r.platform_id, r.environment, r.type,
-                     r.payload, r.created_at_ms, r.created_at_ms, r.purpose, r.created_at_ms,
-                     r.purpose, r.platform_id, r.environment);
-    }
+    insert_transfers_sqlite(session, transfers_);
+    insert_events_sqlite(session, events_);
     postings_.clear();
     transfers_.clear();
     events_.clear();
