@@ -90,6 +90,21 @@ void deferred_writes::add_event(deferred_event event) {
     events_.push_back(std::move(event));
 }
 
+void deferred_writes::add_event(deferred_event event, std::string json) {
+    event.packing = packer_.submit(std::move(json));
+    events_.push_back(std::move(event));
+}
+
+void deferred_writes::take_packed_payloads() {
+    // From the last: the writer packs the ones the packer has not reached while the packer works
+    // from the first, instead of each waiting for the other in turn.
+    for (auto event = events_.rbegin(); event != events_.rend(); ++event) {
+        if (!event->packing) continue;
+        event->payload = packer_.take(event->packing);
+        event->packing.reset();
+    }
+}
+
 void deferred_writes::add_statement(pipelined_statement statement) {
     statements_.push_back(std::move(statement));
 }
@@ -197,6 +212,7 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
 void deferred_writes::flush(soci::session& session) {
     CORRIDOR_ASSERT(backend_of(session) == database_backend::sqlite);
     CORRIDOR_ASSERT(statements_.empty());  // add_statement is PostgreSQL's
+    take_packed_payloads();
     // One UPDATE per account, in id order; then the rows of each table in a few multi-row
     // statements (sqlite_flush.hpp): one statement per row cost the writer more than its row.
     for (const auto& [id, delta] : summed_postings(postings_)) {
@@ -215,6 +231,7 @@ void deferred_writes::flush(soci::session& session) {
 }
 
 void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
+    take_packed_payloads();
     // One UPDATE per account, in id order; one statement per table, its rows as array parameters.
     for (const auto& [id, delta] : summed_postings(postings_)) {
         pipeline.push_back({account_delta_pipelined_sql,

@@ -67,14 +67,15 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     std::string env_name(owner.env_name());
     std::string purpose_name(to_string(purpose));
     long long now_ms = time.now_ms();
-    std::string stored = pack_event_payload(payload);
     events_pending = true;
     if (deferred_writes* deferred = deferred_writes_of(session)) {
-        // Nothing in a ledger batch reads its own events back: they join the batch's flush.
-        deferred->add_event(
-            {id, owner.platform_id, env_name, type, std::move(stored), purpose_name, now_ms});
+        // Nothing in a ledger batch reads its own events back: they join the batch's flush, their
+        // payloads packed off the writer's thread meanwhile.
+        deferred->add_event({id, owner.platform_id, env_name, type, {}, purpose_name, now_ms, {}},
+                            payload);
         return id;
     }
+    std::string stored = pack_event_payload(payload);
     run_prepared(session, outbox_event_insert_sql, id, owner.platform_id, env_name, type, stored,
                  now_ms, now_ms, purpose_name, now_ms, purpose_name, owner.platform_id, env_name);
     events_pending = true;
