@@ -18,7 +18,7 @@ import { promisify } from 'node:util';
 
 import { anotherProcess, launch, stopCorridor } from '../api/lib/harness.mjs';
 import {
-  api, endWithBenchmark, formatStorage, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
+  api, cpuPerOperation, endWithBenchmark, formatStorage, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
   verifyBalances,
 } from './lib/bench.mjs';
 import { durableSettings, openSession, psql, startDurablePostgres } from './lib/postgres.mjs';
@@ -99,10 +99,13 @@ async function counters(servers, pg) {
     const text = await metrics(server);
     out.retried += metricValue(text, 'corridor_ledger_commands_retried_total') ?? 0;
     out.commands += metricValue(text, 'corridor_ledger_batch_size_sum') ?? 0;
+    out.batches = (out.batches ?? 0) + (metricValue(text, 'corridor_ledger_batch_size_count') ?? 0);
     const trips = metricValue(text, 'corridor_ledger_round_trips_total');
     if (trips === null) out.roundTripsKnown = false; else out.roundTrips += trips;
     out.statements += metricValue(text, 'corridor_ledger_statements_total') ?? 0;
-    out.writerMs += threadCpuMs(server.process.pid)['ledger-writer'] || 0;
+    const roles = threadCpuMs(server.process.pid);
+    out.writerMs += roles['ledger-writer'] || 0;
+    out.roles ??= roles;  // the first process's threads by role
   }
   return out;
 }
@@ -216,11 +219,13 @@ async function measureCorridor(name, { pg, processes = 1 }) {
       // Two wrk runs give two distributions: the worse of each percentile is shown.
       p50: Math.max(...runs.map((r) => r.p50)), p99: Math.max(...runs.map((r) => r.p99)),
       writerUs: payments ? (after.writerMs - before.writerMs) * 1000 / payments : NaN,
+      serverCpu: processes === 1 && payments ? cpuPerOperation(before.roles, after.roles, payments) : null,
       databaseUs: pg && payments ? (after.databaseMs - before.databaseMs) * 1000 / payments : null,
       roundTrips: after.roundTripsKnown && before.roundTripsKnown && payments ? (after.roundTrips - before.roundTrips) / payments : null,
       statements: payments ? (after.statements - before.statements) / payments : null,
       retried: after.retried - before.retried,
       commands: after.commands - before.commands,
+      batches: after.batches - before.batches,
       deadlocks: pg ? (await deadlocks(pg, database)) - deadlocksBefore : 0,
     };
   } finally {
@@ -294,7 +299,9 @@ async function sqliteOnlyMain() {
   printTable(null, [lite]);
   console.log(`targets: SQLite >= 10000 payments/s ${lite.perSecond >= 10000 ? 'met' : 'NOT met'}, ` +
     `writer CPU <= 80 us ${lite.writerUs <= 80 ? 'met' : 'NOT met'}`);
-  console.log(`${lite.requests} requests, ${lite.non2xx} non-2xx${lite.socketErrors ? `, socket errors ${lite.socketErrors}` : ''}`);
+  console.log(`${lite.requests} requests, ${lite.non2xx} non-2xx${lite.socketErrors ? `, socket errors ${lite.socketErrors}` : ''}; ` +
+    `ledger batches: ${lite.batches}, mean ${fixed(lite.batches ? lite.commands / lite.batches : NaN, 1)} commands`);
+  console.log(`  server CPU per payment: ${lite.serverCpu}`);
   console.log(`  storage: ${formatStorage(lite.storage)}`);
   console.log(`  balances: ${lite.balances}`);
   if (!lite.balances.startsWith('ok')) {
@@ -346,6 +353,7 @@ async function main() {
             `max ${r.locks.maxWaiting}, in ${(100 * r.locks.withWaiters).toFixed(0)}% of ${r.locks.samples} samples, ` +
             `about ${(r.locks.meanWaiting * seconds).toFixed(1)} backend-seconds of lock waits in ${seconds} s ` +
             `(max ungranted lock requests ${r.locks.maxUngranted})` : ''));
+        if (r.serverCpu) console.log(`  server CPU per payment: ${r.serverCpu}`);
         console.log(`  storage: ${formatStorage(r.storage)}`);
         console.log(`  balances: ${r.balances}`);
         if (!r.balances.startsWith('ok')) failed = true;
