@@ -1,10 +1,10 @@
 #include "ledger/platforms/platform_store.hpp"
-#include "ledger/platforms/webhook_keys.hpp"
 
 #include <boost/json.hpp>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/book/book.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/statement_cache.hpp"
@@ -87,7 +87,8 @@ void open_accounts(soci::session& session, platform_services services, const ten
     for (const auto& item : currencies) {
         ensure_account(session, book, owner, account_kind::platform, "", item.currency_code);
         for (const auto& customer_id : customer_ids) {
-            ensure_account(session, book, owner, account_kind::customer, customer_id, item.currency_code);
+            ensure_account(session, book, owner, account_kind::customer, customer_id,
+                           item.currency_code);
         }
     }
 }
@@ -136,9 +137,8 @@ result<std::string, platform_error> create_platform(soci::session& session,
         for (auto env : {environment::sandbox, environment::production}) {
             // The production config id is the platform id, so the id an operator sees at creation
             // is the one GET /config returns with production credentials.
-            std::string config_id = env == environment::production
-                                        ? platform_id
-                                        : services.ids.next("PlatformConfig");
+            std::string config_id =
+                env == environment::production ? platform_id : services.ids.next("PlatformConfig");
             std::string env_name(to_string(env));
             std::string subdomain = random_base32(services.random, 16);
             session << "INSERT INTO platform_configs (platform_id, environment, id, uma_domain, "
@@ -148,7 +148,8 @@ result<std::string, platform_error> create_platform(soci::session& session,
                 soci::use(platform_id), soci::use(env_name), soci::use(config_id),
                 soci::use(request.uma_domain), soci::use(subdomain), soci::use(currencies),
                 soci::use(now_ms), soci::use(now_ms);
-            open_accounts(session, services, tenant{platform_id, env}, request.supported_currencies);
+            open_accounts(session, services, tenant{platform_id, env},
+                          request.supported_currencies);
             ensure_webhook_key(session, services.time, tenant{platform_id, env});
         }
         transaction.commit();
@@ -245,10 +246,14 @@ std::optional<platform_config> load_platform_config(soci::session& session, cons
     return std::move(read->first);
 }
 
-std::optional<platform_config> load_platform_config_for_payment(soci::session& session,
-                                                                const tenant& owner) {
+std::shared_ptr<const platform_config> load_platform_config_for_payment(soci::session& session,
+                                                                        const tenant& owner) {
     deferred_writes* deferred = deferred_writes_of(session);
-    if (!deferred) return load_platform_config(session, owner);
+    if (!deferred) {
+        auto loaded = load_platform_config(session, owner);
+        if (!loaded) return nullptr;
+        return std::make_shared<const platform_config>(std::move(*loaded));
+    }
     // When the cached entries can be trusted, and why a change elsewhere cannot let a payment
     // pass rules the platform has replaced: writer_facts.hpp.
     writer_facts& facts = deferred->facts();
@@ -258,13 +263,13 @@ std::optional<platform_config> load_platform_config_for_payment(soci::session& s
         CORRIDOR_ASSERT(found);
         facts.saw_data_version(row.version);
     }
-    if (const known_config* known = facts.config(owner)) return *known->config;
+    if (const known_config* known = facts.config(owner)) return known->config;
     std::uint64_t generation = platform_configs_generation();  // before the read
     auto read = read_platform_config(session, owner);
-    if (!read) return std::nullopt;
-    facts.saw_config({owner, std::make_shared<const platform_config>(read->first),
-                      std::move(read->second), generation});
-    return std::move(read->first);
+    if (!read) return nullptr;
+    auto config = std::make_shared<const platform_config>(std::move(read->first));
+    facts.saw_config({owner, config, std::move(read->second), generation});
+    return config;
 }
 
 result<platform_config, platform_error> update_platform_config(soci::session& session,

@@ -1,19 +1,20 @@
 #pragma once
 // Platforms and their per-environment configuration (PlatformConfig).
+#include <soci/soci.h>
+
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <soci/soci.h>
-
 #include "ledger/base/clock.hpp"
-#include "ledger/store/ids.hpp"
 #include "ledger/base/random.hpp"
 #include "ledger/base/result.hpp"
 #include "ledger/base/tenant.hpp"
+#include "ledger/store/ids.hpp"
 
 namespace corridor {
 
@@ -73,10 +74,12 @@ bool platform_exists(soci::session& session, const std::string& platform_id);
 
 std::optional<platform_config> load_platform_config(soci::session& session, const tenant& owner);
 // As load_platform_config, for deciding a payment's currency rules: in the ledger writer's batch
-// the writer's cached copy when it can be trusted (ledger/store/writer_facts.hpp), whose fields other
-// than the supported currencies may lag behind. Anywhere else the same as load_platform_config.
-std::optional<platform_config> load_platform_config_for_payment(soci::session& session,
-                                                                const tenant& owner);
+// the writer's cached copy when it can be trusted (ledger/store/writer_facts.hpp), whose fields
+// other than the supported currencies may lag behind. Anywhere else the same as
+// load_platform_config. Shared, not copied: the writer's entry is handed out as it is (null when
+// there is none).
+std::shared_ptr<const platform_config> load_platform_config_for_payment(soci::session& session,
+                                                                        const tenant& owner);
 
 // The environment whose UMA keys sign for `config`'s UMA domain. UMA senders fetch one key set
 // per domain (/.well-known/lnurlpubkey), so when both environments of a platform share the domain

@@ -12,6 +12,7 @@
 #include "ledger/store/event_payloads.hpp"
 #include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/outbox_insert.hpp"
+#include "ledger/store/sqlite_flush.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -61,10 +62,6 @@ long long checked_sum(long long total, long long amount) {
     return total + amount;
 }
 
-constexpr const char* transfer_insert_sql =
-    "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
-    "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
-    "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)";
 constexpr const char* transfers_unnest_sql =
     "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
     "credit_account_id, amount, currency, code, transaction_id, created_at_ms) SELECT * FROM "
@@ -95,6 +92,21 @@ void deferred_writes::add_transfer(deferred_transfer transfer) {
 
 void deferred_writes::add_event(deferred_event event) {
     events_.push_back(std::move(event));
+}
+
+void deferred_writes::add_event(deferred_event event, std::string json) {
+    event.packing = packer_.submit(std::move(json));
+    events_.push_back(std::move(event));
+}
+
+void deferred_writes::take_packed_payloads() {
+    // From the last: the writer packs the ones the packer has not reached while the packer works
+    // from the first, instead of each waiting for the other in turn.
+    for (auto event = events_.rbegin(); event != events_.rend(); ++event) {
+        if (!event->packing) continue;
+        event->payload = packer_.take(event->packing);
+        event->packing.reset();
+    }
 }
 
 void deferred_writes::add_statement(pipelined_statement statement) {
@@ -362,8 +374,9 @@ void append_statements(std::vector<pipelined_statement>& pipeline,
 void deferred_writes::flush(soci::session& session) {
     CORRIDOR_ASSERT(backend_of(session) == database_backend::sqlite);
     CORRIDOR_ASSERT(statements_.empty());  // add_statement is PostgreSQL's
-    // One UPDATE per account, in id order; then the prepared insert again for each row (SQLite has
-    // no round trips to save).
+    take_packed_payloads();
+    // One UPDATE per account, in id order; then the rows of each table in a few multi-row
+    // statements (sqlite_flush.hpp): one statement per row cost the writer more than its row.
     for (const auto& [id, delta] : summed_postings(postings_)) {
         long long credit_ceiling = posted_max - delta.credits,
                   debit_ceiling = posted_max - delta.debits;
@@ -372,23 +385,19 @@ void deferred_writes::flush(soci::session& session) {
             throw deferred_overflow("service account " + id + " would pass its posted ceiling");
         }
     }
-    for (const auto& r : transfers_) {
-        run_prepared(session, transfer_insert_sql, r.id, r.platform_id, r.environment,
-                     r.debit_account_id, r.credit_account_id, r.amount, r.currency, r.code,
-                     r.transaction_id, r.created_at_ms);
-    }
-    for (const auto& r : events_) {
-        auto lease = lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms);
-        run_prepared(session, outbox_event_insert_sql, r.id, r.platform_id, r.environment, r.type,
-                     r.payload, r.purpose, r.created_at_ms, lease.token, lease.until_ms, r.purpose,
-                     r.platform_id, r.environment);
-    }
+    insert_transfers_sqlite(session, transfers_);
+    std::vector<outbox_lease> leases;
+    leases.reserve(events_.size());
+    for (const auto& r : events_)
+        leases.push_back(lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms));
+    insert_events_sqlite(session, events_, leases);
     postings_.clear();
     transfers_.clear();
     events_.clear();
 }
 
 void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
+    take_packed_payloads();
     // One UPDATE per account, in id order; one statement per table, its rows as array parameters.
     for (const auto& [id, delta] : summed_postings(postings_)) {
         pipeline.push_back({account_delta_pipelined_sql,

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "ledger/store/batch_send.hpp"
+#include "ledger/store/event_packer.hpp"
 #include "ledger/store/writer_facts.hpp"
 
 namespace corridor {
@@ -35,6 +37,9 @@ struct deferred_transfer {
 struct deferred_event {
     std::string id, platform_id, environment, type, payload, purpose;
     long long created_at_ms = 0;
+    // Set while the payload is being packed off the writer's thread (event_packer.hpp); the
+    // flush takes it into `payload`.
+    std::shared_ptr<event_packer::job> packing;
     // An event built at the flush (optimistic attempt): its JSON from the balance that guarded
     // statement `late_slot` returned; `payload` is empty until then.
     std::function<std::string(long long balance)> late_payload;
@@ -72,6 +77,9 @@ public:
     void add_posting(const std::string& account_id, bool debit, long long amount, long long now_ms);
     void add_transfer(deferred_transfer transfer);
     void add_event(deferred_event event);
+    // An event whose stored payload is the JSON object `json` packed (event_payloads.hpp): packed
+    // on the packer's thread meanwhile, taken at the flush.
+    void add_event(deferred_event event, std::string json);
     // PostgreSQL: a statement whose answer nothing needs, sent with the flush. Only for rows no
     // other command can read before the commit (made by the same command).
     void add_statement(pipelined_statement statement);
@@ -141,6 +149,9 @@ public:
     void clear();
 
 private:
+    // Fills the payload of every event still being packed.
+    void take_packed_payloads();
+
     struct posting {
         std::string account_id;
         bool debit = false;
@@ -167,6 +178,7 @@ private:
     std::vector<posting> postings_;
     std::vector<deferred_transfer> transfers_;
     std::vector<deferred_event> events_;
+    event_packer packer_;
     std::vector<pipelined_statement> statements_;
     std::vector<std::string> statement_rows_;  // per statement: the row it inserts, or empty
     std::vector<mark> savepoints_;

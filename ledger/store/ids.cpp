@@ -7,6 +7,22 @@
 namespace corridor {
 
 std::string id_generator::next_uuid() {
+    std::string out;
+    out.reserve(36);
+    append_uuid(out);
+    return out;
+}
+
+std::string id_generator::next(std::string_view type) {
+    std::string out;
+    out.reserve(type.size() + 1 + 36);
+    out.append(type);
+    out.push_back(':');
+    append_uuid(out);
+    return out;
+}
+
+void id_generator::append_uuid(std::string& out) {
     std::array<std::uint8_t, 16> bytes{};
     random_.fill(bytes);
     std::int64_t ms = clock_.now_ms();
@@ -34,15 +50,15 @@ std::string id_generator::next_uuid() {
     bytes[8] = static_cast<std::uint8_t>(0x80 | (bytes[8] & 0x3f));
 
     static constexpr char digits[] = "0123456789abcdef";
-    std::string out;
-    out.reserve(36);
+    std::size_t start = out.size();
+    out.resize(start + 36);
+    char* at = out.data() + start;
     for (int i = 0; i < 16; ++i) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
-        out.push_back(digits[bytes[i] >> 4]);
-        out.push_back(digits[bytes[i] & 0xf]);
+        if (i == 4 || i == 6 || i == 8 || i == 10) *at++ = '-';
+        *at++ = digits[bytes[i] >> 4];
+        *at++ = digits[bytes[i] & 0xf];
     }
-    CORRIDOR_ASSERT(out.size() == 36);
-    return out;
+    CORRIDOR_ASSERT(at == out.data() + out.size());
 }
 
 bool is_uuid(std::string_view text) {

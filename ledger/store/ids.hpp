@@ -16,9 +16,11 @@ public:
     // A new uuid v7 (RFC 9562), monotonic within this process: the 12-bit rand_a field counts
     // ids made in the same millisecond, so ids never sort before their predecessors.
     std::string next_uuid();
-    std::string next(std::string_view type) { return std::string(type) + ":" + next_uuid(); }
+    // "<type>:<uuid>", built in one string (a payment makes about ten ids on the ledger writer).
+    std::string next(std::string_view type);
 
 private:
+    void append_uuid(std::string& out);
     const clock& clock_;
     random_source& random_;
     std::mutex mutex_;

@@ -129,15 +129,16 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     std::string env_name(owner.env_name());
     std::string purpose_name(to_string(purpose));
     long long now_ms = time.now_ms();
-    std::string stored = pack_event_payload(payload);
     events_pending = true;
     ++recorded_count;
     if (deferred_writes* deferred = deferred_writes_of(session)) {
-        // Nothing in a ledger batch reads its own events back: they join the batch's flush.
-        deferred->add_event(
-            {id, owner.platform_id, env_name, type, std::move(stored), purpose_name, now_ms});
+        // Nothing in a ledger batch reads its own events back: they join the batch's flush, their
+        // payloads packed off the writer's thread meanwhile.
+        deferred->add_event({id, owner.platform_id, env_name, type, {}, purpose_name, now_ms, {}},
+                            payload);
         return id;
     }
+    std::string stored = pack_event_payload(payload);
     // Outside a ledger batch nothing is handed over: POST /webhooks/test claims its own event.
     std::string no_lease;
     long long no_lease_until = 0;

@@ -61,6 +61,10 @@ void writer_facts::saw_account(const account_facts& facts) {
 }
 
 void writer_facts::use(const known_config& entry) {
+    for (const auto& used : used_entries_) {
+        if (used == entry.config) return;
+    }
+    used_entries_.push_back(entry.config);
     const tenant& owner = entry.owner;
     std::string env_name(owner.env_name());
     std::string key = tenant_key(owner.platform_id, env_name) + '\n' + entry.supported_currencies;
@@ -70,7 +74,12 @@ void writer_facts::use(const known_config& entry) {
 }
 
 const known_config* writer_facts::config(const tenant& owner) {
-    std::string key = tenant_key(owner.platform_id, std::string(owner.env_name()));
+    // Every payment looks its configuration up: the key is built in a buffer kept for it rather
+    // than in new strings.
+    config_key_.assign(owner.platform_id);
+    config_key_ += '/';
+    config_key_ += owner.env_name();
+    const std::string& key = config_key_;
     const known_config* entry = nullptr;
     if (auto found = pending_configs_.find(key); found != pending_configs_.end()) {
         entry = &found->second;
@@ -89,8 +98,7 @@ const known_config* writer_facts::config(const tenant& owner) {
 
 void writer_facts::saw_config(known_config entry) {
     use(entry);
-    std::string key =
-        tenant_key(entry.owner.platform_id, std::string(entry.owner.env_name()));
+    std::string key = tenant_key(entry.owner.platform_id, std::string(entry.owner.env_name()));
     auto [at, inserted] = pending_configs_.insert_or_assign(key, std::move(entry));
     (void)at;
     if (inserted) pending_config_order_.push_back(std::move(key));
@@ -154,6 +162,7 @@ void writer_facts::end_batch() {
     pending_config_order_.clear();
     used_configs_.clear();
     pending_customers_.clear();
+    used_entries_.clear();
     data_version_read_ = false;
 }
 

@@ -114,11 +114,15 @@ private:
     std::vector<std::string> pending_account_order_;
     std::unordered_map<std::string, known_config> configs_, pending_configs_;
     std::vector<std::string> pending_config_order_;
+    std::string config_key_;  // config()'s lookup key, reused
     struct used_config {
         std::string platform_id, environment, supported_currencies;
     };
     // By tenant and text: a batch that applied two versions of one configuration checks both.
     std::unordered_map<std::string, used_config> used_configs_;
+    // The entries already used by this batch (held, so that no other takes their address): most
+    // commands of a batch use one, which then costs a comparison instead of a key.
+    std::vector<std::shared_ptr<const platform_config>> used_entries_;
     void use(const known_config& entry);
     std::unordered_map<std::string, std::string> customers_;
     std::vector<std::pair<std::string, std::string>> pending_customers_;

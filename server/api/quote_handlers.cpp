@@ -2,10 +2,10 @@
 // A quote to an UMA address is prepared before the writer runs (server/uma/uma_quote.hpp).
 #include <boost/json.hpp>
 
+#include "ledger/base/uma_address.hpp"
 #include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
-#include "ledger/base/uma_address.hpp"
 #include "server/api/app.hpp"
 #include "server/api/errors.hpp"
 #include "server/api/handler_steps.hpp"
@@ -85,8 +85,8 @@ parsed_quote read_quote_request(const json::object& body, const app_services& se
     } else {
         request.source_currency = source_fields.required_string("currency", 8);
         if (!services.currencies.find(request.source_currency)) {
-            fail(error_code::invalid_currency, "source.currency: " + request.source_currency +
-                                                   " is not a supported currency",
+            fail(error_code::invalid_currency,
+                 "source.currency: " + request.source_currency + " is not a supported currency",
                  json::object{{"field", "source.currency"}});
         }
     }
@@ -123,8 +123,17 @@ parsed_quote read_quote_request(const json::object& body, const app_services& se
     return parsed;
 }
 
-// Before the writer: a quote to an UMA address asks the receiver's provider for its invoice here,
-// so that the network wait never holds the ledger writer. Other quotes need nothing.
+// What the prepare step hands the writer step: the request as read, and for an UMA destination
+// the receiver's terms.
+struct prepared_quote {
+    parsed_quote parsed;
+    std::optional<uma_quote_terms> uma_terms;
+};
+
+// Before the writer: the body is read here, off the ledger writer's thread (reading it is a pure
+// function of the body, so the writer step uses this reading instead of its own), and a quote to
+// an UMA address asks the receiver's provider for its invoice, so that the network wait never
+// holds the ledger writer.
 std::any prepare_quote(request_context& context) {
     std::optional<parsed_quote> parsed;
     try {
@@ -132,17 +141,25 @@ std::any prepare_quote(request_context& context) {
     } catch (const api_error&) {
         return {};  // the writer step finds the same problem and answers it under the key
     }
-    if (!parsed->uma) return {};
-    return prepare_uma_quote(context.session(), context.services, context.owner(),
-                             parsed->request, *parsed->uma);
+    prepared_quote prepared{std::move(*parsed), std::nullopt};
+    if (prepared.parsed.uma) {
+        prepared.uma_terms = prepare_uma_quote(context.session(), context.services, context.owner(),
+                                               prepared.parsed.request, *prepared.parsed.uma);
+    }
+    return prepared;
 }
 
 http_response create_quote_handler(request_context& context) {
-    auto body = parse_json_body(context.request);
-    auto parsed = read_quote_request(body, context.services);
+    auto* prepared = std::any_cast<prepared_quote>(&context.prepared);
+    // Read again only when the prepare step found the body invalid (its error is answered here,
+    // under the key) or did not run.
+    std::optional<parsed_quote> read_here;
+    if (!prepared)
+        read_here = read_quote_request(parse_json_body(context.request), context.services);
+    parsed_quote& parsed = prepared ? prepared->parsed : *read_here;
     quote_request& request = parsed.request;
     if (parsed.uma) {
-        request.uma = std::any_cast<uma_quote_terms>(&context.prepared);
+        request.uma = prepared && prepared->uma_terms ? &*prepared->uma_terms : nullptr;
         // Only a replay skips the preparation, and a replay never reaches the handler.
         if (request.uma == nullptr) fail(error_code::service_unavailable, "retry the request");
     }
@@ -166,7 +183,9 @@ http_response list_quotes_handler(request_context& context) {
     const auto& query = context.query;
     auto filter = read_quote_filter(query);
     auto found = list_quotes(context.session(), context.owner(), filter, query.page("Quote"));
-    return page_response(found, [&](const quote_record& quote) { return render_quote(quote, context.services.currencies); });
+    return page_response(found, [&](const quote_record& quote) {
+        return render_quote(quote, context.services.currencies);
+    });
 }
 
 http_response get_quote_handler(request_context& context) {
@@ -220,12 +239,19 @@ void register_quote_routes(router& routes) {
                 .idempotent = true,
                 .handler = create_quote_handler,
                 .prepare = prepare_quote});
-    routes.add({.method = http_method::get, .pattern = versioned("/quotes"),
-                .permission = permission_view, .handler = list_quotes_handler});
-    routes.add({.method = http_method::get, .pattern = versioned("/quotes/{quoteId}"),
-                .permission = permission_view, .handler = get_quote_handler});
-    routes.add({.method = http_method::post, .pattern = versioned("/quotes/{quoteId}/execute"),
-                .permission = permission_transact, .on_ledger_writer = true, .idempotent = true,
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/quotes"),
+                .permission = permission_view,
+                .handler = list_quotes_handler});
+    routes.add({.method = http_method::get,
+                .pattern = versioned("/quotes/{quoteId}"),
+                .permission = permission_view,
+                .handler = get_quote_handler});
+    routes.add({.method = http_method::post,
+                .pattern = versioned("/quotes/{quoteId}/execute"),
+                .permission = permission_transact,
+                .on_ledger_writer = true,
+                .idempotent = true,
                 .handler = execute_quote_handler});
 }
 

@@ -7,8 +7,9 @@
 // server counts them, bytes per payment) and the ratios, and, for the two processes, lock waits
 // sampled from pg_stat_activity, deadlocks from pg_stat_database and the writers' retried commands.
 // Balances are checked after every run; a mismatch fails the run (exit status 1).
-//   node tests/bench/write_path_bench.mjs BUILD_DIR [seconds] [--plans | --plans-only]
-// --plans adds the plan-stability step (plan_stability.mjs) on the same PostgreSQL.
+//   node tests/bench/write_path_bench.mjs BUILD_DIR [seconds] [--plans | --plans-only | --sqlite-only]
+// --plans adds the plan-stability step (plan_stability.mjs) on the same PostgreSQL. --sqlite-only
+// runs the SQLite row alone (no PostgreSQL, no pgbench): a short run while tuning that path.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { promisify } from 'node:util';
 
 import { anotherProcess, launch, stopCorridor } from '../api/lib/harness.mjs';
 import {
-  api, endWithBenchmark, formatStorage, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
+  api, cpuPerOperation, endWithBenchmark, formatStorage, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
   verifyBalances,
 } from './lib/bench.mjs';
 import { durableSettings, openSession, psql, startDurablePostgres } from './lib/postgres.mjs';
@@ -26,8 +27,8 @@ const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith('--')));
 const positional = args.filter((a) => !a.startsWith('--'));
 for (const flag of flags) {
-  if (!['--plans', '--plans-only'].includes(flag)) {
-    console.error(`unknown option ${flag}; usage: write_path_bench.mjs BUILD_DIR [seconds] [--plans | --plans-only]`);
+  if (!['--plans', '--plans-only', '--sqlite-only'].includes(flag)) {
+    console.error(`unknown option ${flag}; usage: write_path_bench.mjs BUILD_DIR [seconds] [--plans | --plans-only | --sqlite-only]`);
     process.exit(2);
   }
 }
@@ -39,6 +40,11 @@ if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) {
 }
 const withPlans = flags.has('--plans') || flags.has('--plans-only');
 const throughput = !flags.has('--plans-only');
+const sqliteOnly = flags.has('--sqlite-only');
+if (sqliteOnly && withPlans) {
+  console.error('--sqlite-only runs no PostgreSQL: it does not go with --plans');
+  process.exit(2);
+}
 
 const connections = 64;
 const pairsCount = 32;
@@ -87,15 +93,19 @@ function postgresCpuMs(pg) {
 
 // The counters read before and after a timed window, summed over the processes.
 async function counters(servers, pg) {
-  const out = { retried: 0, commands: 0, roundTrips: 0, roundTripsKnown: true, writerMs: 0,
+  const out = { retried: 0, commands: 0, roundTrips: 0, roundTripsKnown: true, statements: 0, writerMs: 0,
     databaseMs: pg ? postgresCpuMs(pg) : null };
   for (const server of servers) {
     const text = await metrics(server);
     out.retried += metricValue(text, 'corridor_ledger_commands_retried_total') ?? 0;
     out.commands += metricValue(text, 'corridor_ledger_batch_size_sum') ?? 0;
+    out.batches = (out.batches ?? 0) + (metricValue(text, 'corridor_ledger_batch_size_count') ?? 0);
     const trips = metricValue(text, 'corridor_ledger_round_trips_total');
     if (trips === null) out.roundTripsKnown = false; else out.roundTrips += trips;
-    out.writerMs += threadCpuMs(server.process.pid)['ledger-writer'] || 0;
+    out.statements += metricValue(text, 'corridor_ledger_statements_total') ?? 0;
+    const roles = threadCpuMs(server.process.pid);
+    out.writerMs += roles['ledger-writer'] || 0;
+    out.roles ??= roles;  // the first process's threads by role
   }
   return out;
 }
@@ -209,10 +219,13 @@ async function measureCorridor(name, { pg, processes = 1 }) {
       // Two wrk runs give two distributions: the worse of each percentile is shown.
       p50: Math.max(...runs.map((r) => r.p50)), p99: Math.max(...runs.map((r) => r.p99)),
       writerUs: payments ? (after.writerMs - before.writerMs) * 1000 / payments : NaN,
+      serverCpu: processes === 1 && payments ? cpuPerOperation(before.roles, after.roles, payments) : null,
       databaseUs: pg && payments ? (after.databaseMs - before.databaseMs) * 1000 / payments : null,
       roundTrips: after.roundTripsKnown && before.roundTripsKnown && payments ? (after.roundTrips - before.roundTrips) / payments : null,
+      statements: payments ? (after.statements - before.statements) / payments : null,
       retried: after.retried - before.retried,
       commands: after.commands - before.commands,
+      batches: after.batches - before.batches,
       deadlocks: pg ? (await deadlocks(pg, database)) - deadlocksBefore : 0,
     };
   } finally {
@@ -263,12 +276,13 @@ const fixed = (v, digits) => (v === null || v === undefined || Number.isNaN(v) ?
 
 function printTable(reference, results) {
   const header = ['run', 'payments/s', 'p50 ms', 'p99 ms', 'writer CPU us/payment', 'PostgreSQL CPU us/payment',
-    'round trips/payment', 'bytes/payment'];
-  const rows = [[reference.name, `${fixed(reference.perSecond, 0)} tps`, fixed(reference.p50, 2), fixed(reference.p99, 2), '-',
-    fixed(reference.databaseUs, 0), '-', '-']];
+    'round trips/payment', 'statements/payment', 'bytes/payment'];
+  const rows = reference ? [[reference.name, `${fixed(reference.perSecond, 0)} tps`, fixed(reference.p50, 2), fixed(reference.p99, 2), '-',
+    fixed(reference.databaseUs, 0), '-', '-', '-']] : [];
   for (const r of results) {
     rows.push([r.name, fixed(r.perSecond, 0), fixed(r.p50, 2), fixed(r.p99, 2), fixed(r.writerUs, 0),
-      r.databaseUs === null ? '-' : fixed(r.databaseUs, 0), r.roundTrips === null ? 'n/a' : fixed(r.roundTrips, 2), fixed(r.storage?.total, 0)]);
+      r.databaseUs === null ? '-' : fixed(r.databaseUs, 0), r.roundTrips === null ? 'n/a' : fixed(r.roundTrips, 2),
+      r.statements === null ? 'n/a' : fixed(r.statements, 1), fixed(r.storage?.total, 0)]);
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => (i ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
@@ -277,7 +291,27 @@ function printTable(reference, results) {
   for (const row of rows) console.log(line(row));
 }
 
+// --sqlite-only: the SQLite run alone, its row of the table and its balances.
+async function sqliteOnlyMain() {
+  const lite = await measureCorridor('SQLite, 1 process', {});
+  console.log(`quote-and-execute, ${connections} connections, ${seconds} s after ${warmupSeconds} s warm-up, ` +
+    `synchronous=FULL, ledger batches <= ${batchMax}`);
+  printTable(null, [lite]);
+  console.log(`targets: SQLite >= 10000 payments/s ${lite.perSecond >= 10000 ? 'met' : 'NOT met'}, ` +
+    `writer CPU <= 80 us ${lite.writerUs <= 80 ? 'met' : 'NOT met'}`);
+  console.log(`${lite.requests} requests, ${lite.non2xx} non-2xx${lite.socketErrors ? `, socket errors ${lite.socketErrors}` : ''}; ` +
+    `ledger batches: ${lite.batches}, mean ${fixed(lite.batches ? lite.commands / lite.batches : NaN, 1)} commands`);
+  console.log(`  server CPU per payment: ${lite.serverCpu}`);
+  console.log(`  storage: ${formatStorage(lite.storage)}`);
+  console.log(`  balances: ${lite.balances}`);
+  if (!lite.balances.startsWith('ok')) {
+    console.error('write-path benchmark FAILED: see the balances above');
+    process.exit(1);
+  }
+}
+
 async function main() {
+  if (sqliteOnly) return sqliteOnlyMain();
   const pg = await startDurablePostgres();
   let failed = false;
   try {
@@ -319,6 +353,7 @@ async function main() {
             `max ${r.locks.maxWaiting}, in ${(100 * r.locks.withWaiters).toFixed(0)}% of ${r.locks.samples} samples, ` +
             `about ${(r.locks.meanWaiting * seconds).toFixed(1)} backend-seconds of lock waits in ${seconds} s ` +
             `(max ungranted lock requests ${r.locks.maxUngranted})` : ''));
+        if (r.serverCpu) console.log(`  server CPU per payment: ${r.serverCpu}`);
         console.log(`  storage: ${formatStorage(r.storage)}`);
         console.log(`  balances: ${r.balances}`);
         if (!r.balances.startsWith('ok')) failed = true;

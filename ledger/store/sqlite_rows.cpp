@@ -1,0 +1,121 @@
+#include "ledger/store/sqlite_rows.hpp"
+
+#include <soci/sqlite3/soci-sqlite3.h>
+
+#include <bit>
+#include <memory>
+
+#include "ledger/base/assert.hpp"
+#include "ledger/store/statement_cache.hpp"
+
+namespace corridor {
+namespace {
+
+using sqlite_api::sqlite3_stmt;
+
+// One prepared statement of `rows` rows, kept in the session's statement cache (finalized there
+// before the connection closes).
+class prepared_rows final : public cached_statement {
+public:
+    prepared_rows(const sqlite_rows_statement* of, std::size_t rows, sqlite3_stmt* handle)
+        : of(of), rows(rows), handle(handle) {}
+    ~prepared_rows() override { sqlite_api::sqlite3_finalize(handle); }
+    prepared_rows(const prepared_rows&) = delete;
+    prepared_rows& operator=(const prepared_rows&) = delete;
+
+    const sqlite_rows_statement* of;
+    std::size_t rows;
+    sqlite3_stmt* handle;
+};
+
+sqlite_api::sqlite3* connection_of(soci::session& session) {
+    return static_cast<soci::sqlite3_session_backend*>(session.get_backend())->conn_;
+}
+
+// As soci reports a failed statement, so that callers tell errors apart as before
+// (is_unique_violation reads the result code and the message).
+[[noreturn]] void fail(sqlite_api::sqlite3* connection, const char* what) {
+    throw soci::sqlite3_soci_error(std::string(sqlite_api::sqlite3_errmsg(connection)) +
+                                       " while executing a multi-row \"" + what + "\".",
+                                   sqlite_api::sqlite3_extended_errcode(connection));
+}
+
+// The cache key of the statement of 2^k rows: the k-th byte of the static description, distinct
+// for every description and row count (k < 7 <= sizeof(sqlite_rows_statement)).
+const void* key_of(const sqlite_rows_statement& statement, std::size_t rows) {
+    static_assert(std::bit_width(sqlite_rows_max) <= sizeof(sqlite_rows_statement));
+    return reinterpret_cast<const char*>(&statement) + (std::bit_width(rows) - 1);
+}
+
+// A failed statement is prepared afresh next time rather than trusted again (as with_prepared).
+void forget(soci::session& session, const sqlite_rows_statement& statement, std::size_t rows) {
+    if (statement_cache* cache = statement_cache_of(session)) cache->erase(key_of(statement, rows));
+}
+
+}  // namespace
+
+void sqlite_row_binder::text(int index, const std::string& value) {
+    auto* handle = static_cast<sqlite3_stmt*>(handle_);
+    if (sqlite_api::sqlite3_bind_text(handle, index, value.data(), static_cast<int>(value.size()),
+                                      SQLITE_STATIC) != SQLITE_OK) {
+        fail(sqlite_api::sqlite3_db_handle(handle), "bind");
+    }
+}
+
+void sqlite_row_binder::integer(int index, long long value) {
+    auto* handle = static_cast<sqlite3_stmt*>(handle_);
+    if (sqlite_api::sqlite3_bind_int64(handle, index, value) != SQLITE_OK) {
+        fail(sqlite_api::sqlite3_db_handle(handle), "bind");
+    }
+}
+
+std::string sqlite_row_param(const sqlite_rows_statement& statement, std::size_t row, int param) {
+    CORRIDOR_ASSERT(param >= 1 && param <= statement.params_per_row);
+    return "?" + std::to_string(row * static_cast<std::size_t>(statement.params_per_row) +
+                                static_cast<std::size_t>(param));
+}
+
+std::size_t sqlite_rows_runner::chunk_rows(std::size_t left) {
+    CORRIDOR_ASSERT(left > 0);
+    return std::bit_floor(std::min(left, sqlite_rows_max));
+}
+
+void* sqlite_rows_runner::prepared(std::size_t rows) {
+    statement_cache* cache = statement_cache_of(session_);
+    CORRIDOR_ASSERT(cache && cache->sqlite());  // the ledger writer's session (open_session)
+    const void* key = key_of(statement_, rows);
+    auto* found = dynamic_cast<prepared_rows*>(cache->find(key));
+    if (found && found->of == &statement_ && found->rows == rows) return found->handle;
+    std::string sql = statement_.sql(rows);
+    sqlite3_stmt* handle = nullptr;
+    auto* connection = connection_of(session_);
+    if (sqlite_api::sqlite3_prepare_v3(connection, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT,
+                                       &handle, nullptr) != SQLITE_OK) {
+        sqlite_api::sqlite3_finalize(handle);
+        fail(connection, "prepare");
+    }
+    auto entry = std::make_unique<prepared_rows>(&statement_, rows, handle);
+    entry->sql = std::move(sql);
+    cache->insert(key, std::move(entry));
+    return handle;
+}
+
+void sqlite_rows_runner::step(void* opaque, std::size_t rows) {
+    auto* handle = static_cast<sqlite3_stmt*>(opaque);
+    count_round_trip();
+    int rc = sqlite_api::sqlite3_step(handle);
+    if (rc == SQLITE_DONE) {
+        sqlite_api::sqlite3_reset(handle);
+        // The bound values belong to the caller and may go once this returns.
+        sqlite_api::sqlite3_clear_bindings(handle);
+        return;
+    }
+    auto* connection = sqlite_api::sqlite3_db_handle(handle);
+    soci::sqlite3_soci_error error(std::string(sqlite_api::sqlite3_errmsg(connection)) +
+                                       " while executing a multi-row INSERT.",
+                                   sqlite_api::sqlite3_extended_errcode(connection));
+    forget(session_, statement_, rows);  // finalizes it
+    throw error;
+}
+
+}  // namespace corridor

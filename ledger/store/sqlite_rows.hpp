@@ -1,0 +1,74 @@
+#pragma once
+// SQLite: many rows of one table written by a few multi-row statements instead of one statement
+// per row, for the ledger writer's flush. Each statement is cut to a power of two of rows (up to
+// sqlite_rows_max), prepared once per session and row count through the SQLite library, and bound
+// in place: a flush of n rows costs about log2(n) + n / sqlite_rows_max statements, and no value is
+// copied on its way in (soci copies each into a buffer of its own).
+#include <soci/soci.h>
+
+#include <cstddef>
+#include <string>
+
+namespace corridor {
+
+// Rows of one statement at most: its parameters (rows times the row's parameters) stay far below
+// SQLite's limit, and its text parses in well under a millisecond, once per session.
+inline constexpr std::size_t sqlite_rows_max = 64;
+
+// What binds the values of one row: `first` is the number of its first parameter, which the
+// statement text gave it (sqlite_rows_statement::sql).
+class sqlite_row_binder {
+public:
+    // The value must stay as it is until the statement has run (it is not copied).
+    void text(int index, const std::string& value);
+    void integer(int index, long long value);
+
+private:
+    friend class sqlite_rows_runner;
+    explicit sqlite_row_binder(void* handle) : handle_(handle) {}
+    void* handle_;
+};
+
+// A multi-row statement: `sql(rows)` is its text for that many rows, whose row r (from 0) uses the
+// parameters numbered r * params_per_row + 1 to (r + 1) * params_per_row (?NNN; a number may
+// appear more than once in a row). Defined once, as a static object: its address keys the
+// session's prepared statements.
+struct sqlite_rows_statement {
+    std::string (*sql)(std::size_t rows);
+    int params_per_row;
+};
+
+// The numbered parameter "?N" of parameter `param` (from 1) of row `row` (from 0).
+std::string sqlite_row_param(const sqlite_rows_statement& statement, std::size_t row, int param);
+
+class sqlite_rows_runner {
+public:
+    sqlite_rows_runner(soci::session& session, const sqlite_rows_statement& statement)
+        : session_(session), statement_(statement) {}
+    // Runs the statement over rows [0, count): bind(r, binder, first parameter) binds row r.
+    template <class Bind>
+    void run(std::size_t count, Bind&& bind) {
+        std::size_t row = 0;
+        while (row < count) {
+            std::size_t rows = chunk_rows(count - row);
+            void* handle = prepared(rows);
+            sqlite_row_binder binder(handle);
+            for (std::size_t r = 0; r < rows; ++r) {
+                bind(row + r, binder, static_cast<int>(r) * statement_.params_per_row + 1);
+            }
+            step(handle, rows);
+            row += rows;
+        }
+    }
+
+private:
+    // The largest power of two not above min(left, sqlite_rows_max).
+    static std::size_t chunk_rows(std::size_t left);
+    void* prepared(std::size_t rows);
+    void step(void* handle, std::size_t rows);
+
+    soci::session& session_;
+    const sqlite_rows_statement& statement_;
+};
+
+}  // namespace corridor
