@@ -198,7 +198,7 @@ std::optional<long long> deferred_writes::balance_of(const std::string& id) cons
 
 std::size_t deferred_writes::add_guarded(const std::string& account_id) {
     std::size_t slot = guarded_.size();
-    guarded_.push_back({account_id});
+    guarded_.push_back({account_id, false, std::nullopt});
     if (!account_id.empty()) balances_.push_back({account_id, std::nullopt, slot});
     return slot;
 }

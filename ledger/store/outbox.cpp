@@ -134,8 +134,8 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     if (deferred_writes* deferred = deferred_writes_of(session)) {
         // Nothing in a ledger batch reads its own events back: they join the batch's flush, their
         // payloads packed off the writer's thread meanwhile.
-        deferred->add_event({id, owner.platform_id, env_name, type, {}, purpose_name, now_ms, {}},
-                            payload);
+        deferred->add_event(
+            {id, owner.platform_id, env_name, type, {}, purpose_name, now_ms, {}, {}, 0}, payload);
         return id;
     }
     std::string stored = pack_event_payload(payload);
@@ -162,7 +162,10 @@ std::string record_late_event(soci::session& session, id_generator& ids, const c
                          type,
                          "",
                          std::string(to_string(event_purpose::notify)),
-                         time.now_ms()};
+                         time.now_ms(),
+                         {},
+                         {},
+                         0};
     event.late_payload = std::move(build);
     event.late_slot = slot;
     deferred->add_late_event(std::move(event));

@@ -208,7 +208,7 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
         if (authenticated && (route.fast || !route.needs_database)) {
             // The principal moves into the context and back out if the database is still needed.
             request_context context{*request, query_params(request->target), match.params,
-                                    std::move(who), nullptr, services_};
+                                    std::move(who), nullptr, services_, {}};
             if (route.fast) {
                 if (auto response = route.fast(context)) plan.immediate = std::move(response);
             } else {
