@@ -316,8 +316,8 @@ std::optional<http_response> api::run_prepare(soci::session& session,
     http_response response = answering_errors(session, request, match, [&] {
         const route_spec& route = *match.route;
         authenticate(session, route, credentials, who);
-        request_context context{request, query_params(request.target), match.params, who, &session,
-                                services_};
+        request_context context{
+            request, query_params(request.target), match.params, who, &session, services_, {}};
         // A replay is answered from the stored response by the writer step: preparing it again
         // would repeat the work (another invoice, another signature check) for nothing.
         auto key = request.header("idempotency-key");
@@ -343,8 +343,8 @@ http_response api::run_with_database(soci::session& session, const http_request&
     http_response response = answering_errors(session, request, match, [&] {
         const route_spec& route = *match.route;
         authenticate(session, route, credentials, who);
-        request_context context{request, query_params(request.target), match.params, who, &session,
-                                services_};
+        request_context context{
+            request, query_params(request.target), match.params, who, &session, services_, {}};
         context.prepared = std::move(prepared);
         auto key = request.header("idempotency-key");
         if (route.idempotent && key) return run_idempotent(session, route, context, std::string(*key));
