@@ -24,16 +24,9 @@
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
-using corridor::testing::function_job;
+using corridor::testing::submit;
 
 namespace {
-
-std::future<bool> submit(ledger_writer& writer, std::function<bool(soci::session&)> work) {
-    std::promise<bool> done;
-    auto future = done.get_future();
-    writer.submit(std::make_unique<function_job>(std::move(work), std::move(done)));
-    return future;
-}
 
 // Holds the writer inside a job until released, so that what is submitted meanwhile forms one
 // batch.

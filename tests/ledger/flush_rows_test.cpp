@@ -19,16 +19,9 @@
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
-using corridor::testing::function_job;
+using corridor::testing::submit;
 
 namespace {
-
-std::future<bool> submit(ledger_writer& writer, std::function<bool(soci::session&)> work) {
-    std::promise<bool> done;
-    auto future = done.get_future();
-    writer.submit(std::make_unique<function_job>(std::move(work), std::move(done)));
-    return future;
-}
 
 struct tenant_accounts {
     tenant owner;

@@ -21,7 +21,7 @@
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
-using corridor::testing::function_job;
+using corridor::testing::submit;
 
 namespace {
 
@@ -31,13 +31,6 @@ constexpr const char* currencies_json = R"({"currencies": [
 // One to one without fees: a payment of n moves n on both sides.
 constexpr const char* rates_json = R"({"base": "USD", "rates": {"USD": "1", "EUR": "1"},
     "pricing": {"spread_bps": 0, "variable_fee_bps": 0, "fixed_fee": {}}})";
-
-std::future<bool> submit(ledger_writer& writer, std::function<bool(soci::session&)> work) {
-    std::promise<bool> done;
-    auto future = done.get_future();
-    writer.submit(std::make_unique<function_job>(std::move(work), std::move(done)));
-    return future;
-}
 
 struct customer_accounts {
     std::string id, usd, eur;

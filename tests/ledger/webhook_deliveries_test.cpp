@@ -76,6 +76,19 @@ struct delivery_fixture : store_fixture {
     retry_policy policy;
 };
 
+// Sends what a ledger batch kept and commits, as the writer does on each backend.
+void flush_and_commit(soci::session& session, deferred_writes& writes) {
+    if (backend_of(session) == database_backend::sqlite) {
+        writes.flush(session);
+        run_control(session, "COMMIT");
+        return;
+    }
+    std::vector<pipelined_statement> pipeline;
+    writes.append_flush(pipeline);
+    pipeline.push_back({"COMMIT", {}});
+    run_pipeline(session, pipeline);
+}
+
 }  // namespace
 
 TEST_CASE("the retry interval doubles from the initial one up to 30 minutes", "[webhooks]") {
@@ -368,15 +381,7 @@ TEST_CASE("events recorded in a ledger batch are closed at once when their tenan
                                           R"({"accountId":"a"})"));
             pending.push_back(f.event());
         }
-        if (sqlite) {
-            writes.flush(session);
-            run_control(session, "COMMIT");
-        } else {
-            std::vector<pipelined_statement> pipeline;
-            writes.append_flush(pipeline);
-            pipeline.push_back({"COMMIT", {}});
-            run_pipeline(session, pipeline);
-        }
+        flush_and_commit(session, writes);
     }
     for (const auto& id : closed) CHECK(f.closed_without_attempt(id, f.clock.now_ms()));
     for (const auto& id : pending) CHECK(f.state_of(id) == "PENDING");
@@ -409,15 +414,7 @@ TEST_CASE("a ledger batch's events are handed over leased, within delivery's roo
         for (int i = 0; i < 3; ++i) sent.push_back(f.event());
         closed = record_event(session, f.ids, f.clock, production, "ACCOUNT_STATUS",
                               R"({"accountId":"a"})");
-        if (sqlite) {
-            writes.flush(session);
-            run_control(session, "COMMIT");
-        } else {
-            std::vector<pipelined_statement> pipeline;
-            writes.append_flush(pipeline);
-            pipeline.push_back({"COMMIT", {}});
-            run_pipeline(session, pipeline);
-        }
+        flush_and_commit(session, writes);
     }
     outbox_committed_on_this_thread();  // as the writer does after its commit
     // Room for two: those two are handed over; the third is written due at once, and the event

@@ -17,16 +17,12 @@
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
-using corridor::testing::function_job;
 
 namespace {
 
 // Runs `work` as one command of its own batch; true when it committed.
 bool run_on(ledger_writer& writer, std::function<bool(soci::session&)> work) {
-    std::promise<bool> done;
-    auto future = done.get_future();
-    writer.submit(std::make_unique<function_job>(std::move(work), std::move(done)));
-    return future.get();
+    return corridor::testing::submit(writer, std::move(work)).get();
 }
 
 // Statements the writer's thread sends while `work` runs.

@@ -3,6 +3,7 @@
 // whether its batch committed: for tests that queue work on the writer as the server does.
 #include <functional>
 #include <future>
+#include <memory>
 #include <utility>
 
 #include "ledger/store/session_job.hpp"
@@ -28,5 +29,14 @@ private:
     std::function<bool(soci::session&)> work_;
     std::promise<bool> done_;
 };
+
+// Queues `work` on `writer` (a ledger_writer); the future tells whether its batch committed.
+template <class Writer>
+std::future<bool> submit(Writer& writer, std::function<bool(soci::session&)> work) {
+    std::promise<bool> done;
+    auto future = done.get_future();
+    writer.submit(std::make_unique<function_job>(std::move(work), std::move(done)));
+    return future;
+}
 
 }  // namespace corridor::testing
