@@ -13,6 +13,7 @@
 #include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/outbox_insert.hpp"
 #include "ledger/store/sqlite_flush.hpp"
+#include "ledger/store/sqlite_rows.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -373,10 +374,10 @@ void append_statements(std::vector<pipelined_statement>& pipeline,
 
 void deferred_writes::flush(soci::session& session) {
     CORRIDOR_ASSERT(backend_of(session) == database_backend::sqlite);
-    CORRIDOR_ASSERT(statements_.empty());  // add_statement is PostgreSQL's
     take_packed_payloads();
     // One UPDATE per account, in id order; then the rows of each table in a few multi-row
-    // statements (sqlite_flush.hpp): one statement per row cost the writer more than its row.
+    // statements (sqlite_flush.hpp): one statement per row cost the writer more than its row;
+    // then the kept statements in their order (rows of create-and-execute, written once).
     for (const auto& [id, delta] : summed_postings(postings_)) {
         long long credit_ceiling = posted_max - delta.credits,
                   debit_ceiling = posted_max - delta.debits;
@@ -391,6 +392,10 @@ void deferred_writes::flush(soci::session& session) {
     for (const auto& r : events_)
         leases.push_back(lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms));
     insert_events_sqlite(session, events_, leases);
+    for (const auto& statement : statements_)
+        run_sqlite_text_statement(session, statement.sql, statement.params);
+    statements_.clear();
+    statement_rows_.clear();
     postings_.clear();
     transfers_.clear();
     events_.clear();

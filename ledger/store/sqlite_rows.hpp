@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace corridor {
 
@@ -70,5 +71,11 @@ private:
     soci::session& session_;
     const sqlite_rows_statement& statement_;
 };
+
+// One statement kept for the flush in PostgreSQL's form (parameters $1..$n, all texts; a column of
+// INTEGER affinity stores a number's text as the number, as a bound integer would be), run through
+// the SQLite library: prepared once per session and text, its values bound in place.
+void run_sqlite_text_statement(soci::session& session, const std::string& sql,
+                               const std::vector<std::string>& params);
 
 }  // namespace corridor
