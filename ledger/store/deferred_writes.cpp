@@ -370,6 +370,29 @@ void append_statements(std::vector<pipelined_statement>& pipeline,
     }
 }
 
+// SQLite: the kept statements. The rows of each INSERT text go out first, several per statement;
+// then the others (updates of rows this batch inserted) in their order. An INSERT moved ahead of
+// an update cannot change what the update does: an update kept here only changes a row that
+// its command inserted before it.
+void run_kept_sqlite(soci::session& session, const std::vector<pipelined_statement>& statements) {
+    std::vector<std::pair<const std::string*, std::vector<const std::vector<std::string>*>>>
+        inserts;
+    std::vector<const pipelined_statement*> others;
+    for (const auto& statement : statements) {
+        if (values_position(statement) == std::string::npos) {
+            others.push_back(&statement);
+            continue;
+        }
+        auto same = std::find_if(inserts.begin(), inserts.end(),
+                                 [&](const auto& group) { return *group.first == statement.sql; });
+        if (same == inserts.end()) same = inserts.insert(inserts.end(), {&statement.sql, {}});
+        same->second.push_back(&statement.params);
+    }
+    for (const auto& [sql, rows] : inserts) run_sqlite_text_inserts(session, *sql, rows);
+    for (const auto* statement : others)
+        run_sqlite_text_statement(session, statement->sql, statement->params);
+}
+
 }  // namespace
 
 void deferred_writes::flush(soci::session& session) {
@@ -392,8 +415,7 @@ void deferred_writes::flush(soci::session& session) {
     for (const auto& r : events_)
         leases.push_back(lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms));
     insert_events_sqlite(session, events_, leases);
-    for (const auto& statement : statements_)
-        run_sqlite_text_statement(session, statement.sql, statement.params);
+    run_kept_sqlite(session, statements_);
     statements_.clear();
     statement_rows_.clear();
     postings_.clear();

@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cctype>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -73,6 +74,41 @@ std::string sqlite_parameters(const std::string& sql) {
     return out;
 }
 
+// A kept INSERT's text as a multi-row statement: its VALUES row repeated, the parameters of row r
+// numbered from r * n + 1. Made once per text, at an address that lasts for the process.
+const sqlite_rows_statement& rows_statement_of(const std::string& sql, int params) {
+    static std::mutex lock;
+    static std::map<std::string, std::unique_ptr<sqlite_rows_statement>, std::less<>> known;
+    std::lock_guard hold(lock);
+    auto& slot = known[sql];
+    if (slot) return *slot;
+    std::size_t at = sql.find(" VALUES (");
+    CORRIDOR_ASSERT(at != std::string::npos && sql.find('$') > at);
+    std::string head = sql.substr(0, at + 8), row = sql.substr(at + 8);
+    auto text = [head, row, params](std::size_t rows) {
+        std::string out = head;
+        for (std::size_t r = 0; r < rows; ++r) {
+            if (r) out += ", ";
+            for (std::size_t i = 0; i < row.size(); ++i) {
+                if (row[i] != '$' || i + 1 == row.size() ||
+                    !std::isdigit(static_cast<unsigned char>(row[i + 1]))) {
+                    out += row[i];
+                    continue;
+                }
+                std::size_t end = i + 1;
+                while (end < row.size() && std::isdigit(static_cast<unsigned char>(row[end])))
+                    ++end;
+                out += '?' + std::to_string(r * static_cast<std::size_t>(params) +
+                                            std::stoul(row.substr(i + 1, end - i - 1)));
+                i = end - 1;
+            }
+        }
+        return out;
+    };
+    slot = std::make_unique<sqlite_rows_statement>(sqlite_rows_statement{text, params});
+    return *slot;
+}
+
 class prepared_text final : public cached_statement {
 public:
     explicit prepared_text(sqlite3_stmt* handle) : handle(handle) {}
@@ -127,6 +163,17 @@ void run_sqlite_text_statement(soci::session& session, const std::string& sql,
         sqlite_api::sqlite3_extended_errcode(connection));
     cache->erase(&text);  // finalizes it: prepared afresh next time rather than trusted again
     throw error;
+}
+
+void run_sqlite_text_inserts(soci::session& session, const std::string& sql,
+                             const std::vector<const std::vector<std::string>*>& params) {
+    if (params.empty()) return;
+    int per_row = static_cast<int>(params.front()->size());
+    sqlite_rows_runner(session, rows_statement_of(sql, per_row))
+        .run(params.size(), [&](std::size_t r, sqlite_row_binder& bind, int first) {
+            CORRIDOR_ASSERT(static_cast<int>(params[r]->size()) == per_row);
+            for (int p = 0; p < per_row; ++p) bind.text(first + p, (*params[r])[p]);
+        });
 }
 
 void sqlite_row_binder::text(int index, const std::string& value) {
