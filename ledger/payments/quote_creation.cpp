@@ -1,6 +1,4 @@
 // Creating quotes: the checks of source and destination, the price, and the quote's rows.
-#include "ledger/payments/payments.hpp"
-
 #include <boost/json.hpp>
 
 #include "ledger/base/assert.hpp"
@@ -10,6 +8,7 @@
 #include "ledger/payments/payment_checks.hpp"
 #include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payment_rows.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/payments/quote_execution.hpp"
 #include "ledger/payments/quote_payouts.hpp"
 #include "ledger/payments/uma_payments.hpp"
@@ -360,13 +359,13 @@ std::optional<payment_failure> attach_payment_instructions(const payment_service
 // rows wait for the flush, or null when they are written at once.
 deferred_writes* store_quote(soci::session& session, const quote_request& request,
                              std::int64_t now_ms, const quote_record& quote, bool executes_now) {
-    // Create-and-execute to an internal account on PostgreSQL: the quote and its transaction are
-    // rows no other command can know before the commit, and nothing of this command reads them
-    // back (it keeps them in hand), so their inserts wait for the flush with their updates. A
-    // payout's rail operation refers to the transaction at once, so payouts insert now.
+    // Create-and-execute to an internal account: the quote and its transaction are rows no other
+    // command can know before the commit, and nothing of this command reads them back (it keeps
+    // them in hand), so their inserts wait for the flush with their updates, and each is written
+    // once in its final state, on both databases. A payout's rail operation refers to the
+    // transaction at once, so payouts insert now.
     deferred_writes* deferred_rows =
-        executes_now && !request.uma && !is_external_account_id(quote.destination_account_id) &&
-                backend_of(session) == database_backend::postgresql
+        executes_now && !request.uma && !is_external_account_id(quote.destination_account_id)
             ? deferred_writes_of(session)
             : nullptr;
     if (deferred_rows) {

@@ -57,12 +57,12 @@ transaction_record outgoing_of(soci::session& session, const quote_record& quote
 }
 
 // Updates of the quote and OUTGOING transaction that create-and-execute made in this same command
-// (`outgoing_in_hand` set): no other command can know those rows before the batch commits, so on
-// PostgreSQL the writer sends the updates with its flush instead of waiting for each. Null when
-// they must be sent at once.
+// (`outgoing_in_hand` set): no other command can know those rows before the batch commits, so
+// the writer sends the updates with its flush instead of waiting for each (on SQLite, instead of
+// an insert and then its update). Null when they must be sent at once.
 deferred_writes* deferred_for_new_rows(soci::session& session,
                                        const transaction_record* outgoing_in_hand) {
-    if (!outgoing_in_hand || backend_of(session) != database_backend::postgresql) return nullptr;
+    if (!outgoing_in_hand) return nullptr;
     return deferred_writes_of(session);
 }
 
@@ -274,15 +274,13 @@ void record_settlement_events(soci::session& session, const payment_services& se
 // Nothing is read back that the quote already says: accounts are immutable apart from their
 // balances and are never deleted, so the destination (checked when the quote was made) still exists
 // with the owner and currency the quote recorded. The balances for the events are read after the
-// transfers, from rows this transaction now holds, so they are exactly what the transfers left. `outgoing` is the quote's OUTGOING transaction when the caller has
-// it in hand (it was written in this same command); otherwise it is read.
-result<transaction_record, payment_failure> settle(soci::session& session,
-                                                   const payment_services& services,
-                                                   const quote_record& quote,
-                                                   const std::string& funding_account_id,
-                                                   const std::string& funding_code,
-                                                   bool funding_is_internal,
-                                                   const transaction_record* outgoing_in_hand) {
+// transfers, from rows this transaction now holds, so they are exactly what the transfers left.
+// `outgoing` is the quote's OUTGOING transaction when the caller has it in hand (it was written in
+// this same command); otherwise it is read.
+result<transaction_record, payment_failure> settle(
+    soci::session& session, const payment_services& services, const quote_record& quote,
+    const std::string& funding_account_id, const std::string& funding_code,
+    bool funding_is_internal, const transaction_record* outgoing_in_hand) {
     auto payout = payout_of(session, services, quote);
     if (!payout) return payout.error();
     const auto& leg = payout.value();
@@ -309,10 +307,9 @@ result<transaction_record, payment_failure> settle(soci::session& session,
 }
 
 // Executes a quote as found (or as just created), after the checks of execute_quote.
-result<quote_record, payment_failure> execute_found_quote(soci::session& session,
-                                                          const payment_services& services,
-                                                          const quote_record& quote,
-                                                          const transaction_record* outgoing_in_hand) {
+result<quote_record, payment_failure> execute_found_quote(
+    soci::session& session, const payment_services& services, const quote_record& quote,
+    const transaction_record* outgoing_in_hand) {
     const std::string& quote_id = quote.id;
     // Expired is expired whether or not the sweeper has marked it yet.
     if (quote.status == "EXPIRED") {
@@ -320,18 +317,21 @@ result<quote_record, payment_failure> execute_found_quote(soci::session& session
                                                          format_timestamp_ms(quote.expires_at_ms));
     }
     if (quote.status != "PENDING") {
-        return failure(payment_error::quote_not_pending, "quote " + quote_id + " is " + quote.status +
-                                                             "; only PENDING quotes can be executed");
+        return failure(
+            payment_error::quote_not_pending,
+            "quote " + quote_id + " is " + quote.status + "; only PENDING quotes can be executed");
     }
     if (services.time.now_ms() >= quote.expires_at_ms) {
         return failure(payment_error::quote_expired, "quote " + quote_id + " expired at " +
                                                          format_timestamp_ms(quote.expires_at_ms));
     }
     if (quote.source_type != "ACCOUNT") {
-        return failure(payment_error::quote_not_executable,
-                       "quote " + quote_id + " is funded by its payment instructions, not executed");
+        return failure(
+            payment_error::quote_not_executable,
+            "quote " + quote_id + " is funded by its payment instructions, not executed");
     }
-    auto settled = settle(session, services, quote, quote.source_account_id, "send", true, outgoing_in_hand);
+    auto settled =
+        settle(session, services, quote, quote.source_account_id, "send", true, outgoing_in_hand);
     if (!settled) return settled.error();
     // What update_quote_status wrote.
     quote_record completed = quote;
@@ -345,12 +345,14 @@ result<quote_record, payment_failure> execute_found_quote(soci::session& session
 
 result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const payment_services& services,
-                                                    const tenant& owner, const std::string& quote_id) {
+                                                    const tenant& owner,
+                                                    const std::string& quote_id) {
     auto quote = find_quote(session, owner, quote_id);
     if (!quote) return failure(payment_error::quote_not_found, "no quote " + quote_id);
     // The quote may predate the deletion of either customer, or a change of the sender's KYC.
     auto sender = facts_of_owner(session, owner, quote->source_customer_id);
-    if (sender.deleted() || facts_of_owner(session, owner, quote->destination_customer_id).deleted()) {
+    if (sender.deleted() ||
+        facts_of_owner(session, owner, quote->destination_customer_id).deleted()) {
         return failure(payment_error::customer_deleted,
                        "quote " + quote_id + " is between accounts of a deleted customer");
     }

@@ -13,6 +13,7 @@
 #include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/outbox_insert.hpp"
 #include "ledger/store/sqlite_flush.hpp"
+#include "ledger/store/sqlite_rows.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -369,14 +370,37 @@ void append_statements(std::vector<pipelined_statement>& pipeline,
     }
 }
 
+// SQLite: the kept statements. The rows of each INSERT text go out first, several per statement;
+// then the others (updates of rows this batch inserted) in their order. An INSERT moved ahead of
+// an update cannot change what the update does: an update kept here only changes a row that
+// its command inserted before it.
+void run_kept_sqlite(soci::session& session, const std::vector<pipelined_statement>& statements) {
+    std::vector<std::pair<const std::string*, std::vector<const std::vector<std::string>*>>>
+        inserts;
+    std::vector<const pipelined_statement*> others;
+    for (const auto& statement : statements) {
+        if (values_position(statement) == std::string::npos) {
+            others.push_back(&statement);
+            continue;
+        }
+        auto same = std::find_if(inserts.begin(), inserts.end(),
+                                 [&](const auto& group) { return *group.first == statement.sql; });
+        if (same == inserts.end()) same = inserts.insert(inserts.end(), {&statement.sql, {}});
+        same->second.push_back(&statement.params);
+    }
+    for (const auto& [sql, rows] : inserts) run_sqlite_text_inserts(session, *sql, rows);
+    for (const auto* statement : others)
+        run_sqlite_text_statement(session, statement->sql, statement->params);
+}
+
 }  // namespace
 
 void deferred_writes::flush(soci::session& session) {
     CORRIDOR_ASSERT(backend_of(session) == database_backend::sqlite);
-    CORRIDOR_ASSERT(statements_.empty());  // add_statement is PostgreSQL's
     take_packed_payloads();
     // One UPDATE per account, in id order; then the rows of each table in a few multi-row
-    // statements (sqlite_flush.hpp): one statement per row cost the writer more than its row.
+    // statements (sqlite_flush.hpp): one statement per row cost the writer more than its row;
+    // then the kept statements in their order (rows of create-and-execute, written once).
     for (const auto& [id, delta] : summed_postings(postings_)) {
         long long credit_ceiling = posted_max - delta.credits,
                   debit_ceiling = posted_max - delta.debits;
@@ -391,6 +415,9 @@ void deferred_writes::flush(soci::session& session) {
     for (const auto& r : events_)
         leases.push_back(lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms));
     insert_events_sqlite(session, events_, leases);
+    run_kept_sqlite(session, statements_);
+    statements_.clear();
+    statement_rows_.clear();
     postings_.clear();
     transfers_.clear();
     events_.clear();

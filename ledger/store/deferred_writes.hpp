@@ -80,8 +80,9 @@ public:
     // An event whose stored payload is the JSON object `json` packed (event_payloads.hpp): packed
     // on the packer's thread meanwhile, taken at the flush.
     void add_event(deferred_event event, std::string json);
-    // PostgreSQL: a statement whose answer nothing needs, sent with the flush. Only for rows no
-    // other command can read before the commit (made by the same command).
+    // A statement whose answer nothing needs, sent with the flush (on SQLite after the kept rows,
+    // each prepared once per session). Only for rows no other command can read before the commit
+    // (made by the same command).
     void add_statement(pipelined_statement statement);
     // The INSERT of a row this command creates (`row_id`): a later restate_row of the same row
     // in the same savepoint replaces it with the row's final version, so that the database writes

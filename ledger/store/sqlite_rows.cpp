@@ -3,7 +3,11 @@
 #include <soci/sqlite3/soci-sqlite3.h>
 
 #include <bit>
+#include <cctype>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/statement_cache.hpp"
@@ -52,7 +56,125 @@ void forget(soci::session& session, const sqlite_rows_statement& statement, std:
     if (statement_cache* cache = statement_cache_of(session)) cache->erase(key_of(statement, rows));
 }
 
+// A kept statement's text (run_sqlite_text_statement) at an address that lasts for the process:
+// the statement cache is keyed by address, and kept statements carry copies of their text.
+const std::string& interned(const std::string& sql) {
+    static std::mutex lock;
+    static std::set<std::string, std::less<>> texts;
+    std::lock_guard hold(lock);
+    return *texts.insert(sql).first;
+}
+
+// SQLite's form of a PostgreSQL statement: $n becomes ?n (the same number, so the same binding).
+std::string sqlite_parameters(const std::string& sql) {
+    std::string out = sql;
+    for (std::size_t i = 0; i + 1 < out.size(); ++i) {
+        if (out[i] == '$' && std::isdigit(static_cast<unsigned char>(out[i + 1]))) out[i] = '?';
+    }
+    return out;
+}
+
+// A kept INSERT's text as a multi-row statement: its VALUES row repeated, the parameters of row r
+// numbered from r * n + 1. Made once per text, at an address that lasts for the process.
+const sqlite_rows_statement& rows_statement_of(const std::string& sql, int params) {
+    static std::mutex lock;
+    static std::map<std::string, std::unique_ptr<sqlite_rows_statement>, std::less<>> known;
+    std::lock_guard hold(lock);
+    auto& slot = known[sql];
+    if (slot) return *slot;
+    std::size_t at = sql.find(" VALUES (");
+    CORRIDOR_ASSERT(at != std::string::npos && sql.find('$') > at);
+    std::string head = sql.substr(0, at + 8), row = sql.substr(at + 8);
+    auto text = [head, row, params](std::size_t rows) {
+        std::string out = head;
+        for (std::size_t r = 0; r < rows; ++r) {
+            if (r) out += ", ";
+            for (std::size_t i = 0; i < row.size(); ++i) {
+                if (row[i] != '$' || i + 1 == row.size() ||
+                    !std::isdigit(static_cast<unsigned char>(row[i + 1]))) {
+                    out += row[i];
+                    continue;
+                }
+                std::size_t end = i + 1;
+                while (end < row.size() && std::isdigit(static_cast<unsigned char>(row[end])))
+                    ++end;
+                out += '?' + std::to_string(r * static_cast<std::size_t>(params) +
+                                            std::stoul(row.substr(i + 1, end - i - 1)));
+                i = end - 1;
+            }
+        }
+        return out;
+    };
+    slot = std::make_unique<sqlite_rows_statement>(sqlite_rows_statement{text, params});
+    return *slot;
+}
+
+class prepared_text final : public cached_statement {
+public:
+    explicit prepared_text(sqlite3_stmt* handle) : handle(handle) {}
+    ~prepared_text() override { sqlite_api::sqlite3_finalize(handle); }
+    prepared_text(const prepared_text&) = delete;
+    prepared_text& operator=(const prepared_text&) = delete;
+
+    sqlite3_stmt* handle;
+};
+
 }  // namespace
+
+void run_sqlite_text_statement(soci::session& session, const std::string& sql,
+                               const std::vector<std::string>& params) {
+    statement_cache* cache = statement_cache_of(session);
+    CORRIDOR_ASSERT(cache && cache->sqlite());  // the ledger writer's session (open_session)
+    const std::string& text = interned(sql);
+    auto* found = dynamic_cast<prepared_text*>(cache->find(&text));
+    auto* connection = connection_of(session);
+    if (!found || found->sql != text) {
+        sqlite3_stmt* handle = nullptr;
+        if (sqlite_api::sqlite3_prepare_v3(connection, sqlite_parameters(text).c_str(), -1,
+                                           SQLITE_PREPARE_PERSISTENT, &handle,
+                                           nullptr) != SQLITE_OK) {
+            sqlite_api::sqlite3_finalize(handle);
+            fail(connection, "prepare");
+        }
+        auto entry = std::make_unique<prepared_text>(handle);
+        entry->sql = text;
+        found = entry.get();
+        cache->insert(&text, std::move(entry));
+    }
+    sqlite3_stmt* handle = found->handle;
+    CORRIDOR_ASSERT(sqlite_api::sqlite3_bind_parameter_count(handle) ==
+                    static_cast<int>(params.size()));
+    for (std::size_t i = 0; i < params.size(); ++i) {
+        if (sqlite_api::sqlite3_bind_text(handle, static_cast<int>(i) + 1, params[i].data(),
+                                          static_cast<int>(params[i].size()),
+                                          SQLITE_STATIC) != SQLITE_OK) {
+            fail(connection, "bind");
+        }
+    }
+    count_round_trip();
+    int rc = sqlite_api::sqlite3_step(handle);
+    if (rc == SQLITE_DONE) {
+        sqlite_api::sqlite3_reset(handle);
+        sqlite_api::sqlite3_clear_bindings(handle);  // the values belong to the caller
+        return;
+    }
+    soci::sqlite3_soci_error error(
+        std::string(sqlite_api::sqlite3_errmsg(connection)) + " while executing a kept statement.",
+        sqlite_api::sqlite3_extended_errcode(connection));
+    cache->erase(&text);  // finalizes it: prepared afresh next time rather than trusted again
+    throw error;
+}
+
+void run_sqlite_text_inserts(soci::session& session, const std::string& sql,
+                             const std::vector<const std::vector<std::string>*>& params) {
+    if (params.empty()) return;
+    int per_row = static_cast<int>(params.front()->size());
+    sqlite_rows_runner(session, rows_statement_of(sql, per_row))
+        .run(params.size(), [&](std::size_t r, sqlite_row_binder& bind, int first) {
+            CORRIDOR_ASSERT(static_cast<int>(params[r]->size()) == per_row);
+            for (int p = 0; p < per_row; ++p) bind.text(first + p, (*params[r])[p]);
+        });
+}
 
 void sqlite_row_binder::text(int index, const std::string& value) {
     auto* handle = static_cast<sqlite3_stmt*>(handle_);

@@ -7,7 +7,9 @@
 #include <soci/soci.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace corridor {
 
@@ -34,7 +36,7 @@ private:
 // appear more than once in a row). Defined once, as a static object: its address keys the
 // session's prepared statements.
 struct sqlite_rows_statement {
-    std::string (*sql)(std::size_t rows);
+    std::function<std::string(std::size_t rows)> sql;
     int params_per_row;
 };
 
@@ -70,5 +72,16 @@ private:
     soci::session& session_;
     const sqlite_rows_statement& statement_;
 };
+
+// One statement kept for the flush in PostgreSQL's form (parameters $1..$n, all texts; a column of
+// INTEGER affinity stores a number's text as the number, as a bound integer would be), run through
+// the SQLite library: prepared once per session and text, its values bound in place.
+void run_sqlite_text_statement(soci::session& session, const std::string& sql,
+                               const std::vector<std::string>& params);
+// The rows of kept INSERTs of one text ("INSERT INTO t (...) VALUES ($1, ..., $n)", every $k of
+// the row in its VALUES list, `params` of each row n texts), written as sqlite_rows_runner writes
+// rows: a few multi-row statements instead of one per row.
+void run_sqlite_text_inserts(soci::session& session, const std::string& sql,
+                             const std::vector<const std::vector<std::string>*>& params);
 
 }  // namespace corridor

@@ -14,6 +14,7 @@
 
 #include "ledger/book/book.hpp"
 #include "ledger/customers/customer_store.hpp"
+#include "ledger/payments/payment_rows.hpp"
 #include "ledger/payments/payments.hpp"
 #include "ledger/store/event_payloads.hpp"
 #include "ledger/store/ledger_writer.hpp"
@@ -290,4 +291,81 @@ TEST_CASE_METHOD(optimistic_fixture,
                 }).get());
     CHECK(refused == payment_error::user_not_ready);
     CHECK(balance(a.usd) == 100000 - 10);
+}
+
+namespace {
+
+// Every column of `table`'s row `id` but those in `skip` (ids and references that differ between
+// two payments), each with its stored type on SQLite: a number stored as text would differ.
+std::vector<std::string> stored_row(soci::session& s, bool postgres, const std::string& table,
+                                    const std::string& columns, const std::string& id,
+                                    const std::vector<std::string>& skip) {
+    std::vector<std::string> names;
+    for (std::size_t at = 0; at < columns.size();) {
+        std::size_t end = std::min(columns.find(", ", at), columns.size());
+        names.push_back(columns.substr(at, end - at));
+        at = end + 2;
+    }
+    std::vector<std::string> out;
+    for (const auto& name : names) {
+        if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
+        std::string value;
+        std::string expression =
+            postgres ? "CAST(" + name + " AS TEXT)" : "typeof(" + name + ") || ':' || " + name;
+        s << "SELECT " + expression + " FROM " + table + " WHERE id = :i", soci::use(id),
+            soci::into(value);
+        out.push_back(name + "=" + value);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(optimistic_fixture,
+                 "optimistic batch: a created-and-executed payment's rows are those written one by "
+                 "one",
+                 "[store][writer]") {
+    const auto &a = people[0], &c = people[2];
+    // The reference: outside the writer's batch every row is inserted and then updated at once.
+    auto direct =
+        create_and_execute_quote(session(), services(), config, payment(a.usd, c.eur, 70));
+    REQUIRE(direct.ok());
+    // In the writer's batch the quote and its transactions are kept and written at the flush.
+    std::string batched_id;
+    REQUIRE(submit(*writer, [&](soci::session& s) {
+                auto paid =
+                    create_and_execute_quote(s, services(), config, payment(a.usd, c.eur, 70));
+                if (paid) batched_id = paid->id;
+                return paid.ok();
+            }).get());
+    REQUIRE(batched_id != direct->id);
+    auto quote_row = [&](const std::string& id) {
+        return stored_row(session(), postgres(), "quotes", quote_columns, id,
+                          {"id", "transaction_id", "funding_reference"});
+    };
+    auto batched = find_quote(session(), config.owner, batched_id);
+    REQUIRE(batched.has_value());
+    CHECK(batched->status == "COMPLETED");
+    CHECK(quote_row(batched_id) == quote_row(direct->id));
+    // The OUTGOING and INCOMING transactions of each, in that order.
+    auto transactions_of = [&](const std::string& quote_id) {
+        std::vector<std::string> ids(2);
+        session() << "SELECT id FROM transactions WHERE quote_id = :q AND type = 'OUTGOING'",
+            soci::use(quote_id), soci::into(ids[0]);
+        session() << "SELECT id FROM transactions WHERE quote_id = :q AND type = 'INCOMING'",
+            soci::use(quote_id), soci::into(ids[1]);
+        return ids;
+    };
+    auto batched_transactions = transactions_of(batched_id);
+    auto direct_transactions = transactions_of(direct->id);
+    for (std::size_t i = 0; i < 2; ++i) {
+        REQUIRE_FALSE(batched_transactions[i].empty());
+        REQUIRE_FALSE(direct_transactions[i].empty());
+        auto row = [&](const std::string& id) {
+            return stored_row(session(), postgres(), "transactions", transaction_columns, id,
+                              {"id", "quote_id", "reference"});
+        };
+        CHECK(row(batched_transactions[i]) == row(direct_transactions[i]));
+    }
+    CHECK(audit_book(session()).empty());
 }
