@@ -25,10 +25,15 @@ constexpr int wal_frames_soft_max = 1000;
 constexpr int wal_frames_hard_max = 65536;
 
 // The marker of a batch, in its transaction (sent with its COMMIT); the database's clock dates it
-// for pruning.
+// for pruning. Only a transaction that wrote something (it has a transaction id) gets one: the
+// upkeep batches of an idle process (due reviews, rail operations, retention) usually write
+// nothing, and a marker would make each of their COMMITs a WAL flush. The outcome of a batch
+// that wrote nothing does not matter: looked up after a lost COMMIT, it is fenced and answered as
+// not committed, which is true of everything it did.
 constexpr const char* insert_marker_pipelined_sql =
     "INSERT INTO ledger_batches (id, committed_at_ms) "
-    "VALUES ($1, CAST(extract(epoch from clock_timestamp()) * 1000 AS BIGINT))";
+    "SELECT $1, CAST(extract(epoch from clock_timestamp()) * 1000 AS BIGINT) "
+    "WHERE txid_current_if_assigned() IS NOT NULL";
 // The lookup after a lost COMMIT: inserting the same id waits until the batch's transaction has
 // ended (its uncommitted row holds the key), then either meets its committed row (fenced = 0
 // comes back) or, the batch having rolled back, inserts a fence (fenced = 1) that settles it.

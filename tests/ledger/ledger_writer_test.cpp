@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "ledger/store/database.hpp"
+#include "tests/support/function_job.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;
@@ -109,6 +110,34 @@ TEST_CASE("ledger writer: savepoints per command, bounded retries on contention"
     *reader << "SELECT COUNT(*) FROM ledger_batches WHERE fenced = 0", soci::into(markers);
     CHECK(markers == (database.backend() == database_backend::postgresql ? 4 : 0));
     CHECK(writer.outcomes_unknown() == 0);
+}
+
+TEST_CASE("ledger writer: a batch that wrote nothing leaves no marker", "[store][writer]") {
+    testing::test_database database;
+    soci::session& reader = database.session();
+    reader << "CREATE TABLE writer_probe (tag TEXT NOT NULL)";
+    bool postgresql = database.backend() == database_backend::postgresql;
+    ledger_writer writer(database.url(), 8, 64);
+    auto markers = [&reader] {
+        long long count = -1;
+        reader << "SELECT COUNT(*) FROM ledger_batches", soci::into(count);
+        return count;
+    };
+    auto reads = [](soci::session& session) {
+        long long rows = -1;
+        session << "SELECT COUNT(*) FROM writer_probe", soci::into(rows);
+        return rows == 0;
+    };
+    auto writes = [](soci::session& session) {
+        session << "INSERT INTO writer_probe (tag) VALUES ('written')";
+        return true;
+    };
+    CHECK(markers() == 0);
+    CHECK(testing::submit(writer, reads).get());  // committed, as before
+    CHECK(markers() == 0);
+    CHECK(testing::submit(writer, writes).get());
+    CHECK(markers() == (postgresql ? 1 : 0));
+    writer.stop();
 }
 
 TEST_CASE("ledger writer: a job refused once stopped is finished as not committed",

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
-const MARKER_INSERT = /INSERT INTO ledger_batches \(id, committed_at_ms\) VALUES/i;
+const MARKER_INSERT = /INSERT INTO ledger_batches \(id, committed_at_ms\) (VALUES|SELECT)/i;
 // ReadyForQuery in the transaction-idle state ('Z', length 5, 'I'): the server is done with the
 // COMMIT's transaction.
 const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
