@@ -129,25 +129,37 @@ using pg_result_ptr = std::unique_ptr<PGresult, pg_result_closer>;
 // Bytes of COPY data handed to libpq at a time.
 constexpr std::size_t copy_send_bytes = 256 * 1024;
 
+void append_array_element(std::string& out, const std::string& value) {
+    out += '"';
+    for (char c : value) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    out += '"';
+}
+
 }  // namespace
 
 std::string postgres_array_literal(const std::vector<std::optional<std::string>>& values) {
     std::string out = "{";
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (i) out += ',';
-        if (!values[i]) {
+        if (values[i]) {
+            append_array_element(out, *values[i]);
+        } else {
             out += "NULL";
-            continue;
         }
-        out += '"';
-        for (char c : *values[i]) {
-            if (c == '"' || c == '\\') out += '\\';
-            out += c;
-        }
-        out += '"';
     }
-    out += '}';
-    return out;
+    return out + '}';
+}
+
+std::string postgres_array_literal(const std::vector<std::string>& values) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) out += ',';
+        append_array_element(out, values[i]);
+    }
+    return out + '}';
 }
 
 multi_row_insert::multi_row_insert(std::string table, std::vector<multi_row_column> columns,

@@ -73,5 +73,6 @@ std::set<std::string> select_existing(soci::session& session, const std::string&
 
 // A PostgreSQL array literal of text values ({"a","b",NULL}).
 std::string postgres_array_literal(const std::vector<std::optional<std::string>>& values);
+std::string postgres_array_literal(const std::vector<std::string>& values);
 
 }  // namespace corridor

@@ -1,15 +1,14 @@
 // Reading back the events handed over to this process's delivery at their commit
 // (ledger/store/outbox_handover.hpp), on delivery's own connection.
 #include <algorithm>
-#include <map>
 #include <set>
 #include <tuple>
 
-#include "ledger/platforms/platform_store.hpp"
-#include "ledger/platforms/webhook_keys.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/event_payloads.hpp"
+#include "ledger/store/multi_row.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "ledger/webhooks/delivery_facts.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"
 
 namespace corridor {
@@ -46,9 +45,7 @@ struct handed_row {
         claim.owner = tenant_of_row(platform_id, environment);
         claim.type = type;
         if (state == "PENDING") claim.payload = unpack_event_payload(payload);
-        claim.purpose = purpose == "TEST"       ? event_purpose::test
-                        : purpose == "APPROVAL" ? event_purpose::approval
-                                                : event_purpose::notify;
+        claim.purpose = purpose_from(purpose);
         claim.attempt = attempts;
         claim.claim_token = claim_token;
         // Marks one written closed (never sent: see read_handed_over).
@@ -61,9 +58,7 @@ struct handed_row {
 // PostgreSQL: all of them in one round trip, the ids as one array parameter.
 std::vector<claimed_delivery> read_many(soci::session& session,
                                         const std::vector<std::string>& ids) {
-    std::string array = "{";
-    for (const auto& id : ids) array += (array.size() > 1 ? ",\"" : "\"") + id + "\"";
-    array += "}";
+    std::string array = postgres_array_literal(ids);
     std::vector<claimed_delivery> out;
     handed_row row;
     soci::statement statement(session);
@@ -94,34 +89,26 @@ handed_over_events read_handed_over(soci::session& session, const clock& time,
     std::sort(due.begin(), due.end(), [](const auto& a, const auto& b) {
         return std::tie(a.created_at_ms, a.id) < std::tie(b.created_at_ms, b.id);
     });
-    std::map<std::string, std::pair<std::string, std::string>> facts;  // tenant -> (url, key)
+    tenant_delivery_facts_cache facts(session, time);
     std::set<std::string> closed;
     handed_over_events out;
     for (auto& claim : due) {
-        std::string key = claim.owner.platform_id + "|" + std::string(claim.owner.env_name());
         if (claim.interrupted) {  // written closed: the tenant had no endpoint
+            std::string key = claim.owner.platform_id + "|" + std::string(claim.owner.env_name());
             if (closed.insert(key).second) out.without_endpoint.push_back(claim.owner);
             continue;
         }
         // Gone (a rolled-back savepoint), or no longer this process's: nothing to send.
         if (claim.claim_token != token) continue;
-        auto found = facts.find(key);
-        if (found == facts.end()) {
-            auto config = load_platform_config(session, claim.owner);
-            std::string url = config && config->webhook_endpoint ? *config->webhook_endpoint : "";
-            std::string pem;
-            // As a claim does: the key in force now (a due next key takes over here, the one
-            // write this may make; on SQLite it can fail against a busy writer, and then these
-            // events wait for their lease).
-            if (!url.empty()) pem = ensure_webhook_key(session, time, claim.owner).private_key_pem;
-            found = facts.emplace(key, std::make_pair(url, pem)).first;
-        }
+        // As a claim does (on SQLite a due next key's write can fail against a busy writer, and
+        // then these events wait for their lease).
+        const tenant_delivery_facts& tenant_facts = facts.of(claim.owner);
         // The endpoint went away since the insert: the event keeps its lease, and the claim round
         // after it closes the event (this connection only reads).
-        if (found->second.first.empty() && claim.purpose == event_purpose::notify) continue;
+        if (tenant_facts.url.empty() && claim.purpose == event_purpose::notify) continue;
         claim.claimed_at_ms = claim.created_at_ms;  // the lease began at the insert
-        claim.url = found->second.first;
-        claim.private_key_pem = found->second.second;
+        claim.url = tenant_facts.url;
+        claim.private_key_pem = tenant_facts.private_key_pem;
         out.claimed.push_back(std::move(claim));
     }
     return out;

@@ -12,7 +12,9 @@
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/event_payloads.hpp"
+#include "ledger/store/multi_row.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "ledger/webhooks/delivery_facts.hpp"
 
 namespace corridor {
 namespace {
@@ -28,12 +30,6 @@ long long int64_at(const soci::row& row, std::size_t index) {
     }
 }
 
-event_purpose purpose_from(const std::string& name) {
-    if (name == "TEST") return event_purpose::test;
-    if (name == "APPROVAL") return event_purpose::approval;
-    return event_purpose::notify;
-}
-
 // Printable ASCII only: a response body can hold anything, and PostgreSQL TEXT refuses NUL bytes
 // and malformed UTF-8.
 std::string excerpt_of(std::string_view body) {
@@ -45,11 +41,6 @@ std::string excerpt_of(std::string_view body) {
     return out;
 }
 
-struct tenant_delivery_facts {
-    std::string url;  // empty: no endpoint
-    std::string private_key_pem;
-};
-
 // Reads the due row set into claims; endpoint and key looked up once per tenant.
 class claimer {
 public:
@@ -59,7 +50,8 @@ public:
           time_(time),
           random_(random),
           policy_(policy),
-          now_ms_(time.now_ms()) {}
+          now_ms_(time.now_ms()),
+          facts_(session, time) {}
 
     // `round_token`: the event was already claimed by the round's one statement with this token.
     void take(claimed_delivery claim, int attempts_before, std::vector<claimed_delivery>& out,
@@ -67,7 +59,7 @@ public:
         claim.claimed_at_ms = now_ms_;
         claim.attempt = attempts_before + 1;
         claim.interrupted = claim.purpose != event_purpose::notify && attempts_before > 0;
-        const auto& facts = facts_of(claim.owner);
+        const auto& facts = facts_.of(claim.owner);
         if (facts.url.empty() && claim.purpose == event_purpose::notify) {
             unsendable_.push_back(claim.id);  // closed together by close_unsendable
             return;
@@ -129,58 +121,30 @@ public:
                          : "UPDATE outbox_events SET state = 'NO_ENDPOINT', "
                            "finished_at_ms = $1, claim_token = NULL WHERE id = "
                            "ANY($2::text[])",
-                 {std::to_string(now), text_array(unsendable_)}});
+                 {std::to_string(now), postgres_array_literal(unsendable_)}});
         } else if (claimed) {
             run_prepared(session_,
                          "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
                          "next_attempt_at_ms = :g, claim_token = NULL, attempts = attempts - 1, "
                          "first_attempt_at_ms = CASE WHEN attempts = 1 THEN NULL ELSE "
                          "first_attempt_at_ms END WHERE id = ANY(CAST(:i AS text[]))",
-                         now, now, text_array(unsendable_));
+                         now, now, postgres_array_literal(unsendable_));
         } else {
             run_prepared(session_,
                          "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
                          "claim_token = NULL WHERE id = ANY(CAST(:i AS text[]))",
-                         now, text_array(unsendable_));
+                         now, postgres_array_literal(unsendable_));
         }
         unsendable_.clear();
     }
 
 private:
-    // A PostgreSQL array literal of the ids.
-    static std::string text_array(const std::vector<std::string>& items) {
-        std::string out = "{";
-        for (const auto& item : items) {
-            if (out.size() > 1) out += ',';
-            out += '"';
-            for (char c : item) {
-                if (c == '"' || c == '\\') out += '\\';
-                out += c;
-            }
-            out += '"';
-        }
-        return out + "}";
-    }
-
-    const tenant_delivery_facts& facts_of(const tenant& owner) {
-        std::string key = owner.platform_id + "|" + std::string(owner.env_name());
-        auto found = facts_.find(key);
-        if (found != facts_.end()) return found->second;
-        tenant_delivery_facts facts;
-        auto config = load_platform_config(session_, owner);
-        if (config && config->webhook_endpoint && !config->webhook_endpoint->empty()) {
-            facts.url = *config->webhook_endpoint;
-            facts.private_key_pem = ensure_webhook_key(session_, time_, owner).private_key_pem;
-        }
-        return facts_.emplace(key, std::move(facts)).first->second;
-    }
-
     soci::session& session_;
     const clock& time_;
     random_source& random_;
     const retry_policy& policy_;
     std::int64_t now_ms_;
-    std::map<std::string, tenant_delivery_facts> facts_;
+    tenant_delivery_facts_cache facts_;
     std::vector<std::string> unsendable_;
 };
 
@@ -582,6 +546,25 @@ bool resend_webhook_event(soci::session& session, const clock& time, const tenan
          soci::use(now_ms), soci::use(event_id), soci::use(owner.platform_id), soci::use(env_name));
     statement.execute(true);
     return statement.get_affected_rows() == 1;
+}
+
+event_purpose purpose_from(const std::string& name) {
+    if (name == "TEST") return event_purpose::test;
+    if (name == "APPROVAL") return event_purpose::approval;
+    return event_purpose::notify;
+}
+
+const tenant_delivery_facts& tenant_delivery_facts_cache::of(const tenant& owner) {
+    std::string key = owner.platform_id + "|" + std::string(owner.env_name());
+    auto found = facts_.find(key);
+    if (found != facts_.end()) return found->second;
+    tenant_delivery_facts facts;
+    auto config = load_platform_config(session_, owner);
+    if (config && config->webhook_endpoint && !config->webhook_endpoint->empty()) {
+        facts.url = *config->webhook_endpoint;
+        facts.private_key_pem = ensure_webhook_key(session_, time_, owner).private_key_pem;
+    }
+    return facts_.emplace(key, std::move(facts)).first->second;
 }
 
 }  // namespace corridor

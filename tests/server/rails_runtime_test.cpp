@@ -17,6 +17,7 @@
 #include "ledger/book/book.hpp"
 #include "ledger/store/ledger_writer.hpp"
 #include "tests/rails/funded_account.hpp"
+#include "tests/support/function_job.hpp"
 #include "tests/support/store_fixture.hpp"
 
 namespace corridor {
@@ -227,35 +228,15 @@ TEST_CASE("a slow rail holds up no ledger command: one sent while its hook runs 
     REQUIRE(fs::exists(started));  // the driver is inside the plugin's initiate, for a second
 
     // A money-moving command sent now: it must not wait for the hook.
-    class deposit final : public session_job {
-    public:
-        explicit deposit(std::function<bool(soci::session&)> work) : work_(std::move(work)) {}
-        bool run(soci::session& session) noexcept override {
-            try {
-                return work_(session);
-            } catch (...) {
-                return false;
-            }
-        }
-        void finish(job_outcome outcome) noexcept override {
-            done_.set_value(outcome == job_outcome::committed);
-        }
-        std::promise<bool> done_;
-
-    private:
-        std::function<bool(soci::session&)> work_;
-    };
     book_services book{f.ids, f.random, f.clock};
     std::uint64_t initiations_returned_at_commit = 99;
-    auto job = std::make_unique<deposit>([&](soci::session& session) {
+    auto committed = corridor::testing::submit(writer, [&](soci::session& session) {
         std::string settlement =
             ensure_account(session, book, owner, account_kind::settlement, "", "USD");
         return post_transfer(session, book, owner,
                              {settlement, account_id, 1, "USD", "fund", "Transaction:dep"})
             .ok();
     });
-    auto committed = job->done_.get_future();
-    writer.submit(std::move(job));
     REQUIRE(committed.get());
     initiations_returned_at_commit = initiations.calls.load();
     CHECK(initiations_returned_at_commit == 0);  // the hook was still running
