@@ -10,11 +10,11 @@
 #include <string>
 
 #include "ledger/base/assert.hpp"
+#include "ledger/base/thread_name.hpp"
 #include "ledger/store/batch_send.hpp"
 #include "ledger/store/control_queue.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/statement_cache.hpp"
-#include "ledger/base/thread_name.hpp"
 
 namespace corridor {
 namespace {
@@ -82,6 +82,14 @@ private:
 }  // namespace
 
 namespace {
+
+// Thrown when a command met transient contention (a deadlock) after earlier commands of its batch
+// had taken row locks: rolling back to its savepoint keeps those, and the other transaction of the
+// cycle may be waiting on one of them, so the retry would meet the same deadlock. The whole batch
+// is rolled back (releasing every lock, so the other side commits) and run again.
+struct batch_conflict : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // The batch's transaction as the writer sends it. Control statements wait in `pending` and go out
 // together with the next ones (BEGIN with the first command's savepoint, a command's release with
@@ -174,7 +182,8 @@ ledger_writer::ledger_writer(database_url url, std::size_t batch_commands_max,
       batch_commands_max_(batch_commands_max),
       queue_commands_max_(queue_commands_max) {
     if (url_.backend == database_backend::sqlite) {
-        checkpointer_ = std::make_unique<wal_checkpointer>(url_, wal_frames_soft_max, wal_frames_hard_max);
+        checkpointer_ =
+            std::make_unique<wal_checkpointer>(url_, wal_frames_soft_max, wal_frames_hard_max);
     } else {
         markers_ = true;
         std::random_device seed;
@@ -189,7 +198,9 @@ ledger_writer::ledger_writer(database_url url, std::size_t batch_commands_max,
     });
 }
 
-ledger_writer::~ledger_writer() { stop(); }
+ledger_writer::~ledger_writer() {
+    stop();
+}
 
 void ledger_writer::submit(std::unique_ptr<session_job> job) {
     {
@@ -273,10 +284,18 @@ void ledger_writer::apply_batch(soci::session& session,
         bool defer = true;
         // PostgreSQL: first without waiting for guarded statements (deferred_writes.hpp).
         bool optimistic = markers_;
+        bool rerun_on_conflict = true;
+        int conflict_reruns = 0;
         for (int attempt = 1;; ++attempt) {
             try {
-                run_batch(session, batch, applied, defer, optimistic);
+                run_batch(session, batch, applied, defer, optimistic, rerun_on_conflict);
                 break;
+            } catch (const batch_conflict&) {
+                // After a few reruns each command retries on its own savepoint, as when alone.
+                if (++conflict_reruns >= batch_conflict_reruns_max) rerun_on_conflict = false;
+                batch_conflict_reruns_.fetch_add(1, std::memory_order_relaxed);
+                commands_retried_.fetch_add(batch.size(), std::memory_order_relaxed);
+                conflict_pause();
             } catch (const optimistic_refusal&) {
                 // A debit refused, a condition failed, or their pipeline failed: the batch again,
                 // each command waiting for its answers, so that a refused one gets the answer it
@@ -314,7 +333,8 @@ void ledger_writer::apply_batch(soci::session& session,
 
 void ledger_writer::run_batch(soci::session& session,
                               std::vector<std::unique_ptr<session_job>>& batch,
-                              std::vector<bool>& applied, bool defer, bool optimistic) {
+                              std::vector<bool>& applied, bool defer, bool optimistic,
+                              bool rerun_on_conflict) {
     // Writes nothing reads back wait for one flush before the commit (deferred_writes.hpp).
     std::optional<deferring_scope> deferring;
     if (defer) deferring.emplace(session, deferred_);
@@ -345,6 +365,8 @@ void ledger_writer::run_batch(soci::session& session,
             transaction.control("ROLLBACK TO SAVEPOINT command");
             transaction.control("RELEASE SAVEPOINT command");
             if (!batch[i]->retryable()) break;
+            if (rerun_on_conflict && holds_locks(applied, i))
+                throw batch_conflict("a command met contention behind earlier commands' locks");
             if (attempt < command_attempts_max)
                 commands_retried_.fetch_add(1, std::memory_order_relaxed);
         }
@@ -370,6 +392,21 @@ void ledger_writer::run_batch(soci::session& session,
     commit_started_ = true;
     transaction.commit(defer ? &deferred_ : nullptr,
                        marker ? &*marker : nullptr);  // one durable commit
+}
+
+// Whether a command before `i` applied in this transaction (and so may hold row locks).
+bool ledger_writer::holds_locks(const std::vector<bool>& applied, std::size_t i) {
+    for (std::size_t j = 0; j < i; ++j) {
+        if (applied[j]) return true;
+    }
+    return false;
+}
+
+// A short random pause before a batch runs again after a conflict, so that two writers that
+// deadlocked do not meet again in step.
+void ledger_writer::conflict_pause() {
+    std::uniform_int_distribution<int> pause_us(0, conflict_pause_us_max);
+    std::this_thread::sleep_for(std::chrono::microseconds(pause_us(conflict_random_)));
 }
 
 std::int64_t ledger_writer::next_marker() {

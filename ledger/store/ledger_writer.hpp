@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -38,6 +39,10 @@ public:
     // at most this many times in all.
     static constexpr int command_attempts_max = 3;
     std::uint64_t commands_retried() const { return commands_retried_.load(); }
+    // A command that met contention after earlier commands of its batch applied runs again with
+    // the whole batch, in a new transaction, at most this many times; then on its own savepoint.
+    static constexpr int batch_conflict_reruns_max = 3;
+    std::uint64_t batch_conflict_reruns() const { return batch_conflict_reruns_.load(); }
     // Optimistic attempts (PostgreSQL) refused and run again command by command.
     std::uint64_t optimistic_refusals() const { return optimistic_refusals_.load(); }
     // Batches whose COMMIT lost its connection, by what the marker lookup learnt.
@@ -76,8 +81,12 @@ private:
     // One attempt at the batch's transaction: with deferred writes, or (after a deferred_overflow)
     // each posting sent at once.
     // `optimistic` (PostgreSQL, with `defer`): guarded statements are queued, not waited for.
+    // `rerun_on_conflict`: contention behind earlier commands' locks throws batch_conflict.
     void run_batch(soci::session& session, std::vector<std::unique_ptr<session_job>>& batch,
-                   std::vector<bool>& applied, bool defer, bool optimistic);
+                   std::vector<bool>& applied, bool defer, bool optimistic, bool rerun_on_conflict);
+    static bool holds_locks(const std::vector<bool>& applied, std::size_t i);
+    void conflict_pause();
+    static constexpr int conflict_pause_us_max = 2000;
     // After apply_batch threw: finishes every command with what became of the batch, learning it
     // from the marker when the connection was lost during COMMIT. Leaves `session` usable or null.
     void finish_failed_batch(session_ptr& session, std::vector<std::unique_ptr<session_job>>& batch,
@@ -112,6 +121,8 @@ private:
     std::atomic<std::uint64_t> batches_total_{0};
     std::atomic<std::uint64_t> commands_total_{0};
     std::atomic<std::uint64_t> commands_retried_{0};
+    std::atomic<std::uint64_t> batch_conflict_reruns_{0};
+    std::minstd_rand conflict_random_{std::random_device{}()};
     std::atomic<std::uint64_t> optimistic_refusals_{0};
     std::atomic<std::uint64_t> round_trips_total_{0};
     std::atomic<std::uint64_t> statements_total_{0};

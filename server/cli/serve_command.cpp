@@ -108,6 +108,10 @@ std::string writer_metrics(const ledger_writer& writer) {
     append_metric(out, "corridor_ledger_commands_retried_total", "counter",
                   "Commands run again after a deadlock or serialization conflict.",
                   writer.commands_retried());
+    append_metric(out, "corridor_ledger_batch_conflict_reruns_total", "counter",
+                  "Batches rolled back and run again because a command met a deadlock or "
+                  "serialization conflict behind row locks its earlier commands held.",
+                  writer.batch_conflict_reruns());
     append_metric(out, "corridor_ledger_optimistic_refusals_total", "counter",
                   "PostgreSQL batches whose optimistic first attempt met a refusal and ran again "
                   "command by command.",

@@ -98,7 +98,9 @@ test('opposite payments through both processes at once all complete (deadlocks a
   }
   const results = await Promise.all(requests);
   const failed = results.filter((r) => r.status !== 201);
-  assert.deepEqual(failed.map((r) => r.text), [], first.stderr + second.stderr);
+  // On failure: the answers, then what the processes said beyond their request log.
+  const said = (first.stderr + second.stderr).split('\n').filter((line) => !line.includes('"level":"info"'));
+  assert.deepEqual(failed.map((r) => `${r.status} ${r.text}`), [], said.join('\n'));
   const afterA = await accountsOf(first, credentials, alice.body.id);
   const afterB = await accountsOf(second, credentials, bob.body.id);
   const moved = (from, to) => results

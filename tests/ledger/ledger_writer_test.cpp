@@ -5,9 +5,13 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include "ledger/store/database.hpp"
 #include "tests/support/function_job.hpp"
@@ -60,7 +64,8 @@ outcome submit(ledger_writer& writer, soci::session& reader, const std::string& 
     std::promise<job_outcome> done;
     auto finished = done.get_future();
     auto runs_seen = std::make_shared<std::atomic<int>>(0);
-    writer.submit(std::make_unique<flaky_job>(tag, failures, retryable, std::move(done), runs_seen));
+    writer.submit(
+        std::make_unique<flaky_job>(tag, failures, retryable, std::move(done), runs_seen));
     job_outcome result = finished.get();
     bool durable = result == job_outcome::committed;
     int runs = runs_seen->load();
@@ -71,7 +76,8 @@ outcome submit(ledger_writer& writer, soci::session& reader, const std::string& 
 
 }  // namespace
 
-TEST_CASE("ledger writer: savepoints per command, bounded retries on contention", "[store][writer]") {
+TEST_CASE("ledger writer: savepoints per command, bounded retries on contention",
+          "[store][writer]") {
     testing::test_database database;
     const database_url& url = database.url();
     soci::session* reader = &database.session();
@@ -229,4 +235,104 @@ TEST_CASE("ledger writer: counts its database round trips and statements", "[sto
     CHECK(four.second == one.second + 3);
     CHECK(one.second >= one.first);
     writer.stop();
+}
+
+namespace {
+
+// Runs `work`; a deadlock or serialization failure it meets is transient contention (retryable),
+// as the server's requests report it.
+class contending_job final : public session_job {
+public:
+    contending_job(std::function<void(soci::session&)> work, std::promise<bool> done)
+        : work_(std::move(work)), done_(std::move(done)) {}
+    bool run(soci::session& session) noexcept override {
+        try {
+            work_(session);
+            return true;
+        } catch (const soci::soci_error& error) {
+            retryable_ = is_retryable_conflict(error);
+        } catch (...) {
+            retryable_ = false;
+        }
+        return false;
+    }
+    bool retryable() const noexcept override { return retryable_; }
+    void finish(job_outcome outcome) noexcept override {
+        done_.set_value(outcome == job_outcome::committed);
+    }
+
+private:
+    std::function<void(soci::session&)> work_;
+    std::promise<bool> done_;
+    bool retryable_ = false;
+};
+
+std::future<bool> submit_contending(ledger_writer& writer,
+                                    std::function<void(soci::session&)> work) {
+    std::promise<bool> done;
+    auto future = done.get_future();
+    writer.submit(std::make_unique<contending_job>(std::move(work), std::move(done)));
+    return future;
+}
+
+// Waits (bounded) until `flag` is set by the other writer's command.
+void wait_for(const std::atomic<bool>& flag) {
+    for (int i = 0; i < 500 && !flag.load(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+}
+
+}  // namespace
+
+TEST_CASE("ledger writer: a deadlock behind an earlier command's lock reruns the batch",
+          "[store][writer]") {
+    testing::test_database database;
+    if (database.backend() != database_backend::postgresql) return;  // one SQLite writer at a time
+    soci::session& reader = database.session();
+    reader << "CREATE TABLE writer_locks (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)";
+    reader << "INSERT INTO writer_locks (id, v) VALUES (1, 0), (2, 0)";
+    ledger_writer first(database.url(), 8, 64);
+    ledger_writer second(database.url(), 8, 64);
+    // Each writer is held in a command of its own until both batches below are queued, so that
+    // each batch holds two commands: the first locks one row, the second waits until the other
+    // writer's first command locked the other row and then takes it. Each transaction waits for
+    // the other: a deadlock whose cycle runs through the earlier command's lock, which rolling back
+    // to the second command's savepoint would not release.
+    std::promise<void> go;
+    std::shared_future<void> going = go.get_future().share();
+    auto hold = [going](soci::session&) { going.wait(); };
+    auto held_first = submit_contending(first, hold);
+    auto held_second = submit_contending(second, hold);
+    std::atomic<bool> first_locked{false}, second_locked{false};
+    auto bump = [](soci::session& session, int id) {
+        session << "UPDATE writer_locks SET v = v + 1 WHERE id = :id", soci::use(id);
+    };
+    std::vector<std::future<bool>> done;
+    done.push_back(submit_contending(first, [&](soci::session& session) {
+        bump(session, 1);
+        first_locked = true;
+    }));
+    done.push_back(submit_contending(first, [&](soci::session& session) {
+        wait_for(second_locked);
+        bump(session, 2);
+    }));
+    done.push_back(submit_contending(second, [&](soci::session& session) {
+        bump(session, 2);
+        second_locked = true;
+    }));
+    done.push_back(submit_contending(second, [&](soci::session& session) {
+        wait_for(first_locked);
+        bump(session, 1);
+    }));
+    go.set_value();
+    CHECK(held_first.get());
+    CHECK(held_second.get());
+    for (auto& command : done) CHECK(command.get());
+    first.stop();
+    second.stop();
+    long long one = -1, two = -1;
+    reader << "SELECT v FROM writer_locks WHERE id = 1", soci::into(one);
+    reader << "SELECT v FROM writer_locks WHERE id = 2", soci::into(two);
+    CHECK(one == 2);
+    CHECK(two == 2);
+    CHECK(first.batch_conflict_reruns() + second.batch_conflict_reruns() >= 1);
 }
