@@ -169,7 +169,8 @@ test('COMMITs cut under concurrent payments: each client hears the true outcome'
   const funded = 100_000_000;
   const { source, destination } = await payerPair(funded);
   const before = await lostCommits(server);
-  // Every third batch commit is cut, alternately after reaching the server and before.
+  // Every third COMMIT of a batch that moved money is cut, alternately after reaching the server
+  // and before.
   await proxy.cutCommits({ every: 3, modes: ['after', 'before'], max: 12 });
   const results = await payments({ serverOf: () => server, credentials, source, destination,
     firstAmount: 10_000, count: 300, concurrency: 24 });
@@ -188,8 +189,13 @@ test('COMMITs cut under concurrent payments: each client hears the true outcome'
   assert.match(server.stderr, /COMMIT lost its connection had committed/);
 });
 
+// The load of the next cases runs for a time, not a count: funded with the sandbox's largest
+// deposit so that no payment is refused for its balance however fast they go (a few thousand a
+// second of ever larger amounts).
+const fundedForTime = 100_000_000_000;
+
 test('PostgreSQL out of reach for 2 s under load: no 500, acknowledged payments present', async () => {
-  const funded = 100_000_000;
+  const funded = fundedForTime;
   const { source, destination } = await payerPair(funded);
   let loading = true;
   const load = payments({ serverOf: () => server, credentials, source, destination,
@@ -225,7 +231,7 @@ test('SIGKILL of one of two processes under load: acknowledged payments present 
   const receiver = await newCustomer(first, owner);
   const source = (await accountsOf(first, owner, sender.id)).USD;
   const destination = (await accountsOf(first, owner, receiver.id)).EUR;
-  const funded = 100_000_000;
+  const funded = fundedForTime;
   await fund(first, owner, source.id, funded);
 
   let loading = true;

@@ -1,8 +1,10 @@
 // A TCP proxy between Corridor and PostgreSQL that can lose a ledger batch's COMMIT the way a
 // restart or a network cut does. It reads the frontend protocol (the client's side) message by
 // message: a connection's transaction is "marked" once it writes into ledger_batches (the ledger
-// writer's batch marker, so only the writer's commits are touched), and its COMMIT (a simple Query,
-// or the Execute of a bound COMMIT, alone or in a pipeline) is what the proxy may cut:
+// writer's batch marker, so only the writer's commits are touched) and into ledger_transfers (money
+// moved: a batch that wrote nothing, such as the upkeep's, leaves no marker row and is learnt as
+// not committed, which would blur the count of cuts), and its COMMIT (a simple Query, or the
+// Execute of a bound COMMIT, alone or in a pipeline) is what the proxy may cut:
 //   'after':  the COMMIT goes to the server, its answer is read and dropped, and then the client's
 //             socket is closed. The batch committed but Corridor did not hear it.
 //   'before': both sockets are closed instead of sending the COMMIT. The batch never commits.
@@ -18,6 +20,17 @@ import { fileURLToPath } from 'node:url';
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;
 const MARKER_INSERT = /INSERT INTO ledger_batches \(id, committed_at_ms\) (VALUES|SELECT)/i;
+const TRANSFER_INSERT = /INSERT INTO ledger_transfers\b/i;
+
+// What a statement is to the proxy: 'marker', 'transfer', 'commit', 'rollback' or null.
+function kindOf(sql) {
+  if (MARKER_INSERT.test(sql)) return 'marker';
+  if (TRANSFER_INSERT.test(sql)) return 'transfer';
+  const bare = sql.trim().replace(/;$/, '').toUpperCase();
+  if (bare === 'COMMIT' || bare === 'END') return 'commit';
+  if (bare === 'ROLLBACK') return 'rollback';
+  return null;
+}
 // ReadyForQuery in the transaction-idle state ('Z', length 5, 'I'): the server is done with the
 // COMMIT's transaction.
 const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
@@ -59,8 +72,7 @@ async function runProxy(target) {
     upstream.setNoDelay(true);
     const conn = {
       client, upstream, pending: Buffer.alloc(0), started: false, cut: false,
-      markerStatements: new Set(), unnamedIsMarker: false, unnamedIsCommit: false,
-      commitAtSync: false, marked: false,
+      namedKinds: new Map(), unnamedKind: null, commitAtSync: false, marked: false, wrote: false,
     };
     proxy.connections.add(conn);
     client.on('error', () => {});
@@ -106,38 +118,44 @@ function decide(proxy) {
   return mode;
 }
 
+// Takes a marked transaction's end: whether its COMMIT is one the proxy may cut (it wrote its
+// marker and moved money).
+function endTransaction(conn) {
+  const cuttable = conn.marked && conn.wrote;
+  conn.marked = conn.wrote = false;
+  return cuttable;
+}
+
+function sawStatement(conn, kind) {
+  if (kind === 'marker') conn.marked = true;
+  if (kind === 'transfer') conn.wrote = true;
+  if (kind === 'rollback') endTransaction(conn);
+}
+
 // Looks at one whole frontend message; returns the cut to make at it, if any.
 function inspect(proxy, conn, type, message) {
   const body = 5;  // type byte and length
   if (type === 'Q') {
-    const sql = cstring(message, body).text.trim().replace(/;$/, '').toUpperCase();
-    if (MARKER_INSERT.test(sql)) conn.marked = true;
-    if (sql === 'COMMIT' || sql === 'END') {
-      const marked = conn.marked;
-      conn.marked = false;
-      return marked ? decide(proxy) : null;
-    }
-    if (sql === 'ROLLBACK') conn.marked = false;
+    // A simple query may carry several statements (savepoint control); only a lone COMMIT ends.
+    const sql = cstring(message, body).text;
+    const kind = kindOf(sql);
+    if (kind === 'commit') return endTransaction(conn) ? decide(proxy) : null;
+    sawStatement(conn, kind ?? (TRANSFER_INSERT.test(sql) ? 'transfer' : null));
     return null;
   }
   if (type === 'P') {
     const name = cstring(message, body);
-    const sql = cstring(message, name.next).text;
-    const isMarker = MARKER_INSERT.test(sql);
-    const isCommit = /^\s*COMMIT\s*;?\s*$/i.test(sql);
-    if (name.text === '') {
-      conn.unnamedIsMarker = isMarker;
-      conn.unnamedIsCommit = isCommit;
-    } else if (isMarker) {
-      conn.markerStatements.add(name.text);
-    }
+    const kind = kindOf(cstring(message, name.next).text);
+    if (name.text === '') conn.unnamedKind = kind;
+    else conn.namedKinds.set(name.text, kind);
     return null;
   }
   if (type === 'B') {
     const portal = cstring(message, body);
     const statement = cstring(message, portal.next).text;
-    if (statement === '' ? conn.unnamedIsMarker : conn.markerStatements.has(statement)) conn.marked = true;
-    if (statement === '' && conn.unnamedIsCommit) conn.commitAtSync = true;
+    const kind = statement === '' ? conn.unnamedKind : conn.namedKinds.get(statement) ?? null;
+    if (kind === 'commit') conn.commitAtSync = true;
+    else sawStatement(conn, kind);
     return null;
   }
   // The server runs an Execute as it arrives, without waiting for the Sync: a pipelined COMMIT
@@ -145,9 +163,7 @@ function inspect(proxy, conn, type, message) {
   // once the Sync that closes the pipeline has gone to the server too.
   if (type === 'E' && conn.commitAtSync) {
     conn.commitAtSync = false;
-    const marked = conn.marked;
-    conn.marked = false;
-    const cut = marked ? decide(proxy) : null;
+    const cut = endTransaction(conn) ? decide(proxy) : null;
     if (cut === 'after') conn.cutAtSync = true;
     return cut === 'before' ? cut : null;
   }
