@@ -31,7 +31,9 @@ pipelined_statement guarded_side_statement(const tenant& owner, const transfer_r
             {std::to_string(request.amount), std::to_string(now_ms),
              debit ? request.debit_account_id : request.credit_account_id, owner.platform_id,
              std::string(owner.env_name()), request.currency,
-             std::to_string(posted_max - request.amount)}};
+             std::to_string(posted_max - request.amount)},
+            false,
+            true};  // prepared once per connection, with an index plan (batch_send.hpp)
 }
 
 void queue_guarded_sides(soci::session& session, deferred_writes& deferred, const tenant& owner,
@@ -54,8 +56,8 @@ void queue_guarded_sides(soci::session& session, deferred_writes& deferred, cons
             }
             auto statement = guarded_side_statement(owner, request, debit, now_ms);
             std::size_t slot = deferred.add_guarded(id);
-            bool queued =
-                queue_guarded(session, std::move(statement.sql), std::move(statement.params), slot);
+            bool queued = queue_guarded(session, std::move(statement.sql),
+                                        std::move(statement.params), slot, statement.prepared);
             CORRIDOR_ASSERT(queued);  // an optimistic attempt runs inside the writer's batch
         }
     }

@@ -156,12 +156,16 @@ namespace {
 
 // An INSERT with parameters is prepared on the connection the first time a pipeline carries it,
 // under a name of its own, and only executed after that: PostgreSQL then parses and analyses it
-// once per connection instead of once per payment, and its plan has no scan to choose. UPDATEs and
-// SELECTs stay unnamed, planned afresh with their values: a prepared one falls back to a generic
-// plan made once, which on a small ledger_accounts is a Seq Scan, then kept while the hot rows'
-// dead versions pile up (preparing every pipelined statement doubled PostgreSQL's CPU per payment
-// in the write-path benchmark). Transaction control and NOTIFY stay unnamed too. `prepared` is
-// null for a session without a statement cache: all unnamed.
+// once per connection instead of once per payment, and its plan has no scan to choose. An UPDATE
+// or SELECT is prepared only when marked `prepared` (a lookup by primary key): PostgreSQL keeps one
+// generic plan for a prepared statement, made from the table as it is then, and on a small
+// ledger_accounts that plan is a Seq Scan, kept while the hot rows' dead versions pile up
+// (preparing the guarded UPDATEs as they were doubled PostgreSQL's CPU per payment in the
+// write-path benchmark). So those are executed with sequential scans disabled (with_index_plans):
+// whenever PostgreSQL plans them (the first executions, the generic plan, again after an ANALYZE
+// of the table), the plan is an index scan, whatever the table's size. Unmarked UPDATEs and
+// SELECTs stay unnamed, planned afresh with their values; transaction control and NOTIFY too.
+// `prepared` is null for a session without a statement cache: all unnamed.
 constexpr std::size_t pipelined_names_max = 64;
 
 // What one statement of a pipeline is sent as.
@@ -198,6 +202,40 @@ std::vector<pipeline_send> plan_sends(const std::vector<pipelined_statement>& st
     return sends;
 }
 
+// An UPDATE or SELECT prepared under a name, whose plan must be an index scan.
+bool needs_index_plan(const pipelined_statement& statement) {
+    return statement.prepared && !statement.one_off && !statement.params.empty() &&
+           !statement.sql.starts_with("INSERT ");
+}
+
+// The statements of a pipeline that run with sequential scans disabled: from the first that needs
+// an index plan to the last, [first, last]; none (first > last) when there is no such statement or
+// the pipeline does not run in a transaction block, where SET LOCAL has no transaction to last
+// for. Between the two, only the pipeline's statements run (the writer's point lookups, control
+// statements and multi-row INSERTs), none of which should scan a table anyway.
+struct index_plan_window {
+    std::size_t first = 1, last = 0;
+    bool covers(std::size_t i) const { return first <= i && i <= last; }
+};
+
+index_plan_window with_index_plans(PGconn* connection,
+                                   const std::vector<pipelined_statement>& statements) {
+    index_plan_window window;
+    bool in_block = PQtransactionStatus(connection) == PQTRANS_INTRANS;
+    for (std::size_t i = 0; i < statements.size(); ++i) {
+        if (statements[i].sql == "BEGIN") in_block = true;
+        if (statements[i].sql == "COMMIT") break;
+        if (!in_block || !needs_index_plan(statements[i])) continue;
+        if (window.first > window.last) window.first = i;
+        window.last = i;
+    }
+    return window;
+}
+
+constexpr const char* seqscan_off_sql = "SET LOCAL enable_seqscan = off";
+// Back to the session's value (the server's default: Corridor never sets it for the session).
+constexpr const char* seqscan_reset_sql = "RESET enable_seqscan";
+
 // Sends `statements` in pipeline mode and waits once for all answers; `answers`, when given,
 // receives the first column of each one's first row.
 void send_pipeline(PGconn* connection, const std::vector<pipelined_statement>& statements,
@@ -210,11 +248,17 @@ void send_pipeline(PGconn* connection, const std::vector<pipelined_statement>& s
         PGconn* connection;
         ~pipeline_exit() { PQexitPipelineMode(connection); }
     } exit{connection};
-    count_round_trip(statements.size());
     std::vector<pipeline_send> sends = plan_sends(statements, prepared);
+    index_plan_window window = with_index_plans(connection, statements);
+    count_round_trip(statements.size() + (window.first <= window.last ? 2 : 0));
+    auto send_setting = [&](const char* sql) {
+        if (PQsendQueryParams(connection, sql, 0, nullptr, nullptr, nullptr, nullptr, 0) != 1)
+            fail(connection, nullptr, "pipeline send");
+    };
     for (std::size_t i = 0; i < statements.size(); ++i) {
         const auto& statement = statements[i];
         const auto& send = sends[i];
+        if (i == window.first) send_setting(seqscan_off_sql);
         int count = static_cast<int>(statement.params.size());
         if (send.prepare_sql && PQsendPrepare(connection, send.name.c_str(),
                                               send.prepare_sql->c_str(), count, nullptr) != 1) {
@@ -229,6 +273,7 @@ void send_pipeline(PGconn* connection, const std::vector<pipelined_statement>& s
                        : PQsendQueryPrepared(connection, send.name.c_str(), count, values.data(),
                                              nullptr, nullptr, 0);
         if (sent != 1) fail(connection, nullptr, "pipeline send");
+        if (i == window.last && window.covers(i)) send_setting(seqscan_reset_sql);
     }
     if (PQpipelineSync(connection) != 1) fail(connection, nullptr, "pipeline sync");
     // Every request's answer (a result, then null; a Parse is a request of its own), then the sync
@@ -252,12 +297,14 @@ void send_pipeline(PGconn* connection, const std::vector<pipelined_statement>& s
         return last;
     };
     for (std::size_t i = 0; i < statements.size(); ++i) {
+        if (i == window.first) read_answer(nullptr);  // the SET LOCAL
         // The server keeps a prepared statement whatever becomes of the transaction; a Parse
         // skipped after a failure made none.
         if (sends[i].prepare_sql && read_answer(nullptr) == PGRES_COMMAND_OK) {
             prepared->names.emplace(*sends[i].prepare_sql, sends[i].name);
         }
         read_answer(answers ? &(*answers)[i] : nullptr);
+        if (i == window.last && window.covers(i)) read_answer(nullptr);  // the RESET
     }
     result_ptr sync(PQgetResult(connection));
     if (!sync || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) {

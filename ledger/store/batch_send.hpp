@@ -2,9 +2,10 @@
 // How the ledger writer sends a batch's transaction control and its flush. On PostgreSQL each wait
 // for an answer is a network round trip, so control statements that follow each other go out as one
 // multi-statement query, and the flush, the last release and COMMIT go out together in libpq's
-// pipeline mode: one round trip for all. A pipelined INSERT with parameters is prepared on the
-// connection the first time it is sent and executed by name after that, so the server parses it
-// once per connection, not once per payment (UPDATEs and SELECTs keep a fresh plan each time). soci
+// pipeline mode: one round trip for all. A pipelined INSERT with parameters, and an UPDATE or
+// SELECT marked `prepared`, is prepared on the connection the first time it is sent and executed by
+// name after that, so the server parses and plans it once per connection, not once per payment
+// (other UPDATEs and SELECTs are planned afresh each time). soci
 // has neither (it sends one statement and waits for its answer), so this is the one place that
 // talks to libpq directly. On SQLite, where a round trip is a call into the library, run_controls
 // runs each statement as run_control does.
@@ -22,8 +23,14 @@ namespace corridor {
 void run_controls(soci::session& session, const std::vector<const char*>& controls);
 
 // A statement with text parameters ($1, $2...). `one_off`: a text sent once (several rows of a
-// batch in one INSERT), never prepared under a name. `prepared`: prepared under a name although
-// not an INSERT (a lookup by primary key of rows that are not hot, whose generic plan is safe).
+// batch in one INSERT), never prepared under a name. `prepared`: an UPDATE or SELECT prepared under
+// a name, for a lookup by primary key whose plan must be an index scan at every table size: it is
+// executed with sequential scans disabled for that statement (SET LOCAL enable_seqscan = off before
+// it, RESET after it, in the same pipeline), so the one generic plan PostgreSQL keeps for it is
+// made as an index scan even when the table is small (where a sequential scan costs less on paper,
+// and costs more and more as the hot rows' dead versions pile up). Only inside a transaction (a
+// ROLLBACK TO a savepoint made between the two brings them back off for the rest of the
+// transaction: the writer's statements are point lookups, which lose nothing by it).
 struct pipelined_statement {
     std::string sql;
     std::vector<std::string> params;

@@ -427,9 +427,12 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
     take_packed_payloads();
     // One UPDATE per account, in id order; one statement per table, its rows as array parameters.
     for (const auto& [id, delta] : summed_postings(postings_)) {
+        // The hottest rows of all: prepared, with an index plan (batch_send.hpp).
         pipeline.push_back({account_delta_pipelined_sql,
                             {std::to_string(delta.credits), std::to_string(delta.debits),
-                             std::to_string(delta.now_ms), id}});
+                             std::to_string(delta.now_ms), id},
+                            false,
+                            true});
     }
     if (!transfers_.empty()) {
         using t = deferred_transfer;

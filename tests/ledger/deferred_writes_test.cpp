@@ -283,7 +283,8 @@ TEST_CASE(
     run_pipeline(session, {{doubled, {"8"}}, {insert, {"1"}}, {"COMMIT", {}}});
     CHECK(rows(session) == 24);
     CHECK(prepared(session, doubled) == 1);
-    // An UPDATE stays unnamed: planned with its values every time, never a generic plan.
+    // An UPDATE not marked prepared stays unnamed: planned with its values every time, never a
+    // generic plan.
     const std::string update = "UPDATE pipeline_prepared SET n = n + $1 WHERE n = $2";
     run_controls(session, {"BEGIN"});
     run_pipeline(session, {{update, {"1", "16"}}, {"COMMIT", {}}});
@@ -296,6 +297,73 @@ TEST_CASE(
     run_pipeline(*another, {{insert, {"1"}}, {"COMMIT", {}}});
     CHECK(rows(*another) == 26);
     CHECK(prepared(*another, insert) == 1);
+}
+
+TEST_CASE(
+    "batch send: a prepared UPDATE gets an index plan on a small table, sequential scans back on "
+    "after it",
+    "[store][writer]") {
+    testing::test_database database;
+    if (database.backend() == database_backend::sqlite) return;  // pipelines are PostgreSQL's
+    soci::session& session = database.session();
+    // Small enough that a sequential scan costs less on paper than the primary key's index.
+    session << "CREATE TABLE plan_probe (id TEXT PRIMARY KEY, n BIGINT NOT NULL)";
+    session << "INSERT INTO plan_probe SELECT 'probe-' || g, 0 FROM generate_series(1, 60) g";
+    session << "ANALYZE plan_probe";
+    const std::string update =
+        "UPDATE plan_probe SET n = n + $1 WHERE id = $2 AND n <= $3 RETURNING n";
+    auto setting = [&] {
+        std::string value;
+        session << "SHOW enable_seqscan", soci::into(value);
+        return value;
+    };
+    auto plan_of = [&](const std::string& explain) {
+        std::string plan, line;
+        soci::statement lines = (session.prepare << explain, soci::into(line));
+        lines.execute(false);
+        while (lines.fetch()) plan += line + "\n";
+        return plan;
+    };
+    // The same statement prepared as the server prepares any other: its generic plan scans the
+    // whole table (what the window must prevent, or this case proves nothing).
+    session << "PREPARE plain_probe (bigint, text, bigint) AS " + update;
+    session << "SET plan_cache_mode = force_generic_plan";
+    CHECK(plan_of("EXPLAIN EXECUTE plain_probe(1, 'probe-7', 100)").find("Seq Scan") !=
+          std::string::npos);
+    session << "RESET plan_cache_mode";
+    // Executed ten times in pipelines of the writer's kind: prepared once, planned with sequential
+    // scans off (custom plans first, then the generic plan PostgreSQL keeps).
+    for (int i = 0; i < 10; ++i) {
+        run_controls(session, {"BEGIN"});
+        auto answers = run_pipeline_answers(
+            session, {{update, {"1", "probe-7", "100"}, false, true}, {"SELECT 2", {}}});
+        REQUIRE(answers.size() == 2);
+        CHECK(answers[0] == std::to_string(i + 1));
+        CHECK(answers[1] == "2");
+        // Only the prepared statement ran with them off: the rest of the transaction has them.
+        CHECK(setting() == "on");
+        run_control(session, "COMMIT");
+    }
+    CHECK(setting() == "on");
+    const auto& names = statement_cache_of(session)->pipelined().names;
+    REQUIRE(names.count(update) == 1);
+    const std::string name = names.at(update);
+    long long generic_plans = 0;
+    session << "SELECT generic_plans FROM pg_prepared_statements WHERE name = :n", soci::use(name),
+        soci::into(generic_plans);
+    CHECK(generic_plans >= 1);
+    // The generic plan kept for it is an index scan, now that sequential scans are allowed again.
+    session << "SET plan_cache_mode = force_generic_plan";
+    std::string plan = plan_of("EXPLAIN EXECUTE " + name + "(1, 'probe-7', 100)");
+    session << "RESET plan_cache_mode";
+    CHECK(plan.find("Index Scan using plan_probe_pkey") != std::string::npos);
+    CHECK(plan.find("Seq Scan") == std::string::npos);
+    // Outside a transaction block nothing is changed (SET LOCAL would have no transaction).
+    run_pipeline(session, {{update, {"1", "probe-8", "100"}, false, true}});
+    CHECK(setting() == "on");
+    long long n = 0;
+    session << "SELECT n FROM plan_probe WHERE id = 'probe-8'", soci::into(n);
+    CHECK(n == 1);
 }
 
 TEST_CASE("ledger writer: balances and service account ids it already knows cost no round trip",
