@@ -45,15 +45,9 @@ void queue_guarded_sides(soci::session& session, deferred_writes& deferred, cons
             // The payment's conditions (its customers' states) are checked just before its debit,
             // each a statement of its own: prepared once per connection, a lookup by primary key
             // of rows that are not hot, so that PostgreSQL does not plan it for every payment
-            // (folded into the debit's WHERE clause, it doubled the debit's planning time).
-            if (debit) {
-                for (auto& condition : deferred.take_conditions()) {
-                    std::size_t slot = deferred.add_guarded("");
-                    bool queued = queue_guarded(session, condition_check_sql(condition),
-                                                std::move(condition.params), slot, true);
-                    CORRIDOR_ASSERT(queued);
-                }
-            }
+            // (folded into the debit's WHERE clause, it doubled the debit's planning time); a
+            // customer already checked ahead in the queue is not checked again.
+            if (debit) queue_condition_checks(session, deferred, deferred.take_conditions());
             auto statement = guarded_side_statement(owner, request, debit, now_ms);
             std::size_t slot = deferred.add_guarded(id);
             bool queued = queue_guarded(session, std::move(statement.sql),

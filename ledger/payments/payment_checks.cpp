@@ -18,14 +18,16 @@ constexpr const char* customer_live_sql =
 
 }  // namespace
 
-owner_facts facts_of_owner(soci::session& session, const tenant& owner, const std::string& customer_id) {
+owner_facts facts_of_owner(soci::session& session, const tenant& owner,
+                           const std::string& customer_id) {
     owner_facts facts;
     if (customer_id.empty()) return facts;
     std::string env_name(owner.env_name());
-    bool found = fetch_prepared(session,
-                                "SELECT is_deleted, platform_customer_id, kyc_status FROM customers WHERE id = :i "
-                                "AND platform_id = :p AND environment = :e",
-                                facts, customer_id, owner.platform_id, env_name);
+    bool found = fetch_prepared(
+        session,
+        "SELECT is_deleted, platform_customer_id, kyc_status FROM customers WHERE id = :i "
+        "AND platform_id = :p AND environment = :e",
+        facts, customer_id, owner.platform_id, env_name);
     CORRIDOR_ASSERT(found);  // an account's owner is never removed, only marked deleted
     // The writer remembers it once the batch commits (it never changes).
     if (deferred_writes* deferred = deferred_writes_of(session)) {
@@ -57,8 +59,11 @@ owner_facts facts_of_owner_for_payment(soci::session& session, const tenant& own
     if (!known) return facts_of_owner(session, owner, customer_id);
     std::string condition = customer_live_sql;
     if (must_be_ready) condition += std::string(" AND ") + kyc_allows_money_movement_sql;
-    deferred->add_condition(
-        {condition + ")", {customer_id, owner.platform_id, std::string(owner.env_name())}});
+    // Live is level 1, live and allowed to move money level 2 (it implies live).
+    deferred->add_condition({condition + ")",
+                             {customer_id, owner.platform_id, std::string(owner.env_name())},
+                             "customers/" + customer_key(owner, customer_id),
+                             must_be_ready ? 2 : 1});
     owner_facts facts;  // live and approved, as the condition requires
     facts.platform_customer_id = *known;
     return facts;

@@ -131,6 +131,45 @@ bool queue_guarded(soci::session& session, std::string sql, std::vector<std::str
     return true;
 }
 
+namespace {
+
+// Whether a check queued already proves `condition` (queue_condition_checks).
+bool check_queued(const row_condition& condition) {
+    if (condition.subject.empty()) return false;
+    for (auto entry = queue->rbegin(); entry != queue->rend(); ++entry) {
+        if (entry->level >= condition.level && entry->subject == condition.subject) return true;
+    }
+    return false;
+}
+
+// Whether another condition of `conditions` proves the one at `at`: one of a higher level on the
+// same subject, or an earlier one of the same level.
+bool implied_by_another(const std::vector<row_condition>& conditions, std::size_t at) {
+    const row_condition& condition = conditions[at];
+    if (condition.subject.empty()) return false;
+    for (std::size_t i = 0; i < conditions.size(); ++i) {
+        const row_condition& other = conditions[i];
+        if (i == at || other.subject != condition.subject) continue;
+        if (other.level > condition.level || (other.level == condition.level && i < at))
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+void queue_condition_checks(soci::session& session, deferred_writes& deferred,
+                            std::vector<row_condition> conditions) {
+    CORRIDOR_ASSERT(queue_session == &session);  // the optimistic attempt runs in the batch
+    for (std::size_t i = 0; i < conditions.size(); ++i) {
+        row_condition& condition = conditions[i];
+        if (implied_by_another(conditions, i) || check_queued(condition)) continue;
+        std::size_t slot = deferred.add_guarded("");
+        queue->push_back({condition_check_sql(condition), std::move(condition.params), slot, true,
+                          std::move(condition.subject), condition.level});
+    }
+}
+
 bool guarded_queued(soci::session& session) {
     if (queue_session != &session) return false;
     for (const auto& entry : *queue) {
@@ -324,13 +363,10 @@ namespace {
 
 // Conditions no guarded debit took before the queue goes out are checked on their own, in order
 // behind what is queued (deferred_writes.hpp row_condition).
-void queue_condition_checks(soci::session& session) {
+void queue_pending_condition_checks(soci::session& session) {
     deferred_writes* deferred = deferred_writes_of(session);
     if (!deferred || !deferred->conditions_pending()) return;
-    for (auto& condition : deferred->take_conditions()) {
-        std::size_t slot = deferred->add_guarded("");
-        queue->push_back({condition_check_sql(condition), std::move(condition.params), slot, true});
-    }
+    queue_condition_checks(session, *deferred, deferred->take_conditions());
 }
 
 // Sends the queue, `statements` after it, in one pipeline; the answers of `statements`. The
@@ -340,7 +376,7 @@ std::vector<std::optional<std::string>> send_queue_with(
     soci::session& session, const std::vector<pipelined_statement>& statements) {
     std::vector<queued_statement> sent;
     if (queue_session == &session) {
-        queue_condition_checks(session);
+        queue_pending_condition_checks(session);
         sent.swap(*queue);
     }
     std::vector<pipelined_statement> all;

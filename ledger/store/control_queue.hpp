@@ -43,7 +43,13 @@ struct queued_statement {
     std::vector<std::string> params;
     std::size_t guarded_slot = no_guarded_slot;
     bool prepared = false;  // pipelined_statement::prepared
+    // A condition's check: what it proves (row_condition::subject and level).
+    std::string subject;
+    int level = 0;
 };
+
+struct row_condition;
+class deferred_writes;
 
 class control_queue_scope {
 public:
@@ -63,6 +69,15 @@ bool queue_control(soci::session& session, const char* sql);
 // when no scope is active for the session.
 bool queue_guarded(soci::session& session, std::string sql, std::vector<std::string> params,
                    std::size_t slot, bool prepared = false);
+// Queues the checks of `conditions` (taken together for one debit, or for the end of the queue),
+// each a guarded statement of its own, all answering to `deferred`; but one check per subject (its
+// strongest condition, which implies the others), and none for a subject whose check is queued
+// already at the same level or above: that one runs first, in the same transaction, and only
+// guarded statements and savepoints (which change no customer) run between the two (a payment's
+// customers are checked once per batch, not once per payment). A check sent already is not
+// reused: statements the session ran since may have changed its row.
+void queue_condition_checks(soci::session& session, deferred_writes& deferred,
+                            std::vector<row_condition> conditions);
 // Whether a guarded statement waits in the session's queue.
 bool guarded_queued(soci::session& session);
 // Sends what is queued for the session, if anything, in one round trip.

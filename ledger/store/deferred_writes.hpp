@@ -48,10 +48,15 @@ struct deferred_event {
 
 // A condition the optimistic attempt checks in the database, queued just before the next guarded
 // debit as a guarded statement of its own, instead of a read that waits for its answer: `sql` is a
-// boolean SQL expression whose parameters are written $c, in the order of `params`.
+// boolean SQL expression whose parameters are written $c, in the order of `params`. `subject`
+// names the row it reads (empty: none named) and `level` orders the conditions on one subject,
+// each implying every one of a lower level: a check of a subject already queued with at least the
+// same level, ahead of the debit, answers for it (control_queue.hpp queue_condition_checks).
 struct row_condition {
     std::string sql;
     std::vector<std::string> params;
+    std::string subject;
+    int level = 0;
 };
 
 // `sql` of a row_condition with its $c numbered from $first on.

@@ -195,9 +195,11 @@ TEST_CASE_METHOD(
     // flush with COMMIT.
     if (postgres()) CHECK(round_trips == 2);
 
-    // On PostgreSQL a payment adds four statements to its batch: the checks of its sender (live,
-    // approved) and receiver (live), its guarded debit and credit. Its quote and transactions are
-    // inserted as their final rows, with the batch's others.
+    // On PostgreSQL a payment adds its guarded debit and credit to its batch, and the checks of
+    // its sender (live, approved) and receiver (live) unless a check queued before in the batch
+    // proves them: a customer is checked once per batch (again only when it must now be approved
+    // where it was only checked live). Its quote and transactions are inserted as their final
+    // rows, with the batch's others.
     std::uint64_t four = writer->statements_total() - statements_before;
     answers = pay_in_one_batch({{a.usd, c.eur, 1},
                                 {a.usd, c.eur, 2},
@@ -209,7 +211,8 @@ TEST_CASE_METHOD(
                                 {c.usd, a.eur, 8}});
     for (const auto& answer : answers) CHECK_FALSE(answer.refused);
     std::uint64_t eight = writer->statements_total() - statements_before;
-    if (postgres()) CHECK(eight == four + 4 * 4);
+    // Four payments more, and one check more: c, checked live as a's receiver, now as a sender.
+    if (postgres()) CHECK(eight == four + 4 * 2 + 1);
     long long quotes = 0, completed = 0;
     session() << "SELECT COUNT(*), COUNT(*) FILTER (WHERE status = 'COMPLETED') FROM quotes",
         soci::into(quotes), soci::into(completed);
@@ -267,6 +270,27 @@ TEST_CASE_METHOD(optimistic_fixture,
     answers = pay_in_one_batch({{c.usd, a.eur, 2'000'000'000}, {b.usd, a.eur, 10}});
     CHECK(answers[0].refused == payment_error::customer_deleted);
     CHECK_FALSE(answers[1].refused);
+    CHECK(audit_book(session()).empty());
+}
+
+TEST_CASE_METHOD(optimistic_fixture,
+                 "optimistic batch: a customer checked live as a receiver is checked again when it "
+                 "sends",
+                 "[store][writer]") {
+    const auto &a = people[0], &c = people[2];
+    pay_in_one_batch({{a.usd, c.eur, 10}, {c.usd, a.eur, 10}});
+    std::uint64_t refusals = writer->optimistic_refusals();
+    session() << "UPDATE customers SET kyc_status = 'REJECTED' WHERE id = :i", soci::use(c.id);
+    // c receives first (live is all a receiver needs), then sends (it must be approved): its
+    // check as a receiver in the same batch does not answer for its check as a sender.
+    auto answers = pay_in_one_batch({{a.usd, c.eur, 100}, {c.usd, a.eur, 100}, {a.usd, c.eur, 1}});
+    CHECK_FALSE(answers[0].refused);
+    CHECK(answers[1].refused == payment_error::user_not_ready);
+    CHECK_FALSE(answers[2].refused);
+    CHECK(writer->optimistic_refusals() == refusals + (postgres() ? 1 : 0));
+    CHECK(balance(a.usd) == 100000 - 10 - 101);
+    CHECK(balance(c.usd) == 100000 - 10);
+    CHECK(balance(c.eur) == 10 + 101);
     CHECK(audit_book(session()).empty());
 }
 
