@@ -306,10 +306,14 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
 }
 
 // Rows of one table that a batch's statements insert one by one ("INSERT INTO t (...) VALUES
-// ($1, ...)", the same text each time) go out as one multi-row INSERT at the place of the first:
-// one statement for the server to execute instead of one per row. Moving an INSERT earlier keeps
-// it before anything that followed it; inserts of another text keep their own first place.
-constexpr std::size_t params_per_statement_max = 30000;
+// ($1, ...)", the same text each time) go out as multi-row INSERTs at the place of the first:
+// a few statements for the server to execute instead of one per row. Moving an INSERT earlier
+// keeps it before anything that followed it; inserts of another text keep their own first place.
+// Each multi-row INSERT has a power of two of rows, at most flush_rows_per_insert_max, so that a
+// table's inserts have a few texts whatever the batch's size, each prepared once per connection
+// (batch_send.hpp) rather than one text per batch size, which PostgreSQL parsed, analysed and
+// planned for every batch (a text of hundreds of parameters).
+constexpr std::size_t flush_rows_per_insert_max = 32;
 
 std::size_t highest_parameter(const std::string& sql) {
     std::size_t highest = 0;
@@ -348,25 +352,66 @@ std::string shifted_row(const std::string& sql, std::size_t at, std::size_t offs
     return row;
 }
 
+// The text of `sql` (its VALUES list at `at`, `params` parameters a row) with `rows` rows: built
+// once per thread, text and row count (the texts are the code's few INSERTs).
+const std::string& rows_text(const std::string& sql, std::size_t at, std::size_t params,
+                             std::size_t rows) {
+    thread_local std::map<std::pair<std::string, std::size_t>, std::string> texts;
+    auto [found, inserted] = texts.try_emplace({sql, rows});
+    if (inserted) {
+        found->second = sql;
+        for (std::size_t row = 1; row < rows; ++row) {
+            found->second += ", " + shifted_row(sql, at, row * params);
+        }
+    }
+    return found->second;
+}
+
+// The largest power of two of rows at most `rows` and flush_rows_per_insert_max.
+std::size_t rows_in_next_insert(std::size_t rows) {
+    std::size_t out = 1;
+    while (out * 2 <= std::min(rows, flush_rows_per_insert_max)) out *= 2;
+    return out;
+}
+
 void append_statements(std::vector<pipelined_statement>& pipeline,
                        std::vector<pipelined_statement> statements) {
-    std::map<std::string, std::size_t> open;  // text -> its multi-row statement in `pipeline`
+    // In order of first appearance: a statement of its own, or the rows of one INSERT text.
+    struct slot {
+        std::vector<pipelined_statement*> rows;
+        std::size_t at = std::string::npos;  // the VALUES list; npos: not merged
+    };
+    std::vector<slot> slots;
+    std::map<std::string_view, std::size_t> open;  // text -> its slot
     for (auto& statement : statements) {
         std::size_t at = values_position(statement);
-        auto found = at == std::string::npos ? open.end() : open.find(statement.sql);
-        if (found != open.end()) {
-            pipelined_statement& rows = pipeline[found->second];
-            if (rows.params.size() + statement.params.size() <= params_per_statement_max) {
-                rows.sql += ", " + shifted_row(statement.sql, at, rows.params.size());
-                rows.params.insert(rows.params.end(),
-                                   std::make_move_iterator(statement.params.begin()),
-                                   std::make_move_iterator(statement.params.end()));
-                rows.one_off = true;
-                continue;
-            }
+        if (at == std::string::npos) {
+            slots.push_back({{&statement}});
+            continue;
         }
-        if (at != std::string::npos) open[statement.sql] = pipeline.size();
-        pipeline.push_back(std::move(statement));
+        auto [found, inserted] = open.try_emplace(statement.sql, slots.size());
+        if (inserted) slots.push_back({{}, at});
+        slots[found->second].rows.push_back(&statement);
+    }
+    for (auto& group : slots) {
+        if (group.at == std::string::npos) {
+            pipeline.push_back(std::move(*group.rows.front()));
+            continue;
+        }
+        const std::string& sql = group.rows.front()->sql;
+        std::size_t params = group.rows.front()->params.size();
+        for (std::size_t next = 0; next < group.rows.size();) {
+            std::size_t rows = rows_in_next_insert(group.rows.size() - next);
+            pipelined_statement insert{rows_text(sql, group.at, params, rows), {}};
+            insert.params.reserve(rows * params);
+            for (std::size_t row = next; row < next + rows; ++row) {
+                auto& values = group.rows[row]->params;
+                insert.params.insert(insert.params.end(), std::make_move_iterator(values.begin()),
+                                     std::make_move_iterator(values.end()));
+            }
+            pipeline.push_back(std::move(insert));
+            next += rows;
+        }
     }
 }
 

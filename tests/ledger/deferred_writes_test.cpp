@@ -366,6 +366,46 @@ TEST_CASE(
     CHECK(n == 1);
 }
 
+TEST_CASE("ledger writer: kept rows go out in multi-row INSERTs of a few texts, in order",
+          "[ledger]") {
+    const std::string insert = "INSERT INTO probe (a, b) VALUES ($1, $2)";
+    const std::string other = "UPDATE probe SET b = $1 WHERE a = $2";
+    // Seven rows and an UPDATE kept after the first: the rows go out at the place of the first,
+    // as 4 + 2 + 1 rows, then the UPDATE.
+    auto flushed = [&](int rows) {
+        deferred_writes writes;
+        for (int i = 0; i < rows; ++i) {
+            writes.add_statement({insert, {"a" + std::to_string(i), "b" + std::to_string(i)}});
+            if (i == 0) writes.add_statement({other, {"x", "a0"}});
+        }
+        std::vector<pipelined_statement> pipeline;
+        writes.append_flush(pipeline);
+        return pipeline;
+    };
+    auto seven = flushed(7);
+    REQUIRE(seven.size() == 4);
+    CHECK(seven[0].sql == "INSERT INTO probe (a, b) VALUES ($1, $2), ($3, $4), ($5, $6), ($7, $8)");
+    CHECK(seven[0].params ==
+          std::vector<std::string>{"a0", "b0", "a1", "b1", "a2", "b2", "a3", "b3"});
+    CHECK(seven[1].sql == "INSERT INTO probe (a, b) VALUES ($1, $2), ($3, $4)");
+    CHECK(seven[1].params == std::vector<std::string>{"a4", "b4", "a5", "b5"});
+    CHECK(seven[2].sql == insert);
+    CHECK(seven[2].params == std::vector<std::string>{"a6", "b6"});
+    CHECK(seven[3].sql == other);
+    // Never a text made for one batch only: each is prepared once per connection.
+    for (const auto& statement : seven) CHECK_FALSE(statement.one_off);
+    // Another batch's four rows use the same text; past 32 rows, several statements of 32.
+    auto four = flushed(4);
+    CHECK(four[0].sql == seven[0].sql);
+    auto many = flushed(70);
+    REQUIRE(many.size() == 5);  // 32 + 32 + 4 + 2, then the UPDATE
+    CHECK(many[0].params.size() == 64);
+    CHECK(many[1].sql == many[0].sql);
+    CHECK(many[1].params.front() == "a32");
+    CHECK(many[2].sql == seven[0].sql);
+    CHECK(many[3].params.back() == "b69");
+}
+
 TEST_CASE("ledger writer: balances and service account ids it already knows cost no round trip",
           "[store][writer]") {
     testing::store_fixture f;
