@@ -41,6 +41,18 @@ std::string text_array(const std::vector<Row>& rows, Field field) {
     return out;
 }
 
+// The stored payloads of `events` (bytes) as a PostgreSQL array literal of their base64, which
+// the statement decodes: an array literal of texts cannot carry every byte.
+std::string payload_array(const std::vector<deferred_event>& events) {
+    std::string out = "{";
+    for (const auto& event : events) {
+        if (out.size() > 1) out += ',';
+        out += '"' + event_payload_base64(event.payload) + '"';  // base64 has no quote to escape
+    }
+    out += '}';
+    return out;
+}
+
 template <class Row>
 std::string number_array(const std::vector<Row>& rows, long long Row::*field) {
     std::string out = "{";
@@ -460,7 +472,7 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
             {outbox_events_unnest_sql,
              {text_array(events_, &e::id), text_array(events_, &e::platform_id),
               text_array(events_, &e::environment), text_array(events_, &e::type),
-              text_array(events_, &e::payload), number_array(events_, &e::created_at_ms),
+              payload_array(events_), number_array(events_, &e::created_at_ms),
               text_array(events_, &e::purpose), text_array(leases, &outbox_lease::token),
               number_array(leases, &outbox_lease::until_ms)}});
     }

@@ -394,6 +394,22 @@ std::vector<migration> schema_change_migrations() {
              "FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id) EXECUTE FUNCTION "
              "corridor_platform_unnamed()",
          }},
+        {38,
+         "webhook payloads stored as bytes",
+         {
+             // A payload is the zstd frame's bytes (ledger/store/event_payloads.hpp), no longer
+             // "z1:" and its base64, which made every stored payload a third larger (about 60
+             // bytes an event, five events a payment). PostgreSQL's column becomes a BYTEA, every
+             // row converted: base64 rows decoded to their frame, JSON rows (stored before
+             // compression) to their UTF-8 bytes. SQLite needs no change of schema (a BLOB keeps
+             // its bytes in a column of TEXT affinity) and has no base64 decoder in SQL: its
+             // older rows stay as they were written, which this binary reads as before, until
+             // the retention prunes them. The version also stops an older binary, which would
+             // send the bytes as they are.
+             "postgresql: ALTER TABLE outbox_events ALTER COLUMN payload TYPE BYTEA USING CASE "
+             "WHEN payload LIKE 'z1:%' THEN decode(substr(payload, 4), 'base64') ELSE "
+             "convert_to(payload, 'UTF8') END",
+         }},
     };
 }
 

@@ -38,8 +38,8 @@ std::string transfers_sql(std::size_t rows) {
 }
 
 std::string events_sql(std::size_t rows);
-// Parameters of a row: id, platform, environment, type, stored payload, created time, purpose,
-// claim token ('' for none) and the lease's end.
+// Parameters of a row: id, platform, environment, type, stored payload (bytes), created time,
+// purpose, claim token ('' for none) and the lease's end.
 const sqlite_rows_statement events_insert{events_sql, 9};
 // As outbox_event_insert_sql (outbox_insert.hpp) for each row: a NOTIFY event of a tenant without
 // a webhook endpoint is written closed (NO_ENDPOINT, finished and due at its creation); a sendable
@@ -87,7 +87,7 @@ void insert_events_sqlite(soci::session& session, const std::vector<deferred_eve
             bind.text(first + 1, e.platform_id);
             bind.text(first + 2, e.environment);
             bind.text(first + 3, e.type);
-            bind.text(first + 4, e.payload);
+            bind.blob(first + 4, e.payload);
             bind.integer(first + 5, e.created_at_ms);
             bind.text(first + 6, e.purpose);
             bind.text(first + 7, leases[r].token);

@@ -95,7 +95,7 @@ function fillPlan(rows) {
     }],
     ['outbox_events', rows, {
       id: "'Webhook:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
-      type: "'OUTGOING_PAYMENT'", payload: `'{"id":"Webhook:plan-' || g || '","data":"' || repeat('x', 400) || '"}'`,
+      type: "'OUTGOING_PAYMENT'", payload: `convert_to('{"id":"Webhook:plan-' || g || '","data":"' || repeat('x', 400) || '"}', 'UTF8')`,
       state: eventState, attempts: '1', created_at_ms: created,
       next_attempt_at_ms: `CASE WHEN ${eventState} = 'PENDING' THEN ${now} + 3600000 ELSE ${created} + 60000 END`,
       first_attempt_at_ms: `${created} + 10`, finished_at_ms: `${created} + 50`,

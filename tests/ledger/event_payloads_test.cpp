@@ -1,5 +1,6 @@
-// Webhook payloads at rest: compressed with the frozen dictionary, the same JSON again when read,
-// rows stored as JSON before compression read as they are, and a damaged row refused.
+// Webhook payloads at rest: compressed with the frozen dictionary and stored as bytes, the same
+// JSON again when read, rows stored as JSON before compression or as base64 (schema versions 32 to
+// 37) read as they are, and a damaged row refused.
 #include "ledger/store/event_payloads.hpp"
 
 #include <openssl/evp.h>
@@ -44,10 +45,10 @@ std::string sha256_hex(std::string_view data) {
 
 TEST_CASE("a payload is stored compressed and reads back byte for byte", "[webhooks]") {
     std::string stored = pack_event_payload(transaction_event);
-    CHECK(stored.starts_with("z1:"));
-    CHECK(stored.size() * 2 < transaction_event.size());
+    // The frame's bytes (zstd's magic number first), not text: no base64 third on top.
+    CHECK(stored.starts_with("\x28\xb5\x2f\xfd"));
+    CHECK(stored.size() * 3 < transaction_event.size());
     CHECK(unpack_event_payload(stored) == transaction_event);
-    // Every length, so that each base64 padding case decodes.
     for (std::size_t extra = 0; extra < 6; ++extra) {
         std::string json = R"({"n":")" + std::string(extra, 'x') + R"("})";
         CHECK(unpack_event_payload(pack_event_payload(json)) == json);
@@ -57,6 +58,29 @@ TEST_CASE("a payload is stored compressed and reads back byte for byte", "[webho
 TEST_CASE("a payload stored as JSON before compression reads as it is", "[webhooks]") {
     CHECK(unpack_event_payload(transaction_event) == transaction_event);
     CHECK(unpack_event_payload(R"({"a":1})") == R"({"a":1})");
+}
+
+TEST_CASE("a payload stored as base64 by schema versions 32 to 37 reads as before", "[webhooks]") {
+    std::string stored = pack_event_payload(transaction_event);
+    // Every length, so that each base64 padding case decodes.
+    for (std::size_t extra = 0; extra < 6; ++extra) {
+        std::string json = R"({"n":")" + std::string(extra, 'x') + R"("})";
+        CHECK(unpack_event_payload("z1:" + event_payload_base64(pack_event_payload(json))) == json);
+    }
+    CHECK(unpack_event_payload("z1:" + event_payload_base64(stored)) == transaction_event);
+}
+
+TEST_CASE("a payload read as PostgreSQL's text of a BYTEA reads as its bytes", "[webhooks]") {
+    std::string stored = pack_event_payload(transaction_event);
+    std::string hex = "\\x";
+    for (unsigned char c : stored) {
+        static const char digits[] = "0123456789abcdef";
+        hex += digits[c >> 4];
+        hex += digits[c & 0xf];
+    }
+    CHECK(unpack_event_payload(hex) == transaction_event);
+    CHECK(unpack_event_payload("\\x7b2261223a317d") == R"({"a":1})");  // a JSON row's bytes
+    CHECK_THROWS_AS(unpack_event_payload("\\x28b52ffd0"), std::runtime_error);
 }
 
 TEST_CASE("a damaged compressed payload is refused, not sent", "[webhooks]") {
@@ -87,7 +111,9 @@ TEST_CASE("an event is delivered with the JSON it was recorded with, old rows to
     std::string stored;
     f.session() << "SELECT payload FROM outbox_events WHERE id = :i", soci::use(recorded),
         soci::into(stored);
-    CHECK(stored.starts_with("z1:"));
+    // Bytes: on PostgreSQL a BYTEA, which soci reads as \x and hex.
+    CHECK((stored.starts_with("\x28\xb5\x2f\xfd") || stored.starts_with("\\x28b52ffd")));
+    CHECK(unpack_event_payload(stored) == transaction_event);
     // A row written by a release before compression.
     std::string env(owner.env_name()), legacy_id = "Webhook:legacy",
                                        legacy = R"({"accountId":"InternalAccount:x"})";

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ledger/store/database.hpp"
+#include "ledger/store/event_payloads.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;
@@ -391,4 +392,45 @@ TEST_CASE("a platform named by uncommitted accounts is not deleted under them",
           1);
     CHECK(count_of(database.session(),
                    "SELECT COUNT(*) FROM ledger_accounts WHERE platform_id = 'Platform:q'") == 2);
+}
+
+// Migration 38 stores webhook payloads as bytes: PostgreSQL's column becomes a BYTEA and every row
+// is converted; SQLite keeps its rows as they were written. Either way every event reads back the
+// JSON it was recorded with.
+TEST_CASE("migration 38 keeps every webhook payload as it was recorded", "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 37);
+    insert_platform(session, "Platform:w");
+    const std::string json =
+        R"({"transaction":{"id":"Transaction:x","description":"caf\u00e9 \\ €"}})";
+    // The two forms rows had before: "z1:" and base64 (versions 32 to 37), the JSON (before 32).
+    const std::vector<std::pair<std::string, std::string>> rows = {
+        {"Webhook:base64", "z1:" + event_payload_base64(pack_event_payload(json))},
+        {"Webhook:json", json}};
+    for (const auto& [id, stored] : rows) {
+        session << "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
+                   "attempts, next_attempt_at_ms, created_at_ms) VALUES (:i, 'Platform:w', "
+                   "'sandbox', 'OUTGOING_PAYMENT', :b, 'PENDING', 0, 1, 1)",
+            soci::use(id), soci::use(stored);
+    }
+    CHECK(apply_migrations_up_to(session, 38) == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM outbox_events") == 2);
+    for (const auto& [id, stored] : rows) {
+        std::string read;
+        session << "SELECT payload FROM outbox_events WHERE id = :i", soci::use(id),
+            soci::into(read);
+        CHECK(unpack_event_payload(read) == json);
+    }
+    if (database.backend() == database_backend::postgresql) {
+        std::string type;
+        session << "SELECT data_type FROM information_schema.columns WHERE table_name = "
+                   "'outbox_events' AND column_name = 'payload'",
+            soci::into(type);
+        CHECK(type == "bytea");
+        // The base64 row is now the frame's bytes, a quarter smaller than its text was.
+        CHECK(count_of(session,
+                       "SELECT length(payload) FROM outbox_events WHERE id = "
+                       "'Webhook:base64'") == static_cast<int>(pack_event_payload(json).size()));
+    }
 }
