@@ -34,7 +34,8 @@ struct account_row {
     long long debits_posted = 0, credits_posted = 0, created_at_ms = 0, updated_at_ms = 0;
 
     void bind(soci::statement& statement) {
-        for (auto* text : {&id, &platform_id, &environment, &kind, &owner_id, &currency, &reference}) {
+        for (auto* text :
+             {&id, &platform_id, &environment, &kind, &owner_id, &currency, &reference}) {
             statement.exchange(soci::into(*text));
         }
         statement.exchange(soci::into(must_not_overdraw));
@@ -297,8 +298,9 @@ page<ledger_account> list_internal_accounts(soci::session& session, const tenant
         if (filter.customer_id) where.equals("owner_id", *filter.customer_id);
     }
     if (filter.currency) where.equals("currency", *filter.currency);
-    return list_page<ledger_account, account_row>(session, "ledger_accounts", account_select, where,
-                                                  request, [](const account_row& r) { return r.to_account(); });
+    return list_page<ledger_account, account_row>(
+        session, "ledger_accounts", account_select, where, request,
+        [](const account_row& r) { return r.to_account(); });
 }
 
 std::vector<currency_balance> balances_by_currency(soci::session& session, const tenant& owner) {
@@ -344,7 +346,7 @@ transfer_error classify_refusal(soci::session& session, const tenant& owner, con
 }  // namespace
 
 namespace {
-std::string record_transfer(soci::session& session, book_services services, const tenant& owner,
+std::string record_transfer(soci::session& session, book_services services,
                             const transfer_request& request, long long now_ms, bool defer_credit,
                             bool defer_debit);
 }  // namespace
@@ -361,14 +363,13 @@ long long credit_now(soci::session& session, const tenant& owner, const std::str
     if (deferred) {
         // In the writer's batch the balance comes back with the update, for later reads.
         balance_row after;
-        credited =
-            fetch_prepared(session,
-                           "UPDATE ledger_accounts SET credits_posted = credits_posted + "
-                           ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
-                           "environment = :e AND currency = :c AND credits_posted <= :m "
-                           "RETURNING credits_posted - debits_posted",
-                           after, amount, now_ms, request.credit_account_id, owner.platform_id,
-                           env_name, request.currency, ceiling);
+        credited = fetch_prepared(session,
+                                  "UPDATE ledger_accounts SET credits_posted = credits_posted + "
+                                  ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                                  "environment = :e AND currency = :c AND credits_posted <= :m "
+                                  "RETURNING credits_posted - debits_posted",
+                                  after, amount, now_ms, request.credit_account_id,
+                                  owner.platform_id, env_name, request.currency, ceiling);
         if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
     } else {
         credited = run_prepared(
@@ -412,8 +413,8 @@ long long debit_now(soci::session& session, const tenant& owner, const std::stri
             "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
             ">= "
             ":a2)",
-            amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
-            request.currency, ceiling, amount);
+            amount, now_ms, request.debit_account_id, owner.platform_id, env_name, request.currency,
+            ceiling, amount);
     }
     return debited;
 }
@@ -448,36 +449,33 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
         }
         return classify_refusal(session, owner, request.debit_account_id, request, true);
     }
-    return record_transfer(session, services, owner, request, now_ms, defer_credit, defer_debit);
+    return record_transfer(session, services, request, now_ms, defer_credit, defer_debit);
 }
 
 namespace {
 
 // The rest of a transfer whose conditional updates went through: the postings kept for the flush
 // and the transfer's row.
-std::string record_transfer(soci::session& session, book_services services, const tenant& owner,
+std::string record_transfer(soci::session& session, book_services services,
                             const transfer_request& request, long long now_ms, bool defer_credit,
                             bool defer_debit) {
     long long amount = request.amount;
-    std::string env_name(owner.env_name());
     deferred_writes* deferred = deferred_writes_of(session);
     if (defer_credit) deferred->add_posting(request.credit_account_id, false, amount, now_ms);
     if (defer_debit) deferred->add_posting(request.debit_account_id, true, amount, now_ms);
     std::string id = services.ids.next("Transfer");
     if (deferred) {
-        // Nothing reads a transfer back before the batch commits.
-        deferred->add_transfer({id, owner.platform_id, env_name, request.debit_account_id,
-                                request.credit_account_id, amount, request.currency, request.code,
-                                request.transaction_id, now_ms});
+        // Nothing reads a transfer back before the batch commits. Its tenant is its accounts'.
+        deferred->add_transfer({id, request.debit_account_id, request.credit_account_id, amount,
+                                request.currency, request.code, request.transaction_id, now_ms});
         return id;
     }
     run_prepared(session,
-                 "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
-                 "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
-                 "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)",
-                 id, owner.platform_id, env_name, request.debit_account_id,
-                 request.credit_account_id, amount, request.currency, request.code,
-                 request.transaction_id, now_ms);
+                 "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, amount, "
+                 "currency, code, transaction_id, created_at_ms) VALUES (:i, :d, :c, :a, :y, :k, "
+                 ":x, :t)",
+                 id, request.debit_account_id, request.credit_account_id, amount, request.currency,
+                 request.code, request.transaction_id, now_ms);
     return id;
 }
 
@@ -495,7 +493,7 @@ std::vector<std::string> post_transfers_queued(soci::session& session, book_serv
     queue_guarded_sides(session, *deferred_writes_of(session), owner, requests, now_ms);
     std::vector<std::string> ids;
     for (const auto& r : requests) {
-        ids.push_back(record_transfer(session, services, owner, r, now_ms,
+        ids.push_back(record_transfer(session, services, r, now_ms,
                                       is_service_account(r.credit_account_id),
                                       is_service_account(r.debit_account_id)));
     }
@@ -562,7 +560,7 @@ result<std::vector<std::string>, transfers_refusal> post_transfers(
         }
     }
     for (std::size_t i = 0; i < kept; ++i) {
-        ids.push_back(record_transfer(session, services, owner, requests[i], now_ms,
+        ids.push_back(record_transfer(session, services, requests[i], now_ms,
                                       is_service_account(requests[i].credit_account_id),
                                       is_service_account(requests[i].debit_account_id)));
     }

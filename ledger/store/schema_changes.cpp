@@ -410,6 +410,20 @@ std::vector<migration> schema_change_migrations() {
              "WHEN payload LIKE 'z1:%' THEN decode(substr(payload, 4), 'base64') ELSE "
              "convert_to(payload, 'UTF8') END",
          }},
+        {39,
+         "ledger transfers carry no tenant columns",
+         {
+             // A transfer's tenant is its accounts' (the book posts only between accounts of the
+             // caller's tenant, and the auditor checks that both accounts of every transfer
+             // share one), and no query reads transfers by tenant: by transaction (the operator's
+             // payment view) or all of them (the auditor). The two columns repeated about 60
+             // bytes on each of a payment's three transfers. Existing rows keep everything else.
+             // SQLite rewrites each row without them; PostgreSQL only marks them dropped, so rows
+             // written before keep their bytes until a VACUUM FULL, and every new row is
+             // narrower.
+             "ALTER TABLE ledger_transfers DROP COLUMN platform_id",
+             "ALTER TABLE ledger_transfers DROP COLUMN environment",
+         }},
     };
 }
 

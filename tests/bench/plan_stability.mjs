@@ -67,7 +67,7 @@ function fillPlan(rows) {
       debits_posted: '(g % 1000) * 1000', credits_posted: '1000000 + (g % 1000) * 1000', created_at_ms: created, updated_at_ms: created,
     }],
     ['ledger_transfers', rows, {
-      id: "'Transfer:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
+      id: "'Transfer:plan-' || g",
       debit_account_id: account('g'), credit_account_id: account('1 + (g % ' + rows + ')'),
       amount: '1000 + g % 5000', currency: "'USD'", code: "'PAYMENT'", transaction_id: "'Transaction:plan-' || g", created_at_ms: created,
     }],

@@ -10,8 +10,10 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
+#include "ledger/book/audit.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/event_payloads.hpp"
 #include "tests/support/test_database.hpp"
@@ -433,4 +435,54 @@ TEST_CASE("migration 38 keeps every webhook payload as it was recorded", "[store
                        "SELECT length(payload) FROM outbox_events WHERE id = "
                        "'Webhook:base64'") == static_cast<int>(pack_event_payload(json).size()));
     }
+}
+
+namespace {
+
+void insert_account(soci::session& session, const std::string& id, const std::string& platform,
+                    long long debits, long long credits) {
+    session << "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+               "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+               "created_at_ms, updated_at_ms) VALUES (:i, :p, 'sandbox', 'CUSTOMER', :o, 'USD', "
+               ":r, 0, :d, :c, 1, 1)",
+        soci::use(id), soci::use(platform), soci::use(id), soci::use(id), soci::use(debits),
+        soci::use(credits);
+}
+
+}  // namespace
+
+// Migration 39 drops the tenant columns of ledger_transfers (a transfer's tenant is its
+// accounts'): every transfer stays, and the auditor still finds a transfer between two tenants.
+TEST_CASE("migration 39 keeps every transfer and the auditor checks tenants by the accounts",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 38);
+    insert_platform(session, "Platform:one");
+    insert_platform(session, "Platform:two");
+    insert_account(session, "InternalAccount:a", "Platform:one", 12, 0);
+    insert_account(session, "InternalAccount:b", "Platform:one", 0, 5);
+    insert_account(session, "InternalAccount:c", "Platform:two", 0, 7);
+    for (auto [id, credit, amount] : {std::tuple{"Transfer:same", "InternalAccount:b", 5},
+                                      std::tuple{"Transfer:across", "InternalAccount:c", 7}}) {
+        std::string transfer = id, to = credit;
+        session << "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
+                   "credit_account_id, amount, currency, code, transaction_id, created_at_ms) "
+                   "VALUES (:i, 'Platform:one', 'sandbox', 'InternalAccount:a', :c, :a, 'USD', "
+                   "'send', 'Transaction:t', 1)",
+            soci::use(transfer), soci::use(to), soci::use(amount);
+    }
+    CHECK(apply_migrations_up_to(session, 39) == 1);
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM ledger_transfers WHERE transaction_id = "
+                   "'Transaction:t' AND debit_account_id = 'InternalAccount:a'") == 2);
+    CHECK(count_of(session, "SELECT CAST(SUM(amount) AS INTEGER) FROM ledger_transfers") == 12);
+    CHECK_THROWS_AS(count_of(session, "SELECT COUNT(platform_id) FROM ledger_transfers"),
+                    soci::soci_error);
+    audit_report report = audit_ledger(session);
+    CHECK(report.transfers == 2);
+    REQUIRE(report.findings.size() == 1);
+    CHECK(report.findings[0].check == "tenant_mismatch");
+    CHECK(report.findings[0].transfer_id == "Transfer:across");
+    CHECK_THAT(report.findings[0].message, Catch::Contains("Platform:two"));
 }
