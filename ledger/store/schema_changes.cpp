@@ -312,8 +312,8 @@ std::vector<migration> schema_change_migrations() {
          "webhook payloads stored compressed",
          {
              // No change of schema: from this version outbox_events.payload may hold a compressed
-             // payload ("z1:" and base64, ledger/store/event_payloads.hpp) that an older binary would
-             // send as it is; the version stops such a binary at start-up. Rows stored before
+             // payload ("z1:" and base64, ledger/store/event_payloads.hpp) that an older binary
+             // would send as it is; the version stops such a binary at start-up. Rows stored before
              // stay JSON, which this binary reads as they are, until the retention prunes them.
          }},
         {33,
@@ -418,11 +418,31 @@ std::vector<migration> schema_change_migrations() {
              // share one), and no query reads transfers by tenant: by transaction (the operator's
              // payment view) or all of them (the auditor). The two columns repeated about 60
              // bytes on each of a payment's three transfers. Existing rows keep everything else.
-             // SQLite rewrites each row without them; PostgreSQL only marks them dropped, so rows
-             // written before keep their bytes until a VACUUM FULL, and every new row is
-             // narrower.
-             "ALTER TABLE ledger_transfers DROP COLUMN platform_id",
-             "ALTER TABLE ledger_transfers DROP COLUMN environment",
+             // PostgreSQL only marks them dropped, so rows written before keep their bytes until
+             // a VACUUM FULL, and every new row is narrower.
+             "postgresql: ALTER TABLE ledger_transfers DROP COLUMN platform_id",
+             "postgresql: ALTER TABLE ledger_transfers DROP COLUMN environment",
+             // SQLite rebuilds the table, every row copied, as a WITHOUT ROWID table: the rows
+             // are stored in the order of their primary key, so the id's separate index (about
+             // 60 bytes a transfer) goes. No other index, trigger or foreign key names the table
+             // (dropping it checks nothing), and its id is only ever appended (uuid v7), so its
+             // pages fill as a rowid table's do.
+             R"(sqlite: CREATE TABLE ledger_transfers_rebuilt (
+                id TEXT PRIMARY KEY,
+                debit_account_id TEXT NOT NULL REFERENCES ledger_accounts(id),
+                credit_account_id TEXT NOT NULL REFERENCES ledger_accounts(id),
+                amount BIGINT NOT NULL CHECK (amount > 0),
+                currency TEXT NOT NULL,
+                code TEXT NOT NULL,
+                transaction_id TEXT,
+                created_at_ms BIGINT NOT NULL,
+                CHECK (debit_account_id <> credit_account_id)) WITHOUT ROWID)",
+             "sqlite: INSERT INTO ledger_transfers_rebuilt (id, debit_account_id, "
+             "credit_account_id, amount, currency, code, transaction_id, created_at_ms) SELECT id, "
+             "debit_account_id, credit_account_id, amount, currency, code, transaction_id, "
+             "created_at_ms FROM ledger_transfers",
+             "sqlite: DROP TABLE ledger_transfers",
+             "sqlite: ALTER TABLE ledger_transfers_rebuilt RENAME TO ledger_transfers",
          }},
     };
 }

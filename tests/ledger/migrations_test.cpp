@@ -479,6 +479,30 @@ TEST_CASE("migration 39 keeps every transfer and the auditor checks tenants by t
     CHECK(count_of(session, "SELECT CAST(SUM(amount) AS INTEGER) FROM ledger_transfers") == 12);
     CHECK_THROWS_AS(count_of(session, "SELECT COUNT(platform_id) FROM ledger_transfers"),
                     soci::soci_error);
+    if (database.backend() == database_backend::sqlite) {
+        // Rebuilt without a rowid: the rows are the primary key's b-tree, no index beside it.
+        std::string definition;
+        session << "SELECT sql FROM sqlite_master WHERE name = 'ledger_transfers'",
+            soci::into(definition);
+        CHECK_THAT(definition, Catch::Contains("WITHOUT ROWID"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE tbl_name = "
+                       "'ledger_transfers' AND type = 'index'") == 0);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM ledger_transfers WHERE id = "
+                       "'Transfer:across' AND amount = 7 AND created_at_ms = 1") == 1);
+        // Its checks hold as before.
+        CHECK_THROWS_AS(
+            session << "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, "
+                       "amount, currency, code, created_at_ms) VALUES ('Transfer:zero', "
+                       "'InternalAccount:a', 'InternalAccount:b', 0, 'USD', 'send', 1)",
+            soci::soci_error);
+        CHECK_THROWS_AS(
+            session << "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, "
+                       "amount, currency, code, created_at_ms) VALUES ('Transfer:same', "
+                       "'InternalAccount:a', 'InternalAccount:b', 1, 'USD', 'send', 1)",
+            soci::soci_error);
+    }
     audit_report report = audit_ledger(session);
     CHECK(report.transfers == 2);
     REQUIRE(report.findings.size() == 1);
