@@ -2,6 +2,8 @@
 // together (each with its own connection), which is how a PostgreSQL deployment boots.
 #include "ledger/store/migrations.hpp"
 
+#include <zstd.h>
+
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -407,9 +409,17 @@ TEST_CASE("migration 38 keeps every webhook payload as it was recorded", "[store
     const std::string json =
         R"({"transaction":{"id":"Transaction:x","description":"caf\u00e9 \\ €"}})";
     // The two forms rows had before: "z1:" and base64 (versions 32 to 37), the JSON (before 32).
+    // A frame of format z1, as versions 32 to 37 made them: the raw-content dictionary.
+    std::string frame(ZSTD_compressBound(json.size()), '\0');
+    ZSTD_CCtx* context = ZSTD_createCCtx();
+    std::size_t frame_size = ZSTD_compress_usingDict(
+        context, frame.data(), frame.size(), json.data(), json.size(),
+        event_payload_dictionary().data(), event_payload_dictionary().size(), 3);
+    ZSTD_freeCCtx(context);
+    REQUIRE_FALSE(ZSTD_isError(frame_size));
+    frame.resize(frame_size);
     const std::vector<std::pair<std::string, std::string>> rows = {
-        {"Webhook:base64", "z1:" + event_payload_base64(pack_event_payload(json))},
-        {"Webhook:json", json}};
+        {"Webhook:base64", "z1:" + event_payload_base64(frame)}, {"Webhook:json", json}};
     for (const auto& [id, stored] : rows) {
         session << "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
                    "attempts, next_attempt_at_ms, created_at_ms) VALUES (:i, 'Platform:w', "
@@ -433,7 +443,7 @@ TEST_CASE("migration 38 keeps every webhook payload as it was recorded", "[store
         // The base64 row is now the frame's bytes, a quarter smaller than its text was.
         CHECK(count_of(session,
                        "SELECT length(payload) FROM outbox_events WHERE id = "
-                       "'Webhook:base64'") == static_cast<int>(pack_event_payload(json).size()));
+                       "'Webhook:base64'") == static_cast<int>(frame.size()));
     }
 }
 
