@@ -34,8 +34,7 @@ struct account_row {
     long long debits_posted = 0, credits_posted = 0, created_at_ms = 0, updated_at_ms = 0;
 
     void bind(soci::statement& statement) {
-        for (auto* text :
-             {&id, &platform_id, &environment, &kind, &owner_id, &currency, &reference}) {
+        for (auto* text : {&id, &platform_id, &environment, &kind, &owner_id, &currency, &reference}) {
             statement.exchange(soci::into(*text));
         }
         statement.exchange(soci::into(must_not_overdraw));
@@ -298,9 +297,8 @@ page<ledger_account> list_internal_accounts(soci::session& session, const tenant
         if (filter.customer_id) where.equals("owner_id", *filter.customer_id);
     }
     if (filter.currency) where.equals("currency", *filter.currency);
-    return list_page<ledger_account, account_row>(
-        session, "ledger_accounts", account_select, where, request,
-        [](const account_row& r) { return r.to_account(); });
+    return list_page<ledger_account, account_row>(session, "ledger_accounts", account_select, where,
+                                                  request, [](const account_row& r) { return r.to_account(); });
 }
 
 std::vector<currency_balance> balances_by_currency(soci::session& session, const tenant& owner) {
@@ -363,13 +361,14 @@ long long credit_now(soci::session& session, const tenant& owner, const std::str
     if (deferred) {
         // In the writer's batch the balance comes back with the update, for later reads.
         balance_row after;
-        credited = fetch_prepared(session,
-                                  "UPDATE ledger_accounts SET credits_posted = credits_posted + "
-                                  ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
-                                  "environment = :e AND currency = :c AND credits_posted <= :m "
-                                  "RETURNING credits_posted - debits_posted",
-                                  after, amount, now_ms, request.credit_account_id,
-                                  owner.platform_id, env_name, request.currency, ceiling);
+        credited =
+            fetch_prepared(session,
+                           "UPDATE ledger_accounts SET credits_posted = credits_posted + "
+                           ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                           "environment = :e AND currency = :c AND credits_posted <= :m "
+                           "RETURNING credits_posted - debits_posted",
+                           after, amount, now_ms, request.credit_account_id, owner.platform_id,
+                           env_name, request.currency, ceiling);
         if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
     } else {
         credited = run_prepared(
@@ -413,8 +412,8 @@ long long debit_now(soci::session& session, const tenant& owner, const std::stri
             "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
             ">= "
             ":a2)",
-            amount, now_ms, request.debit_account_id, owner.platform_id, env_name, request.currency,
-            ceiling, amount);
+            amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
+            request.currency, ceiling, amount);
     }
     return debited;
 }

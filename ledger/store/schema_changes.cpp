@@ -312,8 +312,8 @@ std::vector<migration> schema_change_migrations() {
          "webhook payloads stored compressed",
          {
              // No change of schema: from this version outbox_events.payload may hold a compressed
-             // payload ("z1:" and base64, ledger/store/event_payloads.hpp) that an older binary
-             // would send as it is; the version stops such a binary at start-up. Rows stored before
+             // payload ("z1:" and base64, ledger/store/event_payloads.hpp) that an older binary would
+             // send as it is; the version stops such a binary at start-up. Rows stored before
              // stay JSON, which this binary reads as they are, until the retention prunes them.
          }},
         {33,
