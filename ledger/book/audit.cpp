@@ -39,7 +39,6 @@ std::map<std::string, stored_account> read_accounts(soci::session& session) {
 
 void check_leg(audit_report& report, std::map<std::string, stored_account>& accounts,
                const std::string& transfer_id, const std::string& account_id,
-               const std::string& platform_id, const std::string& environment,
                const std::string& currency, long long amount, bool debit) {
     auto found = accounts.find(account_id);
     if (found == accounts.end()) {
@@ -57,24 +56,33 @@ void check_leg(audit_report& report, std::map<std::string, stored_account>& acco
              fmt::format("transfer {} moves {} but account {} holds {}", transfer_id, currency,
                          account_id, account.currency)});
     }
-    if (account.platform_id != platform_id || account.environment != environment) {
-        report.findings.push_back(
-            {account_id, transfer_id, "tenant_mismatch",
-             fmt::format("transfer {} belongs to {} ({}) but account {} to {} ({})", transfer_id,
-                         platform_id, environment, account_id, account.platform_id,
-                         account.environment)});
-    }
+}
+
+// A transfer's tenant is its accounts' (ledger_transfers has no tenant columns): both of one.
+void check_tenant(audit_report& report, const std::map<std::string, stored_account>& accounts,
+                  const std::string& transfer_id, const std::string& debit,
+                  const std::string& credit) {
+    auto from = accounts.find(debit), to = accounts.find(credit);
+    if (from == accounts.end() || to == accounts.end()) return;  // unknown_account already
+    if (from->second.platform_id == to->second.platform_id &&
+        from->second.environment == to->second.environment)
+        return;
+    report.findings.push_back(
+        {credit, transfer_id, "tenant_mismatch",
+         fmt::format("transfer {} moves money from account {} of {} ({}) to account {} of {} ({})",
+                     transfer_id, debit, from->second.platform_id, from->second.environment, credit,
+                     to->second.platform_id, to->second.environment)});
 }
 
 void rebuild_from_transfers(soci::session& session, audit_report& report,
                             std::map<std::string, stored_account>& accounts) {
-    std::string id, platform_id, environment, debit, credit, currency;
+    std::string id, debit, credit, currency;
     long long amount = 0;
     soci::statement select =
-        (session.prepare << "SELECT id, platform_id, environment, debit_account_id, "
-                            "credit_account_id, amount, currency FROM ledger_transfers",
-         soci::into(id), soci::into(platform_id), soci::into(environment), soci::into(debit),
-         soci::into(credit), soci::into(amount), soci::into(currency));
+        (session.prepare << "SELECT id, debit_account_id, credit_account_id, amount, currency "
+                            "FROM ledger_transfers",
+         soci::into(id), soci::into(debit), soci::into(credit), soci::into(amount),
+         soci::into(currency));
     select.execute(false);
     while (select.fetch()) {
         ++report.transfers;
@@ -83,8 +91,9 @@ void rebuild_from_transfers(soci::session& session, audit_report& report,
                 {debit, id, "non_positive_amount",
                  fmt::format("transfer {} moves {} from {} to {}", id, amount, debit, credit)});
         }
-        check_leg(report, accounts, id, debit, platform_id, environment, currency, amount, true);
-        check_leg(report, accounts, id, credit, platform_id, environment, currency, amount, false);
+        check_leg(report, accounts, id, debit, currency, amount, true);
+        check_leg(report, accounts, id, credit, currency, amount, false);
+        check_tenant(report, accounts, id, debit, credit);
     }
 }
 

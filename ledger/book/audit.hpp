@@ -29,8 +29,8 @@ struct audit_report {
 // Checks that:
 // - each account's debits_posted and credits_posted equal the sums of its transfers;
 // - no account that must not overdraw (customer and platform accounts) is below zero;
-// - each transfer names existing accounts of its own tenant and currency and a positive amount
-//   (so its debit equals its credit in one currency);
+// - each transfer names existing accounts of one tenant (the transfer's: it has no tenant columns)
+//   and of its currency, and a positive amount (so its debit equals its credit in one currency);
 // - each currency's stored debits equal its stored credits across all accounts.
 // Reads in the caller's transaction, if any.
 audit_report audit_ledger(soci::session& session);

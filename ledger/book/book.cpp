@@ -344,7 +344,7 @@ transfer_error classify_refusal(soci::session& session, const tenant& owner, con
 }  // namespace
 
 namespace {
-std::string record_transfer(soci::session& session, book_services services, const tenant& owner,
+std::string record_transfer(soci::session& session, book_services services,
                             const transfer_request& request, long long now_ms, bool defer_credit,
                             bool defer_debit);
 }  // namespace
@@ -448,36 +448,33 @@ result<std::string, transfer_error> post_transfer(soci::session& session, book_s
         }
         return classify_refusal(session, owner, request.debit_account_id, request, true);
     }
-    return record_transfer(session, services, owner, request, now_ms, defer_credit, defer_debit);
+    return record_transfer(session, services, request, now_ms, defer_credit, defer_debit);
 }
 
 namespace {
 
 // The rest of a transfer whose conditional updates went through: the postings kept for the flush
 // and the transfer's row.
-std::string record_transfer(soci::session& session, book_services services, const tenant& owner,
+std::string record_transfer(soci::session& session, book_services services,
                             const transfer_request& request, long long now_ms, bool defer_credit,
                             bool defer_debit) {
     long long amount = request.amount;
-    std::string env_name(owner.env_name());
     deferred_writes* deferred = deferred_writes_of(session);
     if (defer_credit) deferred->add_posting(request.credit_account_id, false, amount, now_ms);
     if (defer_debit) deferred->add_posting(request.debit_account_id, true, amount, now_ms);
     std::string id = services.ids.next("Transfer");
     if (deferred) {
-        // Nothing reads a transfer back before the batch commits.
-        deferred->add_transfer({id, owner.platform_id, env_name, request.debit_account_id,
-                                request.credit_account_id, amount, request.currency, request.code,
-                                request.transaction_id, now_ms});
+        // Nothing reads a transfer back before the batch commits. Its tenant is its accounts'.
+        deferred->add_transfer({id, request.debit_account_id, request.credit_account_id, amount,
+                                request.currency, request.code, request.transaction_id, now_ms});
         return id;
     }
     run_prepared(session,
-                 "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
-                 "credit_account_id, amount, currency, code, transaction_id, created_at_ms) VALUES "
-                 "(:i, :p, :e, :d, :c, :a, :y, :k, :x, :t)",
-                 id, owner.platform_id, env_name, request.debit_account_id,
-                 request.credit_account_id, amount, request.currency, request.code,
-                 request.transaction_id, now_ms);
+                 "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, amount, "
+                 "currency, code, transaction_id, created_at_ms) VALUES (:i, :d, :c, :a, :y, :k, "
+                 ":x, :t)",
+                 id, request.debit_account_id, request.credit_account_id, amount, request.currency,
+                 request.code, request.transaction_id, now_ms);
     return id;
 }
 
@@ -495,7 +492,7 @@ std::vector<std::string> post_transfers_queued(soci::session& session, book_serv
     queue_guarded_sides(session, *deferred_writes_of(session), owner, requests, now_ms);
     std::vector<std::string> ids;
     for (const auto& r : requests) {
-        ids.push_back(record_transfer(session, services, owner, r, now_ms,
+        ids.push_back(record_transfer(session, services, r, now_ms,
                                       is_service_account(r.credit_account_id),
                                       is_service_account(r.debit_account_id)));
     }
@@ -562,7 +559,7 @@ result<std::vector<std::string>, transfers_refusal> post_transfers(
         }
     }
     for (std::size_t i = 0; i < kept; ++i) {
-        ids.push_back(record_transfer(session, services, owner, requests[i], now_ms,
+        ids.push_back(record_transfer(session, services, requests[i], now_ms,
                                       is_service_account(requests[i].credit_account_id),
                                       is_service_account(requests[i].debit_account_id)));
     }

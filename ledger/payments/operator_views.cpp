@@ -206,21 +206,22 @@ std::vector<view_row> webhook_event_rows(soci::session& session, const view_row&
     std::string tenant_sql = "platform_id = :p AND environment = :e";
     std::string platform = field_text(transaction, "platform_id");
     std::string environment = field_text(transaction, "environment");
-    auto candidates = select_rows(session,
-                                  {{"id", "id", text},
-                                   {"type", "type", text},
-                                   {"purpose", "purpose", text},
-                                   {"state", "state", text},
-                                   {"attempts", "attempts", integer},
-                                   {"next_attempt_at_ms", "next_attempt_at_ms", integer},
-                                   {"finished_at_ms", "finished_at_ms", integer},
-                                   {"created_at_ms", "created_at_ms", integer},
-                                   {"payload", "payload", text}},
-                                  "FROM outbox_events WHERE " + tenant_sql +
-                                      " AND created_at_ms >= CAST(:c AS BIGINT) AND created_at_ms <= "
-                                      "CAST(:u AS BIGINT) AND (payload "
-                                      "LIKE 'z1:%' OR payload LIKE :l) ORDER BY created_at_ms, id",
-                                  {platform, environment, since_ms, until_ms, pattern});
+    auto candidates =
+        select_rows(session,
+                    {{"id", "id", text},
+                     {"type", "type", text},
+                     {"purpose", "purpose", text},
+                     {"state", "state", text},
+                     {"attempts", "attempts", integer},
+                     {"next_attempt_at_ms", "next_attempt_at_ms", integer},
+                     {"finished_at_ms", "finished_at_ms", integer},
+                     {"created_at_ms", "created_at_ms", integer},
+                     {"payload", "payload", text}},
+                    "FROM outbox_events WHERE " + tenant_sql +
+                        " AND created_at_ms >= CAST(:c AS BIGINT) AND created_at_ms <= "
+                        "CAST(:u AS BIGINT) AND (payload NOT "
+                        "LIKE '{%' OR payload LIKE :l) ORDER BY created_at_ms, id",
+                    {platform, environment, since_ms, until_ms, pattern});
     std::vector<view_row> events;
     for (auto& event : candidates) {
         bool about =

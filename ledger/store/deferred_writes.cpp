@@ -41,6 +41,18 @@ std::string text_array(const std::vector<Row>& rows, Field field) {
     return out;
 }
 
+// The stored payloads of `events` (bytes) as a PostgreSQL array literal of their base64, which
+// the statement decodes: an array literal of texts cannot carry every byte.
+std::string payload_array(const std::vector<deferred_event>& events) {
+    std::string out = "{";
+    for (const auto& event : events) {
+        if (out.size() > 1) out += ',';
+        out += '"' + event_payload_base64(event.payload) + '"';  // base64 has no quote to escape
+    }
+    out += '}';
+    return out;
+}
+
 template <class Row>
 std::string number_array(const std::vector<Row>& rows, long long Row::*field) {
     std::string out = "{";
@@ -64,10 +76,9 @@ long long checked_sum(long long total, long long amount) {
 }
 
 constexpr const char* transfers_unnest_sql =
-    "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
-    "credit_account_id, amount, currency, code, transaction_id, created_at_ms) SELECT * FROM "
-    "unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], "
-    "$8::text[], $9::text[], $10::bigint[])";
+    "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, amount, currency, "
+    "code, transaction_id, created_at_ms) SELECT * FROM unnest($1::text[], $2::text[], "
+    "$3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[])";
 // PostgreSQL checks the ceiling itself: a bigint sum past it is an error, not a wrapped value.
 constexpr const char* account_delta_pipelined_sql =
     "UPDATE ledger_accounts SET credits_posted = credits_posted + $1, debits_posted = "
@@ -483,8 +494,7 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
         using t = deferred_transfer;
         pipeline.push_back(
             {transfers_unnest_sql,
-             {text_array(transfers_, &t::id), text_array(transfers_, &t::platform_id),
-              text_array(transfers_, &t::environment), text_array(transfers_, &t::debit_account_id),
+             {text_array(transfers_, &t::id), text_array(transfers_, &t::debit_account_id),
               text_array(transfers_, &t::credit_account_id), number_array(transfers_, &t::amount),
               text_array(transfers_, &t::currency), text_array(transfers_, &t::code),
               text_array(transfers_, &t::transaction_id),
@@ -508,7 +518,7 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
             {outbox_events_unnest_sql,
              {text_array(events_, &e::id), text_array(events_, &e::platform_id),
               text_array(events_, &e::environment), text_array(events_, &e::type),
-              text_array(events_, &e::payload), number_array(events_, &e::created_at_ms),
+              payload_array(events_), number_array(events_, &e::created_at_ms),
               text_array(events_, &e::purpose), text_array(leases, &outbox_lease::token),
               number_array(leases, &outbox_lease::until_ms)}});
     }

@@ -27,8 +27,9 @@
 
 namespace corridor {
 
+// A transfer's tenant is its accounts' (ledger_transfers has no tenant columns).
 struct deferred_transfer {
-    std::string id, platform_id, environment, debit_account_id, credit_account_id;
+    std::string id, debit_account_id, credit_account_id;
     long long amount = 0;
     std::string currency, code, transaction_id;
     long long created_at_ms = 0;

@@ -1,5 +1,5 @@
 #pragma once
-// Packs webhook payloads (event_payloads.hpp: zstd with the frozen dictionary, then base64) on a
+// Packs webhook payloads (event_payloads.hpp: zstd with the frozen dictionary) on a
 // thread of its own while the ledger writer goes on with its batch. Packing needs no lock of the
 // database and its output depends on the JSON alone, so the row the writer flushes is the same
 // as if it had packed the payload itself; the writer's thread is the one that bounds the ledger's

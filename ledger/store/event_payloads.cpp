@@ -12,11 +12,19 @@ namespace corridor {
 
 extern const unsigned char event_payload_dictionary_bytes[];
 extern const std::size_t event_payload_dictionary_size;
+extern const unsigned char event_payload_dictionary_z2_bytes[];
+extern const std::size_t event_payload_dictionary_z2_size;
 
 namespace {
 
-constexpr std::string_view packed_prefix = "z1:";
-// Level 3 with a prepared dictionary: about 22% of the JSON in a few microseconds of the ledger
+// Rows of schema versions 32 to 37 (SQLite): this prefix and the frame in base64.
+constexpr std::string_view base64_prefix = "z1:";
+// Every zstd frame starts with its magic number (0xFD2FB528, little-endian): never the '{' of a
+// JSON row nor the 'z' of a base64 one.
+constexpr std::string_view frame_magic = "\x28\xb5\x2f\xfd";
+// PostgreSQL's text form of a BYTEA.
+constexpr std::string_view hex_prefix = "\\x";
+// Level 3 with a prepared dictionary: about 16% of the JSON in a few microseconds of the ledger
 // writer's time per event (level 19 saves 2% more at ten times the CPU).
 constexpr int compression_level = 3;
 constexpr unsigned long long unpacked_bytes_max = 16 << 20;
@@ -34,18 +42,30 @@ struct dctx_free {
     void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
 };
 
+// Format z2's dictionary is a trained zstd dictionary whose id (2) every frame made with it
+// carries (one byte); z1's is raw content, with no id, so its frames carry none.
+constexpr unsigned z2_dictionary_id = 2;
+
+// New payloads are packed with z2.
 const ZSTD_CDict* compression_dictionary() {
     static const std::unique_ptr<ZSTD_CDict, cdict_free> dict(ZSTD_createCDict(
-        event_payload_dictionary_bytes, event_payload_dictionary_size, compression_level));
+        event_payload_dictionary_z2_bytes, event_payload_dictionary_z2_size, compression_level));
     CORRIDOR_ASSERT(dict != nullptr);
+    CORRIDOR_ASSERT(ZSTD_getDictID_fromCDict(dict.get()) == z2_dictionary_id);
     return dict.get();
 }
 
-const ZSTD_DDict* decompression_dictionary() {
-    static const std::unique_ptr<ZSTD_DDict, ddict_free> dict(
+// The dictionary a frame names: z2 by its id, z1 (frames stored before z2) by none.
+const ZSTD_DDict* decompression_dictionary(std::string_view frame) {
+    static const std::unique_ptr<ZSTD_DDict, ddict_free> z1(
         ZSTD_createDDict(event_payload_dictionary_bytes, event_payload_dictionary_size));
-    CORRIDOR_ASSERT(dict != nullptr);
-    return dict.get();
+    static const std::unique_ptr<ZSTD_DDict, ddict_free> z2(
+        ZSTD_createDDict(event_payload_dictionary_z2_bytes, event_payload_dictionary_z2_size));
+    CORRIDOR_ASSERT(z1 != nullptr && z2 != nullptr);
+    unsigned id = ZSTD_getDictID_fromFrame(frame.data(), frame.size());
+    if (id == 0) return z1.get();
+    if (id == z2_dictionary_id) return z2.get();
+    throw std::runtime_error("stored webhook payload: frame of an unknown dictionary");
 }
 
 // One context per thread: the ledger writer packs, the delivery workers unpack.
@@ -53,10 +73,8 @@ ZSTD_CCtx* compression_context() {
     thread_local std::unique_ptr<ZSTD_CCtx, cctx_free> context = [] {
         std::unique_ptr<ZSTD_CCtx, cctx_free> made(ZSTD_createCCtx());
         CORRIDOR_ASSERT(made != nullptr);
-        // No checksum nor dictionary id: 4 and up to 4 bytes a row that the database's own pages
-        // make unnecessary; the prefix names the dictionary.
+        // No checksum: 4 bytes a row that the database's own pages make unnecessary.
         ZSTD_CCtx_setParameter(made.get(), ZSTD_c_checksumFlag, 0);
-        ZSTD_CCtx_setParameter(made.get(), ZSTD_c_dictIDFlag, 0);
         return made;
     }();
     return context.get();
@@ -91,11 +109,51 @@ std::string base64_decode(std::string_view text) {
     return out;
 }
 
+std::string hex_decode(std::string_view hex) {
+    if (hex.size() % 2 != 0) throw std::runtime_error("stored webhook payload: bad hex length");
+    auto nibble = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+        throw std::runtime_error("stored webhook payload: bad hex");
+    };
+    std::string out(hex.size() / 2, '\0');
+    for (std::size_t i = 0; i < out.size(); ++i)
+        out[i] = static_cast<char>(nibble(hex[2 * i]) * 16 + nibble(hex[2 * i + 1]));
+    return out;
+}
+
+std::string decompress(std::string_view frame) {
+    unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
+    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
+        size > unpacked_bytes_max)
+        throw std::runtime_error("stored webhook payload: not a zstd frame of known size");
+    std::string json(static_cast<std::size_t>(size), '\0');
+    std::size_t written =
+        ZSTD_decompress_usingDDict(decompression_context(), json.data(), json.size(), frame.data(),
+                                   frame.size(), decompression_dictionary(frame));
+    if (ZSTD_isError(written) || written != size)
+        throw std::runtime_error("stored webhook payload: does not decompress");
+    return json;
+}
+
+std::string unpack_bytes(std::string_view stored) {
+    if (stored.starts_with(frame_magic)) return decompress(stored);
+    if (stored.starts_with(base64_prefix))
+        return decompress(base64_decode(stored.substr(base64_prefix.size())));
+    return std::string(stored);  // the JSON itself
+}
+
 }  // namespace
 
 std::string_view event_payload_dictionary() {
     return {reinterpret_cast<const char*>(event_payload_dictionary_bytes),
             event_payload_dictionary_size};
+}
+
+std::string_view event_payload_dictionary_z2() {
+    return {reinterpret_cast<const char*>(event_payload_dictionary_z2_bytes),
+            event_payload_dictionary_z2_size};
 }
 
 std::string pack_event_payload(std::string_view json) {
@@ -105,23 +163,16 @@ std::string pack_event_payload(std::string_view json) {
                                                 json.data(), json.size(), compression_dictionary());
     CORRIDOR_ASSERT(!ZSTD_isError(size));
     frame.resize(size);
-    return std::string(packed_prefix) + base64_encode(frame);
+    return frame;
+}
+
+std::string event_payload_base64(std::string_view stored) {
+    return base64_encode(stored);
 }
 
 std::string unpack_event_payload(std::string_view stored) {
-    if (!stored.starts_with(packed_prefix)) return std::string(stored);
-    std::string frame = base64_decode(stored.substr(packed_prefix.size()));
-    unsigned long long size = ZSTD_getFrameContentSize(frame.data(), frame.size());
-    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN ||
-        size > unpacked_bytes_max)
-        throw std::runtime_error("stored webhook payload: not a zstd frame of known size");
-    std::string json(static_cast<std::size_t>(size), '\0');
-    std::size_t written =
-        ZSTD_decompress_usingDDict(decompression_context(), json.data(), json.size(), frame.data(),
-                                   frame.size(), decompression_dictionary());
-    if (ZSTD_isError(written) || written != size)
-        throw std::runtime_error("stored webhook payload: does not decompress");
-    return json;
+    if (stored.starts_with(hex_prefix)) return unpack_bytes(hex_decode(stored.substr(2)));
+    return unpack_bytes(stored);
 }
 
 }  // namespace corridor

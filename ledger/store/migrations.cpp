@@ -80,12 +80,18 @@ void report_notes(soci::session& session, int version) {
 }
 
 // A statement of a migration, unless it is for the other backend: one that starts with
-// "postgresql: " runs (without the prefix) on PostgreSQL only.
+// "postgresql: " runs (without the prefix) on PostgreSQL only, one that starts with "sqlite: " on
+// SQLite only.
 void run_migration_statement(soci::session& session, std::string_view statement) {
     constexpr std::string_view postgresql_only = "postgresql: ";
+    constexpr std::string_view sqlite_only = "sqlite: ";
+    bool postgresql = backend_of(session) == database_backend::postgresql;
     if (statement.starts_with(postgresql_only)) {
-        if (backend_of(session) != database_backend::postgresql) return;
+        if (!postgresql) return;
         statement.remove_prefix(postgresql_only.size());
+    } else if (statement.starts_with(sqlite_only)) {
+        if (postgresql) return;
+        statement.remove_prefix(sqlite_only.size());
     }
     session << std::string(statement);
 }

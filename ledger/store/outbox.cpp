@@ -120,6 +120,21 @@ void outbox_rolled_back_on_this_thread() {
     recorded_count = 0;
 }
 
+namespace {
+
+// outbox_event_insert_sql with the payload's parameter in PostgreSQL's form.
+const char* outbox_event_insert_postgresql_sql() {
+    static const std::string sql = [] {
+        std::string text = outbox_event_insert_sql;
+        std::string_view sqlite_form = outbox_event_payload_sqlite;
+        text.replace(text.find(sqlite_form), sqlite_form.size(), outbox_event_payload_postgresql);
+        return text;
+    }();
+    return sql.c_str();
+}
+
+}  // namespace
+
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
                          const tenant& owner, const std::string& type, const std::string& payload,
                          event_purpose purpose) {
@@ -138,13 +153,16 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
             {id, owner.platform_id, env_name, type, {}, purpose_name, now_ms, {}, {}, 0}, payload);
         return id;
     }
+    bool postgresql = session.get_backend_name() == "postgresql";
     std::string stored = pack_event_payload(payload);
+    if (postgresql) stored = event_payload_base64(stored);
     // Outside a ledger batch nothing is handed over: POST /webhooks/test claims its own event.
     std::string no_lease;
     long long no_lease_until = 0;
-    run_prepared(session, outbox_event_insert_sql, id, owner.platform_id, env_name, type, stored,
-                 purpose_name, now_ms, no_lease, no_lease_until, purpose_name, owner.platform_id,
-                 env_name);
+    run_prepared(session,
+                 postgresql ? outbox_event_insert_postgresql_sql() : outbox_event_insert_sql, id,
+                 owner.platform_id, env_name, type, stored, purpose_name, now_ms, no_lease,
+                 no_lease_until, purpose_name, owner.platform_id, env_name);
     events_pending = true;
     return id;
 }

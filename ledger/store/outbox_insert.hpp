@@ -16,11 +16,17 @@ namespace corridor {
 
 // One event. Parameters: id, platform, environment, type, stored payload, purpose, created time
 // (also its due time, or its finishing time when written closed), the claim token ('' for none:
-// not leased) and the lease's end, then purpose, platform and environment again.
+// not leased) and the lease's end, then purpose, platform and environment again. The payload's
+// bytes (event_payloads.hpp) go in as text: on SQLite the bytes themselves, stored as a BLOB by
+// CAST(:b AS BLOB); on PostgreSQL their base64, decoded to a BYTEA (outbox_event_payload_sqlite
+// and _postgresql name the two forms of the parameter, of which this text holds the first).
+inline constexpr const char* outbox_event_payload_sqlite = "CAST(:b AS BLOB)";
+inline constexpr const char* outbox_event_payload_postgresql = "decode(:b, 'base64')";
 inline constexpr const char* outbox_event_insert_sql =
     "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts, "
     "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms, claim_token, first_attempt_at_ms) "
-    "SELECT :i, :p, :e, :y, :b, CASE WHEN k.sendable THEN 'PENDING' ELSE 'NO_ENDPOINT' END, CASE "
+    "SELECT :i, :p, :e, :y, CAST(:b AS BLOB), CASE WHEN k.sendable THEN 'PENDING' ELSE "
+    "'NO_ENDPOINT' END, CASE "
     "WHEN k.leased THEN 1 ELSE 0 END, CASE WHEN k.leased THEN k.lease_until ELSE k.at END, k.at, "
     ":u, CASE WHEN k.sendable THEN NULL ELSE k.at END, CASE WHEN k.leased THEN k.token END, CASE "
     "WHEN k.leased THEN k.at END FROM (SELECT s.at, s.token, s.lease_until, s.sendable, s.sendable "
@@ -29,12 +35,13 @@ inline constexpr const char* outbox_event_insert_sql =
     "c WHERE c.platform_id = :p2 AND c.environment = :e2 AND c.webhook_endpoint <> '')) AS "
     "sendable) s) k";
 
-// PostgreSQL: the same for a row per array element (id, platform, environment, type, payload,
-// created time, purpose, claim token, lease's end).
+// PostgreSQL: the same for a row per array element (id, platform, environment, type, payload in
+// base64, created time, purpose, claim token, lease's end).
 inline constexpr const char* outbox_events_unnest_sql =
     "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts, "
     "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms, claim_token, first_attempt_at_ms) "
-    "SELECT r.i, r.p, r.e, r.y, r.b, CASE WHEN k.sendable THEN 'PENDING' ELSE 'NO_ENDPOINT' END, "
+    "SELECT r.i, r.p, r.e, r.y, decode(r.b, 'base64'), CASE WHEN k.sendable THEN 'PENDING' ELSE "
+    "'NO_ENDPOINT' END, "
     "CASE WHEN k.leased THEN 1 ELSE 0 END, CASE WHEN k.leased THEN r.l ELSE r.n END, r.n, r.u, "
     "CASE WHEN k.sendable THEN NULL ELSE r.n END, CASE WHEN k.leased THEN r.c END, CASE WHEN "
     "k.leased THEN r.n END FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], "

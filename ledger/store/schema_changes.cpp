@@ -394,6 +394,56 @@ std::vector<migration> schema_change_migrations() {
              "FOR EACH ROW WHEN (OLD.id IS DISTINCT FROM NEW.id) EXECUTE FUNCTION "
              "corridor_platform_unnamed()",
          }},
+        {38,
+         "webhook payloads stored as bytes",
+         {
+             // A payload is the zstd frame's bytes (ledger/store/event_payloads.hpp), no longer
+             // "z1:" and its base64, which made every stored payload a third larger (about 60
+             // bytes an event, five events a payment). PostgreSQL's column becomes a BYTEA, every
+             // row converted: base64 rows decoded to their frame, JSON rows (stored before
+             // compression) to their UTF-8 bytes. SQLite needs no change of schema (a BLOB keeps
+             // its bytes in a column of TEXT affinity) and has no base64 decoder in SQL: its
+             // older rows stay as they were written, which this binary reads as before, until
+             // the retention prunes them. The version also stops an older binary, which would
+             // send the bytes as they are.
+             "postgresql: ALTER TABLE outbox_events ALTER COLUMN payload TYPE BYTEA USING CASE "
+             "WHEN payload LIKE 'z1:%' THEN decode(substr(payload, 4), 'base64') ELSE "
+             "convert_to(payload, 'UTF8') END",
+         }},
+        {39,
+         "ledger transfers carry no tenant columns",
+         {
+             // A transfer's tenant is its accounts' (the book posts only between accounts of the
+             // caller's tenant, and the auditor checks that both accounts of every transfer
+             // share one), and no query reads transfers by tenant: by transaction (the operator's
+             // payment view) or all of them (the auditor). The two columns repeated about 60
+             // bytes on each of a payment's three transfers. Existing rows keep everything else.
+             // PostgreSQL only marks them dropped, so rows written before keep their bytes until
+             // a VACUUM FULL, and every new row is narrower.
+             "postgresql: ALTER TABLE ledger_transfers DROP COLUMN platform_id",
+             "postgresql: ALTER TABLE ledger_transfers DROP COLUMN environment",
+             // SQLite rebuilds the table, every row copied, as a WITHOUT ROWID table: the rows
+             // are stored in the order of their primary key, so the id's separate index (about
+             // 60 bytes a transfer) goes. No other index, trigger or foreign key names the table
+             // (dropping it checks nothing), and its id is only ever appended (uuid v7), so its
+             // pages fill as a rowid table's do.
+             R"(sqlite: CREATE TABLE ledger_transfers_rebuilt (
+                id TEXT PRIMARY KEY,
+                debit_account_id TEXT NOT NULL REFERENCES ledger_accounts(id),
+                credit_account_id TEXT NOT NULL REFERENCES ledger_accounts(id),
+                amount BIGINT NOT NULL CHECK (amount > 0),
+                currency TEXT NOT NULL,
+                code TEXT NOT NULL,
+                transaction_id TEXT,
+                created_at_ms BIGINT NOT NULL,
+                CHECK (debit_account_id <> credit_account_id)) WITHOUT ROWID)",
+             "sqlite: INSERT INTO ledger_transfers_rebuilt (id, debit_account_id, "
+             "credit_account_id, amount, currency, code, transaction_id, created_at_ms) SELECT id, "
+             "debit_account_id, credit_account_id, amount, currency, code, transaction_id, "
+             "created_at_ms FROM ledger_transfers",
+             "sqlite: DROP TABLE ledger_transfers",
+             "sqlite: ALTER TABLE ledger_transfers_rebuilt RENAME TO ledger_transfers",
+         }},
     };
 }
 

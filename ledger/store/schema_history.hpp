@@ -1,7 +1,7 @@
 #pragma once
 // The schema's history: every migration this binary knows, as data, in the order they apply.
 // Append only: a released migration is never edited. Portable SQL for SQLite and PostgreSQL (a
-// statement that starts with "postgresql: " runs on PostgreSQL only);
+// statement that starts with "postgresql: " runs on PostgreSQL only, "sqlite: " on SQLite only);
 // times are integer milliseconds since the epoch, booleans 0/1, JSON documents as TEXT.
 // The first schema (migrations 1 to 8) is in schema_initial.cpp; every change since, appended in
 // order, in schema_changes.cpp. migrations.cpp applies them.

@@ -28,18 +28,17 @@ std::string values_rows(const sqlite_rows_statement& statement, std::size_t rows
 }
 
 std::string transfers_sql(std::size_t rows);
-// Parameters of a row: id, platform, environment, debit, credit, amount, currency, code,
-// transaction, created time.
-const sqlite_rows_statement transfers_insert{transfers_sql, 10};
+// Parameters of a row: id, debit, credit, amount, currency, code, transaction, created time.
+const sqlite_rows_statement transfers_insert{transfers_sql, 8};
 std::string transfers_sql(std::size_t rows) {
-    return "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
-           "credit_account_id, amount, currency, code, transaction_id, created_at_ms) " +
+    return "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, amount, "
+           "currency, code, transaction_id, created_at_ms) " +
            values_rows(transfers_insert, rows);
 }
 
 std::string events_sql(std::size_t rows);
-// Parameters of a row: id, platform, environment, type, stored payload, created time, purpose,
-// claim token ('' for none) and the lease's end.
+// Parameters of a row: id, platform, environment, type, stored payload (bytes), created time,
+// purpose, claim token ('' for none) and the lease's end.
 const sqlite_rows_statement events_insert{events_sql, 9};
 // As outbox_event_insert_sql (outbox_insert.hpp) for each row: a NOTIFY event of a tenant without
 // a webhook endpoint is written closed (NO_ENDPOINT, finished and due at its creation); a sendable
@@ -65,15 +64,13 @@ void insert_transfers_sqlite(soci::session& session, const std::vector<deferred_
         .run(rows.size(), [&](std::size_t r, sqlite_row_binder& bind, int first) {
             const deferred_transfer& t = rows[r];
             bind.text(first, t.id);
-            bind.text(first + 1, t.platform_id);
-            bind.text(first + 2, t.environment);
-            bind.text(first + 3, t.debit_account_id);
-            bind.text(first + 4, t.credit_account_id);
-            bind.integer(first + 5, t.amount);
-            bind.text(first + 6, t.currency);
-            bind.text(first + 7, t.code);
-            bind.text(first + 8, t.transaction_id);
-            bind.integer(first + 9, t.created_at_ms);
+            bind.text(first + 1, t.debit_account_id);
+            bind.text(first + 2, t.credit_account_id);
+            bind.integer(first + 3, t.amount);
+            bind.text(first + 4, t.currency);
+            bind.text(first + 5, t.code);
+            bind.text(first + 6, t.transaction_id);
+            bind.integer(first + 7, t.created_at_ms);
         });
 }
 
@@ -87,7 +84,7 @@ void insert_events_sqlite(soci::session& session, const std::vector<deferred_eve
             bind.text(first + 1, e.platform_id);
             bind.text(first + 2, e.environment);
             bind.text(first + 3, e.type);
-            bind.text(first + 4, e.payload);
+            bind.blob(first + 4, e.payload);
             bind.integer(first + 5, e.created_at_ms);
             bind.text(first + 6, e.purpose);
             bind.text(first + 7, leases[r].token);

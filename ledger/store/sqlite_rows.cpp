@@ -184,6 +184,14 @@ void sqlite_row_binder::text(int index, const std::string& value) {
     }
 }
 
+void sqlite_row_binder::blob(int index, const std::string& value) {
+    auto* handle = static_cast<sqlite3_stmt*>(handle_);
+    if (sqlite_api::sqlite3_bind_blob(handle, index, value.data(), static_cast<int>(value.size()),
+                                      SQLITE_STATIC) != SQLITE_OK) {
+        fail(sqlite_api::sqlite3_db_handle(handle), "bind");
+    }
+}
+
 void sqlite_row_binder::integer(int index, long long value) {
     auto* handle = static_cast<sqlite3_stmt*>(handle_);
     if (sqlite_api::sqlite3_bind_int64(handle, index, value) != SQLITE_OK) {

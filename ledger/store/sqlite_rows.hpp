@@ -23,6 +23,7 @@ class sqlite_row_binder {
 public:
     // The value must stay as it is until the statement has run (it is not copied).
     void text(int index, const std::string& value);
+    void blob(int index, const std::string& value);  // the bytes, stored as a BLOB
     void integer(int index, long long value);
 
 private:

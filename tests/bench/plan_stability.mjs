@@ -67,7 +67,7 @@ function fillPlan(rows) {
       debits_posted: '(g % 1000) * 1000', credits_posted: '1000000 + (g % 1000) * 1000', created_at_ms: created, updated_at_ms: created,
     }],
     ['ledger_transfers', rows, {
-      id: "'Transfer:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
+      id: "'Transfer:plan-' || g",
       debit_account_id: account('g'), credit_account_id: account('1 + (g % ' + rows + ')'),
       amount: '1000 + g % 5000', currency: "'USD'", code: "'PAYMENT'", transaction_id: "'Transaction:plan-' || g", created_at_ms: created,
     }],
@@ -95,7 +95,7 @@ function fillPlan(rows) {
     }],
     ['outbox_events', rows, {
       id: "'Webhook:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
-      type: "'OUTGOING_PAYMENT'", payload: `'{"id":"Webhook:plan-' || g || '","data":"' || repeat('x', 400) || '"}'`,
+      type: "'OUTGOING_PAYMENT'", payload: `convert_to('{"id":"Webhook:plan-' || g || '","data":"' || repeat('x', 400) || '"}', 'UTF8')`,
       state: eventState, attempts: '1', created_at_ms: created,
       next_attempt_at_ms: `CASE WHEN ${eventState} = 'PENDING' THEN ${now} + 3600000 ELSE ${created} + 60000 END`,
       first_attempt_at_ms: `${created} + 10`, finished_at_ms: `${created} + 50`,

@@ -1,8 +1,10 @@
-// Webhook payloads at rest: compressed with the frozen dictionary, the same JSON again when read,
-// rows stored as JSON before compression read as they are, and a damaged row refused.
+// Webhook payloads at rest: compressed with the frozen dictionary of format z2 and stored as bytes,
+// the same JSON again when read; rows stored as JSON before compression, in format z1, or as base64
+// (schema versions 32 to 37) read as they are; a damaged row refused.
 #include "ledger/store/event_payloads.hpp"
 
 #include <openssl/evp.h>
+#include <zstd.h>
 
 #include <catch2/catch.hpp>
 #include <stdexcept>
@@ -40,14 +42,30 @@ std::string sha256_hex(std::string_view data) {
     return out;
 }
 
+// A frame of format z1 (stored before z2): the raw-content dictionary, no dictionary id.
+std::string z1_frame(std::string_view json) {
+    std::string frame(ZSTD_compressBound(json.size()), '\0');
+    ZSTD_CCtx* context = ZSTD_createCCtx();
+    std::size_t size = ZSTD_compress_usingDict(context, frame.data(), frame.size(), json.data(),
+                                               json.size(), event_payload_dictionary().data(),
+                                               event_payload_dictionary().size(), 3);
+    ZSTD_freeCCtx(context);
+    REQUIRE_FALSE(ZSTD_isError(size));
+    frame.resize(size);
+    REQUIRE(ZSTD_getDictID_fromFrame(frame.data(), frame.size()) == 0);
+    return frame;
+}
+
 }  // namespace
 
 TEST_CASE("a payload is stored compressed and reads back byte for byte", "[webhooks]") {
     std::string stored = pack_event_payload(transaction_event);
-    CHECK(stored.starts_with("z1:"));
-    CHECK(stored.size() * 2 < transaction_event.size());
+    // The frame's bytes (zstd's magic number first), not text: no base64 third on top.
+    CHECK(stored.starts_with("\x28\xb5\x2f\xfd"));
+    CHECK(ZSTD_getDictID_fromFrame(stored.data(), stored.size()) == 2);  // format z2
+    CHECK(stored.size() < z1_frame(transaction_event).size());
+    CHECK(stored.size() * 3 < transaction_event.size());
     CHECK(unpack_event_payload(stored) == transaction_event);
-    // Every length, so that each base64 padding case decodes.
     for (std::size_t extra = 0; extra < 6; ++extra) {
         std::string json = R"({"n":")" + std::string(extra, 'x') + R"("})";
         CHECK(unpack_event_payload(pack_event_payload(json)) == json);
@@ -59,6 +77,47 @@ TEST_CASE("a payload stored as JSON before compression reads as it is", "[webhoo
     CHECK(unpack_event_payload(R"({"a":1})") == R"({"a":1})");
 }
 
+TEST_CASE("payloads stored in format z1, as bytes or as base64 (versions 32 to 37), read as before",
+          "[webhooks]") {
+    // Every length, so that each base64 padding case decodes.
+    for (std::size_t extra = 0; extra < 6; ++extra) {
+        std::string json = R"({"n":")" + std::string(extra, 'x') + R"("})";
+        CHECK(unpack_event_payload("z1:" + event_payload_base64(z1_frame(json))) == json);
+        CHECK(unpack_event_payload(z1_frame(json)) == json);
+    }
+    CHECK(unpack_event_payload(z1_frame(transaction_event)) == transaction_event);
+}
+
+TEST_CASE("a frame of an unknown dictionary is refused, not sent", "[webhooks]") {
+    std::string frame(ZSTD_compressBound(transaction_event.size()), '\0');
+    ZSTD_CCtx* context = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(context, ZSTD_c_dictIDFlag, 1);
+    // A trained dictionary's header carries its id: 7 is none of ours.
+    std::string dictionary(event_payload_dictionary_z2());
+    dictionary[4] = 7;
+    std::size_t size =
+        ZSTD_compress_usingDict(context, frame.data(), frame.size(), transaction_event.data(),
+                                transaction_event.size(), dictionary.data(), dictionary.size(), 3);
+    ZSTD_freeCCtx(context);
+    REQUIRE_FALSE(ZSTD_isError(size));
+    frame.resize(size);
+    REQUIRE(ZSTD_getDictID_fromFrame(frame.data(), frame.size()) == 7);
+    CHECK_THROWS_AS(unpack_event_payload(frame), std::runtime_error);
+}
+
+TEST_CASE("a payload read as PostgreSQL's text of a BYTEA reads as its bytes", "[webhooks]") {
+    std::string stored = pack_event_payload(transaction_event);
+    std::string hex = "\\x";
+    for (unsigned char c : stored) {
+        static const char digits[] = "0123456789abcdef";
+        hex += digits[c >> 4];
+        hex += digits[c & 0xf];
+    }
+    CHECK(unpack_event_payload(hex) == transaction_event);
+    CHECK(unpack_event_payload("\\x7b2261223a317d") == R"({"a":1})");  // a JSON row's bytes
+    CHECK_THROWS_AS(unpack_event_payload("\\x28b52ffd0"), std::runtime_error);
+}
+
 TEST_CASE("a damaged compressed payload is refused, not sent", "[webhooks]") {
     std::string stored = pack_event_payload(transaction_event);
     CHECK_THROWS_AS(unpack_event_payload("z1:not base64!"), std::runtime_error);
@@ -67,12 +126,15 @@ TEST_CASE("a damaged compressed payload is refused, not sent", "[webhooks]") {
     CHECK_THROWS_AS(unpack_event_payload(cut), std::runtime_error);
 }
 
-TEST_CASE("the dictionary of format z1 is frozen", "[webhooks]") {
+TEST_CASE("the dictionaries of formats z1 and z2 are frozen", "[webhooks]") {
     // Stored rows decode only with these exact bytes: a changed dictionary is a new format (a new
-    // prefix, the old dictionary kept for the rows made with it), never an edit of this one.
+    // id, the old dictionary kept for the rows made with it), never an edit of this one.
     CHECK(event_payload_dictionary().size() == 2180);
     CHECK(sha256_hex(event_payload_dictionary()) ==
           "4b60cd69967c8ddfa11ab8458e42029a8737e5ffb2760b0c32904c68191c1f08");
+    CHECK(event_payload_dictionary_z2().size() == 8192);
+    CHECK(sha256_hex(event_payload_dictionary_z2()) ==
+          "082adc52a94f346a7705d98c2ccd737209bf3fe515bc3dcf8a8d763711526242");
 }
 
 TEST_CASE("an event is delivered with the JSON it was recorded with, old rows too",
@@ -87,7 +149,9 @@ TEST_CASE("an event is delivered with the JSON it was recorded with, old rows to
     std::string stored;
     f.session() << "SELECT payload FROM outbox_events WHERE id = :i", soci::use(recorded),
         soci::into(stored);
-    CHECK(stored.starts_with("z1:"));
+    // Bytes: on PostgreSQL a BYTEA, which soci reads as \x and hex.
+    CHECK((stored.starts_with("\x28\xb5\x2f\xfd") || stored.starts_with("\\x28b52ffd")));
+    CHECK(unpack_event_payload(stored) == transaction_event);
     // A row written by a release before compression.
     std::string env(owner.env_name()), legacy_id = "Webhook:legacy",
                                        legacy = R"({"accountId":"InternalAccount:x"})";

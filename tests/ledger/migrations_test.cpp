@@ -2,6 +2,8 @@
 // together (each with its own connection), which is how a PostgreSQL deployment boots.
 #include "ledger/store/migrations.hpp"
 
+#include <zstd.h>
+
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -10,9 +12,12 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
+#include "ledger/book/audit.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/event_payloads.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;
@@ -391,4 +396,127 @@ TEST_CASE("a platform named by uncommitted accounts is not deleted under them",
           1);
     CHECK(count_of(database.session(),
                    "SELECT COUNT(*) FROM ledger_accounts WHERE platform_id = 'Platform:q'") == 2);
+}
+
+// Migration 38 stores webhook payloads as bytes: PostgreSQL's column becomes a BYTEA and every row
+// is converted; SQLite keeps its rows as they were written. Either way every event reads back the
+// JSON it was recorded with.
+TEST_CASE("migration 38 keeps every webhook payload as it was recorded", "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 37);
+    insert_platform(session, "Platform:w");
+    const std::string json =
+        R"({"transaction":{"id":"Transaction:x","description":"caf\u00e9 \\ €"}})";
+    // The two forms rows had before: "z1:" and base64 (versions 32 to 37), the JSON (before 32).
+    // A frame of format z1, as versions 32 to 37 made them: the raw-content dictionary.
+    std::string frame(ZSTD_compressBound(json.size()), '\0');
+    ZSTD_CCtx* context = ZSTD_createCCtx();
+    std::size_t frame_size = ZSTD_compress_usingDict(
+        context, frame.data(), frame.size(), json.data(), json.size(),
+        event_payload_dictionary().data(), event_payload_dictionary().size(), 3);
+    ZSTD_freeCCtx(context);
+    REQUIRE_FALSE(ZSTD_isError(frame_size));
+    frame.resize(frame_size);
+    const std::vector<std::pair<std::string, std::string>> rows = {
+        {"Webhook:base64", "z1:" + event_payload_base64(frame)}, {"Webhook:json", json}};
+    for (const auto& [id, stored] : rows) {
+        session << "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
+                   "attempts, next_attempt_at_ms, created_at_ms) VALUES (:i, 'Platform:w', "
+                   "'sandbox', 'OUTGOING_PAYMENT', :b, 'PENDING', 0, 1, 1)",
+            soci::use(id), soci::use(stored);
+    }
+    CHECK(apply_migrations_up_to(session, 38) == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM outbox_events") == 2);
+    for (const auto& [id, stored] : rows) {
+        std::string read;
+        session << "SELECT payload FROM outbox_events WHERE id = :i", soci::use(id),
+            soci::into(read);
+        CHECK(unpack_event_payload(read) == json);
+    }
+    if (database.backend() == database_backend::postgresql) {
+        std::string type;
+        session << "SELECT data_type FROM information_schema.columns WHERE table_name = "
+                   "'outbox_events' AND column_name = 'payload'",
+            soci::into(type);
+        CHECK(type == "bytea");
+        // The base64 row is now the frame's bytes, a quarter smaller than its text was.
+        CHECK(count_of(session,
+                       "SELECT length(payload) FROM outbox_events WHERE id = "
+                       "'Webhook:base64'") == static_cast<int>(frame.size()));
+    }
+}
+
+namespace {
+
+void insert_account(soci::session& session, const std::string& id, const std::string& platform,
+                    long long debits, long long credits) {
+    session << "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+               "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+               "created_at_ms, updated_at_ms) VALUES (:i, :p, 'sandbox', 'CUSTOMER', :o, 'USD', "
+               ":r, 0, :d, :c, 1, 1)",
+        soci::use(id), soci::use(platform), soci::use(id), soci::use(id), soci::use(debits),
+        soci::use(credits);
+}
+
+}  // namespace
+
+// Migration 39 drops the tenant columns of ledger_transfers (a transfer's tenant is its
+// accounts'): every transfer stays, and the auditor still finds a transfer between two tenants.
+TEST_CASE("migration 39 keeps every transfer and the auditor checks tenants by the accounts",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 38);
+    insert_platform(session, "Platform:one");
+    insert_platform(session, "Platform:two");
+    insert_account(session, "InternalAccount:a", "Platform:one", 12, 0);
+    insert_account(session, "InternalAccount:b", "Platform:one", 0, 5);
+    insert_account(session, "InternalAccount:c", "Platform:two", 0, 7);
+    for (auto [id, credit, amount] : {std::tuple{"Transfer:same", "InternalAccount:b", 5},
+                                      std::tuple{"Transfer:across", "InternalAccount:c", 7}}) {
+        std::string transfer = id, to = credit;
+        session << "INSERT INTO ledger_transfers (id, platform_id, environment, debit_account_id, "
+                   "credit_account_id, amount, currency, code, transaction_id, created_at_ms) "
+                   "VALUES (:i, 'Platform:one', 'sandbox', 'InternalAccount:a', :c, :a, 'USD', "
+                   "'send', 'Transaction:t', 1)",
+            soci::use(transfer), soci::use(to), soci::use(amount);
+    }
+    CHECK(apply_migrations_up_to(session, 39) == 1);
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM ledger_transfers WHERE transaction_id = "
+                   "'Transaction:t' AND debit_account_id = 'InternalAccount:a'") == 2);
+    CHECK(count_of(session, "SELECT CAST(SUM(amount) AS INTEGER) FROM ledger_transfers") == 12);
+    CHECK_THROWS_AS(count_of(session, "SELECT COUNT(platform_id) FROM ledger_transfers"),
+                    soci::soci_error);
+    if (database.backend() == database_backend::sqlite) {
+        // Rebuilt without a rowid: the rows are the primary key's b-tree, no index beside it.
+        std::string definition;
+        session << "SELECT sql FROM sqlite_master WHERE name = 'ledger_transfers'",
+            soci::into(definition);
+        CHECK_THAT(definition, Catch::Contains("WITHOUT ROWID"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE tbl_name = "
+                       "'ledger_transfers' AND type = 'index'") == 0);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM ledger_transfers WHERE id = "
+                       "'Transfer:across' AND amount = 7 AND created_at_ms = 1") == 1);
+        // Its checks hold as before.
+        CHECK_THROWS_AS(
+            session << "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, "
+                       "amount, currency, code, created_at_ms) VALUES ('Transfer:zero', "
+                       "'InternalAccount:a', 'InternalAccount:b', 0, 'USD', 'send', 1)",
+            soci::soci_error);
+        CHECK_THROWS_AS(
+            session << "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, "
+                       "amount, currency, code, created_at_ms) VALUES ('Transfer:same', "
+                       "'InternalAccount:a', 'InternalAccount:b', 1, 'USD', 'send', 1)",
+            soci::soci_error);
+    }
+    audit_report report = audit_ledger(session);
+    CHECK(report.transfers == 2);
+    REQUIRE(report.findings.size() == 1);
+    CHECK(report.findings[0].check == "tenant_mismatch");
+    CHECK(report.findings[0].transfer_id == "Transfer:across");
+    CHECK_THAT(report.findings[0].message, Catch::Contains("Platform:two"));
 }

@@ -1,7 +1,7 @@
 // Reads rows straight from the test server's database, for facts the API does not show (the event
 // outbox). SQLite through the sqlite3 shell, PostgreSQL through psql; rows come back as objects.
 import { execFileSync } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export function queryRows(server, sql) {
@@ -24,25 +24,38 @@ export function runStatement(server, sql) {
   }
 }
 
-// A stored webhook payload as JSON text. Corridor stores them compressed (ledger/store/event_payloads.hpp):
-// "z1:" and the base64 of a zstd frame made with ledger/store/event_payload_dictionary.json, decoded
-// here with the zstd command; rows written before compression hold the JSON itself.
-const dictionary = resolve(dirname(fileURLToPath(import.meta.url)), '../../../ledger/store/event_payload_dictionary.json');
+// A stored webhook payload as JSON text, from its hex (storedPayloadColumn). Corridor stores them
+// compressed (ledger/store/event_payloads.hpp): the bytes of a zstd frame, decoded here with the
+// zstd command and the dictionary the frame names (format z2: event_payload_dictionary_z2.zdict,
+// id 2 in the frame; format z1: event_payload_dictionary.json, no id); older rows hold "z1:" and
+// a z1 frame in base64, or the JSON itself.
+const storeDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../ledger/store');
+const dictionaries = { z1: join(storeDir, 'event_payload_dictionary.json'), z2: join(storeDir, 'event_payload_dictionary_z2.zdict') };
 const decoded = new Map();
-export function payloadOf(stored) {
-  if (!stored.startsWith('z1:')) return stored;
-  if (!decoded.has(stored)) {
-    decoded.set(stored, execFileSync('zstd', ['-d', '-q', '-c', '-D', dictionary],
-      { input: Buffer.from(stored.slice(3), 'base64'), encoding: 'utf8' }));
+export function payloadOf(storedHex) {
+  const bytes = Buffer.from(storedHex.replace(/^\\x/, ''), 'hex');
+  if (bytes.length && bytes[0] === 0x7b) return bytes.toString('utf8');  // '{': the JSON itself
+  const frame = bytes.subarray(0, 3).toString('latin1') === 'z1:' ? Buffer.from(bytes.subarray(3).toString('latin1'), 'base64') : bytes;
+  // The frame header's descriptor (after the 4-byte magic number): its low two bits say whether a
+  // dictionary id follows.
+  const dictionary = (frame[4] & 3) === 0 ? dictionaries.z1 : dictionaries.z2;
+  if (!decoded.has(storedHex)) {
+    decoded.set(storedHex, execFileSync('zstd', ['-d', '-q', '-c', '-D', dictionary], { input: frame, encoding: 'utf8' }));
   }
-  return decoded.get(stored);
+  return decoded.get(storedHex);
+}
+
+// The payload column as hex text on either database: PostgreSQL shows a BYTEA as \x and hex; the
+// sqlite3 shell would print a BLOB's bytes as they are.
+export function storedPayloadColumn(server) {
+  return server.database.startsWith('sqlite:') ? 'hex(payload) AS payload' : 'payload';
 }
 
 // Outbox rows (`columns`, SQL, payload always among them) of the events matching `where` (SQL),
 // oldest first, each with its payload decoded; `mentioning`: only those whose payload contains
 // that text.
 export function outboxRows(server, columns, where, mentioning) {
-  return queryRows(server, `SELECT payload, ${columns} FROM outbox_events WHERE ${where} ORDER BY created_at_ms, id`)
+  return queryRows(server, `SELECT ${storedPayloadColumn(server)}, ${columns} FROM outbox_events WHERE ${where} ORDER BY created_at_ms, id`)
     .map((row) => ({ ...row, payload: payloadOf(row.payload) }))
     .filter((row) => mentioning === undefined || row.payload.includes(mentioning));
 }
