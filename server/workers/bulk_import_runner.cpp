@@ -343,8 +343,9 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
         return read_batch(reader, columns, *config, settings.batch_rows, services_.time, row);
     });
     // Rows imported at which the customers' statistics are refreshed next, for the batch lookups:
-    // at the start, then each time this job has doubled what it imported (a few times per job,
-    // however long), before a batch that looks its keys up.
+    // before the first batch that looks its keys up, then before such a batch each time this job
+    // has doubled what it imported (a few times per job, however long). Batches written at once
+    // need none.
     std::int64_t imported = 0, refresh_at = 0;
     // On PostgreSQL a batch goes in without its lookups first while no key of the job's rows has
     // been found taken (insert_customers_at_once); after a batch that met one (a file imported
