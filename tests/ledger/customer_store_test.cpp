@@ -898,3 +898,38 @@ TEST_CASE("shadowed addresses are found where the import must look them up", "[s
     world.session() << "UPDATE customers SET is_deleted = 1 WHERE id = :i", soci::use(kept.id);
     CHECK_FALSE(shadowed_addresses_exist(world.session()));  // a deleted customer holds nothing
 }
+
+// Another writer's uncommitted customer holds an address of the batch: the batch inserted at once
+// waits for it (PostgreSQL: on the unique index; SQLite: for the write lock), then gives way with
+// nothing of it stored, and create_customers decides it as ever.
+TEST_CASE("a batch inserted at once that meets another writer's key gives way whole",
+          "[store][customers]") {
+    customer_world world;
+    auto other = world.database.open_another();
+    write_transaction holding(*other);
+    *other << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
+              "customer_type, uma_address, kyc_status, is_deleted, created_at_ms, "
+              "updated_at_ms) VALUES ('Customer:0199dcb0-d3bb-7000-8000-000000000001', :p, "
+              "'sandbox', 'crm-other', 'INDIVIDUAL', '$ada@acme.example', 'APPROVED', 0, 0, 0)",
+        soci::use(world.platform);
+    std::vector<new_customer> batch = {individual("crm-1", "$one@acme.example"),
+                                       individual("crm-2", "$ada@acme.example")};
+    for (auto& request : batch) request.account_currencies = {"USD"};
+    std::atomic<bool> done{false};
+    std::optional<std::vector<result<std::string, customer_error>>> outcome{
+        std::vector<result<std::string, customer_error>>{}};
+    std::thread creator([&] {
+        outcome =
+            insert_customers_at_once(world.session(), world.customers(), world.owner, domain, batch);
+        done = true;
+    });
+    wait_until_blocked(world);
+    CHECK_FALSE(done);
+    holding.commit();
+    creator.join();
+    CHECK_FALSE(outcome.has_value());
+    CHECK(customer_rows(world.session()) == 1);
+    CHECK(account_rows(world.session()).empty());
+    auto decided = create_customers(world.session(), world.customers(), world.owner, domain, batch);
+    CHECK(outcome_names(decided) == std::vector<std::string>{"created", "address taken"});
+}
