@@ -232,9 +232,11 @@ struct customer_batch {
     std::vector<new_customer_accounts> accounts;
 };
 
+// With look_up false the batch is planned as if no key were held in the database yet (only the
+// rows of the batch are checked against one another): the caller lets the unique indexes decide.
 customer_batch plan_customer_batch(soci::session& session, customer_services services,
                                    const tenant& owner, const std::string& uma_domain,
-                                   const std::vector<new_customer>& requests) {
+                                   const std::vector<new_customer>& requests, bool look_up = true) {
     std::string env_name(owner.env_name());
     std::vector<std::string> ids, platform_customer_ids, addresses;
     for (const auto& request : requests) {
@@ -248,16 +250,19 @@ customer_batch plan_customer_batch(soci::session& session, customer_services ser
             "$" + random_base32(services.random, 12) + "@" + uma_domain));
     }
     // As uma_address_taken and platform_customer_id_taken, for the whole batch at once.
-    auto taken_addresses = select_existing(
-        session,
-        "SELECT uma_address FROM customers WHERE environment IN ('production', 'sandbox') AND "
-        "is_deleted = 0 AND uma_address IN_LIST",
-        {}, addresses);
-    auto taken_platform_customer_ids = select_existing(
-        session,
-        "SELECT platform_customer_id FROM customers WHERE platform_id = :p AND environment = :e "
-        "AND is_deleted = 0 AND platform_customer_id IN_LIST",
-        {owner.platform_id, env_name}, platform_customer_ids);
+    std::set<std::string> taken_addresses, taken_platform_customer_ids;
+    if (look_up) {
+        taken_addresses = select_existing(
+            session,
+            "SELECT uma_address FROM customers WHERE environment IN ('production', 'sandbox') "
+            "AND is_deleted = 0 AND uma_address IN_LIST",
+            {}, addresses);
+        taken_platform_customer_ids = select_existing(
+            session,
+            "SELECT platform_customer_id FROM customers WHERE platform_id = :p AND environment = "
+            ":e AND is_deleted = 0 AND platform_customer_id IN_LIST",
+            {owner.platform_id, env_name}, platform_customer_ids);
+    }
     customer_batch batch(owner, std::to_string(services.time.now_ms()));
     batch.ids.reserve(requests.size());  // `accounts` points into it
     std::set<std::string> claimed_addresses, claimed_platform_customer_ids;
@@ -300,6 +305,27 @@ customer_batch plan_customer_batch(soci::session& session, customer_services ser
 }
 
 }  // namespace
+
+std::optional<std::vector<customer_outcome>> insert_customers_at_once(
+    soci::session& session, customer_services services, const tenant& owner,
+    const std::string& uma_domain, const std::vector<new_customer>& requests) {
+    CORRIDOR_ASSERT(!uma_domain.empty());
+    try {
+        write_transaction transaction(session);
+        auto batch = plan_customer_batch(session, services, owner, uma_domain, requests, false);
+        batch.customers.run(session);
+        open_new_customers_accounts(session,
+                                    book_services{services.ids, services.random, services.time},
+                                    owner, batch.accounts);
+        transaction.commit();
+        std::vector<customer_outcome> out;
+        for (auto& outcome : batch.outcomes) out.push_back(std::move(*outcome));
+        return out;
+    } catch (const soci::soci_error& error) {
+        if (!is_unique_violation(error)) throw;
+    }
+    return std::nullopt;
+}
 
 std::vector<customer_outcome> create_customers(soci::session& session, customer_services services,
                                                const tenant& owner, const std::string& uma_domain,
@@ -347,6 +373,14 @@ std::vector<customer_outcome> create_customers(soci::session& session, customer_
 
 void refresh_customer_statistics(soci::session& session) {
     if (backend_of(session) == database_backend::postgresql) session << "ANALYZE customers";
+}
+
+bool shadowed_addresses_exist(soci::session& session) {
+    int found = 0;
+    session << "SELECT COUNT(*) FROM (SELECT 1 FROM customers WHERE uma_address_shadowed = 1 AND "
+               "is_deleted = 0 LIMIT 1) AS shadowed",
+        soci::into(found);
+    return found > 0;
 }
 
 page<customer> list_customers(soci::session& session, const tenant& owner,

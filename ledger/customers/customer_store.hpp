@@ -85,6 +85,21 @@ result<customer, customer_error> create_customer(soci::session& session,
 std::vector<result<std::string, customer_error>> create_customers(
     soci::session& session, customer_services services, const tenant& owner,
     const std::string& uma_domain, const std::vector<new_customer>& requests);
+// The batch as create_customers would decide it when none of its keys is held in the database yet:
+// its rows go in at once, with no lookups first, in a savepoint; nullopt when a unique index
+// refused a key (a row of the batch lost to a customer already stored, or to one another writer is
+// adding): the savepoint is rolled back and nothing of the batch stays, and create_customers
+// decides it. Where it gives outcomes they are create_customers' (rows of the batch are still
+// checked against one another), at two statements (two lookups of 500 keys) less per batch. Not
+// while a live customer has a shadowed address (migration 20): the index of addresses across
+// environments leaves those out, so only create_customers' lookup would find them
+// (shadowed_addresses_exist).
+std::optional<std::vector<result<std::string, customer_error>>> insert_customers_at_once(
+    soci::session& session, customer_services services, const tenant& owner,
+    const std::string& uma_domain, const std::vector<new_customer>& requests);
+// True when a live customer holds an address shadowed by migration 20. Reads the whole table
+// (no index holds the mark): once per import job, not per batch.
+bool shadowed_addresses_exist(soci::session& session);
 // On PostgreSQL, refreshes the planner's statistics of the customers table (a no-op on SQLite).
 // A bulk import grows the table many times over faster than autovacuum analyzes it, and with
 // statistics of a much smaller table the planner takes the batch lookups of platformCustomerIds

@@ -198,6 +198,37 @@ void tally_batch(std::vector<std::optional<bulk_import_row_error>>& outcomes,
     }
 }
 
+// True when a row of the batch lost its address or platformCustomerId to a stored customer or
+// an earlier row.
+bool any_key_taken(const std::vector<result<std::string, customer_error>>& created) {
+    return std::any_of(created.begin(), created.end(), [](const auto& outcome) {
+        return !outcome && (outcome.error() == customer_error::uma_address_taken ||
+                            outcome.error() == customer_error::platform_customer_id_taken);
+    });
+}
+
+// A batch's customers, written in `transaction`: at once while `at_once` (PostgreSQL), else with
+// create_customers' lookups first. When a key stops the batch written at once, the transaction
+// starts again and create_customers decides the batch on fresh statistics (refreshed between the
+// two: ANALYZE in the transaction would hold its lock on customers until the commit). After a
+// batch decided with the lookups, `at_once` says whether the next may go at once again: only if
+// none of its rows lost a key.
+std::vector<result<std::string, customer_error>> write_customers(
+    soci::session& session, std::optional<write_transaction>& transaction,
+    customer_services customers, const tenant& owner, const std::string& uma_domain,
+    const std::vector<new_customer>& requests, bool may_insert_at_once, bool& at_once) {
+    if (at_once) {
+        auto created = insert_customers_at_once(session, customers, owner, uma_domain, requests);
+        if (created) return std::move(*created);
+        transaction.reset();
+        refresh_customer_statistics(session);
+        transaction.emplace(session);
+    }
+    auto created = create_customers(session, customers, owner, uma_domain, requests);
+    at_once = may_insert_at_once && !any_key_taken(created);
+    return created;
+}
+
 }  // namespace
 
 bulk_import_runner::bulk_import_runner(app_services& services, database_url url)
@@ -311,11 +342,19 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
     batch_prefetch batches([&] {
         return read_batch(reader, columns, *config, settings.batch_rows, services_.time, row);
     });
-    // Rows imported at which the customers' statistics are refreshed next: at the start, then
-    // each time this job has doubled what it imported (a few times per job, however long).
+    // Rows imported at which the customers' statistics are refreshed next, for the batch lookups:
+    // before the first batch that looks its keys up, then before such a batch each time this job
+    // has doubled what it imported (a few times per job, however long). Batches written at once
+    // need none.
     std::int64_t imported = 0, refresh_at = 0;
+    // On PostgreSQL a batch goes in without its lookups first while no key of the job's rows has
+    // been found taken (insert_customers_at_once); after a batch that met one (a file imported
+    // again, say), its keys are looked up until a batch finds none taken.
+    const bool may_insert_at_once =
+        backend_of(session) == database_backend::postgresql && !shadowed_addresses_exist(session);
+    bool at_once = may_insert_at_once;
     for (;;) {
-        if (imported >= refresh_at) {
+        if (imported >= refresh_at && !at_once) {
             refresh_customer_statistics(session);
             refresh_at = std::max<std::int64_t>(2 * imported, settings.batch_rows);
         }
@@ -328,9 +367,11 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
         bool at_end = batch.at_end;
         bulk_import_progress progress;
         progress.processed = static_cast<std::int64_t>(outcomes.size());
-        write_transaction transaction(session);
-        auto created =
-            create_customers(session, customers, job.owner, config->uma_domain, batch.requests);
+        std::optional<write_transaction> transaction;
+        transaction.emplace(session);
+        auto created = write_customers(session, transaction, customers, job.owner,
+                                       config->uma_domain, batch.requests, may_insert_at_once,
+                                       at_once);
         CORRIDOR_ASSERT(created.size() == batch.requests.size());
         tally_batch(outcomes, created, batch.request_rows, progress);
         progress.resume_offset = batch.resume_offset;
@@ -346,7 +387,7 @@ void bulk_import_runner::import(soci::session& session, const bulk_import_job& j
             CORRIDOR_ASSERT(finished);  // the lease was just extended in this transaction
             record_job_event(session, services_, job);
         }
-        transaction.commit();
+        transaction->commit();
         imported += progress.successful;
         if (at_end) {
             std::error_code ignored;

@@ -195,6 +195,31 @@ test('collisions with existing customers and across batches fail their own rows,
   assert.equal((await customerByPlatformId(existing)).fullName, 'Old Timer');
 });
 
+test('a file imported again fails each row it already created and creates only its new rows', async () => {
+  // 50 rows per batch: the second import's first two batches hold only rows of the first file,
+  // its third both kinds, its fourth only new rows. On PostgreSQL a batch is first written without
+  // looking its keys up: a taken key sends the batch back to the lookups, with the same outcomes.
+  const ids = Array.from({ length: 120 }, () => unique('again'));
+  const fresh = Array.from({ length: 80 }, () => unique('fresh'));
+  const first = await importCsv([header, ...ids.map((id) => individual(id))].join('\n'));
+  assert.deepEqual(first.progress, { total: 120, processed: 120, successful: 120, failed: 0 });
+  const before = await customerByPlatformId(ids[119]);
+  const second = await importCsv([header, ...[...ids, ...fresh].map((id) => individual(id))].join('\n'));
+  assert.equal(second.status, 'COMPLETED');
+  assert.deepEqual(second.progress, { total: 200, processed: 200, successful: 80, failed: 120 });
+  assert.deepEqual(second.errors.map((error) => [error.details.rowNumber, error.code, error.correlationId]),
+    ids.map((id, i) => [i + 2, 'UMA_ADDRESS_EXISTS', id]));
+  // Nothing was created twice, and the first import's customers are untouched.
+  for (const id of [ids[0], ids[60], ids[119]]) {
+    const page = expectStatus(await call(server, sandbox, 'GET', `/customers?platformCustomerId=${encodeURIComponent(id)}`), 200);
+    assert.equal(page.data.length, 1, id);
+  }
+  assert.deepEqual(await customerByPlatformId(ids[119]), before);
+  for (const id of [fresh[0], fresh[29], fresh[30], fresh[79]]) {
+    assert.equal((await customerByPlatformId(id)).umaAddress, `$${id}@${domain}`);
+  }
+});
+
 test('non-UTF-8 bytes fail their row, naming the column; the rest of the file imports', async () => {
   const good = unique('utf'), bad = unique('utf');
   const csv = Buffer.concat([

@@ -8,8 +8,13 @@
 // the two backends are compared on the same machine load. CPU per row is that of the corridor
 // process (split by thread: bulk-import reads, validates and writes the rows; wal-checkpoint
 // copies SQLite's WAL into the database file) and, on PostgreSQL, of the server processes serving
-// its database, over the import: on a shared machine it is steadier than rows/s.
-//   [CORRIDOR_BENCH_POSTGRES_URL=postgresql://...] node tests/bench/bulk_import_bench.mjs BUILD_DIR [small_rows] [large_rows]
+// its database, over the import: on a shared machine it is steadier than rows/s. On PostgreSQL it
+// also prints the WAL written per row (pg_current_wal_lsn before and after: the benchmark's
+// database is the server's only busy one) and what the database grew by per row.
+// With --postgres (and no CORRIDOR_BENCH_POSTGRES_URL) the benchmark starts a durable PostgreSQL of
+// its own (fsync, synchronous_commit and full_page_writes on, as scripts/bench-write-path.sh does)
+// and stops it at the end.
+//   [CORRIDOR_BENCH_POSTGRES_URL=postgresql://...] node tests/bench/bulk_import_bench.mjs BUILD_DIR [small_rows] [large_rows] [--postgres]
 import { execFileSync } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -20,11 +25,21 @@ import { once } from 'node:events';
 
 import { umaDomainOf } from '../api/lib/harness.mjs';
 import { api, cpuPerOperation, cpuTicks, startBenchServer, stopBenchServer, threadCpuMs } from './lib/bench.mjs';
+import { durableSettings, psql, startDurablePostgres } from './lib/postgres.mjs';
 
-const buildDir = resolve(process.argv[2] || 'build');
-const sizes = [Number(process.argv[3] || 10000), Number(process.argv[4] || 100000)];
+const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const unknown = process.argv.slice(2).filter((arg) => arg.startsWith('--') && arg !== '--postgres');
+if (unknown.length) {
+  console.error(`bulk_import_bench: unknown option ${unknown[0]} (usage: BUILD_DIR [small_rows] [large_rows] [--postgres])`);
+  process.exit(2);
+}
+const buildDir = resolve(positional[0] || 'build');
+const sizes = [Number(positional[1] || 10000), Number(positional[2] || 100000)];
 const domain = umaDomainOf(0);  // the benchmark's one platform
-const postgresUrl = process.env.CORRIDOR_BENCH_POSTGRES_URL;
+const ownPostgres = !process.env.CORRIDOR_BENCH_POSTGRES_URL && process.argv.includes('--postgres')
+  ? await startDurablePostgres() : null;
+const postgresUrl = process.env.CORRIDOR_BENCH_POSTGRES_URL || ownPostgres?.url;
+if (ownPostgres) console.log(`PostgreSQL started by the benchmark: ${JSON.stringify(durableSettings)}`);
 const backends = postgresUrl ? ['sqlite', 'postgresql'] : ['sqlite'];
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 
@@ -56,6 +71,13 @@ function postgresTicks(database) {
     if (title.startsWith('postgres: ') && title.split(' ').includes(database)) total += cpuTicks(`/proc/${entry}/stat`);
   }
   return total;
+}
+
+// The server's WAL position (bytes written since it was made) and the size of `database`.
+async function walAndSize(database) {
+  const [wal, size] = (await psql(postgresUrl, `SELECT pg_current_wal_lsn() - '0/0', pg_database_size('${database}')`))
+    .split('|').map(Number);
+  return { wal, size };
 }
 
 function freshDatabase(backend) {
@@ -117,6 +139,7 @@ async function measure(backend, rows, path) {
     const serverTicksBefore = cpuTicks(`/proc/${server.process.pid}/stat`);
     const threadsBefore = threadCpuMs(server.process.pid);
     const dbTicksBefore = dbTicks();
+    const walBefore = server.database.name ? await walAndSize(server.database.name) : null;
     let status;
     let sampledKiB = 0;
     for (;;) {
@@ -133,10 +156,15 @@ async function measure(backend, rows, path) {
     const sum = (roles) => Object.values(roles).reduce((a, b) => a + b, 0);
     const endedUsPerRow = Math.max(0, serverCpuS * 1000 - (sum(threadsAfter) - sum(threadsBefore))) * 1000 / rows;
     const dbCpuS = (dbTicks() - dbTicksBefore) / ticksPerSecond;
+    let wal = null;
+    if (walBefore) {
+      const after = await walAndSize(server.database.name);
+      wal = { bytes: after.wal - walBefore.wal, size: after.size - walBefore.size };
+    }
     if (status.status !== 'COMPLETED' || status.progress.successful !== rows) {
       throw new Error(`import of ${rows} rows ended ${JSON.stringify(status.progress)} ${status.status}`);
     }
-    return { backend, rows, bytes, uploadedMs, importMs, serverCpuS, dbCpuS, threads, endedUsPerRow, idleKiB, peakKiB: peakRssKiB(server.process.pid) };
+    return { backend, rows, bytes, uploadedMs, importMs, serverCpuS, dbCpuS, wal, threads, endedUsPerRow, idleKiB, peakKiB: peakRssKiB(server.process.pid) };
   } finally {
     await stopBenchServer(server);
     dropDatabase(server.database);
@@ -157,6 +185,9 @@ try {
     console.log(`${r.backend.padEnd(11)} ${String(r.rows).padEnd(9)} ${(r.bytes / 1048576).toFixed(1).padStart(8)} ${(r.uploadedMs / 1000).toFixed(2).padStart(9)} ${(r.importMs / 1000).toFixed(1).padStart(9)} ${Math.round(r.rows / (r.importMs / 1000)).toString().padStart(8)} ${perRow(r.serverCpuS).padStart(14)} ${(r.backend === 'sqlite' ? '-' : perRow(r.dbCpuS)).padStart(10)} ${(r.idleKiB / 1024).toFixed(1).padStart(13)} ${(r.peakKiB / 1024).toFixed(1).padStart(13)}`);
   }
   for (const r of results) console.log(`${r.backend} ${r.rows} rows: server CPU per row by thread ${r.threads}, threads ended (bulk-read) ${r.endedUsPerRow.toFixed(0)} us`);
+  for (const r of results.filter((x) => x.wal)) {
+    console.log(`${r.backend} ${r.rows} rows: per row ${(r.wal.bytes / r.rows).toFixed(0)} B of WAL, database grown by ${(r.wal.size / r.rows).toFixed(0)} B`);
+  }
   for (const backend of backends) {
     const [small, large] = results.filter((r) => r.backend === backend);
     console.log(`${backend}: file size ratio ${(large.bytes / small.bytes).toFixed(1)}x; peak RSS ratio ${(large.peakKiB / small.peakKiB).toFixed(2)}x; ` +
@@ -170,4 +201,5 @@ try {
   }
 } finally {
   rmSync(csvDir, { recursive: true, force: true });
+  ownPostgres?.stop();
 }

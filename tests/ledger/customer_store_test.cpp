@@ -835,3 +835,101 @@ TEST_CASE("create_customers inside the caller's transaction commits and rolls ba
     transaction.commit();
     CHECK(customer_rows(world.session()) == 2);
 }
+
+// A bulk import on PostgreSQL inserts a batch with no lookups first while none of its keys is
+// stored: where that works, the outcomes are create_customers'; where a stored key stops it,
+// nothing of the batch stays and create_customers decides it, with the same outcomes as ever.
+TEST_CASE("a batch inserted at once decides its rows as create_customers would, or not at all",
+          "[store][customers]") {
+    customer_world world;
+    world.create(individual("crm-db", "$db@acme.example"));
+    const std::vector<new_customer> clean = {
+        individual("crm-1", "$one@acme.example"),  // created
+        individual("crm-2", "$one@acme.example"),  // address of an earlier row of the batch
+        individual("crm-1", "$two@acme.example"),  // platformCustomerId of an earlier row
+        business(),                                // generated address and platformCustomerId
+    };
+    write_transaction transaction(world.session());
+    auto got =
+        insert_customers_at_once(world.session(), world.customers(), world.owner, domain, clean);
+    REQUIRE(got.has_value());
+    CHECK(outcome_names(*got) ==
+          std::vector<std::string>{"created", "address taken", "id taken", "created"});
+    CHECK(customer_rows(world.session()) == 3);
+    auto accounts = account_rows(world.session()).size();
+    auto one = find_customer(world.session(), world.owner, (*got)[0].value());
+    REQUIRE(one);
+    CHECK(one->uma_address == "$one@acme.example");
+    CHECK(one->created_at_ms == testing::fixture_start_ms);
+
+    // A key held in the database, by a customer stored before or by a row of the clean batch:
+    // nothing of the batch goes in, and the caller's transaction goes on.
+    const std::vector<new_customer> taken = {individual("crm-3", "$db@acme.example"),
+                                             individual("crm-db", "$three@acme.example"),
+                                             individual("crm-1", "$four@acme.example")};
+    int stored = 3;
+    for (std::size_t i = 0; i < taken.size(); ++i) {
+        std::string free = "free" + std::to_string(i);
+        std::vector<new_customer> batch = {individual("crm-" + free, "$" + free + "@acme.example"),
+                                           taken[i]};
+        CHECK_FALSE(insert_customers_at_once(world.session(), world.customers(), world.owner,
+                                             domain, batch));
+        CHECK(customer_rows(world.session()) == stored);
+        CHECK(account_rows(world.session()).size() == accounts);
+        // create_customers decides the same batch: the free row is created, the other refused.
+        auto decided =
+            create_customers(world.session(), world.customers(), world.owner, domain, batch);
+        CHECK(outcome_names(decided) ==
+              std::vector<std::string>{"created", i == 0 ? "address taken" : "id taken"});
+        CHECK(customer_rows(world.session()) == ++stored);
+        accounts = account_rows(world.session()).size();
+    }
+    transaction.commit();
+    CHECK(customer_rows(world.session()) == stored);
+}
+
+TEST_CASE("shadowed addresses are found where the import must look them up", "[store][customers]") {
+    customer_world world;
+    auto kept = world.create(individual("crm-1", "$one@acme.example"));
+    CHECK_FALSE(shadowed_addresses_exist(world.session()));
+    world.session() << "UPDATE customers SET uma_address_shadowed = 1 WHERE id = :i",
+        soci::use(kept.id);
+    CHECK(shadowed_addresses_exist(world.session()));
+    world.session() << "UPDATE customers SET is_deleted = 1 WHERE id = :i", soci::use(kept.id);
+    CHECK_FALSE(shadowed_addresses_exist(world.session()));  // a deleted customer holds nothing
+}
+
+// Another writer's uncommitted customer holds an address of the batch: the batch inserted at once
+// waits for it (PostgreSQL: on the unique index; SQLite: for the write lock), then gives way with
+// nothing of it stored, and create_customers decides it as ever.
+TEST_CASE("a batch inserted at once that meets another writer's key gives way whole",
+          "[store][customers]") {
+    customer_world world;
+    auto other = world.database.open_another();
+    write_transaction holding(*other);
+    *other << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
+              "customer_type, uma_address, kyc_status, is_deleted, created_at_ms, "
+              "updated_at_ms) VALUES ('Customer:0199dcb0-d3bb-7000-8000-000000000001', :p, "
+              "'sandbox', 'crm-other', 'INDIVIDUAL', '$ada@acme.example', 'APPROVED', 0, 0, 0)",
+        soci::use(world.platform);
+    std::vector<new_customer> batch = {individual("crm-1", "$one@acme.example"),
+                                       individual("crm-2", "$ada@acme.example")};
+    for (auto& request : batch) request.account_currencies = {"USD"};
+    std::atomic<bool> done{false};
+    std::optional<std::vector<result<std::string, customer_error>>> outcome{
+        std::vector<result<std::string, customer_error>>{}};
+    std::thread creator([&] {
+        outcome =
+            insert_customers_at_once(world.session(), world.customers(), world.owner, domain, batch);
+        done = true;
+    });
+    wait_until_blocked(world);
+    CHECK_FALSE(done);
+    holding.commit();
+    creator.join();
+    CHECK_FALSE(outcome.has_value());
+    CHECK(customer_rows(world.session()) == 1);
+    CHECK(account_rows(world.session()).empty());
+    auto decided = create_customers(world.session(), world.customers(), world.owner, domain, batch);
+    CHECK(outcome_names(decided) == std::vector<std::string>{"created", "address taken"});
+}

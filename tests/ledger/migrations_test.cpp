@@ -273,6 +273,61 @@ TEST_CASE("migration 33 keeps every quote and the expiry index holds only PENDIN
     CHECK_THAT(definition, Catch::Contains("PENDING"));
 }
 
+// Migration 34 reorders the unique index of accounts by owner so that a new customer's accounts go
+// to its right end: the same accounts stay, and the same accounts are refused as duplicates.
+TEST_CASE("migration 34 leads the accounts' owner index with the owner and keeps its uniqueness",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 33);
+    session << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES ('p', 'n', 0, "
+               "1)";
+    auto insert = [&](const std::string& id, const std::string& kind, const std::string& owner,
+                      const std::string& reference, const std::string& conflict) {
+        session << "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+                   "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+                   "created_at_ms, updated_at_ms) VALUES (:i, 'p', 'sandbox', :k, :o, 'USD', :r, "
+                   "0, 0, 0, 1, 1)" +
+                       conflict,
+            soci::use(id), soci::use(kind), soci::use(owner), soci::use(reference);
+    };
+    insert("InternalAccount:1", "CUSTOMER", "Customer:1", "CR1", "");
+    insert("ServiceAccount:1", "LIQUIDITY", "", "CR2", "");
+    CHECK(apply_migrations_up_to(session, 34) == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM ledger_accounts") == 2);
+
+    std::string definition;
+    if (database.backend() == database_backend::postgresql) {
+        session << "SELECT indexdef FROM pg_indexes WHERE indexname = 'ledger_accounts_owner'",
+            soci::into(definition);
+    } else {
+        session << "SELECT sql FROM sqlite_master WHERE name = 'ledger_accounts_owner'",
+            soci::into(definition);
+    }
+    CHECK_THAT(definition, Catch::Contains("UNIQUE"));
+    CHECK_THAT(definition, Catch::Contains("(owner_id, currency, kind, platform_id, environment)"));
+
+    // A second account of the same owner, kind and currency is refused, before and after.
+    for (const auto& [id, kind, owner] : {std::tuple{"InternalAccount:2", "CUSTOMER", "Customer:1"},
+                                          std::tuple{"ServiceAccount:2", "LIQUIDITY", ""}}) {
+        bool refused = false;
+        try {
+            insert(id, kind, owner, std::string("CR-") + id, "");
+        } catch (const soci::soci_error& error) {
+            refused = is_unique_violation(error);
+        }
+        CHECK(refused);
+        // ensure_account's INSERT names the same columns as its conflict target: nothing added.
+        insert(id, kind, owner, std::string("CR-") + id,
+               " ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO NOTHING");
+    }
+    CHECK(count_of(session, "SELECT COUNT(*) FROM ledger_accounts") == 2);
+    // Another currency, kind or owner is another account.
+    insert("InternalAccount:3", "CUSTOMER", "Customer:2", "CR3", "");
+    insert("InternalAccount:4", "PLATFORM", "", "CR4", "");
+    CHECK(count_of(session, "SELECT COUNT(*) FROM ledger_accounts") == 4);
+}
+
 namespace {
 
 void insert_platform(soci::session& session, const std::string& id) {
