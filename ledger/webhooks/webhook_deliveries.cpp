@@ -260,7 +260,27 @@ std::int64_t release_deliveries(soci::session& session, const clock& time,
                                 const std::vector<claimed_delivery>& unsent) {
     long long now = time.now_ms();
     std::int64_t released = 0;
-    // Rare (a stop, an endpoint too slow for the queue): one prepared statement per event.
+    if (unsent.empty()) return 0;
+    if (backend_of(session) == database_backend::postgresql) {
+        // One statement: a stopping process may hold thousands of claims in its queue, and a
+        // round trip each would add up. The token's match implies PENDING (see the moves).
+        std::vector<std::string> ids, tokens;
+        for (const auto& delivery : unsent) {
+            ids.push_back(delivery.id);
+            tokens.push_back(delivery.claim_token);
+        }
+        std::string i = postgres_array_literal(ids), c = postgres_array_literal(tokens);
+        soci::statement statement =
+            (session.prepare << "UPDATE outbox_events o SET attempts = o.attempts - 1, "
+                                "next_attempt_at_ms = :n, claim_token = NULL, first_attempt_at_ms "
+                                "= CASE WHEN o.attempts = 1 THEN NULL ELSE o.first_attempt_at_ms "
+                                "END FROM unnest(CAST(:i AS text[]), CAST(:c AS text[])) AS r(i, "
+                                "c) WHERE o.id = r.i AND o.claim_token = r.c",
+             soci::use(now), soci::use(i), soci::use(c));
+        statement.execute(true);
+        return statement.get_affected_rows();
+    }
+    // SQLite, where a statement is a call into the library: the prepared statement per event.
     for (const auto& delivery : unsent) {
         released += run_prepared(
             session,
