@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "ledger/base/assert.hpp"
@@ -28,17 +29,6 @@ long long int64_at(const soci::row& row, std::size_t index) {
         case soci::dt_double: return static_cast<long long>(row.get<double>(index));
         default: return std::stoll(row.get<std::string>(index));
     }
-}
-
-// Printable ASCII only: a response body can hold anything, and PostgreSQL TEXT refuses NUL bytes
-// and malformed UTF-8.
-std::string excerpt_of(std::string_view body) {
-    std::string out;
-    for (char c : body.substr(0, attempt_excerpt_bytes)) {
-        unsigned char u = static_cast<unsigned char>(c);
-        out += (u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' ? c : '?';
-    }
-    return out;
 }
 
 // Reads the due row set into claims; endpoint and key looked up once per tenant.
@@ -207,6 +197,13 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
         ") RETURNING id, platform_id, environment, type, payload, purpose, attempts, "
         "created_at_ms";
     std::vector<std::pair<claimed_delivery, int>> due;
+    // PostgreSQL plans this from statistics taken before a backlog (autovacuum analyses after the
+    // fact), which count few PENDING rows: it then reads every due row by a bitmap scan and sorts
+    // them all for the LIMIT (11 ms a round at 25,000 due, against 0.3 ms for the walk of
+    // outbox_events_due in its order, which stops at the LIMIT). Delivery's own connection, where
+    // the rounds run, has bitmap scans off (server/workers/delivery_connection.cpp), which leaves
+    // that walk as the plan; setting it here for each claim cost two more round trips a round. (A
+    // round on the ledger writer, one with an approval answer, keeps the planner's choice.)
     {
         soci::rowset<soci::row> rows =
             (session.prepare << sql, soci::use(lease_until), soci::use(token), soci::use(now),
@@ -247,22 +244,6 @@ std::optional<claimed_delivery> claim_delivery(soci::session& session, const clo
     return std::move(claimed.front());
 }
 
-std::int64_t release_deliveries(soci::session& session, const clock& time,
-                                const std::vector<claimed_delivery>& unsent) {
-    long long now = time.now_ms();
-    std::int64_t released = 0;
-    // Rare (a stop, an endpoint too slow for the queue): one prepared statement per event.
-    for (const auto& delivery : unsent) {
-        released += run_prepared(
-            session,
-            "UPDATE outbox_events SET attempts = attempts - 1, next_attempt_at_ms = :n, "
-            "claim_token = NULL, first_attempt_at_ms = CASE WHEN attempts = 1 THEN NULL ELSE "
-            "first_attempt_at_ms END WHERE id = :i AND claim_token = :c AND state = 'PENDING'",
-            now, delivery.id, delivery.claim_token);
-    }
-    return released;
-}
-
 std::string webhook_body(const claimed_delivery& delivery, std::int64_t now_ms) {
     CORRIDOR_ASSERT(!delivery.payload.empty() && delivery.payload.front() == '{');
     // Ids, type names and timestamps never need JSON escaping.
@@ -274,154 +255,6 @@ std::string webhook_body(const claimed_delivery& delivery, std::int64_t now_ms) 
         body += ",";
     body += rest;
     return body;
-}
-
-namespace {
-
-// A JSON string literal of `text`: the rows of one round go to the database as one JSON parameter.
-void append_json_string(std::string& out, std::string_view text) {
-    out += '"';
-    for (char c : text) {
-        unsigned char u = static_cast<unsigned char>(c);
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (u < 0x20) {
-            static const char hex[] = "0123456789abcdef";
-            out += "\\u00";
-            out += hex[u >> 4];
-            out += hex[u & 0xf];
-        } else {
-            out += c;
-        }
-    }
-    out += '"';
-}
-
-void append_json_field(std::string& out, const char* key, std::string_view text) {
-    out += out.back() == '{' ? "\"" : ",\"";
-    out += key;
-    out += "\":";
-    append_json_string(out, text);
-}
-
-void append_json_field(std::string& out, const char* key, long long number) {
-    out += out.back() == '{' ? "\"" : ",\"";
-    out += key;
-    out += "\":";
-    out += std::to_string(number);
-}
-
-// PostgreSQL: one round's attempts and event moves, each in one statement (one round trip)
-// whatever the round's size; the texts are fixed (prepared once per session), the rows travel as a
-// JSON array. SQLite, where a statement is a call into the library, runs its prepared statements
-// once per attempt: the same round as JSON cost its writer more CPU (3.76-3.86 s against
-// 3.34-3.46 s over webhook_bench's 55,000 deliveries), decoding more than the calls it saved.
-constexpr const char* insert_attempts_postgresql =
-    "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, attempt, "
-    "url, attempted_at_ms, latency_ms, response_status, outcome, error, response_excerpt, "
-    "next_attempt_at_ms) SELECT i, p, e, v, y, a, u, t, l, s, o, r, x, n FROM "
-    "json_to_recordset(CAST(:j AS json)) AS f(i text, p text, e text, v text, y text, a integer, "
-    "u text, t bigint, l bigint, s integer, o text, r text, x text, n bigint)";
-// An event moves only while this claim still holds it (its token matches). A rescheduled event
-// keeps finished_at_ms (NULL while pending); a finished one gets its finishing time in both.
-constexpr const char* move_events_postgresql =
-    "UPDATE outbox_events o SET state = m.s, next_attempt_at_ms = m.n, finished_at_ms = "
-    "COALESCE(m.fin, o.finished_at_ms), claim_token = NULL FROM json_to_recordset(CAST(:j AS "
-    "json)) AS m(i text, c text, s text, n bigint, fin bigint) WHERE o.id = m.i AND "
-    "o.claim_token = m.c AND o.state = 'PENDING'";
-
-void record_one(soci::session& session, const std::string& attempt_id,
-                const claimed_delivery& delivery, const attempt_report& report,
-                const delivery_verdict& verdict, long long now) {
-    std::string env_name(delivery.owner.env_name());
-    std::string excerpt = excerpt_of(report.response_excerpt);
-    std::string error = excerpt_of(report.error);
-    long long attempted = report.attempted_at_ms, latency = report.latency_ms,
-              next = verdict.next_attempt_at_ms;
-    int status = report.response_status, attempt = delivery.attempt;
-    run_prepared(
-        session,
-        "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, "
-        "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
-        "response_excerpt, next_attempt_at_ms) VALUES (:i, :p, :e, :v, :y, :a, :u, :t, :l, :s, "
-        ":o, :r, :x, :n)",
-        attempt_id, delivery.owner.platform_id, env_name, delivery.id, delivery.type, attempt,
-        delivery.url, attempted, latency, status, verdict.outcome, error, excerpt, next);
-    if (verdict.state == "PENDING") {
-        run_prepared(
-            session,
-            "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = :i "
-            "AND claim_token = :c AND state = 'PENDING'",
-            next, delivery.id, delivery.claim_token);
-    } else {
-        run_prepared(
-            session,
-            "UPDATE outbox_events SET state = :s, finished_at_ms = :f, next_attempt_at_ms = :g, "
-            "claim_token = NULL WHERE id = :i AND claim_token = :c AND state = 'PENDING'",
-            verdict.state, now, now, delivery.id, delivery.claim_token);
-    }
-}
-
-}  // namespace
-
-std::vector<delivery_verdict> finish_deliveries(soci::session& session, id_generator& ids,
-                                                const clock& time, const retry_policy& policy,
-                                                const std::vector<finished_attempt>& finished) {
-    std::vector<delivery_verdict> verdicts;
-    if (finished.empty()) return verdicts;
-    verdicts.reserve(finished.size());
-    std::int64_t now_ms = time.now_ms();
-    bool sqlite = backend_of(session) == database_backend::sqlite;
-    std::string attempts = "[", moves = "[";
-    for (const auto& [delivery, report] : finished) {
-        auto verdict = judge_attempt(policy, delivery->purpose, delivery->attempt,
-                                     delivery->created_at_ms, now_ms, report->response_status);
-        if (sqlite) {
-            record_one(session, ids.next("WebhookAttempt"), *delivery, *report, verdict, now_ms);
-            verdicts.push_back(std::move(verdict));
-            continue;
-        }
-        if (attempts.size() > 1) attempts += ',';
-        attempts += '{';
-        append_json_field(attempts, "i", ids.next("WebhookAttempt"));
-        append_json_field(attempts, "p", delivery->owner.platform_id);
-        append_json_field(attempts, "e", delivery->owner.env_name());
-        append_json_field(attempts, "v", delivery->id);
-        append_json_field(attempts, "y", delivery->type);
-        append_json_field(attempts, "a", delivery->attempt);
-        append_json_field(attempts, "u", delivery->url);
-        append_json_field(attempts, "t", report->attempted_at_ms);
-        append_json_field(attempts, "l", report->latency_ms);
-        append_json_field(attempts, "s", report->response_status);
-        append_json_field(attempts, "o", verdict.outcome);
-        append_json_field(attempts, "r", excerpt_of(report->error));
-        append_json_field(attempts, "x", excerpt_of(report->response_excerpt));
-        append_json_field(attempts, "n", verdict.next_attempt_at_ms);
-        attempts += '}';
-        if (moves.size() > 1) moves += ',';
-        moves += '{';
-        append_json_field(moves, "i", delivery->id);
-        append_json_field(moves, "c", delivery->claim_token);
-        append_json_field(moves, "s", verdict.state);
-        bool pending = verdict.state == "PENDING";
-        append_json_field(moves, "n", pending ? verdict.next_attempt_at_ms : now_ms);
-        if (!pending) append_json_field(moves, "fin", now_ms);
-        moves += '}';
-        verdicts.push_back(std::move(verdict));
-    }
-    attempts += ']';
-    moves += ']';
-    if (sqlite) return verdicts;
-    run_prepared(session, insert_attempts_postgresql, attempts);
-    run_prepared(session, move_events_postgresql, moves);
-    return verdicts;
-}
-
-delivery_verdict finish_delivery(soci::session& session, id_generator& ids, const clock& time,
-                                 const retry_policy& policy, const claimed_delivery& delivery,
-                                 const attempt_report& report) {
-    return finish_deliveries(session, ids, time, policy, {{&delivery, &report}}).front();
 }
 
 namespace {

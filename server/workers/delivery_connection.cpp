@@ -56,7 +56,13 @@ void delivery_connection::run_one(session_job& job) {
     for (int attempt = 1;; ++attempt) {
         bool open = false, committing = false;
         try {
-            if (!session_) session_ = open_session(url_);
+            if (!session_) {
+                session_ = open_session(url_);
+                // The claim's plan (webhook_deliveries.cpp): without bitmap scans, the walk of
+                // outbox_events_due that stops at the claim's LIMIT rather than a scan and sort of
+                // the whole backlog. This connection's other statements look rows up by id.
+                if (takes_rounds()) *session_ << "SET enable_bitmapscan = off";
+            }
             // SQLite: reads only, in a deferred transaction that takes no write lock.
             *session_ << "BEGIN";
             open = true;

@@ -385,11 +385,33 @@ void delivery_worker::start_reading(std::vector<std::string> ids) {
     }));
 }
 
+int claims_outstanding_max(int in_flight_max, std::int64_t answered_per_s) {
+    auto ahead = std::clamp<std::int64_t>(answered_per_s / 4, in_flight_max,
+                                          std::max<std::int64_t>(in_flight_max, claimed_ahead_max));
+    return in_flight_max + static_cast<int>(ahead);
+}
+
+int delivery_worker::outstanding_max(int in_flight_max) const {
+    return claims_outstanding_max(in_flight_max, answered_per_s_);
+}
+
+// Folds `answered` more answers into the recent rate, measured over windows of half a second.
+void delivery_worker::count_answers(std::size_t answered) {
+    auto now = std::chrono::steady_clock::now();
+    answered_in_window_ += answered;
+    auto elapsed_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(now - window_start_).count();
+    if (elapsed_ms < 500) return;
+    answered_per_s_ = static_cast<std::int64_t>(answered_in_window_) * 1000 / elapsed_ms;
+    answered_in_window_ = 0;
+    window_start_ = now;
+}
+
 // How many more events may be handed over: as many as may wait in the queue (mutex_ held).
 void delivery_worker::set_handover_room(int in_flight_max) {
     std::int64_t waiting =
         in_flight_ + static_cast<std::int64_t>(queued_.size() + handed_.size() + reading_);
-    set_outbox_handover_room(std::max<std::int64_t>(0, 2 * in_flight_max - waiting));
+    set_outbox_handover_room(std::max<std::int64_t>(0, outstanding_max(in_flight_max) - waiting));
 }
 
 void delivery_worker::send(std::vector<claimed_delivery> batch) {
@@ -435,7 +457,8 @@ bool delivery_worker::worth_looking(bool none_finished, int in_flight_max,
     if (round_pending_) return false;
     // The first answer to arrive sets the gathering's deadline: look again when it does.
     if (none_finished && !finished_.empty()) return true;
-    return (woken_ && 2 * in_flight_max > in_flight_ + static_cast<int>(queued_.size())) ||
+    return (woken_ &&
+            outstanding_max(in_flight_max) > in_flight_ + static_cast<int>(queued_.size())) ||
            finished_.size() >= gather_max;
 }
 
@@ -445,7 +468,6 @@ bool delivery_worker::worth_looking(bool none_finished, int in_flight_max,
 void delivery_worker::loop() {
     using clock_type = std::chrono::steady_clock;
     const int in_flight_max = static_cast<int>(services_.config.webhooks.in_flight_max);
-    const int claim_batch_max = std::min(in_flight_max, 256);
     const auto poll = std::chrono::milliseconds(services_.config.webhooks.poll_interval_ms);
     // Answers that arrive close together are recorded together: every round is a commit.
     const auto gather = std::chrono::milliseconds(2);
@@ -473,8 +495,9 @@ void delivery_worker::loop() {
         int room = 0;
         std::deque<completion> finished;
         if (!round_pending_) {
-            room = std::clamp(2 * in_flight_max - in_flight_ - static_cast<int>(queued_.size()), 0,
-                              claim_batch_max);
+            room = std::clamp(
+                outstanding_max(in_flight_max) - in_flight_ - static_cast<int>(queued_.size()), 0,
+                claim_round_max);
             // Without room the poll waits for the next round (answers make room and record).
             if (room == 0 && now >= next_poll) next_poll = now + poll;
             bool claim = room > 0 && (woken_ || more_due_ || now >= next_poll);
@@ -483,6 +506,7 @@ void delivery_worker::loop() {
                                        now >= finished_since_ + gather);
             if (claim || record || !unsent.empty()) {
                 start = true;
+                count_answers(finished_.size());
                 finished.swap(finished_);
                 woken_ = false;
                 more_due_ = false;

@@ -34,6 +34,14 @@ struct app_services;
 // The retry policy the configuration describes; the lease covers one whole attempt with a margin.
 retry_policy webhook_retry_policy(const struct service_config& config);
 
+// How many deliveries a process may have claimed and not yet answered: those under way
+// (in_flight_max) and a queue that covers about a quarter of a second of sending at the rate
+// answers came back lately, never less than in_flight_max nor more than claimed_ahead_max, so that
+// sending does not run dry while a round commits and claims more, yet a slow endpoint's claims do
+// not wait long in the queue.
+inline constexpr std::int64_t claimed_ahead_max = 4096;
+int claims_outstanding_max(int in_flight_max, std::int64_t answered_per_s);
+
 // Signs and sends one claimed delivery, then reports the attempt (interrupted or endpoint-less
 // deliveries are reported without being sent). Shared by the loop and POST /webhooks/test.
 class webhook_sender {
@@ -76,6 +84,8 @@ public:
     // A claimed delivery waits in the queue at most this long; older ones are given back rather
     // than sent, so that an attempt always starts well inside its lease.
     static constexpr std::int64_t queued_ms_max = 2000;
+    // At most this many deliveries claimed by one round.
+    static constexpr int claim_round_max = 1024;
 
 private:
     struct completion {
@@ -97,6 +107,8 @@ private:
     void enqueue(std::vector<claimed_delivery> claimed);
     std::vector<std::string> take_results();
     void set_handover_room(int in_flight_max);
+    int outstanding_max(int in_flight_max) const;
+    void count_answers(std::size_t answered);
     void loop();
     // Submits one round to the writer without waiting: records `finished`, gives back `unsent`,
     // and claims up to `room` due events.
@@ -131,6 +143,10 @@ private:
     bool woken_ = false;
     int in_flight_ = 0;
     std::chrono::steady_clock::time_point finished_since_;  // when finished_ became non-empty
+    // Answers recorded per second lately (loop thread): sizes the queue of claims.
+    std::int64_t answered_per_s_ = 0;
+    std::size_t answered_in_window_ = 0;
+    std::chrono::steady_clock::time_point window_start_ = std::chrono::steady_clock::now();
     std::thread thread_;
 
     // Metrics.

@@ -13,7 +13,7 @@ import http from 'node:http';
 
 import { api, benchDir, cpuPerOperation, fundedCustomers, metrics, startBenchServer, stopBenchServer, threadCpuMs }
   from './lib/bench.mjs';
-import { startDurablePostgres } from './lib/postgres.mjs';
+import { postgresCpuMs, startDurablePostgres } from './lib/postgres.mjs';
 
 const onlyPostgres = process.argv.includes('--postgres-only');
 const onPostgres = onlyPostgres || process.argv.includes('--postgres');
@@ -159,7 +159,7 @@ async function drained(server, receiver, expected, timeoutMs) {
 
 // One backend: a fresh server on `database` (a PostgreSQL URL, or undefined for SQLite) and a
 // fresh receiver.
-async function measure(backend, database) {
+async function measure(backend, database, pg) {
   const receiver = await startReceiver();
   const server = await startBenchServer(buildDir, {
     config: { outbound: { allow_private_addresses: true }, log: { access: false } },
@@ -176,10 +176,12 @@ async function measure(backend, database) {
     const histogramBefore = lagFromHistogram(await metrics(server));
     const receivedBefore = (await stats(receiver)).received;
     const lagCpuBefore = threadCpuMs(server.process.pid);
+    const lagPgBefore = pg ? postgresCpuMs(pg) : 0;
     const load = await paceLoad(server, pairs, rate, seconds);
     const events = load.sent * 5;  // OUTGOING x2, INCOMING, ACCOUNT_STATUS x2 per executed payment
     const ok = await drained(server, receiver, receivedBefore + events, 120000);
     const lagCpu = cpuPerOperation(lagCpuBefore, threadCpuMs(server.process.pid), Math.max(1, load.sent));
+    const lagPgUs = pg ? (postgresCpuMs(pg) - lagPgBefore) * 1000 / Math.max(1, load.sent) : null;
     const lagStats = await stats(receiver, true);
     const metricsAfter = await metrics(server);
     const histogramAfter = lagFromHistogram(metricsAfter);
@@ -195,6 +197,7 @@ async function measure(backend, database) {
     const backlog = await burst(server, pairs, backlogPayments);
     const backlogEvents = backlog.sent * 5;
     const cpuBefore = threadCpuMs(server.process.pid);
+    const pgBefore = pg ? postgresCpuMs(pg) : 0;
     await fetch(receiver.resume);
     const drainStart = Date.now();
     const samples = [[drainStart, beforeBacklog]];
@@ -205,6 +208,7 @@ async function measure(backend, database) {
     const drainMs = samples.at(-1)[0] - drainStart;
     const drainCpu = cpuPerOperation(cpuBefore, threadCpuMs(server.process.pid),
       Math.max(1, samples.at(-1)[1] - beforeBacklog));
+    const drainPgUs = pg ? (postgresCpuMs(pg) - pgBefore) * 1000 / Math.max(1, samples.at(-1)[1] - beforeBacklog) : null;
     const mark = (share) => samples.find(([, n]) => n - beforeBacklog >= share * backlogEvents) ?? samples.at(-1);
     const [t10, n10] = mark(0.1), [t90, n90] = mark(0.9);
     const steadyRate = t90 > t10 ? (n90 - n10) / ((t90 - t10) / 1000) : NaN;
@@ -217,10 +221,12 @@ async function measure(backend, database) {
     console.log(`  lag commit -> received at the receiver (payment events, n=${lags.length}): p50 ${percentile(lags, 0.5)} ms, p99 ${percentile(lags, 0.99)} ms, max ${percentile(lags, 1)} ms`);
     console.log(`  events handed over at their commit (no claim round): ${handedOver} of ${events + baseline}`);
     console.log(`  server CPU per payment (its quote, execution and five deliveries): ${lagCpu}`);
+    if (pg) console.log(`  PostgreSQL CPU per payment: ${lagPgUs.toFixed(0)} us`);
     console.log(`  lag commit -> first attempt (/metrics histogram): p50 ${bucketQuantile(histogramBefore, histogramAfter, 0.5)}, p99 ${bucketQuantile(histogramBefore, histogramAfter, 0.99)}`);
     console.log(`drain run: ${backlog.sent} payments queued ${backlogEvents} events in ${((drainStart - wrkStart) / 1000).toFixed(1)} s ` +
       `(receiver paused); drained in ${(drainMs / 1000).toFixed(1)} s; steady delivery rate ${steadyRate.toFixed(0)} deliveries/s (10% to 90% of the backlog)`);
     console.log(`server CPU per delivery during the drain: ${drainCpu}`);
+    if (pg) console.log(`PostgreSQL CPU per delivery during the drain: ${drainPgUs.toFixed(0)} us`);
     console.log(`reference (Node client, 64 kept-alive connections): ${reference.toFixed(0)} posts/s; ratio ${(steadyRate / reference).toFixed(2)}`);
     console.log(`baseline events before the runs: ${baseline}`);
   } finally {
@@ -233,7 +239,7 @@ if (!onlyPostgres) await measure('SQLite', undefined);
 if (onPostgres) {
   const postgres = await startDurablePostgres();
   try {
-    await measure('PostgreSQL', postgres.url);
+    await measure('PostgreSQL', postgres.url, postgres);
   } finally {
     postgres.stop();
   }

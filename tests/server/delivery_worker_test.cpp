@@ -240,6 +240,20 @@ TEST_CASE("the loop turns each approval answer into the payment's decision",
     CHECK(approval_sends == 1);
 }
 
+TEST_CASE("the claims ahead cover a quarter of a second of sending, within their bounds",
+          "[webhooks][worker]") {
+    // Idle or slow: as many ahead as under way.
+    CHECK(claims_outstanding_max(4, 0) == 8);
+    CHECK(claims_outstanding_max(256, 0) == 512);
+    CHECK(claims_outstanding_max(256, 1000) == 512);
+    // Fast: what is sent in a quarter of a second.
+    CHECK(claims_outstanding_max(4, 400) == 4 + 100);
+    CHECK(claims_outstanding_max(256, 12000) == 256 + 3000);
+    CHECK(claims_outstanding_max(256, 40000) == 256 + claimed_ahead_max);
+    // An operator's in_flight_max above the bound still has as many ahead.
+    CHECK(claims_outstanding_max(8192, 1000000) == 2 * 8192);
+}
+
 TEST_CASE("claims wait in a queue while every slot is busy, and a stop gives back the unsent",
           "[store][webhooks][worker]") {
     worker_fixture f;

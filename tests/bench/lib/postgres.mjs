@@ -4,7 +4,7 @@
 // root the server runs as the "postgres" user, as tests/pg/postgres.sh does.
 // Also: a long-lived psql session for sampling (one process, not one per query), and helpers.
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -58,6 +58,27 @@ function installExitHandlers() {
       process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1));
     });
   }
+}
+
+// CPU of a server started by startDurablePostgres, in ms: the postmaster and every process it
+// started (backends, WAL writer, checkpointer), those that ended included (their time is added to
+// the postmaster's children).
+export function postgresCpuMs(pg) {
+  const postmaster = Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const fieldsOf = (pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    } catch { return null; }
+  };
+  const own = fieldsOf(postmaster);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const fields = fieldsOf(pid);
+    if (fields && Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;  // USER_HZ is 100 on Linux
 }
 
 export async function startDurablePostgres({ startTimeoutS = 60 } = {}) {
