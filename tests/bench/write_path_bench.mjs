@@ -21,7 +21,9 @@ import {
   api, cpuPerOperation, endWithBenchmark, formatStorage, fundedCustomers, metrics, runWrk, startBenchServer, stopBenchServer, storagePerPayment, threadCpuMs,
   verifyBalances,
 } from './lib/bench.mjs';
-import { durableSettings, openSession, psql, startDurablePostgres } from './lib/postgres.mjs';
+import {
+  durableSettings, openSession, postgresCpuMs, psql, startDurablePostgres,
+} from './lib/postgres.mjs';
 
 const args = process.argv.slice(2);
 const flags = new Set(args.filter((a) => a.startsWith('--')));
@@ -68,27 +70,6 @@ const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 function metricValue(text, name) {
   const series = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'gm'))];
   return series.length ? series.reduce((sum, m) => sum + Number(m[1]), 0) : null;
-}
-
-// CPU of the PostgreSQL server in ms: the postmaster and every process it started (backends, WAL
-// writer, checkpointer), those that ended included (their time is added to the postmaster's
-// children). What a payment costs the database: the figure that bounds several hosts on one.
-function postgresCpuMs(pg) {
-  const postmaster = Number(readFileSync(join(pg.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const fieldsOf = (pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    } catch { return null; }
-  };
-  const own = fieldsOf(postmaster);
-  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const fields = fieldsOf(pid);
-    if (fields && Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
-  }
-  return ticks * 10;  // USER_HZ is 100 on Linux
 }
 
 // The counters read before and after a timed window, summed over the processes.
