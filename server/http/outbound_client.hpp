@@ -36,11 +36,20 @@ struct outbound_response {
     std::int64_t latency_ms = 0;
 };
 
+// One request and what to do with its answer.
+struct outbound_call {
+    outbound_request request;
+    std::function<void(outbound_response)> done;
+};
+
 class outbound_transport {
 public:
     virtual ~outbound_transport() = default;
     // `done` runs exactly once, on a thread of the transport: keep it short.
     virtual void post(outbound_request request, std::function<void(outbound_response)> done) = 0;
+    // Several requests at once, each as post() would send it. A transport with a thread of its own
+    // wakes it once for all of them rather than once each.
+    virtual void post_all(std::vector<outbound_call> calls);
     // Blocks the calling thread until the answer (or the time-outs) come.
     outbound_response post_and_wait(outbound_request request);
 };
@@ -53,6 +62,7 @@ public:
     outbound_client& operator=(const outbound_client&) = delete;
 
     void post(outbound_request request, std::function<void(outbound_response)> done) override;
+    void post_all(std::vector<outbound_call> calls) override;
     // Abandons requests under way (their callbacks still run, with an error) and joins the thread.
     void stop();
 

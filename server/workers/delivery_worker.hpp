@@ -49,6 +49,11 @@ public:
     explicit webhook_sender(outbound_transport& transport) : transport_(transport) {}
     void send(const claimed_delivery& delivery, std::int64_t now_ms,
               std::function<void(attempt_report)> done);
+    // As send(), but the signed request is added to `calls` for post_all() to send together with
+    // others. Throws when the tenant's key cannot sign (nothing added, `done` not run).
+    void prepare(const claimed_delivery& delivery, std::int64_t now_ms,
+                 std::function<void(attempt_report)> done, std::vector<outbound_call>& calls);
+    void post_all(std::vector<outbound_call> calls);
 
 private:
     const webhook_signer& signer_for(const claimed_delivery& delivery);
