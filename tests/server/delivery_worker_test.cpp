@@ -3,19 +3,20 @@
 // incoming payment's decision in the same transaction.
 #include "server/workers/delivery_worker.hpp"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <mutex>
 #include <thread>
 
-#include "ledger/payments/approvals.hpp"
 #include "ledger/customers/customer_store.hpp"
+#include "ledger/payments/approvals.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/platforms/webhook_keys.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/ledger_writer.hpp"
 #include "ledger/store/outbox.hpp"
-#include "ledger/platforms/platform_store.hpp"
-#include "ledger/platforms/webhook_keys.hpp"
 #include "server/api/app.hpp"
 #include "tests/support/test_database.hpp"
 
@@ -308,4 +309,78 @@ TEST_CASE("claims wait in a queue while every slot is busy, and a stop gives bac
                "NULL AND next_attempt_at_ms > :n",
         soci::use(now), soci::into(due_later);
     CHECK(due_later == 0);
+}
+
+namespace {
+
+// Answers 200 at once, and keeps the size of each group of requests handed over together.
+class grouping_transport final : public outbound_transport {
+public:
+    void post(outbound_request request, std::function<void(outbound_response)> done) override {
+        post_all({outbound_call{std::move(request), std::move(done)}});
+    }
+    void post_all(std::vector<outbound_call> calls) override {
+        {
+            std::lock_guard lock(mutex_);
+            groups_.push_back(calls.size());
+            for (const auto& call : calls)
+                ids_.emplace_back(
+                    boost::json::parse(call.request.body).at("webhookId").as_string());
+        }
+        for (auto& call : calls) {
+            outbound_response response;
+            response.status = 200;
+            call.done(std::move(response));
+        }
+    }
+    std::vector<std::size_t> groups() {
+        std::lock_guard lock(mutex_);
+        return groups_;
+    }
+    std::vector<std::string> ids() {
+        std::lock_guard lock(mutex_);
+        return ids_;
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::size_t> groups_;
+    std::vector<std::string> ids_;
+};
+
+}  // namespace
+
+TEST_CASE("a claimed batch goes to the transport in groups of at most sixteen, each event once",
+          "[store][webhooks][worker]") {
+    worker_fixture f;
+    auto& session = f.database.session();
+    {
+        write_transaction transaction(session);
+        for (int i = 0; i < 40; ++i)
+            record_event(session, f.ids, f.wall, f.owner, "ACCOUNT_STATUS",
+                         R"({"n":)" + std::to_string(i) + "}");
+        transaction.commit();
+    }
+    grouping_transport endpoint;
+    delivery_worker worker(f.services, f.writer, endpoint);
+    worker.start();
+    REQUIRE(within_ms(10000, [&] {
+        return count_of(session, "SELECT COUNT(*) FROM outbox_events WHERE state = 'DELIVERED'") ==
+               40;
+    }));
+    worker.stop();
+    auto groups = endpoint.groups();
+    std::size_t sent = 0, largest = 0;
+    for (auto size : groups) {
+        CHECK(size >= 1);
+        CHECK(size <= 16);
+        sent += size;
+        largest = std::max(largest, size);
+    }
+    CHECK(sent == 40);
+    // Claimed in one round, they are handed over together, not one by one.
+    CHECK(largest == 16);
+    auto ids = endpoint.ids();
+    std::sort(ids.begin(), ids.end());
+    CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
 }
