@@ -1,5 +1,6 @@
 #include "server/http/outbound_client.hpp"
 
+#include <array>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -8,6 +9,8 @@
 #include <chrono>
 #include <future>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "ledger/base/thread_name.hpp"
@@ -38,6 +41,27 @@ namespace {
 std::string timeout_or(const beast::error_code& error, std::string_view step) {
     if (error == beast::error::timeout) return std::string(step) + " timed out";
     return std::string(step) + " failed: " + error.message();
+}
+
+bool header_safe(std::string_view text) {
+    return text.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+}
+
+// The request line and headers in one buffer, written beside the body: Beast's serializer walked
+// its field list and a sequence of buffer views for each webhook, a few microseconds of the
+// outbound thread per delivery in the drain's profile. None when a header is empty or could split
+// the head.
+std::optional<std::string> request_head(const http_target& to, const outbound_request& request) {
+    std::string head;
+    head.reserve(160 + to.path.size() + to.host.size());
+    head.append("POST ").append(to.path).append(" HTTP/1.1\r\nHost: ").append(host_header(to));
+    head.append("\r\nUser-Agent: Corridor-Webhooks/1\r\nContent-Type: application/json\r\n");
+    for (const auto& [name, value] : request.headers) {
+        if (name.empty() || !header_safe(name) || !header_safe(value)) return std::nullopt;
+        head.append(name).append(": ").append(value).append("\r\n");
+    }
+    head.append("Content-Length: ").append(std::to_string(request.body.size())).append("\r\n\r\n");
+    return head;
 }
 
 }  // namespace
@@ -78,15 +102,14 @@ struct outbound_client::impl {
                                              const http_target& to, const outbound_request& request,
                                              bool reused, outbound_response& out,
                                              bool& keep_alive) {
-        http::request<http::string_body> message{http::verb::post, to.path, 11};
-        message.set(http::field::host, host_header(to));
-        message.set(http::field::user_agent, "Corridor-Webhooks/1");
-        message.set(http::field::content_type, "application/json");
-        for (const auto& [name, value] : request.headers) message.set(name, value);
-        message.body() = request.body;
-        message.prepare_payload();
+        auto head = request_head(to, request);
+        if (!head) {
+            out.error = "a request header is empty or holds a line break or a NUL";
+            co_return exchange_result::failed;
+        }
+        std::array<net::const_buffer, 2> message{net::buffer(*head), net::buffer(request.body)};
         auto [write_error, written] =
-            co_await http::async_write(stream, message, net::as_tuple(net::use_awaitable));
+            co_await net::async_write(stream, message, net::as_tuple(net::use_awaitable));
         if (write_error) {
             if (reused) co_return exchange_result::stale;
             out.error = timeout_or(write_error, "sending the request");

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "server/http/address_policy.hpp"
+#include "server/http/outbound_client.hpp"
 
 using namespace corridor;
 
@@ -125,4 +126,46 @@ TEST_CASE("an outbound POST sends its JSON body with the host it was given", "[o
           std::string::npos);
     CHECK(server.received.find("Content-Type: application/json\r\n") != std::string::npos);
     CHECK(server.received.ends_with("\r\n\r\n{\"amount\":\"100.EUR\"}"));
+}
+
+TEST_CASE("the webhook client writes its request line, headers and body as given", "[outbound]") {
+    one_shot_server server;
+    outbound_client client(
+        {.connect_timeout_ms = 2000, .response_timeout_ms = 2000, .allow_private_addresses = true});
+    outbound_request request;
+    std::string port = std::to_string(server.port);
+    request.url = "http://127.0.0.1:" + port + "/hooks?x=1";
+    request.body = R"({"a":1})";
+    request.headers.emplace_back("X-Service-Signature", R"({"v":"1","s":"abc"})");
+    auto reply = client.post_and_wait(request);
+    CHECK(reply.error.empty());
+    CHECK(reply.status == 200);
+    CHECK(reply.body == R"({"ok":true})");
+    server.worker.join();
+    server.worker = std::thread([] {});
+    CHECK(server.received ==
+          "POST /hooks?x=1 HTTP/1.1\r\nHost: 127.0.0.1:" + port +
+              "\r\nUser-Agent: Corridor-Webhooks/1\r\nContent-Type: application/json\r\n"
+              "X-Service-Signature: {\"v\":\"1\",\"s\":\"abc\"}\r\nContent-Length: 7\r\n\r\n"
+              "{\"a\":1}");
+}
+
+TEST_CASE("a header that could split the request is refused and nothing is sent", "[outbound]") {
+    auto bad = GENERATE(std::pair<std::string, std::string>{"X-Service-Signature", "a\r\nHost: x"},
+                        std::pair<std::string, std::string>{"X-A\nB", "1"},
+                        std::pair<std::string, std::string>{"", "1"});
+    one_shot_server server;
+    outbound_client client(
+        {.connect_timeout_ms = 2000, .response_timeout_ms = 2000, .allow_private_addresses = true});
+    outbound_request request;
+    request.url = "http://127.0.0.1:" + std::to_string(server.port) + "/hooks";
+    request.body = "{}";
+    request.headers.push_back(bad);
+    auto reply = client.post_and_wait(request);
+    CHECK(reply.status == 0);
+    CHECK(reply.error == "a request header is empty or holds a line break or a NUL");
+    client.stop();  // closes the connection it opened
+    server.worker.join();
+    server.worker = std::thread([] {});
+    CHECK(server.received.empty());
 }
