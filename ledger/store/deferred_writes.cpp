@@ -111,6 +111,11 @@ void deferred_writes::add_event(deferred_event event, std::string json) {
     events_.push_back(std::move(event));
 }
 
+void deferred_writes::add_event(deferred_event event, std::function<std::string()> build) {
+    event.packing = packer_.submit(std::move(build));
+    events_.push_back(std::move(event));
+}
+
 void deferred_writes::take_packed_payloads() {
     // From the last: the writer packs the ones the packer has not reached while the packer works
     // from the first, instead of each waiting for the other in turn.
