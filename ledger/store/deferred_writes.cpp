@@ -331,11 +331,17 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
 // planned for every batch (a text of hundreds of parameters).
 constexpr std::size_t flush_rows_per_insert_max = 32;
 
-std::size_t highest_parameter(const std::string& sql) {
+// Parsed in place: the writer asks this of every kept row at each flush, and a substring per
+// parameter made it about 3% of the writer's time.
+std::size_t highest_parameter(std::string_view sql) {
     std::size_t highest = 0;
     for (std::size_t i = 0; i + 1 < sql.size(); ++i) {
         if (sql[i] != '$' || !std::isdigit(static_cast<unsigned char>(sql[i + 1]))) continue;
-        highest = std::max<std::size_t>(highest, std::stoul(sql.substr(i + 1)));
+        std::size_t number = 0;
+        for (++i; i < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i])); ++i)
+            number = number * 10 + static_cast<std::size_t>(sql[i] - '0');
+        --i;
+        highest = std::max(highest, number);
     }
     return highest;
 }
