@@ -7,7 +7,7 @@ packages=(
   g++ cmake ninja-build ccache pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-program-options1.81-dev
   libssl-dev openssl libsecp256k1-dev libargon2-dev
-  libsoci-dev libsqlite3-dev libpq-dev libzstd-dev zstd
+  libsoci-dev libsqlite3-dev libpq-dev libzstd-dev zstd libmimalloc-dev
   libspdlog-dev libfmt-dev catch2
   postgresql sqlite3
   universal-ctags

@@ -1,12 +1,11 @@
 // The webhook events of payments: INCOMING_PAYMENT / OUTGOING_PAYMENT and ACCOUNT_STATUS.
-#include "ledger/payments/payments.hpp"
-
 #include <boost/json.hpp>
 #include <boost/json/monotonic_resource.hpp>
 #include <cstddef>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/payments/payment_json.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/outbox.hpp"
 
@@ -23,14 +22,18 @@ constexpr std::size_t event_arena_bytes = 8192;
 
 void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
                           const currency_registry& currencies, const transaction_record& t) {
-    alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
-    json::monotonic_resource arena(buffer, sizeof buffer);
-    json::storage_ptr storage(&arena);
-    json::object payload(storage);
-    payload.emplace("transaction", render_transaction(t, currencies, storage));
-    record_event(session, ids, time, t.owner,
-                 t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
-                 json::serialize(payload));
+    // Rendered and serialized off the writer's thread when the event packer gets there first
+    // (the registry is never changed once loaded; the record is copied).
+    record_built_event(
+        session, ids, time, t.owner, t.type == "INCOMING" ? "INCOMING_PAYMENT" : "OUTGOING_PAYMENT",
+        [&currencies, t] {
+            alignas(std::max_align_t) unsigned char buffer[event_arena_bytes];
+            json::monotonic_resource arena(buffer, sizeof buffer);
+            json::storage_ptr storage(&arena);
+            json::object payload(storage);
+            payload.emplace("transaction", render_transaction(t, currencies, storage));
+            return json::serialize(payload);
+        });
 }
 
 bool note_transaction_failure_reason(soci::session& session, id_generator& ids, const clock& time,
@@ -38,7 +41,8 @@ bool note_transaction_failure_reason(soci::session& session, id_generator& ids, 
                                      const std::string& transaction_id, const std::string& reason) {
     std::string env_name(owner.env_name());
     long long now_ms = time.now_ms();
-    // Conditional, so a concurrent status change is never overwritten and the event is written once.
+    // Conditional, so a concurrent status change is never overwritten and the event is written
+    // once.
     soci::statement update =
         (session.prepare << "UPDATE transactions SET failure_reason = :f, updated_at_ms = :u "
                             "WHERE platform_id = :p AND environment = :e AND id = :i AND "

@@ -111,6 +111,11 @@ void deferred_writes::add_event(deferred_event event, std::string json) {
     events_.push_back(std::move(event));
 }
 
+void deferred_writes::add_event(deferred_event event, std::function<std::string()> build) {
+    event.packing = packer_.submit(std::move(build));
+    events_.push_back(std::move(event));
+}
+
 void deferred_writes::take_packed_payloads() {
     // From the last: the writer packs the ones the packer has not reached while the packer works
     // from the first, instead of each waiting for the other in turn.
@@ -326,11 +331,17 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
 // planned for every batch (a text of hundreds of parameters).
 constexpr std::size_t flush_rows_per_insert_max = 32;
 
-std::size_t highest_parameter(const std::string& sql) {
+// Parsed in place: the writer asks this of every kept row at each flush, and a substring per
+// parameter made it about 3% of the writer's time.
+std::size_t highest_parameter(std::string_view sql) {
     std::size_t highest = 0;
     for (std::size_t i = 0; i + 1 < sql.size(); ++i) {
         if (sql[i] != '$' || !std::isdigit(static_cast<unsigned char>(sql[i + 1]))) continue;
-        highest = std::max<std::size_t>(highest, std::stoul(sql.substr(i + 1)));
+        std::size_t number = 0;
+        for (++i; i < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i])); ++i)
+            number = number * 10 + static_cast<std::size_t>(sql[i] - '0');
+        --i;
+        highest = std::max(highest, number);
     }
     return highest;
 }

@@ -86,6 +86,9 @@ public:
     // An event whose stored payload is the JSON object `json` packed (event_payloads.hpp): packed
     // on the packer's thread meanwhile, taken at the flush.
     void add_event(deferred_event event, std::string json);
+    // The same with the JSON made by `build` (a pure function of what it captured), on the
+    // packer's thread too when it gets there first.
+    void add_event(deferred_event event, std::function<std::string()> build);
     // A statement whose answer nothing needs, sent with the flush (on SQLite after the kept rows,
     // each prepared once per session). Only for rows no other command can read before the commit
     // (made by the same command).

@@ -1,5 +1,7 @@
 #include "ledger/store/event_packer.hpp"
 
+#include <exception>
+
 #include "ledger/base/thread_name.hpp"
 #include "ledger/store/event_payloads.hpp"
 
@@ -13,6 +15,13 @@ constexpr std::size_t wake_jobs_min = 16;
 struct event_packer::job {
     enum class state { queued, packing, done, taken };
     std::string json, packed;
+    std::function<std::string()> build;  // makes `json` first when set
+    std::exception_ptr failed;           // what build threw on the packer's thread
+
+    std::string pack() {
+        if (build) json = build();
+        return pack_event_payload(json);
+    }
     state at = state::queued;
 };
 
@@ -28,6 +37,16 @@ event_packer::~event_packer() {
 std::shared_ptr<event_packer::job> event_packer::submit(std::string json) {
     auto submitted = std::make_shared<job>();
     submitted->json = std::move(json);
+    return queue(std::move(submitted));
+}
+
+std::shared_ptr<event_packer::job> event_packer::submit(std::function<std::string()> build) {
+    auto submitted = std::make_shared<job>();
+    submitted->build = std::move(build);
+    return queue(std::move(submitted));
+}
+
+std::shared_ptr<event_packer::job> event_packer::queue(std::shared_ptr<job> submitted) {
     bool wake = false;
     {
         std::lock_guard lock(mutex_);
@@ -54,12 +73,14 @@ std::string event_packer::take(const std::shared_ptr<job>& submitted) {
         // Not started: packed here rather than waited for (the packer skips it).
         submitted->at = job::state::taken;
         lock.unlock();
-        return pack_event_payload(submitted->json);
+        return submitted->pack();
     }
     waiting_ = true;
     done_.wait(lock, [&] { return submitted->at == job::state::done; });
     waiting_ = false;
     submitted->at = job::state::taken;
+    // Thrown on the writer, where it aborts the command as it would have had it built it there.
+    if (submitted->failed) std::rethrow_exception(submitted->failed);
     return std::move(submitted->packed);
 }
 
@@ -77,7 +98,12 @@ void event_packer::run() {
         if (next->at != job::state::queued) continue;  // taken by the writer meanwhile
         next->at = job::state::packing;
         lock.unlock();
-        std::string packed = pack_event_payload(next->json);
+        std::string packed;
+        try {
+            packed = next->pack();
+        } catch (...) {
+            next->failed = std::current_exception();
+        }
         lock.lock();
         next->packed = std::move(packed);
         next->at = job::state::done;

@@ -10,6 +10,7 @@
 // idle packer), one in progress is waited for.
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,10 +29,14 @@ public:
 
     // Queues the JSON object `json` for packing (starts the thread on first use).
     std::shared_ptr<job> submit(std::string json);
+    // Queues a payload to be built by `build` (a pure function of what it captured) and packed,
+    // both off the writer's thread when the packer gets to it first.
+    std::shared_ptr<job> submit(std::function<std::string()> build);
     // The stored text of a submitted payload, as pack_event_payload gives it.
     std::string take(const std::shared_ptr<job>& submitted);
 
 private:
+    std::shared_ptr<job> queue(std::shared_ptr<job> submitted);
     void run();
 
     std::mutex mutex_;

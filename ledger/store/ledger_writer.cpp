@@ -267,8 +267,10 @@ void ledger_writer::worker() {
 void ledger_writer::configure_session(soci::session& session) {
     if (!checkpointer_) return;
     // The writer touches the same hot pages (service accounts, table and index tails) in every
-    // batch; a larger page cache keeps them in memory instead of rereading them from the WAL.
-    session << "PRAGMA cache_size=-65536";
+    // batch; a larger page cache than the default 2 MiB keeps them in memory instead of rereading
+    // them from the WAL. Not much larger: each commit's end costs more with a larger cache (64 MiB
+    // spent about 4-8 us more of the writer's CPU per payment than 8 MiB; 2 MiB 5-9 us more).
+    session << "PRAGMA cache_size=-8192";
     checkpointer_->watch(session);
 }
 

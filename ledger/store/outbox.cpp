@@ -167,6 +167,29 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     return id;
 }
 
+std::string record_built_event(soci::session& session, id_generator& ids, const clock& time,
+                               const tenant& owner, const std::string& type,
+                               std::function<std::string()> build) {
+    deferred_writes* deferred = deferred_writes_of(session);
+    if (!deferred) return record_event(session, ids, time, owner, type, build());
+    CORRIDOR_ASSERT(!type.empty());
+    std::string id = ids.next("Webhook");
+    events_pending = true;
+    ++recorded_count;
+    deferred->add_event({id,
+                         owner.platform_id,
+                         std::string(owner.env_name()),
+                         type,
+                         {},
+                         std::string(to_string(event_purpose::notify)),
+                         time.now_ms(),
+                         {},
+                         {},
+                         0},
+                        std::move(build));
+    return id;
+}
+
 std::string record_late_event(soci::session& session, id_generator& ids, const clock& time,
                               const tenant& owner, const std::string& type, std::size_t slot,
                               std::function<std::string(long long balance)> build) {

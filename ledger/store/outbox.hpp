@@ -8,8 +8,8 @@
 #include <string>
 
 #include "ledger/base/clock.hpp"
-#include "ledger/store/ids.hpp"
 #include "ledger/base/tenant.hpp"
+#include "ledger/store/ids.hpp"
 
 namespace corridor {
 
@@ -29,6 +29,12 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
                          const tenant& owner, const std::string& type, const std::string& payload,
                          event_purpose purpose);
+// A NOTIFY event whose payload `build` makes: in a ledger batch it is called off the writer's
+// thread when the event packer gets to it first (so it must be a pure function of what it
+// captured, owning its copies); elsewhere at once.
+std::string record_built_event(soci::session& session, id_generator& ids, const clock& time,
+                               const tenant& owner, const std::string& type,
+                               std::function<std::string()> build);
 // In the ledger writer's optimistic attempt (deferred_writes.hpp): a NOTIFY event whose payload
 // `build` makes at the flush from the balance that guarded statement `slot` returns.
 std::string record_late_event(soci::session& session, id_generator& ids, const clock& time,

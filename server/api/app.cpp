@@ -243,8 +243,8 @@ dispatch_plan api::plan(std::shared_ptr<const http_request> request) const {
             }
             plan.job = [this, request, match, credentials, in_flight,
                         state](soci::session& session) {
-                // A copy: the writer may run a command again with its batch (a refused
-                // optimistic attempt, a stale configuration), and each run needs it whole.
+                // Lent, not copied: the writer may run a command again with its batch (a
+                // refused optimistic attempt, a stale configuration), and each run reads it.
                 return run_with_database(session, *request, match, state->who, credentials,
                                          state->value);
             };
@@ -339,13 +339,13 @@ std::optional<http_response> api::run_prepare(soci::session& session,
 http_response api::run_with_database(soci::session& session, const http_request& request,
                                      const route_match& match, std::optional<principal> who,
                                      const std::optional<basic_credentials>& credentials,
-                                     std::any prepared) const {
+                                     std::any& prepared) const {
     http_response response = answering_errors(session, request, match, [&] {
         const route_spec& route = *match.route;
         authenticate(session, route, credentials, who);
         request_context context{
             request, query_params(request.target), match.params, who, &session, services_, {}};
-        context.prepared = std::move(prepared);
+        context.prepared = &prepared;
         auto key = request.header("idempotency-key");
         if (route.idempotent && key) return run_idempotent(session, route, context, std::string(*key));
         return run_handler(session, route, context);

@@ -125,7 +125,10 @@ struct request_context {
     std::optional<principal> who;
     soci::session* db = nullptr;
     app_services& services;
-    std::any prepared;  // what the route's prepare step returned, if it has one
+    // What the route's prepare step returned, if it has one. Borrowed, not copied: the writer may
+    // run a command again with its batch, and each run reads the same value (a handler may only
+    // set in it what every run would set the same way).
+    std::any* prepared = nullptr;
 
     soci::session& session() const;
     const tenant& owner() const;
@@ -158,7 +161,7 @@ private:
                                     const route_match& match,
                                     std::optional<principal> who,
                                     const std::optional<basic_credentials>& credentials,
-                                    std::any prepared) const;
+                                    std::any& prepared) const;
     // Runs the route's prepare step; on going on, `who` holds the caller it authenticated, for
     // the writer step to reuse.
     std::optional<http_response> run_prepare(soci::session& session, const http_request& request,

@@ -150,7 +150,7 @@ std::any prepare_quote(request_context& context) {
 }
 
 http_response create_quote_handler(request_context& context) {
-    auto* prepared = std::any_cast<prepared_quote>(&context.prepared);
+    auto* prepared = std::any_cast<prepared_quote>(context.prepared);
     // Read again only when the prepare step found the body invalid (its error is answered here,
     // under the key) or did not run.
     std::optional<parsed_quote> read_here;

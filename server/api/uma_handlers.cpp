@@ -77,7 +77,7 @@ std::any prepare_pay_request_get(request_context& context) {
 
 // The second step, on the ledger writer: the payment, its invoice and the signed answer.
 http_response pay_request(request_context& context) {
-    const auto* checked = std::any_cast<checked_pay_request>(&context.prepared);
+    const auto* checked = std::any_cast<checked_pay_request>(context.prepared);
     CORRIDOR_ASSERT(checked != nullptr);
     auto payments = context.services.payments();
     auto services = receiver_services(context);
