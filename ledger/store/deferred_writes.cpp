@@ -492,15 +492,7 @@ void deferred_writes::flush(soci::session& session) {
 
 void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
     take_packed_payloads();
-    // One UPDATE per account, in id order; one statement per table, its rows as array parameters.
-    for (const auto& [id, delta] : summed_postings(postings_)) {
-        // The hottest rows of all: prepared, with an index plan (batch_send.hpp).
-        pipeline.push_back({account_delta_pipelined_sql,
-                            {std::to_string(delta.credits), std::to_string(delta.debits),
-                             std::to_string(delta.now_ms), id},
-                            false,
-                            true});
-    }
+    // One statement per table, its rows as array parameters; then one UPDATE per service account.
     if (!transfers_.empty()) {
         using t = deferred_transfer;
         pipeline.push_back(
@@ -535,6 +527,17 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
     }
     append_statements(pipeline, std::move(statements_));
     facts_.append_config_checks(pipeline);
+    // The service accounts last, in id order: their rows are the ones every writer of every
+    // process updates, and each stays locked from its UPDATE to the COMMIT that follows; sent after
+    // the batch's inserts, another process's writer waits only for the commit, not for them too.
+    for (const auto& [id, delta] : summed_postings(postings_)) {
+        // The hottest rows of all: prepared, with an index plan (batch_send.hpp).
+        pipeline.push_back({account_delta_pipelined_sql,
+                            {std::to_string(delta.credits), std::to_string(delta.debits),
+                             std::to_string(delta.now_ms), id},
+                            false,
+                            true});
+    }
     statements_.clear();
     statement_rows_.clear();
     postings_.clear();
