@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "ledger/base/uma_address.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/ids.hpp"
-#include "ledger/base/uma_address.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
@@ -581,6 +581,17 @@ void wait_until_blocked(customer_world& world) {
     }
 }
 
+// Inserts a customer row on `session` the way another writer would, outside the store's API (in
+// the tests below its transaction is left open, so the row is uncommitted).
+void insert_customer_row(soci::session& session, const std::string& platform, const std::string& id,
+                         const std::string& platform_customer_id, const std::string& address) {
+    session
+        << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
+           "customer_type, uma_address, kyc_status, is_deleted, created_at_ms, "
+           "updated_at_ms) VALUES (:i, :p, 'sandbox', :c, 'INDIVIDUAL', :u, 'APPROVED', 0, 0, 0)",
+        soci::use(id), soci::use(platform), soci::use(platform_customer_id), soci::use(address);
+}
+
 // Another connection inserts a conflicting customer and holds its transaction open while we
 // create ours. Our create cannot see the uncommitted row, so its own checks pass and the unique
 // index decides: on PostgreSQL the insert waits for the other transaction and then fails; on
@@ -591,11 +602,8 @@ customer_error create_against_uncommitted(customer_world& world, const std::stri
                                           const new_customer& request) {
     auto other = world.database.open_another();
     write_transaction holding(*other);
-    *other << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
-              "customer_type, uma_address, kyc_status, is_deleted, created_at_ms, "
-              "updated_at_ms) VALUES ('Customer:0199dcb0-d3bb-7000-8000-000000000000', :p, "
-              "'sandbox', :c, 'INDIVIDUAL', :u, 'APPROVED', 0, 0, 0)",
-        soci::use(world.platform), soci::use(other_id), soci::use(other_address);
+    insert_customer_row(*other, world.platform, "Customer:0199dcb0-d3bb-7000-8000-000000000000",
+                        other_id, other_address);
     std::atomic<bool> done{false};
     std::optional<result<customer, customer_error>> outcome;
     std::thread creator([&] {
@@ -634,7 +642,8 @@ TEST_CASE(
 
 namespace {
 
-std::vector<std::string> outcome_names(const std::vector<result<std::string, customer_error>>& got) {
+std::vector<std::string> outcome_names(
+    const std::vector<result<std::string, customer_error>>& got) {
     std::vector<std::string> names;
     for (const auto& outcome : got) {
         if (outcome) {
@@ -657,14 +666,14 @@ TEST_CASE("create_customers decides each row as create_customer would, in order"
     customer_world world;
     world.create(individual("crm-db", "$db@acme.example"));
     std::vector<new_customer> batch = {
-        individual("crm-1", "$one@acme.example"),  // created
-        individual("crm-2", "$db@acme.example"),   // address held in the database
-        individual("crm-db", "$two@acme.example"),  // platformCustomerId held in the database
-        individual("crm-3", "$one@acme.example"),  // address of an earlier row of the batch
+        individual("crm-1", "$one@acme.example"),    // created
+        individual("crm-2", "$db@acme.example"),     // address held in the database
+        individual("crm-db", "$two@acme.example"),   // platformCustomerId held in the database
+        individual("crm-3", "$one@acme.example"),    // address of an earlier row of the batch
         individual("crm-1", "$three@acme.example"),  // platformCustomerId of an earlier row
         individual("crm-db", "$four@acme.example"),  // loses, so its address stays free...
-        individual("crm-4", "$four@acme.example"),  // ...for this row
-        business(),                                 // generated address and platformCustomerId
+        individual("crm-4", "$four@acme.example"),   // ...for this row
+        business(),                                  // generated address and platformCustomerId
     };
     batch[0].account_currencies = {"USD", "EUR"};
     batch[6].account_currencies = {"BRL"};
@@ -707,9 +716,9 @@ TEST_CASE("create_customers decides each row as create_customer would, in order"
                                    "CUSTOMER " + got[0].value() + " EUR 0 0",
                                    "CUSTOMER " + got[0].value() + " USD 0 0"});
     // The rows are found by the lookups the next batch makes.
-    auto again = create_customers(world.session(), world.customers(), world.owner, domain,
-                                  {individual("crm-5", "$four@acme.example"),
-                                   individual("crm-4", "$five@acme.example")});
+    auto again = create_customers(
+        world.session(), world.customers(), world.owner, domain,
+        {individual("crm-5", "$four@acme.example"), individual("crm-4", "$five@acme.example")});
     CHECK(outcome_names(again) == std::vector<std::string>{"address taken", "id taken"});
     CHECK(customer_rows(world.session()) == 4);
 }
@@ -719,8 +728,8 @@ TEST_CASE("create_customers inserts batches larger than one statement's chunk",
     customer_world world;
     std::vector<new_customer> batch;
     for (int i = 0; i < 1201; ++i) {
-        batch.push_back(individual("crm-" + std::to_string(i),
-                                   "$user" + std::to_string(i) + "@acme.example"));
+        batch.push_back(
+            individual("crm-" + std::to_string(i), "$user" + std::to_string(i) + "@acme.example"));
         batch.back().account_currencies = {"USD"};
     }
     batch.push_back(individual("crm-7", "$late@acme.example"));  // an id from the first chunk
@@ -786,11 +795,8 @@ TEST_CASE("a batch that loses a race to another writer is redone row by row",
     // SQLite the batch waits for the other's write lock and its lookups see the row.
     auto other = world.database.open_another();
     write_transaction holding(*other);
-    *other << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
-              "customer_type, uma_address, kyc_status, is_deleted, created_at_ms, "
-              "updated_at_ms) VALUES ('Customer:0199dcb0-d3bb-7000-8000-000000000000', :p, "
-              "'sandbox', 'crm-other', 'INDIVIDUAL', '$ada@acme.example', 'APPROVED', 0, 0, 0)",
-        soci::use(world.platform);
+    insert_customer_row(*other, world.platform, "Customer:0199dcb0-d3bb-7000-8000-000000000000",
+                        "crm-other", "$ada@acme.example");
     std::vector<new_customer> batch = {individual("crm-1", "$one@acme.example"),
                                        individual("crm-2", "$ada@acme.example"),
                                        individual("crm-3", "$three@acme.example")};
@@ -816,15 +822,13 @@ TEST_CASE("a batch that loses a race to another writer is redone row by row",
 TEST_CASE("create_customers inside the caller's transaction commits and rolls back with it",
           "[store][customers]") {
     customer_world world;
-    std::vector<new_customer> batch = {individual("crm-1", "$one@acme.example"),
-                                       individual("crm-2", "$one@acme.example"),
-                                       individual("crm-1", "$two@acme.example"),
-                                       individual("crm-3", "$three@acme.example")};
+    std::vector<new_customer> batch = {
+        individual("crm-1", "$one@acme.example"), individual("crm-2", "$one@acme.example"),
+        individual("crm-1", "$two@acme.example"), individual("crm-3", "$three@acme.example")};
     const std::vector<std::string> expected{"created", "address taken", "id taken", "created"};
     {
         write_transaction transaction(world.session());
-        auto got =
-            create_customers(world.session(), world.customers(), world.owner, domain, batch);
+        auto got = create_customers(world.session(), world.customers(), world.owner, domain, batch);
         CHECK(outcome_names(got) == expected);
     }  // rolled back
     CHECK(customer_rows(world.session()) == 0);
@@ -907,11 +911,8 @@ TEST_CASE("a batch inserted at once that meets another writer's key gives way wh
     customer_world world;
     auto other = world.database.open_another();
     write_transaction holding(*other);
-    *other << "INSERT INTO customers (id, platform_id, environment, platform_customer_id, "
-              "customer_type, uma_address, kyc_status, is_deleted, created_at_ms, "
-              "updated_at_ms) VALUES ('Customer:0199dcb0-d3bb-7000-8000-000000000001', :p, "
-              "'sandbox', 'crm-other', 'INDIVIDUAL', '$ada@acme.example', 'APPROVED', 0, 0, 0)",
-        soci::use(world.platform);
+    insert_customer_row(*other, world.platform, "Customer:0199dcb0-d3bb-7000-8000-000000000001",
+                        "crm-other", "$ada@acme.example");
     std::vector<new_customer> batch = {individual("crm-1", "$one@acme.example"),
                                        individual("crm-2", "$ada@acme.example")};
     for (auto& request : batch) request.account_currencies = {"USD"};
@@ -919,8 +920,8 @@ TEST_CASE("a batch inserted at once that meets another writer's key gives way wh
     std::optional<std::vector<result<std::string, customer_error>>> outcome{
         std::vector<result<std::string, customer_error>>{}};
     std::thread creator([&] {
-        outcome =
-            insert_customers_at_once(world.session(), world.customers(), world.owner, domain, batch);
+        outcome = insert_customers_at_once(world.session(), world.customers(), world.owner, domain,
+                                           batch);
         done = true;
     });
     wait_until_blocked(world);

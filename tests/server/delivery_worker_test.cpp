@@ -148,6 +148,16 @@ struct worker_fixture {
         return begun.value().id;
     }
 
+    // `count` ACCOUNT_STATUS events committed at once, numbered in their payloads.
+    void record_account_events(int count) {
+        auto& session = database.session();
+        write_transaction transaction(session);
+        for (int i = 0; i < count; ++i)
+            record_event(session, ids, wall, owner, "ACCOUNT_STATUS",
+                         R"({"n":)" + std::to_string(i) + "}");
+        transaction.commit();
+    }
+
     // Runs the worker until the approval leaves AWAITING_WEBHOOK (or 10 s pass).
     incoming_approval decide(const std::string& transaction_id) {
         delivery_worker worker(services, writer, transport);
@@ -260,13 +270,7 @@ TEST_CASE("claims wait in a queue while every slot is busy, and a stop gives bac
     worker_fixture f;
     f.services.config.webhooks.in_flight_max = 4;
     auto& session = f.database.session();
-    {
-        write_transaction transaction(session);
-        for (int i = 0; i < 20; ++i)
-            record_event(session, f.ids, f.wall, f.owner, "ACCOUNT_STATUS",
-                         R"({"n":)" + std::to_string(i) + "}");
-        transaction.commit();
-    }
+    f.record_account_events(20);
     held_transport endpoint;
     delivery_worker worker(f.services, f.writer, endpoint);
     worker.start();
@@ -354,13 +358,7 @@ TEST_CASE("a claimed batch goes to the transport in groups of at most sixteen, e
           "[store][webhooks][worker]") {
     worker_fixture f;
     auto& session = f.database.session();
-    {
-        write_transaction transaction(session);
-        for (int i = 0; i < 40; ++i)
-            record_event(session, f.ids, f.wall, f.owner, "ACCOUNT_STATUS",
-                         R"({"n":)" + std::to_string(i) + "}");
-        transaction.commit();
-    }
+    f.record_account_events(40);
     grouping_transport endpoint;
     delivery_worker worker(f.services, f.writer, endpoint);
     worker.start();
