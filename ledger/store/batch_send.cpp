@@ -11,24 +11,18 @@
 #include "ledger/store/control_queue.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
+#include "ledger/store/native_connection.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
 namespace {
 
-PGconn* connection_of(soci::session& session) {
-    return static_cast<soci::postgresql_session_backend*>(session.get_backend())->conn_;
-}
+PGconn* connection_of(soci::session& session) { return postgres_connection(session); }
 
-struct result_closer {
-    void operator()(PGresult* result) const noexcept { PQclear(result); }
-};
-using result_ptr = std::unique_ptr<PGresult, result_closer>;
+using result_ptr = pg_result_ptr;
 
 [[noreturn]] void fail(PGconn* connection, const PGresult* result, const std::string& what) {
-    const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
-    std::string message = result ? PQresultErrorMessage(result) : PQerrorMessage(connection);
-    throw soci::postgresql_soci_error(what + ": " + message, state ? state : "08006");
+    throw postgres_failure(connection, result, what);
 }
 
 // Sends control statements as one query; updates nothing else.
@@ -120,14 +114,14 @@ bool queue_control(soci::session& session, const char* sql) {
     } else if (!text.starts_with("SAVEPOINT ")) {
         return false;
     }
-    queue->push_back({sql, {}});
+    queue->push_back({sql, {}, no_guarded_slot, false, {}, 0});
     return true;
 }
 
 bool queue_guarded(soci::session& session, std::string sql, std::vector<std::string> params,
                    std::size_t slot, bool prepared) {
     if (queue_session != &session) return false;
-    queue->push_back({std::move(sql), std::move(params), slot, prepared});
+    queue->push_back({std::move(sql), std::move(params), slot, prepared, {}, 0});
     return true;
 }
 

@@ -103,7 +103,7 @@ public:
         if (sqlite_) {
             run_control(session_, "BEGIN IMMEDIATE");
         } else {
-            pending_.push_back({"BEGIN", {}});
+            pending_.push_back({"BEGIN", {}, no_guarded_slot, false, {}, 0});
             queue_.emplace(session_, pending_);
         }
     }

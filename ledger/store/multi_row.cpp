@@ -12,6 +12,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/store/control_queue.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/native_connection.hpp"
 #include "ledger/store/transaction_state.hpp"
 
 namespace corridor {
@@ -85,9 +86,7 @@ private:
     // As soci reports a failed statement: the caller tells constraint violations apart by
     // the result code and the message (is_unique_violation).
     [[noreturn]] void fail() const {
-        throw soci::sqlite3_soci_error(std::string(sqlite_api::sqlite3_errmsg(connection_)) +
-                                           " while executing \"" + sql_ + "\".",
-                                       sqlite_api::sqlite3_extended_errcode(connection_));
+        throw sqlite_failure(connection_, "executing \"" + sql_ + "\"");
     }
 
     sqlite_api::sqlite3* connection_;
@@ -113,17 +112,9 @@ void append_copy_value(std::string& out, const std::optional<std::string>& value
     }
 }
 
-struct pg_result_closer {
-    void operator()(PGresult* result) const noexcept { PQclear(result); }
-};
-using pg_result_ptr = std::unique_ptr<PGresult, pg_result_closer>;
-
 // As soci reports a failed statement (with its SQLSTATE, which is_unique_violation reads).
 [[noreturn]] void fail_copy(PGconn* connection, const PGresult* result, const std::string& sql) {
-    const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
-    std::string message = result ? PQresultErrorMessage(result) : PQerrorMessage(connection);
-    throw soci::postgresql_soci_error(message + " while executing \"" + sql + "\".",
-                                      state ? state : "08006");
+    throw postgres_failure(connection, result, "executing \"" + sql + "\"");
 }
 
 // Bytes of COPY data handed to libpq at a time.
@@ -190,7 +181,7 @@ void multi_row_insert::run(soci::session& session) const {
 // statement of one row. The shared values are parameters 1 to N of each, bound once (a binding
 // stays through a reset), and the rows' values follow.
 void multi_row_insert::run_sqlite(soci::session& session) const {
-    auto* connection = static_cast<soci::sqlite3_session_backend*>(session.get_backend())->conn_;
+    auto* connection = sqlite_connection(session);
     std::size_t groups = rows_.size() / sqlite_statement_rows;
     std::size_t row = 0;
     std::vector<std::optional<std::string>> shared_values;
@@ -249,8 +240,7 @@ std::string multi_row_insert::insert_sql(std::size_t rows) const {
 // per column, about 8% less of PostgreSQL's CPU per account. A row that breaks a constraint fails
 // the whole COPY with the same error an INSERT would raise. The shared values are escaped once.
 void multi_row_insert::run_postgres(soci::session& session) const {
-    PGconn* connection =
-        static_cast<soci::postgresql_session_backend*>(session.get_backend())->conn_;
+    PGconn* connection = postgres_connection(session);
     std::string sql = "COPY " + table_ + " (";
     for (std::size_t c = 0; c < columns_.size(); ++c) sql += (c ? ", " : "") + columns_[c].name;
     for (const auto& shared : shared_) sql += ", " + shared.column.name;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "ledger/base/assert.hpp"
+#include "ledger/store/native_connection.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -32,16 +33,12 @@ public:
     sqlite3_stmt* handle;
 };
 
-sqlite_api::sqlite3* connection_of(soci::session& session) {
-    return static_cast<soci::sqlite3_session_backend*>(session.get_backend())->conn_;
-}
+sqlite_api::sqlite3* connection_of(soci::session& session) { return sqlite_connection(session); }
 
 // As soci reports a failed statement, so that callers tell errors apart as before
 // (is_unique_violation reads the result code and the message).
 [[noreturn]] void fail(sqlite_api::sqlite3* connection, const char* what) {
-    throw soci::sqlite3_soci_error(std::string(sqlite_api::sqlite3_errmsg(connection)) +
-                                       " while executing a multi-row \"" + what + "\".",
-                                   sqlite_api::sqlite3_extended_errcode(connection));
+    throw sqlite_failure(connection, std::string("executing a multi-row \"") + what + "\"");
 }
 
 // The cache key of the statement of 2^k rows: the k-th byte of the static description, distinct
@@ -158,9 +155,7 @@ void run_sqlite_text_statement(soci::session& session, const std::string& sql,
         sqlite_api::sqlite3_clear_bindings(handle);  // the values belong to the caller
         return;
     }
-    soci::sqlite3_soci_error error(
-        std::string(sqlite_api::sqlite3_errmsg(connection)) + " while executing a kept statement.",
-        sqlite_api::sqlite3_extended_errcode(connection));
+    soci::sqlite3_soci_error error = sqlite_failure(connection, "executing a kept statement");
     cache->erase(&text);  // finalizes it: prepared afresh next time rather than trusted again
     throw error;
 }
@@ -241,9 +236,7 @@ void sqlite_rows_runner::step(void* opaque, std::size_t rows) {
         return;
     }
     auto* connection = sqlite_api::sqlite3_db_handle(handle);
-    soci::sqlite3_soci_error error(std::string(sqlite_api::sqlite3_errmsg(connection)) +
-                                       " while executing a multi-row INSERT.",
-                                   sqlite_api::sqlite3_extended_errcode(connection));
+    soci::sqlite3_soci_error error = sqlite_failure(connection, "executing a multi-row INSERT");
     forget(session_, statement_, rows);  // finalizes it
     throw error;
 }

@@ -7,13 +7,14 @@
 
 #include "ledger/base/assert.hpp"
 #include "ledger/base/thread_name.hpp"
+#include "ledger/store/native_connection.hpp"
 
 namespace corridor {
 namespace {
 
 sqlite_api::sqlite3* sqlite_handle(soci::session& session) {
     CORRIDOR_ASSERT(session.get_backend_name() == "sqlite3");
-    return static_cast<soci::sqlite3_session_backend*>(session.get_backend())->conn_;
+    return sqlite_connection(session);
 }
 
 }  // namespace
