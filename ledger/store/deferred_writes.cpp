@@ -10,6 +10,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/event_payloads.hpp"
+#include "ledger/store/multi_row.hpp"
 #include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/outbox_insert.hpp"
 #include "ledger/store/sqlite_flush.hpp"
@@ -357,35 +358,13 @@ std::size_t values_position(const pipelined_statement& statement) {
     return at;
 }
 
-// The VALUES row of `sql` (from `at`) with its parameters moved up by `offset`.
-std::string shifted_row(const std::string& sql, std::size_t at, std::size_t offset) {
-    std::string row;
-    for (std::size_t i = at + 8; i < sql.size(); ++i) {
-        if (sql[i] == '$' && i + 1 < sql.size() &&
-            std::isdigit(static_cast<unsigned char>(sql[i + 1]))) {
-            std::size_t end = i + 1;
-            while (end < sql.size() && std::isdigit(static_cast<unsigned char>(sql[end]))) ++end;
-            row += '$' + std::to_string(std::stoul(sql.substr(i + 1, end - i - 1)) + offset);
-            i = end - 1;
-        } else {
-            row += sql[i];
-        }
-    }
-    return row;
-}
-
 // The text of `sql` (its VALUES list at `at`, `params` parameters a row) with `rows` rows: built
 // once per thread, text and row count (the texts are the code's few INSERTs).
 const std::string& rows_text(const std::string& sql, std::size_t at, std::size_t params,
                              std::size_t rows) {
     thread_local std::map<std::pair<std::string, std::size_t>, std::string> texts;
     auto [found, inserted] = texts.try_emplace({sql, rows});
-    if (inserted) {
-        found->second = sql;
-        for (std::size_t row = 1; row < rows; ++row) {
-            found->second += ", " + shifted_row(sql, at, row * params);
-        }
-    }
+    if (inserted) found->second = insert_rows_text(sql, at, params, rows);
     return found->second;
 }
 

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <memory>
 
@@ -16,6 +17,27 @@
 #include "ledger/store/transaction_state.hpp"
 
 namespace corridor {
+std::string insert_rows_text(const std::string& sql, std::size_t values_at, std::size_t params,
+                             std::size_t rows) {
+    std::string out = sql.substr(0, values_at + 8);  // up to " VALUES "
+    for (std::size_t r = 0; r < rows; ++r) {
+        if (r) out += ", ";
+        for (std::size_t i = values_at + 8; i < sql.size(); ++i) {
+            if (sql[i] != '$' || i + 1 == sql.size() ||
+                !std::isdigit(static_cast<unsigned char>(sql[i + 1]))) {
+                out += sql[i];
+                continue;
+            }
+            std::size_t number = 0;
+            for (++i; i < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i])); ++i)
+                number = number * 10 + static_cast<std::size_t>(sql[i] - '0');
+            --i;
+            out += '$' + std::to_string(number + r * params);
+        }
+    }
+    return out;
+}
+
 namespace {
 
 constexpr std::string_view list_marker = "IN_LIST";

@@ -16,6 +16,13 @@
 
 namespace corridor {
 
+// An "INSERT ... VALUES (...)" whose parameters ($1 to $params, PostgreSQL's form) are all in its
+// VALUES list, which starts at `values_at` (the position of " VALUES ("), as a statement of `rows`
+// rows: the list repeated, the parameters of row r (from 0) moved up by r * params. Both writers'
+// flushes send kept INSERTs this way (SQLite after turning $n into ?n).
+std::string insert_rows_text(const std::string& sql, std::size_t values_at, std::size_t params,
+                             std::size_t rows);
+
 // Keys of one lookup at most: bounds the parameters of a SQLite statement (its limit is 32766)
 // and the size of one PostgreSQL message.
 constexpr std::size_t multi_row_chunk_rows_max = 500;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "ledger/base/assert.hpp"
+#include "ledger/store/multi_row.hpp"
 #include "ledger/store/native_connection.hpp"
 #include "ledger/store/statement_cache.hpp"
 
@@ -81,26 +82,9 @@ const sqlite_rows_statement& rows_statement_of(const std::string& sql, int param
     if (slot) return *slot;
     std::size_t at = sql.find(" VALUES (");
     CORRIDOR_ASSERT(at != std::string::npos && sql.find('$') > at);
-    std::string head = sql.substr(0, at + 8), row = sql.substr(at + 8);
-    auto text = [head, row, params](std::size_t rows) {
-        std::string out = head;
-        for (std::size_t r = 0; r < rows; ++r) {
-            if (r) out += ", ";
-            for (std::size_t i = 0; i < row.size(); ++i) {
-                if (row[i] != '$' || i + 1 == row.size() ||
-                    !std::isdigit(static_cast<unsigned char>(row[i + 1]))) {
-                    out += row[i];
-                    continue;
-                }
-                std::size_t end = i + 1;
-                while (end < row.size() && std::isdigit(static_cast<unsigned char>(row[end])))
-                    ++end;
-                out += '?' + std::to_string(r * static_cast<std::size_t>(params) +
-                                            std::stoul(row.substr(i + 1, end - i - 1)));
-                i = end - 1;
-            }
-        }
-        return out;
+    auto text = [sql, at, params](std::size_t rows) {
+        return sqlite_parameters(
+            insert_rows_text(sql, at, static_cast<std::size_t>(params), rows));
     };
     slot = std::make_unique<sqlite_rows_statement>(sqlite_rows_statement{text, params});
     return *slot;
