@@ -462,7 +462,13 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     } else {
         store_new_transaction(session, outgoing);
     }
-    record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
+    // One event per state that commits: a quote executed at once to an internal account commits
+    // COMPLETED (settle writes that event) or nothing (a refused execution rolls the command
+    // back), so its PENDING state is never seen and gets no event. A quote kept PENDING, or a
+    // payout's, which stays PENDING until its rail reports, sends this one.
+    if (!executes_internal) {
+        record_payment_event(session, services.ids, services.time, services.currencies, outgoing);
+    }
     if (outgoing_out) *outgoing_out = std::move(outgoing);
     return quote;
 }

@@ -102,15 +102,26 @@ test('every delivery is signed over its exact bytes; a tampered body fails verif
   assert.equal(balance.body.platformCustomerId, customer.platformCustomerId);
 });
 
-test('a payment sends an event on each status change, and the receiver gets each once', async () => {
+test('a payment sends one event per state it commits, and the receiver gets each once', async () => {
   const { source, destination } = await payer(server, sandbox, 'USD', 'EUR', 100000);
+  // Created and executed at once: the command commits COMPLETED, so its PENDING state is never
+  // seen and sends no event (README, Webhooks).
   const quote = await createQuote(server, sandbox, quoteBody(source.id, destination.id, 5000, 'SENDING', { immediatelyExecute: true }));
-  const outgoing = await waitFor((b) => b.type === 'OUTGOING_PAYMENT' && b.transaction?.id === quote.transactionId, 2);
-  // Several events are sent at once, so they may arrive in any order (README, Webhooks).
-  assert.deepEqual(outgoing.map((e) => e.body.transaction.status).sort(), ['COMPLETED', 'PENDING']);
+  await waitFor((b) => b.type === 'OUTGOING_PAYMENT' && b.transaction?.id === quote.transactionId);
   await waitFor((b) => b.type === 'INCOMING_PAYMENT' && b.transaction?.destination?.accountId === destination.id);
   await waitFor((b) => b.type === 'ACCOUNT_STATUS' && b.accountId === source.id && b.newBalance.amount === 95000);
+  // Created, then executed by a second request: both states committed, both are sent.
+  const kept = await createQuote(server, sandbox, quoteBody(source.id, destination.id, 3000, 'SENDING'));
+  const pending = await waitFor((b) => b.type === 'OUTGOING_PAYMENT' && b.transaction?.id === kept.transactionId);
+  assert.deepEqual(pending.map((e) => e.body.transaction.status), ['PENDING']);
+  const executed = await call(server, sandbox, 'POST', `/quotes/${kept.id}/execute`);
+  assert.equal(executed.status, 200, executed.text);
+  const both = await waitFor((b) => b.type === 'OUTGOING_PAYMENT' && b.transaction?.id === kept.transactionId, 2);
+  // Several events are sent at once, so they may arrive in any order (README, Webhooks).
+  assert.deepEqual(both.map((e) => e.body.transaction.status).sort(), ['COMPLETED', 'PENDING']);
   await sleep(300);
+  const once = deliveriesOf((b) => b.type === 'OUTGOING_PAYMENT' && b.transaction?.id === quote.transactionId);
+  assert.deepEqual(once.map((e) => e.body.transaction.status), ['COMPLETED']);
   const ids = receiver.requests.map((e) => e.body?.webhookId);
   assert.equal(new Set(ids).size, ids.length, 'a webhook was delivered twice after a 200');
 });

@@ -52,10 +52,11 @@ test('delivered events and their attempts are pruned after the retention; retrie
   const { source, destination } = await payer(server, sandbox, 'USD', 'EUR', 100000);
   const quote = await createQuote(server, sandbox, quoteBody(source.id, destination.id, 5000, 'SENDING', { immediatelyExecute: true }));
   const transactionId = quote.transactionId;
-  // Both status changes delivered (PENDING, COMPLETED), each recorded with its attempt.
+  // Its one committed state delivered (COMPLETED: executed at once, it never committed PENDING),
+  // recorded with its attempt.
   const delivered = await eventually(() => {
     const rows = eventsMentioning(transactionId).filter((e) => e.type === 'OUTGOING_PAYMENT');
-    return rows.length === 2 && rows.every((e) => e.state === 'DELIVERED') ? rows : undefined;
+    return rows.length === 1 && rows.every((e) => e.state === 'DELIVERED') ? rows : undefined;
   });
   const before = await call(server, sandbox, 'GET', `/transactions/${encodeURIComponent(transactionId)}`);
   assert.equal(before.status, 200, before.text);

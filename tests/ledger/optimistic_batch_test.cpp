@@ -393,3 +393,75 @@ TEST_CASE_METHOD(optimistic_fixture,
     }
     CHECK(audit_book(session()).empty());
 }
+
+namespace {
+
+// The statuses of the OUTGOING_PAYMENT events written for `transaction_id`, sorted.
+std::vector<std::string> outgoing_event_statuses(soci::session& s,
+                                                 const std::string& transaction_id) {
+    soci::rowset<std::string> rows =
+        s.prepare << "SELECT payload FROM outbox_events WHERE type = 'OUTGOING_PAYMENT'";
+    std::vector<std::string> out;
+    for (const auto& stored : rows) {
+        auto payload = boost::json::parse(unpack_event_payload(stored)).as_object();
+        const auto& transaction = payload.at("transaction").as_object();
+        if (transaction.at("id").as_string() != transaction_id) continue;
+        out.emplace_back(transaction.at("status").as_string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+long long count_rows(soci::session& s, const std::string& sql) {
+    long long n = 0;
+    s << sql, soci::into(n);
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(optimistic_fixture,
+                 "one event per state that commits: a payment executed at once sends COMPLETED "
+                 "only, a quote kept PENDING sends PENDING, a refused one sends nothing",
+                 "[store][writer]") {
+    const auto &a = people[0], &poor = people[1], &c = people[2];
+    std::string paid_transaction;
+    REQUIRE(submit(*writer, [&](soci::session& s) {
+                auto paid =
+                    create_and_execute_quote(s, services(), config, payment(a.usd, c.eur, 70));
+                if (paid) paid_transaction = paid->transaction_id;
+                return paid.ok();
+            }).get());
+    CHECK(outgoing_event_statuses(session(), paid_transaction) ==
+          std::vector<std::string>{"COMPLETED"});
+    // The payment's other events are unchanged: the receiver's and both balances.
+    CHECK(count_rows(session(),
+                     "SELECT COUNT(*) FROM outbox_events WHERE type = "
+                     "'INCOMING_PAYMENT'") == 1);
+    CHECK(count_rows(session(),
+                     "SELECT COUNT(*) FROM outbox_events WHERE type = "
+                     "'ACCOUNT_STATUS'") == 2);
+
+    // Created without execution: its PENDING state commits and is sent; executing it later sends
+    // COMPLETED.
+    std::string quote_id, kept_transaction;
+    REQUIRE(submit(*writer, [&](soci::session& s) {
+                auto quote = create_quote(s, services(), config, payment(a.usd, c.eur, 80));
+                if (quote) quote_id = quote->id, kept_transaction = quote->transaction_id;
+                return quote.ok();
+            }).get());
+    CHECK(outgoing_event_statuses(session(), kept_transaction) ==
+          std::vector<std::string>{"PENDING"});
+    REQUIRE(submit(*writer, [&](soci::session& s) {
+                return execute_quote(s, services(), config.owner, quote_id).ok();
+            }).get());
+    CHECK(outgoing_event_statuses(session(), kept_transaction) ==
+          std::vector<std::string>{"COMPLETED", "PENDING"});
+
+    // Refused at once: the command rolls back, so no quote, transaction nor event was committed.
+    long long events_before = count_rows(session(), "SELECT COUNT(*) FROM outbox_events");
+    auto answers = pay_in_one_batch({{poor.usd, a.eur, 1000}});
+    CHECK(answers[0].refused == payment_error::insufficient_balance);
+    CHECK(count_rows(session(), "SELECT COUNT(*) FROM outbox_events") == events_before);
+    CHECK(count_rows(session(), "SELECT COUNT(*) FROM quotes") == 2);
+}
