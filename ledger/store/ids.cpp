@@ -61,6 +61,20 @@ void id_generator::append_uuid(std::string& out) {
     CORRIDOR_ASSERT(at == out.data() + out.size());
 }
 
+std::string first_id_at(std::string_view type, std::int64_t ms) {
+    CORRIDOR_ASSERT(ms >= 0);
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(type.size() + 1 + 13);
+    out.append(type);
+    out.push_back(':');
+    for (int nibble = 11; nibble >= 0; --nibble) {
+        if (nibble == 3) out.push_back('-');
+        out.push_back(digits[(ms >> (4 * nibble)) & 0xf]);
+    }
+    return out;
+}
+
 bool is_uuid(std::string_view text) {
     if (text.size() != 36) return false;
     for (std::size_t i = 0; i < text.size(); ++i) {

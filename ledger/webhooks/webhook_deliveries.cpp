@@ -81,7 +81,7 @@ public:
     // batch); on SQLite the prepared statement once per event.
     // `claimed`: the round's statement already counted an attempt and set a lease for them; both
     // are taken back (an event's first attempt time is set with its first counted attempt, and a
-    // finished event is due at its finishing time, which the pruning's index scan relies on).
+    // finished event is due at its finishing time, as every finished event is).
     void close_unsendable(bool claimed = false) {
         if (unsendable_.empty()) return;
         long long now = now_ms_;
@@ -310,16 +310,20 @@ page<delivery_attempt> list_delivery_attempts(soci::session& session, const tena
 
 namespace {
 
-// One finished state's oldest events: an ordered range of the index outbox_events_due (state,
-// next_attempt_at_ms), so the scan starts at the oldest and stops at the limit without a sort and
-// no other index is needed. A finished event's next_attempt_at_ms is its finishing time (events
-// finished by older releases kept their last lease, at most lease_ms later).
+// The oldest finished events recorded before a time: a range of the primary key, whose ids
+// (uuid v7) sort by the time they were made, so the scan starts at the oldest and stops at the
+// limit without a sort, and no index of finished events is needed (outbox_events_due holds only
+// PENDING ones, migration 40). It passes over the PENDING events older than the cut-off, which
+// exist only when the retention is shorter than the retry age or an old event was resent.
 constexpr const char* finished_ids =
-    "SELECT id FROM outbox_events WHERE state = :s AND next_attempt_at_ms < :c AND "
-    "finished_at_ms < :f ORDER BY next_attempt_at_ms LIMIT :l";
+    "SELECT id FROM outbox_events WHERE id < :b AND state <> 'PENDING' ORDER BY id LIMIT :l";
 
-std::int64_t prune_state(soci::session& session, const std::string& state, long long cutoff,
-                         int limit) {
+}  // namespace
+
+std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded_before_ms,
+                                   int limit) {
+    CORRIDOR_ASSERT(limit > 0);
+    std::string bound = first_id_at("Webhook", recorded_before_ms);
     long long count = 0;
     if (backend_of(session) == database_backend::postgresql) {
         // One statement, so another process pruning at once cannot make the two deletes pick
@@ -329,8 +333,7 @@ std::int64_t prune_state(soci::session& session, const std::string& state, long 
             " FOR UPDATE SKIP LOCKED) RETURNING id), attempts AS (DELETE "
             "FROM webhook_attempts WHERE event_id IN (SELECT id FROM gone)) "
             "SELECT COUNT(*) FROM gone";
-        session << sql, soci::use(state), soci::use(cutoff), soci::use(cutoff), soci::use(limit),
-            soci::into(count);
+        session << sql, soci::use(bound), soci::use(limit), soci::into(count);
         return count;
     }
     // SQLite has one writer: nothing changes these rows between the two statements, which pick the
@@ -339,26 +342,10 @@ std::int64_t prune_state(soci::session& session, const std::string& state, long 
         std::string("DELETE FROM webhook_attempts WHERE event_id IN (") + finished_ids + ")";
     static const std::string events_sql =
         std::string("DELETE FROM outbox_events WHERE id IN (") + finished_ids + ")";
-    session << attempts_sql, soci::use(state), soci::use(cutoff), soci::use(cutoff),
-        soci::use(limit);
-    soci::statement events = (session.prepare << events_sql, soci::use(state), soci::use(cutoff),
-                              soci::use(cutoff), soci::use(limit));
+    session << attempts_sql, soci::use(bound), soci::use(limit);
+    soci::statement events = (session.prepare << events_sql, soci::use(bound), soci::use(limit));
     events.execute(true);
     return events.get_affected_rows();
-}
-
-}  // namespace
-
-std::int64_t prune_finished_events(soci::session& session, std::int64_t finished_before_ms,
-                                   int limit) {
-    CORRIDOR_ASSERT(limit > 0);
-    std::int64_t deleted = 0;
-    for (const char* state : {"DELIVERED", "FAILED", "NO_ENDPOINT"}) {
-        if (deleted >= limit) break;
-        deleted +=
-            prune_state(session, state, finished_before_ms, static_cast<int>(limit - deleted));
-    }
-    return deleted;
 }
 
 std::int64_t pending_delivery_count(soci::session& session) {

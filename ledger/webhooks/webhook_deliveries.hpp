@@ -134,10 +134,11 @@ page<delivery_attempt> list_delivery_attempts(soci::session& session, const tena
                                               const page_request& request);
 
 // Deletes up to `limit` finished events (DELIVERED, FAILED: given up or a TEST/APPROVAL sent once,
-// NO_ENDPOINT) that finished before `finished_before_ms`, all tenants, with their delivery
-// attempts; PENDING events are never touched. Returns the number of events deleted. Bounded so that
-// the ledger writer running it is never held long; call again while it returns `limit`.
-std::int64_t prune_finished_events(soci::session& session, std::int64_t finished_before_ms,
+// NO_ENDPOINT) recorded before `recorded_before_ms`, oldest first, all tenants, with their
+// delivery attempts; PENDING events are never touched. Returns the number of events deleted.
+// Bounded so that the ledger writer running it is never held long; call again while it returns
+// `limit`.
+std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded_before_ms,
                                    int limit);
 
 // Queues a finished NOTIFY event of the tenant (delivered, given up, or closed for want of an

@@ -3,12 +3,12 @@
 // one millisecond (the 12-bit counter and its overflow) and a clock that steps back.
 #include "ledger/store/ids.hpp"
 
-#include <algorithm>
-#include <catch2/catch.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -198,12 +198,14 @@ TEST_CASE("a forked child never hands out its parent's random bytes", "[ledger][
     if (child == 0) {
         std::array<std::uint8_t, 16> drawn{};
         random.fill(drawn);
-        bool written = write(pipe_ends[1], drawn.data(), drawn.size()) == static_cast<ssize_t>(drawn.size());
+        bool written =
+            write(pipe_ends[1], drawn.data(), drawn.size()) == static_cast<ssize_t>(drawn.size());
         _exit(written ? 0 : 1);
     }
     close(pipe_ends[1]);
     std::array<std::uint8_t, 16> in_child{};
-    REQUIRE(read(pipe_ends[0], in_child.data(), in_child.size()) == static_cast<ssize_t>(in_child.size()));
+    REQUIRE(read(pipe_ends[0], in_child.data(), in_child.size()) ==
+            static_cast<ssize_t>(in_child.size()));
     close(pipe_ends[0]);
     int status = 0;
     REQUIRE(waitpid(child, &status, 0) == child);
@@ -211,4 +213,26 @@ TEST_CASE("a forked child never hands out its parent's random bytes", "[ledger][
     std::array<std::uint8_t, 16> in_parent{};
     random.fill(in_parent);  // the next bytes of the parent's block
     CHECK(in_child != in_parent);
+}
+
+TEST_CASE("first_id_at splits a type's ids at a millisecond: those made before sort below it",
+          "[ledger][ids]") {
+    manual_clock clock(1760344200000);
+    seeded_random random(5);
+    id_generator ids(clock, random);
+    std::vector<std::string> before;
+    for (int i = 0; i < 50; ++i) before.push_back(ids.next("Webhook"));
+    clock.advance_ms(1);
+    std::string at = ids.next("Webhook");
+    clock.advance_ms(4095);  // a carry across the low digits of the time
+    std::string later = ids.next("Webhook");
+    std::string bound = first_id_at("Webhook", 1760344200001);
+    CHECK(bound == "Webhook:" + at.substr(8, 13));
+    for (const auto& id : before) CHECK(id < bound);
+    CHECK_FALSE(at < bound);
+    CHECK_FALSE(later < bound);
+    CHECK(first_id_at("Webhook", 1760344200000) <= before.front());
+    CHECK(timestamp_of(first_id_at("Webhook", 1760344204096).substr(8) + "-0000-0000-0000") ==
+          1760344204096);
+    CHECK(first_id_at("Webhook", 0) == "Webhook:00000000-0000");
 }

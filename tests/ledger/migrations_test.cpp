@@ -575,3 +575,50 @@ TEST_CASE("migration 39 keeps every transfer and the auditor checks tenants by t
     CHECK(report.findings[0].transfer_id == "Transfer:across");
     CHECK_THAT(report.findings[0].message, Catch::Contains("Platform:two"));
 }
+
+namespace {
+
+void insert_outbox_event(soci::session& session, const std::string& id, const std::string& state,
+                         long long due_ms) {
+    std::string payload = R"({"accountId":"a"})";
+    session << "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
+               "attempts, next_attempt_at_ms, created_at_ms) VALUES (:i, 'Platform:w', "
+               "'sandbox', 'ACCOUNT_STATUS', :p, :s, 0, :n, 1)",
+        soci::use(id), soci::use(payload), soci::use(state), soci::use(due_ms);
+}
+
+}  // namespace
+
+// Migration 40 makes the outbox's due index partial: every event stays, the claims' predicate
+// still finds the due ones, and finished events have no entry.
+TEST_CASE("migration 40 keeps every webhook event and indexes only the PENDING ones",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 39);
+    insert_platform(session, "Platform:w");
+    insert_outbox_event(session, "Webhook:due", "PENDING", 5);
+    insert_outbox_event(session, "Webhook:later", "PENDING", 500);
+    insert_outbox_event(session, "Webhook:delivered", "DELIVERED", 3);
+    insert_outbox_event(session, "Webhook:closed", "NO_ENDPOINT", 4);
+    CHECK(apply_migrations_up_to(session, 40) == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM outbox_events") == 4);
+    std::string due;
+    session << "SELECT id FROM outbox_events WHERE state = 'PENDING' AND next_attempt_at_ms <= 10 "
+               "ORDER BY next_attempt_at_ms LIMIT 10",
+        soci::into(due);
+    CHECK(due == "Webhook:due");
+    std::string definition;
+    if (backend_of(session) == database_backend::postgresql) {
+        session << "SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_events_due'",
+            soci::into(definition);
+    } else {
+        session << "SELECT sql FROM sqlite_master WHERE name = 'outbox_events_due'",
+            soci::into(definition);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM outbox_events INDEXED BY outbox_events_due "
+                       "WHERE state = 'PENDING' AND next_attempt_at_ms > 0") == 2);
+    }
+    CHECK_THAT(definition, Catch::Contains("WHERE"));
+    CHECK_THAT(definition, Catch::Contains("PENDING"));
+}

@@ -587,6 +587,52 @@ TEST_CASE("finished events past the retention are pruned with their attempts, in
     CHECK(event_left == retried);
 }
 
+TEST_CASE(
+    "the prune takes finished events recorded before the cut-off, oldest first, by their "
+    "ids",
+    "[store][webhooks]") {
+    delivery_fixture f;
+    // Production has no endpoint: its events are recorded closed (NO_ENDPOINT), finished at once.
+    tenant closed_tenant{f.owner.platform_id, environment::production};
+    auto closed = [&] {
+        return record_event(f.session(), f.ids, f.clock, closed_tenant, "ACCOUNT_STATUS",
+                            R"({"accountId":"a"})");
+    };
+    auto attempts_of = [&](const std::string& id) {
+        long long n = 0;
+        f.session() << "SELECT COUNT(*) FROM webhook_attempts WHERE event_id = :i", soci::use(id),
+            soci::into(n);
+        return n;
+    };
+    std::string first = closed(), second = closed();
+    f.clock.advance_ms(day_ms);
+    std::string retried = f.event();    // refused below: stays however old
+    std::string delivered = f.event();  // delivered only after the cut-off
+    f.clock.advance_ms(day_ms);
+    std::string recent = closed();  // recorded at the cut-off, not before it
+    std::int64_t cutoff = f.clock.now_ms();
+    f.clock.advance_ms(minute_ms);
+    for (const auto& claim : f.claim()) f.answer(claim, claim.id == delivered ? 200 : 503);
+    REQUIRE(f.state_of(delivered) == "DELIVERED");
+    REQUIRE(f.state_of(retried) == "PENDING");
+    REQUIRE(attempts_of(delivered) == 1);
+
+    CHECK(prune_finished_events(f.session(), cutoff, 1) == 1);
+    CHECK(f.state_of(first).empty());  // the oldest first
+    CHECK(f.state_of(second) == "NO_ENDPOINT");
+    // The retention counts from the recording: the delivered event goes with its attempt.
+    CHECK(prune_finished_events(f.session(), cutoff, 10) == 2);
+    CHECK(f.state_of(second).empty());
+    CHECK(f.state_of(delivered).empty());
+    CHECK(attempts_of(delivered) == 0);
+    CHECK(prune_finished_events(f.session(), cutoff, 10) == 0);
+    CHECK(f.state_of(retried) == "PENDING");
+    CHECK(attempts_of(retried) == 1);
+    CHECK(f.state_of(recent) == "NO_ENDPOINT");
+    CHECK(prune_finished_events(f.session(), cutoff + 1, 10) == 1);
+    CHECK(f.state_of(recent).empty());
+}
+
 TEST_CASE("the body is the envelope and the payload, signed verifiably over its exact bytes",
           "[store][webhooks]") {
     delivery_fixture f;
