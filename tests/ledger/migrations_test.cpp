@@ -622,3 +622,75 @@ TEST_CASE("migration 40 keeps every webhook event and indexes only the PENDING o
     CHECK_THAT(definition, Catch::Contains("WHERE"));
     CHECK_THAT(definition, Catch::Contains("PENDING"));
 }
+
+namespace {
+
+// Every column of every outbox row, in id order, with its stored type on SQLite.
+std::string outbox_dump(soci::session& session) {
+    std::string dump;
+    bool sqlite = backend_of(session) == database_backend::sqlite;
+    std::string sql =
+        sqlite ? "SELECT COALESCE(group_concat(row, '|'), '') FROM (SELECT id || ',' || "
+                 "platform_id || ',' || environment || ',' || type || ',' || typeof(payload) || "
+                 "':' || hex(payload) || ',' || state || ',' || attempts || ',' || "
+                 "next_attempt_at_ms || ',' || created_at_ms || ',' || COALESCE(claim_token, "
+                 "'-') || ',' || purpose || ',' || COALESCE(first_attempt_at_ms, -1) || ',' || "
+                 "COALESCE(finished_at_ms, -1) AS row FROM outbox_events ORDER BY id)"
+               : "SELECT COALESCE(string_agg(id || ',' || encode(payload, 'hex') || ',' || state, "
+                 "'|' ORDER BY id), '') FROM outbox_events";
+    session << sql, soci::into(dump);
+    return dump;
+}
+
+}  // namespace
+
+// Migration 41 rebuilds SQLite's outbox as a WITHOUT ROWID table: every event stays exactly as it
+// was (payloads stored as text by older releases included), and the partial due index is back.
+TEST_CASE("migration 41 keeps every webhook event as it was, in a table without rowid",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 40);
+    insert_platform(session, "Platform:w");
+    insert_outbox_event(session, "Webhook:b-due", "PENDING", 5);
+    insert_outbox_event(session, "Webhook:a-delivered", "DELIVERED", 3);
+    insert_outbox_event(session, "Webhook:c-later", "PENDING", 500);
+    session << "UPDATE outbox_events SET claim_token = 'token', first_attempt_at_ms = 2, "
+               "finished_at_ms = 3, purpose = 'TEST' WHERE id = 'Webhook:a-delivered'";
+    if (database.backend() == database_backend::sqlite) {
+        // A payload stored as bytes, as this release writes them.
+        session << "UPDATE outbox_events SET payload = x'28b52ffd00' WHERE id = 'Webhook:c-later'";
+    }
+    std::string before = outbox_dump(session);
+    REQUIRE(before.find("Webhook:c-later") != std::string::npos);
+    CHECK(apply_migrations_up_to(session, 41) == 1);
+    CHECK(outbox_dump(session) == before);
+    std::string due;
+    session << "SELECT id FROM outbox_events WHERE state = 'PENDING' AND next_attempt_at_ms <= 10 "
+               "ORDER BY next_attempt_at_ms LIMIT 10",
+        soci::into(due);
+    CHECK(due == "Webhook:b-due");
+    if (database.backend() == database_backend::sqlite) {
+        std::string definition, index;
+        session << "SELECT sql FROM sqlite_master WHERE name = 'outbox_events'",
+            soci::into(definition);
+        CHECK_THAT(definition, Catch::Contains("WITHOUT ROWID"));
+        // One index beside the rows: the partial due index, no autoindex of the id.
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE tbl_name = 'outbox_events' AND "
+                       "type = 'index'") == 1);
+        session << "SELECT sql FROM sqlite_master WHERE name = 'outbox_events_due'",
+            soci::into(index);
+        CHECK_THAT(index, Catch::Contains("WHERE state = 'PENDING'"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM outbox_events INDEXED BY outbox_events_due "
+                       "WHERE state = 'PENDING' AND next_attempt_at_ms > 0") == 2);
+        // A new event still takes the default purpose.
+        session << "INSERT INTO outbox_events (id, platform_id, environment, type, payload, "
+                   "state, attempts, next_attempt_at_ms, created_at_ms) VALUES ('Webhook:d', "
+                   "'Platform:w', 'sandbox', 'TEST', x'00', 'PENDING', 0, 1, 1)";
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM outbox_events WHERE id = 'Webhook:d' AND "
+                       "purpose = 'NOTIFY'") == 1);
+    }
+}
