@@ -8,6 +8,7 @@
 #include "ledger/payments/uma_payments.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
+#include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
 
@@ -137,6 +138,15 @@ result<transaction_record, payment_failure> start_quote_payout(
                             funding_is_internal ? funding_account_id : std::string(), leg.amount,
                             quote.description);
     transaction_record outgoing = outgoing_of(session, quote, outgoing_in_hand);
+    if (!outgoing_in_hand) {
+        // Made by an earlier command (a quote executed or funded after it was made): its money
+        // moved now, so it changed now, though it stays PENDING until the rail reports. The
+        // operator's view finds its transfers by the time of its last change (operator_views.cpp).
+        outgoing.updated_at_ms = now_ms;
+        long long updated_ms = now_ms;
+        run_prepared(session, "UPDATE transactions SET updated_at_ms = :u WHERE id = :i",
+                     updated_ms, outgoing.id);
+    }
     if (funding_is_internal) {
         record_funding_balance(session, services, quote, funding_account_id,
                                outgoing.platform_customer_id);

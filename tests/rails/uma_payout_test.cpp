@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "ledger/book/book.hpp"
+#include "ledger/payments/operator_views.hpp"
 #include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/uma_payments.hpp"
 #include "ledger/payments/uma_post_transactions.hpp"
@@ -285,6 +286,34 @@ TEST_CASE("executing an UMA quote pays the invoice through the rail and owes the
     CHECK(callback->amount_msats == terms.payment.amount_msats);
     // Created PENDING, then COMPLETED.
     CHECK(f.count("SELECT COUNT(*) FROM outbox_events WHERE type = 'OUTGOING_PAYMENT'") == 2);
+}
+
+TEST_CASE("an UMA quote executed after it was made stamps its transaction with the payout",
+          "[store][rails][uma]") {
+    uma_payout_fixture f;
+    auto terms = f.sender_locked(10'000);
+    auto made = f.quote(terms, false);
+    REQUIRE(made.ok());
+    // Later than the operator's view's leeway (a minute), within the invoice's life (two).
+    f.clock.advance_ms(100'000);
+    {
+        write_transaction transaction(f.session());
+        auto executed = execute_quote(f.session(), f.payments(), f.owner, made->id);
+        REQUIRE(executed.ok());
+        CHECK(executed->status == "PROCESSING");
+        CHECK(executed->updated_at_ms == f.clock.now_ms());
+        transaction.commit();
+    }
+    auto outgoing = find_transaction(f.session(), f.owner, made->transaction_id);
+    CHECK(outgoing->status == "PENDING");
+    CHECK(outgoing->created_at_ms == made->created_at_ms);
+    CHECK(outgoing->updated_at_ms == f.clock.now_ms());
+    // Its money moved at the execution: the operator's view finds all of it.
+    auto view = find_payment_view(f.session(), made->transaction_id);
+    REQUIRE(view.has_value());
+    std::vector<std::string> codes;
+    for (const auto& posting : view->postings) codes.push_back(field_text(posting, "code"));
+    CHECK(codes == std::vector<std::string>{"send", "fee", "payout"});
 }
 
 TEST_CASE("a failed Lightning payout refunds the whole quote and owes no callback",
