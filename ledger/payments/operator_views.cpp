@@ -1,10 +1,12 @@
 #include "ledger/payments/operator_views.hpp"
 
-#include <initializer_list>
+#include <algorithm>
+#include <utility>
 
 #include "ledger/base/assert.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/event_payloads.hpp"
+#include "ledger/store/ids.hpp"
 
 namespace corridor {
 namespace {
@@ -17,15 +19,19 @@ struct column {
 
 // Runs SELECT <columns> <rest> with text parameters. Every column is read as text (CAST to TEXT)
 // so that one code path serves both backends and any column type.
-std::vector<view_row> select_rows(soci::session& session, std::initializer_list<column> columns,
-                                  const std::string& rest, const std::vector<std::string>& params) {
+std::string select_sql(const std::vector<column>& columns, const std::string& rest) {
     std::string sql = "SELECT ";
     bool first = true;
     for (const auto& c : columns) {
         sql += std::string(first ? "" : ", ") + "CAST(" + c.expression + " AS TEXT)";
         first = false;
     }
-    sql += " " + rest;
+    return sql + " " + rest;
+}
+
+std::vector<view_row> select_rows(soci::session& session, const std::vector<column>& columns,
+                                  const std::string& rest, const std::vector<std::string>& params) {
+    std::string sql = select_sql(columns, rest);
     std::vector<std::string> values(columns.size());
     std::vector<soci::indicator> indicators(columns.size(), soci::i_null);
     std::vector<std::string> bound(params);
@@ -146,20 +152,42 @@ std::optional<view_row> transaction_row(soci::session& session, const std::strin
     return std::move(rows.front());
 }
 
-// No index leads from a transaction to its transfers (migration 17): an operator's look-up may
-// scan.
-std::vector<view_row> posting_rows(soci::session& session, const std::string& transaction_id) {
-    return select_rows(session,
-                       {{"id", "id", text},
-                        {"code", "code", text},
-                        {"debit_account_id", "debit_account_id", text},
-                        {"credit_account_id", "credit_account_id", text},
-                        {"amount", "amount", integer},
-                        {"currency", "currency", text},
-                        {"created_at_ms", "created_at_ms", integer}},
-                       "FROM ledger_transfers WHERE transaction_id = :x ORDER BY "
-                       "created_at_ms, id",
-                       {transaction_id});
+// What is recorded about a transaction (its transfers, its webhook events) is recorded with a
+// change of it, so made between its creation and its last change. Leeway: up to a minute either
+// side, for the clocks of several processes sharing a database (a process whose clock runs behind
+// may record a row that sorts before the transaction it belongs to) and for rows made a moment
+// before the transaction's own time is read (a deposit posts its transfer, then stamps the
+// transaction).
+constexpr std::int64_t lifetime_leeway_ms = 60000;
+
+// The ids of `type` made in the transaction's lifetime: [first, last) as text. Ids are uuid v7,
+// sorted by the time they were made, so the range is one of the primary key: these reads cost the
+// rows of the transaction's lifetime, not the table (ledger_transfers has no index on
+// transaction_id, migration 17; outbox_events none on a time or a transaction).
+std::pair<std::string, std::string> lifetime_ids(std::string_view type,
+                                                 const view_row& transaction) {
+    std::int64_t created_ms = std::stoll(field_text(transaction, "created_at_ms"));
+    std::int64_t updated_ms = std::stoll(field_text(transaction, "updated_at_ms"));
+    std::int64_t since_ms = std::max<std::int64_t>(0, created_ms - lifetime_leeway_ms);
+    std::int64_t until_ms = std::max(created_ms, updated_ms) + lifetime_leeway_ms;
+    return {first_id_at(type, since_ms), first_id_at(type, until_ms + 1)};
+}
+
+const std::vector<column> posting_columns = {{"id", "id", text},
+                                             {"code", "code", text},
+                                             {"debit_account_id", "debit_account_id", text},
+                                             {"credit_account_id", "credit_account_id", text},
+                                             {"amount", "amount", integer},
+                                             {"currency", "currency", text},
+                                             {"created_at_ms", "created_at_ms", integer}};
+const std::string postings_rest =
+    "FROM ledger_transfers WHERE id >= :f AND id < :l AND transaction_id = :x ORDER BY "
+    "created_at_ms, id";
+
+std::vector<view_row> posting_rows(soci::session& session, const view_row& transaction,
+                                   const std::string& transaction_id) {
+    auto [first, last] = lifetime_ids("Transfer", transaction);
+    return select_rows(session, posting_columns, postings_rest, {first, last, transaction_id});
 }
 
 // Not account_json: it holds the full account number.
@@ -187,41 +215,32 @@ std::vector<view_row> rail_operation_rows(soci::session& session,
                        {transaction_id});
 }
 
+const std::vector<column> event_columns = {{"id", "id", text},
+                                           {"type", "type", text},
+                                           {"purpose", "purpose", text},
+                                           {"state", "state", text},
+                                           {"attempts", "attempts", integer},
+                                           {"next_attempt_at_ms", "next_attempt_at_ms", integer},
+                                           {"finished_at_ms", "finished_at_ms", integer},
+                                           {"created_at_ms", "created_at_ms", integer},
+                                           {"payload", "payload", text}};
+const std::string events_rest =
+    "FROM outbox_events WHERE id >= :f AND id < :l AND platform_id = :p AND environment = :e AND "
+    "(payload NOT LIKE '{%' OR payload LIKE :j) ORDER BY created_at_ms, id";
+
 // Events carry the transaction in their payload; ids hold no LIKE wildcard (the caller checks),
-// so the quoted id matches only itself.
+// so the quoted id matches only itself. Compressed payloads (event_payloads.hpp) are matched once
+// unpacked; rows stored as JSON are narrowed by the database. A resend reuses the row: only the
+// events of the transaction's lifetime (lifetime_ids) are read and unpacked.
 std::vector<view_row> webhook_event_rows(soci::session& session, const view_row& transaction,
                                          const std::string& transaction_id) {
-    // Events carry the transaction in their payload; ids hold no LIKE wildcard (the caller
-    // checks), so the quoted id matches only itself. Compressed payloads (event_payloads.hpp) are
-    // matched once unpacked; rows stored as JSON are narrowed by the database. No event about a
-    // transaction is older than it, nor newer than its last change (each event is recorded with
-    // the change it tells of; a resend reuses the row), a minute's leeway each side for the clocks
-    // of several processes: only the events of the transaction's lifetime are unpacked.
     std::string quoted = "\"" + transaction_id + "\"";
-    std::string since_ms =
-        std::to_string(std::stoll(field_text(transaction, "created_at_ms")) - 60000);
-    std::string until_ms =
-        std::to_string(std::stoll(field_text(transaction, "updated_at_ms")) + 60000);
+    auto [first, last] = lifetime_ids("Webhook", transaction);
     std::string pattern = "%" + quoted + "%";
-    std::string tenant_sql = "platform_id = :p AND environment = :e";
     std::string platform = field_text(transaction, "platform_id");
     std::string environment = field_text(transaction, "environment");
-    auto candidates =
-        select_rows(session,
-                    {{"id", "id", text},
-                     {"type", "type", text},
-                     {"purpose", "purpose", text},
-                     {"state", "state", text},
-                     {"attempts", "attempts", integer},
-                     {"next_attempt_at_ms", "next_attempt_at_ms", integer},
-                     {"finished_at_ms", "finished_at_ms", integer},
-                     {"created_at_ms", "created_at_ms", integer},
-                     {"payload", "payload", text}},
-                    "FROM outbox_events WHERE " + tenant_sql +
-                        " AND created_at_ms >= CAST(:c AS BIGINT) AND created_at_ms <= "
-                        "CAST(:u AS BIGINT) AND (payload NOT "
-                        "LIKE '{%' OR payload LIKE :l) ORDER BY created_at_ms, id",
-                    {platform, environment, since_ms, until_ms, pattern});
+    auto candidates = select_rows(session, event_columns, events_rest,
+                                  {first, last, platform, environment, pattern});
     std::vector<view_row> events;
     for (auto& event : candidates) {
         bool about =
@@ -261,11 +280,25 @@ std::optional<payment_view> find_payment_view(soci::session& session,
     if (!transaction) return std::nullopt;
     payment_view view;
     view.transaction = std::move(*transaction);
-    view.postings = posting_rows(session, transaction_id);
+    view.postings = posting_rows(session, view.transaction, transaction_id);
     view.rail_operations = rail_operation_rows(session, transaction_id);
     view.webhook_events = webhook_event_rows(session, view.transaction, transaction_id);
     view.webhook_attempts = webhook_attempt_rows(session, view.webhook_events);
     return view;
+}
+
+std::vector<view_statement> payment_view_range_reads(soci::session& session,
+                                                     const std::string& transaction_id) {
+    auto transaction = transaction_row(session, transaction_id);
+    if (!transaction) return {};
+    auto [first_transfer, last_transfer] = lifetime_ids("Transfer", *transaction);
+    auto [first_event, last_event] = lifetime_ids("Webhook", *transaction);
+    std::string pattern = "%\"" + transaction_id + "\"%";
+    return {{select_sql(posting_columns, postings_rest),
+             {first_transfer, last_transfer, transaction_id}},
+            {select_sql(event_columns, events_rest),
+             {first_event, last_event, field_text(*transaction, "platform_id"),
+              field_text(*transaction, "environment"), pattern}}};
 }
 
 std::vector<view_row> rail_operations_view(soci::session& session, bool stuck_only,

@@ -47,6 +47,16 @@ struct payment_view {
 std::optional<payment_view> find_payment_view(soci::session& session,
                                               const std::string& transaction_id);
 
+// The reads of find_payment_view that take a range of a primary key (the transaction's transfers
+// and webhook events), as it sends them for this transaction, with their parameters in order:
+// what a plan check EXPLAINs. Empty when there is no such transaction.
+struct view_statement {
+    std::string sql;
+    std::vector<std::string> params;
+};
+std::vector<view_statement> payment_view_range_reads(soci::session& session,
+                                                     const std::string& transaction_id);
+
 // Rail operations, newest first (at most `limit`). With stuck_only, the open ones (INITIATING or
 // PENDING) that are overdue (past deadline_at_ms) or still INITIATING call_timeout_ms after
 // their last change: a rail that never answered. Each row gets a `stuck_reason` field
