@@ -5,14 +5,16 @@
 // almost every event delivered, almost every quote finished) and analysed. With log_statement = all,
 // the process then serves payments with Idempotency-Key (quote and execute at once, and quote then
 // execute), the reads of a quote, a transaction and a customer's accounts, and delivers their
-// webhooks to a local receiver; every distinct statement it sent is read back from the server log
+// webhooks to a local receiver; `corridor payment show` then shows two of the payments (the
+// operator's view, whose two range reads of ids must be among the statements captured). Every
+// distinct statement sent to the database is read back from the server log
 // with the parameters it was bound to (the statement texts are therefore those of the code that
 // runs). Each is then EXPLAINed through PREPARE/EXECUTE with plan_cache_mode = force_generic_plan
 // and force_custom_plan. A sequential scan of a table above `bigRows` rows, or an index scan
 // without an index condition (a walk of the whole index) of an index above `bigRows` entries, fails
 // the check (a partial index's walk reads only the rows of its predicate).
 //   import { checkPlans } from './plan_stability.mjs'  (write_path_bench.mjs --plans runs it)
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { openSync, readSync, closeSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +36,15 @@ const environmentOf = (expr) => `CASE WHEN ${u(`${expr} * 13 + 5`)} < 0.85 THEN 
 // service has nothing to prune), oldest first.
 const createdOf = (expr, rows, spanMs = 1728000000) =>
   `(EXTRACT(EPOCH FROM now()) * 1000)::bigint - ((${rows} - ${expr}) * (${spanMs} / ${rows}))::bigint`;
+// A uuid v7's text made at `ms` (a bigint SQL expression), its other bits from `seed`: filled ids
+// sort by their creation time as the service's do, so a range of ids (the operator's payment view)
+// is estimated on a realistic spread.
+const uuid7 = (ms, seed) => {
+  const hex = (expr, width) => `lpad(to_hex(${expr}), ${width}, '0')`;
+  const s = `(${seed})::bigint`;
+  return `${hex(`(${ms}) >> 16`, 8)} || '-' || ${hex(`(${ms}) & 65535`, 4)} || '-7' || ${hex(`(${s} % 4096)::int`, 3)}` +
+    ` || '-8' || ${hex(`(${s} * 7919 % 4096)::int`, 3)} || '-' || ${hex(s, 12)}`;
+};
 const pick = (expr, choices) => {
   // choices: [[value, share], ...] with shares summing to 1.
   let acc = 0;
@@ -68,7 +79,7 @@ function fillPlan(rows) {
       debits_posted: '(g % 1000) * 1000', credits_posted: '1000000 + (g % 1000) * 1000', created_at_ms: created, updated_at_ms: created,
     }],
     ['ledger_transfers', rows, {
-      id: "'Transfer:plan-' || g",
+      id: `'Transfer:' || ${uuid7(created, 'g')}`,
       debit_account_id: account('g'), credit_account_id: account('1 + (g % ' + rows + ')'),
       amount: '1000 + g % 5000', currency: "'USD'", code: "'PAYMENT'", transaction_id: "'Transaction:plan-' || g", created_at_ms: created,
     }],
@@ -95,7 +106,7 @@ function fillPlan(rows) {
       reference: "'PLANTX' || g", created_at_ms: created, updated_at_ms: created, settled_at_ms: created,
     }],
     ['outbox_events', rows, {
-      id: "'Webhook:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
+      id: `'Webhook:' || ${uuid7(created, 'g')}`, platform_id: platformOf('g'), environment: environmentOf('g'),
       type: "'OUTGOING_PAYMENT'", payload: `convert_to('{"id":"Webhook:plan-' || g || '","data":"' || repeat('x', 400) || '"}', 'UTF8')`,
       state: eventState, attempts: '1', created_at_ms: created,
       next_attempt_at_ms: `CASE WHEN ${eventState} = 'PENDING' THEN ${now} + 3600000 ELSE ${created} + 60000 END`,
@@ -114,7 +125,7 @@ function fillPlan(rows) {
     }],
     ['webhook_attempts', rows, {
       id: "'WebhookAttempt:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
-      event_id: "'Webhook:plan-' || g", event_type: "'OUTGOING_PAYMENT'", attempt: '1', url: "'https://example.com/hook'",
+      event_id: `'Webhook:' || ${uuid7(created, 'g')}`, event_type: "'OUTGOING_PAYMENT'", attempt: '1', url: "'https://example.com/hook'",
       attempted_at_ms: created, latency_ms: '40', response_status: '200', outcome: "'SUCCEEDED'",
     }],
   ];
@@ -216,6 +227,7 @@ async function hotTraffic(server, customers) {
     lockedCurrencySide: 'SENDING', lockedCurrencyAmount: 1000, immediatelyExecute: execute,
   });
   const results = [];
+  const transactions = [];  // one of each way, for the operator's view
   for (let round = 0; round < 6; round++) {
     // Several at once, so that the writer batches them.
     results.push(...await Promise.all(customers.map((c, i) => send('/quotes', quoteBody(c, true), `plan-${round}-${i}`))));
@@ -223,6 +235,7 @@ async function hotTraffic(server, customers) {
   for (let i = 0; i < customers.length; i++) {
     const quote = await send('/quotes', quoteBody(customers[i], false), `plan-quote-${i}`);
     if (quote.status !== 201) throw new Error(`plan check: quote ${quote.status} ${quote.text}`);
+    if (i === 0) transactions.push(quote.body.transactionId);
     results.push(await send(`/quotes/${encodeURIComponent(quote.body.id)}/execute`, {}, `plan-execute-${i}`));
     // The same key again: the stored response is replayed.
     results.push(await send(`/quotes/${encodeURIComponent(quote.body.id)}/execute`, {}, `plan-execute-${i}`));
@@ -232,7 +245,8 @@ async function hotTraffic(server, customers) {
   }
   const refused = results.filter((r) => r.status >= 300);
   if (refused.length) throw new Error(`plan check: ${refused.length} payments refused, e.g. ${refused[0].status} ${refused[0].text}`);
-  return results.length;
+  transactions.push(results[0].body.transactionId);
+  return { requests: results.length, transactions };
 }
 
 function startReceiver() {
@@ -285,12 +299,18 @@ export async function checkPlans(pg, buildDir, { plugins, rows = Number(process.
     endWithBenchmark(server.process);
     await sleep(1000);
     const before = (await (await fetch(receiver.stats)).json()).received;
-    const requests = await hotTraffic(server, customers).catch((error) => {
+    const { requests, transactions } = await hotTraffic(server, customers).catch((error) => {
       throw new Error(`${error.message}${error.cause ? ` (${error.cause.message})` : ''}; the server's log ends:\n${server.stderr.slice(-3000)}`);
     });
     for (let i = 0; i < 100; i++) {  // until the payments' webhooks have arrived
       if ((await (await fetch(receiver.stats)).json()).received > before + requests) break;
       await sleep(100);
+    }
+    // The operator's view of two of them (`corridor payment show`; the dashboard's transaction page
+    // reads the same): its transfers and its events by a range of their ids.
+    for (const id of transactions) {
+      const shown = JSON.parse(execFileSync(server.bin, ['payment', 'show', id, '--json', '--config', server.configPath], { encoding: 'utf8' }));
+      if (!shown.postings.length || !shown.webhookEvents.length) throw new Error(`plan check: payment show ${id} found no postings or events`);
     }
     await sleep(300);
     await psqlScript(pg.url, 'ALTER SYSTEM RESET log_statement;\nSELECT pg_reload_conf();\n');
@@ -301,6 +321,9 @@ export async function checkPlans(pg, buildDir, { plugins, rows = Number(process.
       if (!distinct.has(s.sql)) distinct.set(s.sql, s);
     }
     if (distinct.size < 10) throw new Error(`plan check: only ${distinct.size} statements captured from the server log`);
+    const viewReads = ['FROM ledger_transfers WHERE id >= ', 'FROM outbox_events WHERE id >= '];
+    const missing = viewReads.filter((text) => ![...distinct.keys()].some((sql) => sql.includes(text)));
+    if (missing.length) throw new Error(`plan check: the payment view's reads were not captured (${missing.join('; ')})`);
     const delivered = (await (await fetch(receiver.stats)).json()).received - before;
     console.log(`captured ${logged.length} statements (${distinct.size} distinct) from ${requests} requests and ${delivered} webhook deliveries; ` +
       `a Seq Scan, or an index scan without an index condition, of a table above ${bigRows} rows fails`);
