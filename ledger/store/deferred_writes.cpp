@@ -443,10 +443,11 @@ void run_kept_sqlite(soci::session& session, const std::vector<pipelined_stateme
 
 void deferred_writes::flush(soci::session& session) {
     CORRIDOR_ASSERT(backend_of(session) == database_backend::sqlite);
-    take_packed_payloads();
     // One UPDATE per account, in id order; then the rows of each table in a few multi-row
     // statements (sqlite_flush.hpp): one statement per row cost the writer more than its row;
-    // then the kept statements in their order (rows of create-and-execute, written once).
+    // then the kept statements in their order (rows of create-and-execute, written once). The
+    // events go last: their payloads are taken only then, which leaves the event packer the rest
+    // of the flush to pack them on its own thread (the writer packs those it has not reached).
     for (const auto& [id, delta] : summed_postings(postings_)) {
         long long credit_ceiling = posted_max - delta.credits,
                   debit_ceiling = posted_max - delta.debits;
@@ -456,12 +457,13 @@ void deferred_writes::flush(soci::session& session) {
         }
     }
     insert_transfers_sqlite(session, transfers_);
+    run_kept_sqlite(session, statements_);
+    take_packed_payloads();
     std::vector<outbox_lease> leases;
     leases.reserve(events_.size());
     for (const auto& r : events_)
         leases.push_back(lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms));
     insert_events_sqlite(session, events_, leases);
-    run_kept_sqlite(session, statements_);
     statements_.clear();
     statement_rows_.clear();
     postings_.clear();
