@@ -333,15 +333,14 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
 constexpr std::size_t flush_rows_per_insert_max = 32;
 
 // Parsed in place: the writer asks this of every kept row at each flush, and a substring per
-// parameter made it about 3% of the writer's time.
+// parameter made it about 3% of the writer's time. It jumps from one '$' to the next (memchr)
+// rather than testing each character of the text, which was still about 1%.
 std::size_t highest_parameter(std::string_view sql) {
     std::size_t highest = 0;
-    for (std::size_t i = 0; i + 1 < sql.size(); ++i) {
-        if (sql[i] != '$' || !std::isdigit(static_cast<unsigned char>(sql[i + 1]))) continue;
+    for (std::size_t i = sql.find('$'); i != std::string_view::npos; i = sql.find('$', i)) {
         std::size_t number = 0;
         for (++i; i < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i])); ++i)
             number = number * 10 + static_cast<std::size_t>(sql[i] - '0');
-        --i;
         highest = std::max(highest, number);
     }
     return highest;
