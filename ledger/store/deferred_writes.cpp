@@ -447,6 +447,7 @@ void deferred_writes::flush(soci::session& session) {
     // then the kept statements in their order (rows of create-and-execute, written once). The
     // events go last: their payloads are taken only then, which leaves the event packer the rest
     // of the flush to pack them on its own thread (the writer packs those it has not reached).
+    packer_.start_queued();  // the last few of the batch, fewer than wake it on their own
     for (const auto& [id, delta] : summed_postings(postings_)) {
         long long credit_ceiling = posted_max - delta.credits,
                   debit_ceiling = posted_max - delta.debits;
