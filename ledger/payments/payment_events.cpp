@@ -88,9 +88,15 @@ void record_balance_event(soci::session& session, id_generator& ids, const clock
                           const std::string& account_id, const std::string& customer_id,
                           const std::string& currency, std::int64_t old_balance,
                           std::int64_t new_balance, const std::string& platform_customer_id) {
-    record_event(session, ids, time, owner, "ACCOUNT_STATUS",
-                 balance_event_payload(currencies, account_id, customer_id, currency, old_balance,
-                                       new_balance, platform_customer_id));
+    // Rendered and serialized off the writer's thread when the event packer gets there first, as
+    // a payment's event is (the values are copied).
+    record_built_event(session, ids, time, owner, "ACCOUNT_STATUS",
+                       [&currencies, account_id, customer_id, currency, old_balance, new_balance,
+                        platform_customer_id] {
+                           return balance_event_payload(currencies, account_id, customer_id,
+                                                        currency, old_balance, new_balance,
+                                                        platform_customer_id);
+                       });
 }
 
 bool record_balance_event_late(soci::session& session, id_generator& ids, const clock& time,

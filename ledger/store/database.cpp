@@ -2,6 +2,7 @@
 
 #include "ledger/store/control_queue.hpp"
 #include "ledger/store/outbox.hpp"
+#include "ledger/store/sqlite_wal_buffer.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "ledger/store/transaction_state.hpp"
 
@@ -96,6 +97,7 @@ void configure_sqlite_once() {
     std::call_once(once, [] {
         sqlite_api::sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
         sqlite_api::sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+        install_sqlite_wal_buffer();  // a commit's WAL frames in few writes (sqlite_wal_buffer.hpp)
     });
 }
 

@@ -333,15 +333,14 @@ std::map<std::string, account_delta> summed_postings(const Postings& postings) {
 constexpr std::size_t flush_rows_per_insert_max = 32;
 
 // Parsed in place: the writer asks this of every kept row at each flush, and a substring per
-// parameter made it about 3% of the writer's time.
+// parameter made it about 3% of the writer's time. It jumps from one '$' to the next (memchr)
+// rather than testing each character of the text, which was still about 1%.
 std::size_t highest_parameter(std::string_view sql) {
     std::size_t highest = 0;
-    for (std::size_t i = 0; i + 1 < sql.size(); ++i) {
-        if (sql[i] != '$' || !std::isdigit(static_cast<unsigned char>(sql[i + 1]))) continue;
+    for (std::size_t i = sql.find('$'); i != std::string_view::npos; i = sql.find('$', i)) {
         std::size_t number = 0;
         for (++i; i < sql.size() && std::isdigit(static_cast<unsigned char>(sql[i])); ++i)
             number = number * 10 + static_cast<std::size_t>(sql[i] - '0');
-        --i;
         highest = std::max(highest, number);
     }
     return highest;
@@ -443,10 +442,12 @@ void run_kept_sqlite(soci::session& session, const std::vector<pipelined_stateme
 
 void deferred_writes::flush(soci::session& session) {
     CORRIDOR_ASSERT(backend_of(session) == database_backend::sqlite);
-    take_packed_payloads();
     // One UPDATE per account, in id order; then the rows of each table in a few multi-row
     // statements (sqlite_flush.hpp): one statement per row cost the writer more than its row;
-    // then the kept statements in their order (rows of create-and-execute, written once).
+    // then the kept statements in their order (rows of create-and-execute, written once). The
+    // events go last: their payloads are taken only then, which leaves the event packer the rest
+    // of the flush to pack them on its own thread (the writer packs those it has not reached).
+    packer_.start_queued();  // the last few of the batch, fewer than wake it on their own
     for (const auto& [id, delta] : summed_postings(postings_)) {
         long long credit_ceiling = posted_max - delta.credits,
                   debit_ceiling = posted_max - delta.debits;
@@ -456,12 +457,13 @@ void deferred_writes::flush(soci::session& session) {
         }
     }
     insert_transfers_sqlite(session, transfers_);
+    run_kept_sqlite(session, statements_);
+    take_packed_payloads();
     std::vector<outbox_lease> leases;
     leases.reserve(events_.size());
     for (const auto& r : events_)
         leases.push_back(lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms));
     insert_events_sqlite(session, events_, leases);
-    run_kept_sqlite(session, statements_);
     statements_.clear();
     statement_rows_.clear();
     postings_.clear();

@@ -67,6 +67,15 @@ std::shared_ptr<event_packer::job> event_packer::queue(std::shared_ptr<job> subm
     return submitted;
 }
 
+void event_packer::start_queued() {
+    {
+        std::lock_guard lock(mutex_);
+        if (!idle_ || queue_.empty()) return;
+        idle_ = false;
+    }
+    work_.notify_one();
+}
+
 std::string event_packer::take(const std::shared_ptr<job>& submitted) {
     std::unique_lock lock(mutex_);
     if (submitted->at == job::state::queued) {

@@ -34,6 +34,9 @@ public:
     std::shared_ptr<job> submit(std::function<std::string()> build);
     // The stored text of a submitted payload, as pack_event_payload gives it.
     std::string take(const std::shared_ptr<job>& submitted);
+    // Wakes an idle packer for whatever is queued, however few (the writer, when it starts a
+    // flush that takes the payloads only at its end).
+    void start_queued();
 
 private:
     std::shared_ptr<job> queue(std::shared_ptr<job> submitted);

@@ -318,8 +318,11 @@ void ledger_writer::apply_batch(soci::session& session,
             applied.assign(batch.size(), false);
         }
     }
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-        batch[i]->finish(applied[i] ? job_outcome::committed : job_outcome::rolled_back);
+    {
+        finish_scope finishing;  // each io thread woken once for the batch
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            batch[i]->finish(applied[i] ? job_outcome::committed : job_outcome::rolled_back);
+        }
     }
     std::size_t bucket = batch_size_buckets.size();
     for (std::size_t i = 0; i < batch_size_buckets.size(); ++i) {

@@ -4,7 +4,10 @@
 // known (or known to be unknowable).
 #include <soci/soci.h>
 
+#include <functional>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace corridor {
 
@@ -30,6 +33,36 @@ struct session_job {
     // After run() returned false: whether the failure was transient contention (a deadlock or
     // serialization failure between processes sharing PostgreSQL) that running again may resolve.
     virtual bool retryable() const noexcept { return false; }
+};
+
+// A thread finishing a batch of jobs (the ledger writer after a commit): a job whose completion
+// goes to another thread may leave the wake-up of that thread to the end of the scope, so that
+// the batch wakes each thread once rather than once per job (a system call each).
+class finish_scope {
+public:
+    finish_scope() : outer_(std::exchange(current_, this)) {}
+    ~finish_scope() {
+        current_ = outer_;
+        for (auto& [key, wake] : wakes_) wake();
+    }
+    finish_scope(const finish_scope&) = delete;
+    finish_scope& operator=(const finish_scope&) = delete;
+
+    // Runs `wake` when the current scope ends, once per key; false when this thread has none
+    // (the caller wakes at once).
+    static bool defer(const void* key, const std::function<void()>& wake) {
+        if (!current_) return false;
+        for (const auto& entry : current_->wakes_) {
+            if (entry.first == key) return true;
+        }
+        current_->wakes_.emplace_back(key, wake);
+        return true;
+    }
+
+private:
+    inline static thread_local finish_scope* current_ = nullptr;
+    finish_scope* outer_;
+    std::vector<std::pair<const void*, std::function<void()>>> wakes_;
 };
 
 class session_executor {

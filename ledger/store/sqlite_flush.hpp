@@ -12,8 +12,9 @@ namespace corridor {
 
 void insert_transfers_sqlite(soci::session& session, const std::vector<deferred_transfer>& rows);
 // Each event is recorded PENDING or already closed (NO_ENDPOINT) as outbox_event_insert_sql
-// decides it: by the statement itself, from the stored webhook endpoint of its tenant; `leases`
-// (one per row, outbox_handover.hpp) say which are inserted leased to this process's delivery.
+// decides it: from the stored webhook endpoint of its tenant, read in the flush's transaction;
+// `leases` (one per row, outbox_handover.hpp) say which are inserted leased to this process's
+// delivery.
 void insert_events_sqlite(soci::session& session, const std::vector<deferred_event>& rows,
                           const std::vector<outbox_lease>& leases);
 

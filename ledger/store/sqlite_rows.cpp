@@ -34,7 +34,9 @@ public:
     sqlite3_stmt* handle;
 };
 
-sqlite_api::sqlite3* connection_of(soci::session& session) { return sqlite_connection(session); }
+sqlite_api::sqlite3* connection_of(soci::session& session) {
+    return sqlite_connection(session);
+}
 
 // As soci reports a failed statement, so that callers tell errors apart as before
 // (is_unique_violation reads the result code and the message).
@@ -83,8 +85,7 @@ const sqlite_rows_statement& rows_statement_of(const std::string& sql, int param
     std::size_t at = sql.find(" VALUES (");
     CORRIDOR_ASSERT(at != std::string::npos && sql.find('$') > at);
     auto text = [sql, at, params](std::size_t rows) {
-        return sqlite_parameters(
-            insert_rows_text(sql, at, static_cast<std::size_t>(params), rows));
+        return sqlite_parameters(insert_rows_text(sql, at, static_cast<std::size_t>(params), rows));
     };
     slot = std::make_unique<sqlite_rows_statement>(sqlite_rows_statement{text, params});
     return *slot;
@@ -174,6 +175,13 @@ void sqlite_row_binder::blob(int index, const std::string& value) {
 void sqlite_row_binder::integer(int index, long long value) {
     auto* handle = static_cast<sqlite3_stmt*>(handle_);
     if (sqlite_api::sqlite3_bind_int64(handle, index, value) != SQLITE_OK) {
+        fail(sqlite_api::sqlite3_db_handle(handle), "bind");
+    }
+}
+
+void sqlite_row_binder::null(int index) {
+    auto* handle = static_cast<sqlite3_stmt*>(handle_);
+    if (sqlite_api::sqlite3_bind_null(handle, index) != SQLITE_OK) {
         fail(sqlite_api::sqlite3_db_handle(handle), "bind");
     }
 }

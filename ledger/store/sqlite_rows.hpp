@@ -25,6 +25,7 @@ public:
     void text(int index, const std::string& value);
     void blob(int index, const std::string& value);  // the bytes, stored as a BLOB
     void integer(int index, long long value);
+    void null(int index);
 
 private:
     friend class sqlite_rows_runner;

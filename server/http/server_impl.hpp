@@ -12,6 +12,7 @@
 #include <functional>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -45,6 +46,21 @@ private:
 // Past this many buffered bytes a core hands its access-log lines over at once.
 constexpr std::size_t access_lines_bytes_max = 64 * 1024;
 
+// Completions of database jobs waiting for a core's thread. A ledger batch finishes its
+// commands one after another; a post each cost the writer a system call per command (waking
+// the io thread, or meeting it on its queue's lock), about 5% of its time under load. They
+// gather here instead and run in order, handed over by one post while none is pending, which
+// the writer sends once its whole batch is finished (finish_scope, session_job.hpp).
+struct pending_completion {
+    virtual ~pending_completion() = default;
+    virtual void run() noexcept = 0;
+};
+struct completion_mailbox {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<pending_completion>> pending;
+    bool drain_posted = false;
+};
+
 struct http_server::impl {
     struct session_slot {
         tcp::socket* socket = nullptr;
@@ -54,6 +70,7 @@ struct http_server::impl {
 
     struct core {
         net::io_context context{1};
+        completion_mailbox completions;  // destroyed before the context its entries keep alive
         std::optional<tcp::acceptor> acceptor;
         std::list<session_slot> sessions;  // touched only on this core's thread
         // Access-log lines of this core not yet handed to the logger; touched only on this core's

@@ -54,3 +54,23 @@ TEST_CASE("event packer: stops with payloads never taken", "[webhooks]") {
     packer.reset();  // joins its thread
     CHECK(dropped.size() == 100);
 }
+
+TEST_CASE("event packer: a few payloads started at the writer's word are the same text",
+          "[webhooks]") {
+    event_packer packer;
+    for (int round = 0; round < 20; ++round) {
+        // Fewer than wake an idle packer on their own; start_queued wakes it for them, and the
+        // writer takes them while it may be packing them (from the last, as the flush does).
+        std::vector<std::shared_ptr<event_packer::job>> jobs;
+        for (int i = 0; i < 5; ++i) jobs.push_back(packer.submit(payload(round * 5 + i)));
+        packer.start_queued();
+        packer.start_queued();  // a second word while it works changes nothing
+        for (int i = 4; i >= 0; --i) {
+            std::string json = payload(round * 5 + i);
+            std::string taken = packer.take(jobs[i]);
+            CHECK(taken == pack_event_payload(json));
+            CHECK(unpack_event_payload(taken) == json);
+        }
+    }
+    packer.start_queued();  // nothing queued: nothing to do
+}
