@@ -154,15 +154,23 @@ std::optional<std::string> insert_account(soci::session& session, book_services 
     std::string reference = new_account_reference(services.random);
     int overdraw_guard = is_internal(kind) ? 1 : 0;
     long long now_ms = services.time.now_ms();
-    bool inserted =
-        run_prepared(session,
-                     "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
-                     "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
-                     "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, "
-                     ":t, :t2) ON CONFLICT (platform_id, environment, kind, owner_id, currency) DO "
-                     "NOTHING",
-                     id, owner.platform_id, env_name, kind_name, owner_id, currency, reference,
-                     overdraw_guard, now_ms, now_ms) == 1;
+    // The conflict target is the unique index of the account's sort (migration 42), named with
+    // that index's predicate.
+    const char* sql =
+        owner_id.empty()
+            ? "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+              "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+              "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, "
+              ":t2) "
+              "ON CONFLICT (platform_id, environment, kind, currency) WHERE owner_id = '' "
+              "DO NOTHING"
+            : "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
+              "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
+              "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, "
+              ":t2) "
+              "ON CONFLICT (owner_id, currency) WHERE owner_id <> '' DO NOTHING";
+    bool inserted = run_prepared(session, sql, id, owner.platform_id, env_name, kind_name, owner_id,
+                                 currency, reference, overdraw_guard, now_ms, now_ms) == 1;
     if (!inserted) return std::nullopt;
     return id;
 }
@@ -222,12 +230,18 @@ std::string ensure_account(soci::session& session, book_services services, const
     CORRIDOR_ASSERT(kind == account_kind::customer || owner_id.empty());
     std::string env_name(owner.env_name());
     std::string kind_name(to_string(kind));
+    // Each text names the predicate of its account's unique index (migration 42), so that even a
+    // generic plan can use it.
+    const char* find_sql =
+        owner_id.empty()
+            ? "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND "
+              "kind = :k AND owner_id = :o AND currency = :c AND owner_id = ''"
+            : "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND "
+              "kind = :k AND owner_id = :o AND currency = :c AND owner_id <> ''";
     auto find_id = [&]() -> std::optional<std::string> {
         id_row row;
-        if (fetch_prepared(session,
-                           "SELECT id FROM ledger_accounts WHERE platform_id = :p AND "
-                           "environment = :e AND kind = :k AND owner_id = :o AND currency = :c",
-                           row, owner.platform_id, env_name, kind_name, owner_id, currency) &&
+        if (fetch_prepared(session, find_sql, row, owner.platform_id, env_name, kind_name, owner_id,
+                           currency) &&
             row.found == soci::i_ok) {
             return std::move(row.id);
         }
@@ -294,11 +308,15 @@ page<ledger_account> list_internal_accounts(soci::session& session, const tenant
         where.equals("kind", std::string("PLATFORM"));
     } else {
         where.equals("kind", std::string("CUSTOMER"));
-        if (filter.customer_id) where.equals("owner_id", *filter.customer_id);
+        if (filter.customer_id) {
+            where.equals("owner_id", *filter.customer_id);
+            where.raw("owner_id <> ''");  // the predicate of the owner's index (migration 42)
+        }
     }
     if (filter.currency) where.equals("currency", *filter.currency);
-    return list_page<ledger_account, account_row>(session, "ledger_accounts", account_select, where,
-                                                  request, [](const account_row& r) { return r.to_account(); });
+    return list_page<ledger_account, account_row>(
+        session, "ledger_accounts", account_select, where, request,
+        [](const account_row& r) { return r.to_account(); });
 }
 
 std::vector<currency_balance> balances_by_currency(soci::session& session, const tenant& owner) {
@@ -361,14 +379,13 @@ long long credit_now(soci::session& session, const tenant& owner, const std::str
     if (deferred) {
         // In the writer's batch the balance comes back with the update, for later reads.
         balance_row after;
-        credited =
-            fetch_prepared(session,
-                           "UPDATE ledger_accounts SET credits_posted = credits_posted + "
-                           ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
-                           "environment = :e AND currency = :c AND credits_posted <= :m "
-                           "RETURNING credits_posted - debits_posted",
-                           after, amount, now_ms, request.credit_account_id, owner.platform_id,
-                           env_name, request.currency, ceiling);
+        credited = fetch_prepared(session,
+                                  "UPDATE ledger_accounts SET credits_posted = credits_posted + "
+                                  ":a, updated_at_ms = :t WHERE id = :i AND platform_id = :p AND "
+                                  "environment = :e AND currency = :c AND credits_posted <= :m "
+                                  "RETURNING credits_posted - debits_posted",
+                                  after, amount, now_ms, request.credit_account_id,
+                                  owner.platform_id, env_name, request.currency, ceiling);
         if (credited) deferred->saw_balance(request.credit_account_id, after.balance);
     } else {
         credited = run_prepared(
@@ -412,8 +429,8 @@ long long debit_now(soci::session& session, const tenant& owner, const std::stri
             "debits_posted <= :m AND (must_not_overdraw = 0 OR credits_posted - debits_posted "
             ">= "
             ":a2)",
-            amount, now_ms, request.debit_account_id, owner.platform_id, env_name,
-            request.currency, ceiling, amount);
+            amount, now_ms, request.debit_account_id, owner.platform_id, env_name, request.currency,
+            ceiling, amount);
     }
     return debited;
 }

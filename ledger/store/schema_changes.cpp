@@ -511,6 +511,23 @@ std::vector<migration> schema_change_migrations() {
              "sqlite: CREATE INDEX outbox_events_due ON outbox_events (next_attempt_at_ms) WHERE "
              "state = 'PENDING'",
          }},
+        {42,
+         "accounts' uniqueness indexed without the columns an owner already settles",
+         {
+             // The unique index over (owner_id, currency, kind, platform_id, environment) held a
+             // customer's id and then its tenant and kind, which the id alone settles (customer
+             // ids are unique across tenants, and only customer accounts have an owner): about 70
+             // of its 147 bytes an account, written for each of the seven accounts a new customer
+             // gets (a bulk import's largest index by bytes, with ledger_accounts_by_tenant). Split
+             // by what identifies an account: a customer's by (owner_id, currency), a service
+             // account's (owner_id '') by its tenant, kind and currency. Same uniqueness, and
+             // every lookup and ON CONFLICT target names its index's predicate (book.cpp).
+             "DROP INDEX ledger_accounts_owner",
+             "CREATE UNIQUE INDEX ledger_accounts_owner ON ledger_accounts (owner_id, currency) "
+             "WHERE owner_id <> ''",
+             "CREATE UNIQUE INDEX ledger_accounts_service ON ledger_accounts (platform_id, "
+             "environment, kind, currency) WHERE owner_id = ''",
+         }},
     };
 }
 

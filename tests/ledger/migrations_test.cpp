@@ -330,6 +330,107 @@ TEST_CASE("migration 34 leads the accounts' owner index with the owner and keeps
 
 namespace {
 
+// The plan's lines: SQLite's EXPLAIN QUERY PLAN details, or PostgreSQL's EXPLAIN text.
+std::string plan_text(test_database& database, const std::string& sql) {
+    bool sqlite = database.backend() == database_backend::sqlite;
+    soci::rowset<soci::row> rows = database.session().prepare
+                                   << (sqlite ? "EXPLAIN QUERY PLAN " : "EXPLAIN ") + sql;
+    std::string plan;
+    for (const auto& row : rows) plan += row.get<std::string>(row.size() - 1) + "\n";
+    return plan;
+}
+
+}  // namespace
+
+TEST_CASE("migration 42 indexes accounts by owner or by tenant and keeps their uniqueness",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 41);
+    session << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES ('p', 'n', 0, "
+               "1)";
+    session << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES ('q', 'n', 0, "
+               "1)";
+    auto insert = [&](const std::string& id, const std::string& platform, const std::string& kind,
+                      const std::string& owner, const std::string& currency,
+                      const std::string& conflict) {
+        std::string reference = "CR-" + id;
+        soci::statement statement =
+            (session.prepare << "INSERT INTO ledger_accounts (id, platform_id, environment, kind, "
+                                "owner_id, currency, reference, must_not_overdraw, debits_posted, "
+                                "credits_posted, created_at_ms, updated_at_ms) VALUES (:i, :p, "
+                                "'sandbox', :k, :o, :c, :r, 0, 0, 0, 1, 1)" +
+                                    conflict,
+             soci::use(id), soci::use(platform), soci::use(kind), soci::use(owner),
+             soci::use(currency), soci::use(reference));
+        statement.execute(true);
+        return statement.get_affected_rows();
+    };
+    insert("InternalAccount:1", "p", "CUSTOMER", "Customer:1", "USD", "");
+    insert("ServiceAccount:1", "p", "LIQUIDITY", "", "USD", "");
+    CHECK(apply_migrations_up_to(session, 42) == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM ledger_accounts") == 2);
+
+    const std::string customer_target =
+        " ON CONFLICT (owner_id, currency) WHERE owner_id <> '' DO NOTHING";
+    const std::string service_target =
+        " ON CONFLICT (platform_id, environment, kind, currency) WHERE owner_id = '' DO NOTHING";
+    // A second account of the same owner and currency, or of the same tenant, kind and currency
+    // for a service account, is refused; with ensure_account's conflict targets, skipped.
+    for (const auto& [id, kind, owner, target] :
+         {std::tuple{"InternalAccount:2", "CUSTOMER", "Customer:1", customer_target},
+          std::tuple{"ServiceAccount:2", "LIQUIDITY", "", service_target}}) {
+        bool refused = false;
+        try {
+            insert(id, "p", kind, owner, "USD", "");
+        } catch (const soci::soci_error& error) {
+            refused = is_unique_violation(error);
+        }
+        CHECK(refused);
+        CHECK(insert(std::string(id) + "b", "p", kind, owner, "USD", target) == 0);
+    }
+    CHECK(count_of(session, "SELECT COUNT(*) FROM ledger_accounts") == 2);
+    // Another currency, owner, kind or tenant is another account.
+    CHECK(insert("InternalAccount:3", "p", "CUSTOMER", "Customer:1", "EUR", customer_target) == 1);
+    CHECK(insert("InternalAccount:4", "p", "CUSTOMER", "Customer:2", "USD", customer_target) == 1);
+    CHECK(insert("ServiceAccount:3", "p", "FEES", "", "USD", service_target) == 1);
+    CHECK(insert("ServiceAccount:4", "q", "LIQUIDITY", "", "USD", service_target) == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM ledger_accounts") == 6);
+
+    // ensure_account's lookups name their index's predicate, so that each is planned on its index
+    // even as a generic plan (on PostgreSQL, with parameters the planner cannot see).
+    const std::string lookup =
+        "SELECT id FROM ledger_accounts WHERE platform_id = {p} AND environment = {e} AND kind = "
+        "{k} AND owner_id = {o} AND currency = {c} AND ";
+    auto plan_of_lookup = [&](const std::string& predicate, const std::string& kind,
+                              const std::string& owner) {
+        std::string sql = lookup + predicate;
+        bool postgres = database.backend() == database_backend::postgresql;
+        std::vector<std::pair<std::string, std::string>> values = {
+            {"{p}", postgres ? "$1" : "'p'"},
+            {"{e}", postgres ? "$2" : "'sandbox'"},
+            {"{k}", postgres ? "$3" : "'" + kind + "'"},
+            {"{o}", postgres ? "$4" : "'" + owner + "'"},
+            {"{c}", postgres ? "$5" : "'USD'"}};
+        for (const auto& [name, value] : values) sql.replace(sql.find(name), name.size(), value);
+        if (!postgres) return plan_text(database, sql);
+        // A table this small is read whole whatever its indexes: only the index choice is tested.
+        session << "SET enable_seqscan = off";
+        session << "SET plan_cache_mode = force_generic_plan";
+        session << "PREPARE account_lookup (text, text, text, text, text) AS " + sql;
+        std::string plan = plan_text(database, "EXECUTE account_lookup('p', 'sandbox', '" + kind +
+                                                   "', '" + owner + "', 'USD')");
+        session << "DEALLOCATE account_lookup";
+        return plan;
+    };
+    CHECK_THAT(plan_of_lookup("owner_id <> ''", "CUSTOMER", "Customer:1"),
+               Catch::Contains("ledger_accounts_owner"));
+    CHECK_THAT(plan_of_lookup("owner_id = ''", "LIQUIDITY", ""),
+               Catch::Contains("ledger_accounts_service"));
+}
+
+namespace {
+
 void insert_platform(soci::session& session, const std::string& id) {
     session
         << "INSERT INTO platforms (id, name, is_regulated, created_at_ms) VALUES (:i, 'n', 0, 1)",
