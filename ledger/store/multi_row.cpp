@@ -118,18 +118,26 @@ private:
 
 // Appends `value` to a COPY text-format row: NULL is \N; a backslash, tab, newline or carriage
 // return is escaped, everything else goes as it is.
+// The runs between those characters (nearly every value is one run) are appended whole: appended
+// a character at a time, this was a fifth of the importing thread's CPU in a bulk import.
 void append_copy_value(std::string& out, const std::optional<std::string>& value) {
     if (!value) {
         out += "\\N";
         return;
     }
-    for (char c : *value) {
-        switch (c) {
+    auto special = [](char c) { return c == '\\' || c == '\t' || c == '\n' || c == '\r'; };
+    const char* next = value->data();
+    const char* end = next + value->size();
+    while (next != end) {
+        const char* run = next;
+        while (next != end && !special(*next)) ++next;
+        out.append(run, static_cast<std::size_t>(next - run));
+        if (next == end) break;
+        switch (*next++) {
             case '\\': out += "\\\\"; break;
             case '\t': out += "\\t"; break;
             case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            default: out += c;
+            default: out += "\\r"; break;
         }
     }
 }
