@@ -58,14 +58,21 @@ int wal_checkpointer::on_wal_commit(void* connection, const char* schema, int fr
         ++writer_checkpoints_;
         return SQLITE_OK;
     }
-    if (frames >= frames_soft_max_) {
-        {
-            std::lock_guard lock(mutex_);
-            if (due_) return SQLITE_OK;
-            due_ = true;
-        }
-        wanted_.notify_one();
+    {
+        std::lock_guard lock(mutex_);
+        // A shorter WAL than at the last commit means the writer started it again from its
+        // beginning, everything before having been copied.
+        if (frames < frames_seen_) frames_copied_ = 0;
+        frames_seen_ = frames;
+        // Counted from what the last checkpoint copied, not from the WAL's start: under steady
+        // load the WAL is rarely started again (the writer's next commit usually comes before the
+        // checkpoint has copied the last one), so its length stays past any threshold and a
+        // length test started a checkpoint after nearly every commit, each copying the pages
+        // that every batch changes (the service accounts, the ends of tables and indexes) again.
+        if (due_ || frames - frames_copied_ < frames_soft_max_) return SQLITE_OK;
+        due_ = true;
     }
+    wanted_.notify_one();
     return SQLITE_OK;
 }
 
@@ -79,11 +86,18 @@ void wal_checkpointer::run() {
         }
         try {
             if (!session) session = open_session(url_);
+            int frames_in_wal = 0;
+            int copied = 0;
             int rc = sqlite_api::sqlite3_wal_checkpoint_v2(sqlite_handle(*session), nullptr,
-                                                           SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+                                                           SQLITE_CHECKPOINT_PASSIVE,
+                                                           &frames_in_wal, &copied);
             if (rc != SQLITE_OK && rc != SQLITE_BUSY) {
                 std::fprintf(stderr, "wal checkpointer: checkpoint failed: %s\n",
                              sqlite_api::sqlite3_errstr(rc));
+            } else if (copied > 0) {
+                std::lock_guard lock(mutex_);
+                // Unless the WAL was started again meanwhile (the writer then sees it shorter).
+                if (copied <= frames_seen_) frames_copied_ = copied;
             }
         } catch (const std::exception& error) {
             std::fprintf(stderr, "wal checkpointer: %s\n", error.what());

@@ -6,12 +6,12 @@
 // its own connection runs PASSIVE checkpoints, which never block the writer, on the other core.
 // If the checkpointer falls far behind (readers pinning old frames, a slow disk), the writer
 // checkpoints itself past a hard limit, so the WAL stays bounded either way.
+#include <soci/soci.h>
+
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <thread>
-
-#include <soci/soci.h>
 
 #include "ledger/store/database.hpp"
 
@@ -19,8 +19,8 @@ namespace corridor {
 
 class wal_checkpointer {
 public:
-    // Checkpoints start once the WAL holds frames_soft_max frames; past frames_hard_max the
-    // writer's connection checkpoints on its own.
+    // A checkpoint starts once frames_soft_max frames have been written since what the last one
+    // copied; past frames_hard_max in the WAL the writer's connection checkpoints on its own.
     wal_checkpointer(database_url url, int frames_soft_max, int frames_hard_max);
     ~wal_checkpointer();
     wal_checkpointer(const wal_checkpointer&) = delete;
@@ -43,6 +43,8 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable wanted_;
     bool due_ = false;
+    int frames_seen_ = 0;    // the WAL's length in frames at the writer's last commit
+    int frames_copied_ = 0;  // how many of them the last checkpoint had copied
     bool stopping_ = false;
     std::uint64_t checkpoints_ = 0;
     std::uint64_t writer_checkpoints_ = 0;

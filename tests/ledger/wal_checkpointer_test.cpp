@@ -1,13 +1,13 @@
 // The WAL checkpointer keeps SQLite's write-ahead log short without the writer's connection doing
 // the copying: past the soft limit a background checkpoint copies committed pages into the
 // database file; past the hard limit the writer's own connection does it.
-#include <catch2/catch.hpp>
+#include "ledger/store/wal_checkpointer.hpp"
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
 #include <thread>
 
-#include "ledger/store/wal_checkpointer.hpp"
 #include "tests/support/test_database.hpp"
 
 using namespace corridor;
@@ -36,13 +36,15 @@ void start_with_empty_log(testing::test_database& database) {
 int wal_frames(const testing::test_database& database) {
     auto observer = database.open_another();
     int busy = 0, log = 0, copied = 0;
-    *observer << "PRAGMA wal_checkpoint(PASSIVE)", soci::into(busy), soci::into(log), soci::into(copied);
+    *observer << "PRAGMA wal_checkpoint(PASSIVE)", soci::into(busy), soci::into(log),
+        soci::into(copied);
     return log;
 }
 
 }  // namespace
 
-TEST_CASE("the background checkpointer copies the WAL once it passes the soft limit", "[checkpoint]") {
+TEST_CASE("the background checkpointer copies the WAL once it passes the soft limit",
+          "[checkpoint]") {
     testing::test_database database(testing::schema::empty);
     if (database.backend() != database_backend::sqlite) return;  // SQLite's WAL only
     start_with_empty_log(database);
@@ -82,4 +84,45 @@ TEST_CASE("the writer checkpoints on its own past the hard limit", "[checkpoint]
     CHECK(checkpointer.checkpoints_total() == 0);
     write_rows(*writer, 1);
     CHECK(wal_frames(database) < 100);  // the log restarted after the writer's checkpoint
+}
+
+TEST_CASE("a checkpoint waits for the soft limit of new frames, not of the WAL's length",
+          "[checkpoint]") {
+    testing::test_database database(testing::schema::empty);
+    if (database.backend() != database_backend::sqlite) return;
+    start_with_empty_log(database);
+    auto writer = database.open_another();
+    write_rows(*writer, 1, 150);  // far below the connection's own automatic threshold
+    // A reader that began while those frames were still only in the WAL keeps the writer from
+    // starting the WAL again, as readers and a checkpoint that lags do under load.
+    auto reader = database.open_another();
+    soci::transaction reading(*reader);
+    long long seen = 0;
+    *reader << "SELECT COUNT(*) FROM checkpoint_probe", soci::into(seen);
+    REQUIRE(seen == 150);
+
+    wal_checkpointer checkpointer(database.url(), 100, 100000);
+    checkpointer.watch(*writer);
+    auto wait_for_checkpoints = [&](std::uint64_t count) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (checkpointer.checkpoints_total() < count &&
+               std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        return checkpointer.checkpoints_total();
+    };
+    write_rows(*writer, 1);  // the WAL is past the soft limit, none of it copied yet
+    REQUIRE(wait_for_checkpoints(1) == 1);
+
+    // The WAL stays longer than the soft limit, but few frames are new since that checkpoint:
+    // copying them now would copy the same hot pages again and again.
+    write_rows(*writer, 20);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    CHECK(checkpointer.checkpoints_total() == 1);
+    CHECK(wal_frames(database) > 150);  // not started again: the reader pins it
+
+    write_rows(*writer, 100);
+    CHECK(wait_for_checkpoints(2) >= 2);
+    CHECK(checkpointer.writer_checkpoints_total() == 0);
+    reading.commit();
 }
