@@ -34,7 +34,8 @@ struct account_row {
     long long debits_posted = 0, credits_posted = 0, created_at_ms = 0, updated_at_ms = 0;
 
     void bind(soci::statement& statement) {
-        for (auto* text : {&id, &platform_id, &environment, &kind, &owner_id, &currency, &reference}) {
+        for (auto* text :
+             {&id, &platform_id, &environment, &kind, &owner_id, &currency, &reference}) {
             statement.exchange(soci::into(*text));
         }
         statement.exchange(soci::into(must_not_overdraw));
@@ -156,19 +157,15 @@ std::optional<std::string> insert_account(soci::session& session, book_services 
     long long now_ms = services.time.now_ms();
     // The conflict target is the unique index of the account's sort (migration 42), named with
     // that index's predicate.
-    const char* sql =
-        owner_id.empty()
-            ? "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
-              "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
-              "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, "
-              ":t2) "
-              "ON CONFLICT (platform_id, environment, kind, currency) WHERE owner_id = '' "
-              "DO NOTHING"
-            : "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, "
-              "currency, reference, must_not_overdraw, debits_posted, credits_posted, "
-              "created_at_ms, updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, "
-              ":t2) "
-              "ON CONFLICT (owner_id, currency) WHERE owner_id <> '' DO NOTHING";
+    static const std::string insert_sql =
+        "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, currency, "
+        "reference, must_not_overdraw, debits_posted, credits_posted, created_at_ms, "
+        "updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, :t2) ON CONFLICT ";
+    static const std::string service_sql =
+        insert_sql + "(platform_id, environment, kind, currency) WHERE owner_id = '' DO NOTHING";
+    static const std::string owned_sql =
+        insert_sql + "(owner_id, currency) WHERE owner_id <> '' DO NOTHING";
+    const char* sql = (owner_id.empty() ? service_sql : owned_sql).c_str();
     bool inserted = run_prepared(session, sql, id, owner.platform_id, env_name, kind_name, owner_id,
                                  currency, reference, overdraw_guard, now_ms, now_ms) == 1;
     if (!inserted) return std::nullopt;
@@ -232,15 +229,15 @@ std::string ensure_account(soci::session& session, book_services services, const
     std::string kind_name(to_string(kind));
     // Each text names the predicate of its account's unique index (migration 42), so that even a
     // generic plan can use it.
-    const char* find_sql =
-        owner_id.empty()
-            ? "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND "
-              "kind = :k AND owner_id = :o AND currency = :c AND owner_id = ''"
-            : "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND "
-              "kind = :k AND owner_id = :o AND currency = :c AND owner_id <> ''";
+    static const std::string find_sql =
+        "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND kind = :k "
+        "AND owner_id = :o AND currency = :c AND owner_id ";
+    static const std::string find_service_sql = find_sql + "= ''";
+    static const std::string find_owned_sql = find_sql + "<> ''";
+    const char* sql = (owner_id.empty() ? find_service_sql : find_owned_sql).c_str();
     auto find_id = [&]() -> std::optional<std::string> {
         id_row row;
-        if (fetch_prepared(session, find_sql, row, owner.platform_id, env_name, kind_name, owner_id,
+        if (fetch_prepared(session, sql, row, owner.platform_id, env_name, kind_name, owner_id,
                            currency) &&
             row.found == soci::i_ok) {
             return std::move(row.id);
@@ -359,15 +356,9 @@ transfer_error classify_refusal(soci::session& session, const tenant& owner, con
     return transfer_error::insufficient_funds;
 }
 
-}  // namespace
-
-namespace {
 std::string record_transfer(soci::session& session, book_services services,
                             const transfer_request& request, long long now_ms, bool defer_credit,
                             bool defer_debit);
-}  // namespace
-
-namespace {
 
 // Adds the amount to the credit account's credits now (not at the flush); the number of rows
 // updated: 0 when the account is not the owner's, not in the currency, or past the ceiling.
