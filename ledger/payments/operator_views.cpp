@@ -184,10 +184,17 @@ const std::string postings_rest =
     "FROM ledger_transfers WHERE id >= :f AND id < :l AND transaction_id = :x ORDER BY "
     "created_at_ms, id";
 
+// The transaction's transfers: the parameters of postings_rest.
+std::vector<std::string> postings_params(const view_row& transaction,
+                                         const std::string& transaction_id) {
+    auto [first, last] = lifetime_ids("Transfer", transaction);
+    return {first, last, transaction_id};
+}
+
 std::vector<view_row> posting_rows(soci::session& session, const view_row& transaction,
                                    const std::string& transaction_id) {
-    auto [first, last] = lifetime_ids("Transfer", transaction);
-    return select_rows(session, posting_columns, postings_rest, {first, last, transaction_id});
+    return select_rows(session, posting_columns, postings_rest,
+                       postings_params(transaction, transaction_id));
 }
 
 // Not account_json: it holds the full account number.
@@ -228,6 +235,14 @@ const std::string events_rest =
     "FROM outbox_events WHERE id >= :f AND id < :l AND platform_id = :p AND environment = :e AND "
     "(payload NOT LIKE '{%' OR payload LIKE :j) ORDER BY created_at_ms, id";
 
+// The candidate events of the transaction: the parameters of events_rest.
+std::vector<std::string> events_params(const view_row& transaction,
+                                       const std::string& transaction_id) {
+    auto [first, last] = lifetime_ids("Webhook", transaction);
+    return {first, last, field_text(transaction, "platform_id"),
+            field_text(transaction, "environment"), "%\"" + transaction_id + "\"%"};
+}
+
 // Events carry the transaction in their payload; ids hold no LIKE wildcard (the caller checks),
 // so the quoted id matches only itself. Compressed payloads (event_payloads.hpp) are matched once
 // unpacked; rows stored as JSON are narrowed by the database. A resend reuses the row: only the
@@ -235,12 +250,8 @@ const std::string events_rest =
 std::vector<view_row> webhook_event_rows(soci::session& session, const view_row& transaction,
                                          const std::string& transaction_id) {
     std::string quoted = "\"" + transaction_id + "\"";
-    auto [first, last] = lifetime_ids("Webhook", transaction);
-    std::string pattern = "%" + quoted + "%";
-    std::string platform = field_text(transaction, "platform_id");
-    std::string environment = field_text(transaction, "environment");
     auto candidates = select_rows(session, event_columns, events_rest,
-                                  {first, last, platform, environment, pattern});
+                                  events_params(transaction, transaction_id));
     std::vector<view_row> events;
     for (auto& event : candidates) {
         bool about =
@@ -291,14 +302,9 @@ std::vector<view_statement> payment_view_range_reads(soci::session& session,
                                                      const std::string& transaction_id) {
     auto transaction = transaction_row(session, transaction_id);
     if (!transaction) return {};
-    auto [first_transfer, last_transfer] = lifetime_ids("Transfer", *transaction);
-    auto [first_event, last_event] = lifetime_ids("Webhook", *transaction);
-    std::string pattern = "%\"" + transaction_id + "\"%";
-    return {{select_sql(posting_columns, postings_rest),
-             {first_transfer, last_transfer, transaction_id}},
-            {select_sql(event_columns, events_rest),
-             {first_event, last_event, field_text(*transaction, "platform_id"),
-              field_text(*transaction, "environment"), pattern}}};
+    return {
+        {select_sql(posting_columns, postings_rest), postings_params(*transaction, transaction_id)},
+        {select_sql(event_columns, events_rest), events_params(*transaction, transaction_id)}};
 }
 
 std::vector<view_row> rail_operations_view(soci::session& session, bool stuck_only,

@@ -137,7 +137,8 @@ void append_copy_value(std::string& out, const std::optional<std::string>& value
             case '\\': out += "\\\\"; break;
             case '\t': out += "\\t"; break;
             case '\n': out += "\\n"; break;
-            default: out += "\\r"; break;
+            case '\r': out += "\\r"; break;
+            default: CORRIDOR_ASSERT(false);  // special() holds only these four
         }
     }
 }

@@ -127,18 +127,18 @@ void insert_events_sqlite(soci::session& session, const std::vector<deferred_eve
             bind.integer(first + 7, leased ? leases[r].until_ms : e.created_at_ms);
             bind.integer(first + 8, e.created_at_ms);
             bind.text(first + 9, e.purpose);
-            if (sendable[r])
-                bind.null(first + 10);
-            else
+            if (sendable[r]) {
+                bind.null(first + 10);  // not finished
+            } else {
                 bind.integer(first + 10, e.created_at_ms);
-            if (leased)
+            }
+            if (leased) {  // its claim token and first attempt
                 bind.text(first + 11, leases[r].token);
-            else
-                bind.null(first + 11);
-            if (leased)
                 bind.integer(first + 12, e.created_at_ms);
-            else
+            } else {
+                bind.null(first + 11);
                 bind.null(first + 12);
+            }
         });
 }
 

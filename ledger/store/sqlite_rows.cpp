@@ -103,27 +103,51 @@ public:
 
 }  // namespace
 
+kept_sqlite_statement::kept_sqlite_statement(soci::session& session, const std::string& text,
+                                             std::string (*translate)(const std::string&))
+    : session_(session), text_(text) {
+    statement_cache* cache = statement_cache_of(session);
+    if (cache) {
+        auto* found = dynamic_cast<prepared_text*>(cache->find(&text));
+        if (found && found->sql == text) {
+            handle_ = found->handle;
+            return;
+        }
+    }
+    auto* connection = connection_of(session);
+    sqlite3_stmt* handle = nullptr;
+    std::string sql = translate ? translate(text) : text;
+    if (sqlite_api::sqlite3_prepare_v3(connection, sql.c_str(), -1, SQLITE_PREPARE_PERSISTENT,
+                                       &handle, nullptr) != SQLITE_OK) {
+        sqlite_api::sqlite3_finalize(handle);
+        fail(connection, "prepare");
+    }
+    handle_ = handle;
+    owned_ = cache == nullptr;
+    if (owned_) return;
+    auto entry = std::make_unique<prepared_text>(handle);
+    entry->sql = text;
+    cache->insert(&text, std::move(entry));
+}
+
+kept_sqlite_statement::~kept_sqlite_statement() {
+    if (owned_) sqlite_api::sqlite3_finalize(static_cast<sqlite3_stmt*>(handle_));
+}
+
+void kept_sqlite_statement::forget() {
+    if (owned_) return;  // finalized with this object
+    statement_cache* cache = statement_cache_of(session_);
+    auto* found = cache ? dynamic_cast<prepared_text*>(cache->find(&text_)) : nullptr;
+    if (found && found->handle == handle_) cache->erase(&text_);  // finalizes it
+}
+
 void run_sqlite_text_statement(soci::session& session, const std::string& sql,
                                const std::vector<std::string>& params) {
-    statement_cache* cache = statement_cache_of(session);
-    CORRIDOR_ASSERT(cache && cache->sqlite());  // the ledger writer's session (open_session)
+    CORRIDOR_ASSERT(statement_cache_of(session));  // the ledger writer's session (open_session)
     const std::string& text = interned(sql);
-    auto* found = dynamic_cast<prepared_text*>(cache->find(&text));
+    kept_sqlite_statement kept(session, text, sqlite_parameters);
     auto* connection = connection_of(session);
-    if (!found || found->sql != text) {
-        sqlite3_stmt* handle = nullptr;
-        if (sqlite_api::sqlite3_prepare_v3(connection, sqlite_parameters(text).c_str(), -1,
-                                           SQLITE_PREPARE_PERSISTENT, &handle,
-                                           nullptr) != SQLITE_OK) {
-            sqlite_api::sqlite3_finalize(handle);
-            fail(connection, "prepare");
-        }
-        auto entry = std::make_unique<prepared_text>(handle);
-        entry->sql = text;
-        found = entry.get();
-        cache->insert(&text, std::move(entry));
-    }
-    sqlite3_stmt* handle = found->handle;
+    auto* handle = static_cast<sqlite3_stmt*>(kept.handle());
     CORRIDOR_ASSERT(sqlite_api::sqlite3_bind_parameter_count(handle) ==
                     static_cast<int>(params.size()));
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -141,7 +165,7 @@ void run_sqlite_text_statement(soci::session& session, const std::string& sql,
         return;
     }
     soci::sqlite3_soci_error error = sqlite_failure(connection, "executing a kept statement");
-    cache->erase(&text);  // finalizes it: prepared afresh next time rather than trusted again
+    kept.forget();
     throw error;
 }
 

@@ -75,6 +75,30 @@ private:
     const sqlite_rows_statement& statement_;
 };
 
+// A statement stepped through the SQLite library, prepared once per session: kept in the session's
+// statement cache under the address of `text` (which must last for the process) and trusted while
+// the text there is the same; SQLite parses `text`, or what `translate` makes of it (called only
+// when it is prepared). A session without a cache gets it for this use only. handle() comes
+// reset, without bindings.
+class kept_sqlite_statement {
+public:
+    kept_sqlite_statement(soci::session& session, const std::string& text,
+                          std::string (*translate)(const std::string&) = nullptr);
+    ~kept_sqlite_statement();
+    kept_sqlite_statement(const kept_sqlite_statement&) = delete;
+    kept_sqlite_statement& operator=(const kept_sqlite_statement&) = delete;
+
+    void* handle() const { return handle_; }  // a sqlite3_stmt
+    // After a failed step: finalized, prepared afresh next time rather than trusted again.
+    void forget();
+
+private:
+    soci::session& session_;
+    const std::string& text_;
+    void* handle_ = nullptr;
+    bool owned_ = false;  // no cache: finalized with this object
+};
+
 // One statement kept for the flush in PostgreSQL's form (parameters $1..$n, all texts; a column of
 // INTEGER affinity stores a number's text as the number, as a bound integer would be), run through
 // the SQLite library: prepared once per session and text, its values bound in place.

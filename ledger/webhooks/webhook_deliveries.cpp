@@ -15,6 +15,7 @@
 #include "ledger/store/event_payloads.hpp"
 #include "ledger/store/multi_row.hpp"
 #include "ledger/store/native_connection.hpp"
+#include "ledger/store/sqlite_rows.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "ledger/webhooks/delivery_facts.hpp"
 
@@ -179,22 +180,12 @@ std::pair<claimed_delivery, int> due_from_row(const soci::row& row) {
 // SQLite: the round's claim statement, kept prepared for the session. Rounds run on the ledger
 // writer there, one per commit that recorded events under load; parsing and planning the UPDATE
 // each time cost about 2% of the writer's time. Read through the library, as soci's rowset would.
-constexpr const char* claim_due_sqlite_sql =
+const std::string claim_due_sqlite_sql =
     "UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at_ms = ?1, claim_token = ?2, "
     "first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?3) WHERE id IN (SELECT id FROM "
     "outbox_events WHERE state = 'PENDING' AND next_attempt_at_ms <= ?3 ORDER BY "
     "next_attempt_at_ms LIMIT ?4) RETURNING id, platform_id, environment, type, payload, purpose, "
     "attempts, created_at_ms";
-
-class kept_sqlite_claim final : public cached_statement {
-public:
-    explicit kept_sqlite_claim(sqlite_api::sqlite3_stmt* handle) : handle(handle) {}
-    ~kept_sqlite_claim() override { sqlite_api::sqlite3_finalize(handle); }
-    kept_sqlite_claim(const kept_sqlite_claim&) = delete;
-    kept_sqlite_claim& operator=(const kept_sqlite_claim&) = delete;
-
-    sqlite_api::sqlite3_stmt* handle;
-};
 
 std::string column_bytes(sqlite_api::sqlite3_stmt* handle, int column) {
     // The bytes of a TEXT or a BLOB value alike (a stored payload is either, see event_payloads).
@@ -219,27 +210,9 @@ std::pair<claimed_delivery, int> due_from_sqlite(sqlite_api::sqlite3_stmt* handl
 void claim_due_sqlite(soci::session& session, long long lease_until, const std::string& token,
                       long long now, int limit,
                       std::vector<std::pair<claimed_delivery, int>>& due) {
-    statement_cache* cache = statement_cache_of(session);
     sqlite_api::sqlite3* connection = sqlite_connection(session);
-    auto* kept =
-        cache ? dynamic_cast<kept_sqlite_claim*>(cache->find(claim_due_sqlite_sql)) : nullptr;
-    std::unique_ptr<kept_sqlite_claim> once;  // a session without a cache: for this call only
-    if (!kept) {
-        sqlite_api::sqlite3_stmt* handle = nullptr;
-        if (sqlite_api::sqlite3_prepare_v3(connection, claim_due_sqlite_sql, -1,
-                                           SQLITE_PREPARE_PERSISTENT, &handle,
-                                           nullptr) != SQLITE_OK) {
-            sqlite_api::sqlite3_finalize(handle);
-            throw sqlite_failure(connection, "preparing the delivery claim");
-        }
-        once = std::make_unique<kept_sqlite_claim>(handle);
-        kept = once.get();
-        if (cache) {
-            once->sql = claim_due_sqlite_sql;
-            cache->insert(claim_due_sqlite_sql, std::move(once));
-        }
-    }
-    sqlite_api::sqlite3_stmt* handle = kept->handle;
+    kept_sqlite_statement kept(session, claim_due_sqlite_sql);
+    auto* handle = static_cast<sqlite_api::sqlite3_stmt*>(kept.handle());
     sqlite_api::sqlite3_bind_int64(handle, 1, lease_until);
     sqlite_api::sqlite3_bind_text(handle, 2, token.data(), static_cast<int>(token.size()),
                                   SQLITE_STATIC);
@@ -265,8 +238,7 @@ void claim_due_sqlite(soci::session& session, long long lease_until, const std::
         return;
     }
     soci::sqlite3_soci_error error = sqlite_failure(connection, "claiming due deliveries");
-    // A failed statement is prepared afresh next time rather than trusted again.
-    if (cache && cache->find(claim_due_sqlite_sql) == kept) cache->erase(claim_due_sqlite_sql);
+    kept.forget();
     throw error;
 }
 
