@@ -40,4 +40,13 @@ bool is_valid_utf8(std::string_view text) {
     return true;
 }
 
+std::string printable_excerpt(std::string_view text, std::size_t bytes_max) {
+    std::string out;
+    for (char c : text.substr(0, bytes_max)) {
+        unsigned char u = static_cast<unsigned char>(c);
+        out += (u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' ? c : '?';
+    }
+    return out;
+}
+
 }  // namespace corridor

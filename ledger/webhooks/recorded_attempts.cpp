@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "ledger/base/utf8.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/multi_row.hpp"
 #include "ledger/store/statement_cache.hpp"
@@ -12,15 +13,9 @@
 namespace corridor {
 namespace {
 
-// Printable ASCII only: a response body can hold anything, and PostgreSQL TEXT refuses NUL bytes
-// and malformed UTF-8.
+// A response body or an error can hold anything: stored as a printable excerpt.
 std::string excerpt_of(std::string_view body) {
-    std::string out;
-    for (char c : body.substr(0, attempt_excerpt_bytes)) {
-        unsigned char u = static_cast<unsigned char>(c);
-        out += (u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' ? c : '?';
-    }
-    return out;
+    return printable_excerpt(body, attempt_excerpt_bytes);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <future>
 
+#include "ledger/base/utf8.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/platforms/platform_store.hpp"
@@ -21,12 +22,7 @@ constexpr std::size_t test_response_body_chars_max = 4096;
 
 // The answer's body as the client sees it: printable text, at most test_response_body_chars_max.
 std::string printable(std::string_view body) {
-    std::string out;
-    for (char c : body.substr(0, test_response_body_chars_max)) {
-        unsigned char u = static_cast<unsigned char>(c);
-        out += (u >= 0x20 && u < 0x7f) || c == '\n' || c == '\t' ? c : '?';
-    }
-    return out;
+    return printable_excerpt(body, test_response_body_chars_max);
 }
 
 http_response test_webhook(request_context& context) {

@@ -64,3 +64,15 @@ TEST_CASE("malformed UTF-8 is rejected", "[ledger][utf8]") {
         CHECK_FALSE(is_valid_utf8(std::string("ok ") + text + " ok"));
     }
 }
+
+TEST_CASE("a printable excerpt keeps printable ASCII, line feeds and tabs, up to its length",
+          "[ledger][utf8]") {
+    using namespace std::string_literals;
+    CHECK(printable_excerpt("ok\tdone\n", 64) == "ok\tdone\n");
+    CHECK(printable_excerpt("a\0b\rc\x7f"s, 64) == "a?b?c?");
+    CHECK(printable_excerpt("caf\xc3\xa9", 64) == "caf??");
+    CHECK(printable_excerpt("abcdef", 3) == "abc");
+    std::string excerpt = printable_excerpt("\xff\xfe long body", 4);
+    CHECK(excerpt == "?? l");
+    CHECK(is_valid_utf8(excerpt));
+}
