@@ -141,10 +141,17 @@ result<std::string, platform_error> create_platform(soci::session& session,
                 env == environment::production ? platform_id : services.ids.next("PlatformConfig");
             std::string env_name(to_string(env));
             std::string subdomain = random_base32(services.random, 16);
-            session << "INSERT INTO platform_configs (platform_id, environment, id, uma_domain, "
-                       "proxy_uma_subdomain, webhook_endpoint, supported_currencies, "
-                       "created_at_ms, updated_at_ms) VALUES (:p, :e, :i, :d, :s, NULL, :c, :t, "
-                       ":t2)",
+            // The tenant key (migration 43): PostgreSQL's identity column draws it; on SQLite this
+            // transaction holds the only write lock, so the next above the largest is free.
+            bool sqlite = backend_of(session) == database_backend::sqlite;
+            session << std::string("INSERT INTO platform_configs (platform_id, environment, id, "
+                                   "uma_domain, proxy_uma_subdomain, webhook_endpoint, "
+                                   "supported_currencies, created_at_ms, updated_at_ms") +
+                           (sqlite ? ", tenant_key" : "") +
+                           ") VALUES (:p, :e, :i, :d, :s, NULL, :c, :t, :t2" +
+                           (sqlite ? ", (SELECT COALESCE(MAX(tenant_key), 0) + 1 FROM "
+                                     "platform_configs))"
+                                   : ")"),
                 soci::use(platform_id), soci::use(env_name), soci::use(config_id),
                 soci::use(request.uma_domain), soci::use(subdomain), soci::use(currencies),
                 soci::use(now_ms), soci::use(now_ms);
@@ -186,7 +193,7 @@ std::optional<std::pair<platform_config, std::string>> read_platform_config(soci
         std::string webhook, currencies;
         soci::indicator webhook_indicator = soci::i_null;
         int regulated = 0;
-        long long created_ms = 0, updated_ms = 0;
+        long long created_ms = 0, updated_ms = 0, tenant_key = 0;
         void bind(soci::statement& statement) {
             statement.exchange(soci::into(config.id));
             statement.exchange(soci::into(config.uma_domain));
@@ -196,13 +203,15 @@ std::optional<std::pair<platform_config, std::string>> read_platform_config(soci
             statement.exchange(soci::into(regulated));
             statement.exchange(soci::into(created_ms));
             statement.exchange(soci::into(updated_ms));
+            statement.exchange(soci::into(tenant_key));
         }
     };
     std::string env_name(owner.env_name());
     config_row row;
     if (!fetch_prepared(session,
                         "SELECT c.id, c.uma_domain, c.proxy_uma_subdomain, c.webhook_endpoint, "
-                        "c.supported_currencies, p.is_regulated, c.created_at_ms, c.updated_at_ms "
+                        "c.supported_currencies, p.is_regulated, c.created_at_ms, c.updated_at_ms, "
+                        "c.tenant_key "
                         "FROM platform_configs c JOIN platforms p ON p.id = c.platform_id WHERE "
                         "c.platform_id = :p AND c.environment = :e",
                         row, owner.platform_id, env_name)) {
@@ -230,6 +239,8 @@ std::optional<std::pair<platform_config, std::string>> read_platform_config(soci
     config.is_regulated = regulated != 0;
     config.created_at_ms = created_ms;
     config.updated_at_ms = updated_ms;
+    config.tenant_key = row.tenant_key;
+    CORRIDOR_ASSERT(config.tenant_key > 0);
     return std::pair{std::move(config), std::move(row.currencies)};
 }
 

@@ -36,6 +36,9 @@ struct supported_currency {
 struct platform_config {
     std::string id;  // PlatformConfig:<uuid>
     tenant owner;
+    // The environment's number in the tables that hold it instead of platform id and environment
+    // (migration 43): positive, never changed nor reused.
+    std::int64_t tenant_key = 0;
     std::string uma_domain;
     std::string proxy_uma_subdomain;
     std::optional<std::string> webhook_endpoint;
