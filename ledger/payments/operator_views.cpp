@@ -232,8 +232,9 @@ const std::vector<column> event_columns = {{"id", "id", text},
                                            {"created_at_ms", "created_at_ms", integer},
                                            {"payload", "payload", text}};
 const std::string events_rest =
-    "FROM outbox_events WHERE id >= :f AND id < :l AND platform_id = :p AND environment = :e AND "
-    "(payload NOT LIKE '{%' OR payload LIKE :j) ORDER BY created_at_ms, id";
+    "FROM outbox_events WHERE id >= :f AND id < :l AND tenant_key = (SELECT c.tenant_key FROM "
+    "platform_configs c WHERE c.platform_id = :p AND c.environment = :e) AND (payload NOT LIKE "
+    "'{%' OR payload LIKE :j) ORDER BY created_at_ms, id";
 
 // The candidate events of the transaction: the parameters of events_rest.
 std::vector<std::string> events_params(const view_row& transaction,
@@ -344,22 +345,24 @@ std::vector<view_row> rail_operations_view(soci::session& session, bool stuck_on
 
 std::vector<view_row> webhook_backlog_view(soci::session& session,
                                            const std::optional<std::string>& platform_id) {
-    std::string where = "WHERE state = 'PENDING'";
+    // An event's tenant is its key's (migration 44).
+    std::string where = "WHERE o.state = 'PENDING'";
     std::vector<std::string> params;
     if (platform_id) {
-        where += " AND platform_id = :p";
+        where += " AND c.platform_id = :p";
         params.push_back(*platform_id);
     }
-    return select_rows(session,
-                       {{"platform_id", "platform_id", text},
-                        {"environment", "environment", text},
-                        {"COUNT(*)", "pending", integer},
-                        {"MIN(created_at_ms)", "oldest_created_at_ms", integer},
-                        {"SUM(CASE WHEN attempts > 0 THEN 1 ELSE 0 END)", "failing", integer},
-                        {"SUM(attempts)", "failed_attempts", integer}},
-                       "FROM outbox_events " + where +
-                           " GROUP BY platform_id, environment ORDER BY platform_id, environment",
-                       params);
+    return select_rows(
+        session,
+        {{"c.platform_id", "platform_id", text},
+         {"c.environment", "environment", text},
+         {"COUNT(*)", "pending", integer},
+         {"MIN(o.created_at_ms)", "oldest_created_at_ms", integer},
+         {"SUM(CASE WHEN o.attempts > 0 THEN 1 ELSE 0 END)", "failing", integer},
+         {"SUM(o.attempts)", "failed_attempts", integer}},
+        "FROM outbox_events o JOIN platform_configs c ON c.tenant_key = o.tenant_key " + where +
+            " GROUP BY c.platform_id, c.environment ORDER BY c.platform_id, c.environment",
+        params);
 }
 
 }  // namespace corridor

@@ -279,7 +279,7 @@ std::shared_ptr<const platform_config> load_platform_config_for_payment(soci::se
     auto read = read_platform_config(session, owner);
     if (!read) return nullptr;
     auto config = std::make_shared<const platform_config>(std::move(read->first));
-    facts.saw_config({owner, config, std::move(read->second), generation});
+    facts.saw_config({owner, config, std::move(read->second), generation, config->tenant_key});
     return config;
 }
 

@@ -500,10 +500,10 @@ void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
                 lease_for_handover(r.id, r.platform_id, r.environment, r.created_at_ms));
         pipeline.push_back(
             {outbox_events_unnest_sql,
-             {text_array(events_, &e::id), text_array(events_, &e::platform_id),
-              text_array(events_, &e::environment), text_array(events_, &e::type),
-              payload_array(events_), number_array(events_, &e::created_at_ms),
-              text_array(events_, &e::purpose), text_array(leases, &outbox_lease::token),
+             {text_array(events_, &e::id), number_array(events_, &e::tenant_key),
+              text_array(events_, &e::type), payload_array(events_),
+              number_array(events_, &e::created_at_ms), text_array(events_, &e::purpose),
+              text_array(leases, &outbox_lease::token),
               number_array(leases, &outbox_lease::until_ms)}});
     }
     append_statements(pipeline, std::move(statements_));

@@ -35,9 +35,12 @@ struct deferred_transfer {
     long long created_at_ms = 0;
 };
 
+// The row is written with `tenant_key` (platform_configs.tenant_key); platform_id and environment
+// serve the handover's choice (outbox_handover.hpp).
 struct deferred_event {
     std::string id, platform_id, environment, type, payload, purpose;
     long long created_at_ms = 0;
+    long long tenant_key = 0;
     // Set while the payload is being packed off the writer's thread (event_packer.hpp); the
     // flush takes it into `payload`.
     std::shared_ptr<event_packer::job> packing;

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "ledger/base/assert.hpp"
@@ -133,6 +134,45 @@ const char* outbox_event_insert_postgresql_sql() {
     return sql.c_str();
 }
 
+struct tenant_key_row {
+    long long key = 0;
+    void bind(soci::statement& statement) { statement.exchange(soci::into(key)); }
+};
+
+// The key of the tenant whose event the ledger writer's flush writes: the one of the configuration
+// a payment loaded (writer_facts), so a payment's events cost no read; for other events read once
+// and remembered (a key never changes). No configuration, no event: the command fails, not the
+// batch's flush.
+std::int64_t event_tenant_key(soci::session& session, deferred_writes& deferred,
+                              const tenant& owner) {
+    writer_facts& facts = deferred.facts();
+    if (std::int64_t key = facts.key_of_tenant(owner)) return key;
+    std::string env_name(owner.env_name());
+    tenant_key_row row;
+    if (!fetch_prepared(session,
+                        "SELECT tenant_key FROM platform_configs WHERE platform_id = :p AND "
+                        "environment = :e",
+                        row, owner.platform_id, env_name)) {
+        throw std::runtime_error("webhook event for a platform environment with no configuration");
+    }
+    facts.saw_tenant_key(owner, row.key);
+    return row.key;
+}
+
+// A NOTIFY event of `owner` for the writer's flush, its payload still to come.
+deferred_event writer_event(soci::session& session, deferred_writes& deferred, std::string id,
+                            const tenant& owner, const std::string& type, long long now_ms) {
+    deferred_event event;
+    event.id = std::move(id);
+    event.platform_id = owner.platform_id;
+    event.environment = std::string(owner.env_name());
+    event.type = type;
+    event.purpose = std::string(to_string(event_purpose::notify));
+    event.created_at_ms = now_ms;
+    event.tenant_key = event_tenant_key(session, deferred, owner);
+    return event;
+}
+
 }  // namespace
 
 std::string record_event(soci::session& session, id_generator& ids, const clock& time,
@@ -144,15 +184,18 @@ std::string record_event(soci::session& session, id_generator& ids, const clock&
     std::string env_name(owner.env_name());
     std::string purpose_name(to_string(purpose));
     long long now_ms = time.now_ms();
-    events_pending = true;
-    ++recorded_count;
     if (deferred_writes* deferred = deferred_writes_of(session)) {
         // Nothing in a ledger batch reads its own events back: they join the batch's flush, their
         // payloads packed off the writer's thread meanwhile.
-        deferred->add_event(
-            {id, owner.platform_id, env_name, type, {}, purpose_name, now_ms, {}, {}, 0}, payload);
+        deferred_event event = writer_event(session, *deferred, id, owner, type, now_ms);
+        event.purpose = purpose_name;
+        deferred->add_event(std::move(event), payload);
+        events_pending = true;
+        ++recorded_count;
         return id;
     }
+    events_pending = true;
+    ++recorded_count;
     bool postgresql = session.get_backend_name() == "postgresql";
     std::string stored = pack_event_payload(payload);
     if (postgresql) stored = event_payload_base64(stored);
@@ -174,19 +217,10 @@ std::string record_built_event(soci::session& session, id_generator& ids, const 
     if (!deferred) return record_event(session, ids, time, owner, type, build());
     CORRIDOR_ASSERT(!type.empty());
     std::string id = ids.next("Webhook");
+    deferred->add_event(writer_event(session, *deferred, id, owner, type, time.now_ms()),
+                        std::move(build));
     events_pending = true;
     ++recorded_count;
-    deferred->add_event({id,
-                         owner.platform_id,
-                         std::string(owner.env_name()),
-                         type,
-                         {},
-                         std::string(to_string(event_purpose::notify)),
-                         time.now_ms(),
-                         {},
-                         {},
-                         0},
-                        std::move(build));
     return id;
 }
 
@@ -196,17 +230,8 @@ std::string record_late_event(soci::session& session, id_generator& ids, const c
     deferred_writes* deferred = deferred_writes_of(session);
     CORRIDOR_ASSERT(deferred != nullptr && !type.empty());
     std::string id = ids.next("Webhook");
+    deferred_event event = writer_event(session, *deferred, id, owner, type, time.now_ms());
     events_pending = true;
-    deferred_event event{id,
-                         owner.platform_id,
-                         std::string(owner.env_name()),
-                         type,
-                         "",
-                         std::string(to_string(event_purpose::notify)),
-                         time.now_ms(),
-                         {},
-                         {},
-                         0};
     event.late_payload = std::move(build);
     event.late_slot = slot;
     deferred->add_late_event(std::move(event));

@@ -543,6 +543,47 @@ std::vector<migration> schema_change_migrations() {
              "platform_configs o WHERE o.rowid <= platform_configs.rowid)",
              "CREATE UNIQUE INDEX platform_configs_tenant_key ON platform_configs (tenant_key)",
          }},
+        {44,
+         "webhook events name their tenant by its key",
+         {
+             // platform_id and environment (about 60 bytes of text) in each of a payment's four
+             // events become the tenant's key (migration 43). A row whose tenant has no
+             // configuration (none is written) would fail the NOT NULL rather than be dropped.
+             // PostgreSQL fills the new column (every row rewritten once) and marks the old ones
+             // dropped; outbox_events_due names neither and stays.
+             "postgresql: ALTER TABLE outbox_events ADD COLUMN tenant_key INTEGER",
+             "postgresql: UPDATE outbox_events o SET tenant_key = c.tenant_key FROM "
+             "platform_configs c WHERE c.platform_id = o.platform_id AND c.environment = "
+             "o.environment",
+             "postgresql: ALTER TABLE outbox_events ALTER COLUMN tenant_key SET NOT NULL",
+             "postgresql: ALTER TABLE outbox_events DROP COLUMN platform_id",
+             "postgresql: ALTER TABLE outbox_events DROP COLUMN environment",
+             // SQLite rebuilds the table as migration 41 did, WITHOUT ROWID, every row copied.
+             R"(sqlite: CREATE TABLE outbox_events_rebuilt (
+                id TEXT PRIMARY KEY,
+                tenant_key INTEGER NOT NULL,
+                type TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                state TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                claim_token TEXT,
+                purpose TEXT NOT NULL DEFAULT 'NOTIFY',
+                first_attempt_at_ms BIGINT,
+                finished_at_ms BIGINT) WITHOUT ROWID)",
+             "sqlite: INSERT INTO outbox_events_rebuilt (id, tenant_key, type, payload, state, "
+             "attempts, next_attempt_at_ms, created_at_ms, claim_token, purpose, "
+             "first_attempt_at_ms, finished_at_ms) SELECT o.id, (SELECT c.tenant_key FROM "
+             "platform_configs c WHERE c.platform_id = o.platform_id AND c.environment = "
+             "o.environment), o.type, o.payload, o.state, o.attempts, o.next_attempt_at_ms, "
+             "o.created_at_ms, o.claim_token, o.purpose, o.first_attempt_at_ms, o.finished_at_ms "
+             "FROM outbox_events o",
+             "sqlite: DROP TABLE outbox_events",
+             "sqlite: ALTER TABLE outbox_events_rebuilt RENAME TO outbox_events",
+             "sqlite: CREATE INDEX outbox_events_due ON outbox_events (next_attempt_at_ms) WHERE "
+             "state = 'PENDING'",
+         }},
     };
 }
 

@@ -38,12 +38,12 @@ std::string transfers_sql(std::size_t rows) {
 }
 
 std::string events_sql(std::size_t rows);
-// Parameters of a row: id, platform, environment, type, stored payload (bytes), state, attempts,
-// next attempt time, created time, purpose, finished time, claim token and first attempt time.
-const sqlite_rows_statement events_insert{events_sql, 13};
+// Parameters of a row: id, tenant key, type, stored payload (bytes), state, attempts, next
+// attempt time, created time, purpose, finished time, claim token and first attempt time.
+const sqlite_rows_statement events_insert{events_sql, 12};
 std::string events_sql(std::size_t rows) {
-    return "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
-           "attempts, next_attempt_at_ms, created_at_ms, purpose, finished_at_ms, claim_token, "
+    return "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
+           "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms, claim_token, "
            "first_attempt_at_ms) " +
            values_rows(events_insert, rows);
 }
@@ -58,23 +58,22 @@ struct flag_row {
 class endpoint_lookup {
 public:
     explicit endpoint_lookup(soci::session& session) : session_(session) {}
-    bool has_endpoint(const std::string& platform_id, const std::string& environment) {
+    bool has_endpoint(long long tenant_key) {
         for (const auto& known : known_) {
-            if (known.platform_id == platform_id && known.environment == environment)
-                return known.has_endpoint;
+            if (known.tenant_key == tenant_key) return known.has_endpoint;
         }
         flag_row row;
         bool found = fetch_prepared(session_,
-                                    "SELECT 1 FROM platform_configs WHERE platform_id = :p AND "
-                                    "environment = :e AND webhook_endpoint <> ''",
-                                    row, platform_id, environment);
-        known_.push_back({platform_id, environment, found});
+                                    "SELECT 1 FROM platform_configs WHERE tenant_key = :k AND "
+                                    "webhook_endpoint <> ''",
+                                    row, tenant_key);
+        known_.push_back({tenant_key, found});
         return found;
     }
 
 private:
     struct tenant_endpoint {
-        std::string platform_id, environment;
+        long long tenant_key;
         bool has_endpoint;
     };
     soci::session& session_;
@@ -110,34 +109,32 @@ void insert_events_sqlite(soci::session& session, const std::vector<deferred_eve
     endpoint_lookup endpoints(session);
     std::vector<char> sendable(rows.size());
     for (std::size_t r = 0; r < rows.size(); ++r) {
-        sendable[r] = rows[r].purpose != "NOTIFY" ||
-                      endpoints.has_endpoint(rows[r].platform_id, rows[r].environment);
+        sendable[r] = rows[r].purpose != "NOTIFY" || endpoints.has_endpoint(rows[r].tenant_key);
     }
     sqlite_rows_runner(session, events_insert)
         .run(rows.size(), [&](std::size_t r, sqlite_row_binder& bind, int first) {
             const deferred_event& e = rows[r];
             bool leased = sendable[r] && !leases[r].token.empty();
             bind.text(first, e.id);
-            bind.text(first + 1, e.platform_id);
-            bind.text(first + 2, e.environment);
-            bind.text(first + 3, e.type);
-            bind.blob(first + 4, e.payload);
-            bind.text(first + 5, sendable[r] ? pending : no_endpoint);
-            bind.integer(first + 6, leased ? 1 : 0);
-            bind.integer(first + 7, leased ? leases[r].until_ms : e.created_at_ms);
-            bind.integer(first + 8, e.created_at_ms);
-            bind.text(first + 9, e.purpose);
+            bind.integer(first + 1, e.tenant_key);
+            bind.text(first + 2, e.type);
+            bind.blob(first + 3, e.payload);
+            bind.text(first + 4, sendable[r] ? pending : no_endpoint);
+            bind.integer(first + 5, leased ? 1 : 0);
+            bind.integer(first + 6, leased ? leases[r].until_ms : e.created_at_ms);
+            bind.integer(first + 7, e.created_at_ms);
+            bind.text(first + 8, e.purpose);
             if (sendable[r]) {
-                bind.null(first + 10);  // not finished
+                bind.null(first + 9);  // not finished
             } else {
-                bind.integer(first + 10, e.created_at_ms);
+                bind.integer(first + 9, e.created_at_ms);
             }
             if (leased) {  // its claim token and first attempt
-                bind.text(first + 11, leases[r].token);
-                bind.integer(first + 12, e.created_at_ms);
+                bind.text(first + 10, leases[r].token);
+                bind.integer(first + 11, e.created_at_ms);
             } else {
+                bind.null(first + 10);
                 bind.null(first + 11);
-                bind.null(first + 12);
             }
         });
 }

@@ -96,8 +96,24 @@ const known_config* writer_facts::config(const tenant& owner) {
     return entry;
 }
 
+std::int64_t writer_facts::key_of_tenant(const tenant& owner) {
+    config_key_.assign(owner.platform_id);
+    config_key_ += '/';
+    config_key_ += owner.env_name();
+    auto found = tenant_keys_.find(config_key_);
+    return found == tenant_keys_.end() ? 0 : found->second;
+}
+
+void writer_facts::saw_tenant_key(const tenant& owner, std::int64_t key) {
+    CORRIDOR_ASSERT(key > 0);
+    if (tenant_keys_.size() >= configs_max) tenant_keys_.clear();
+    tenant_keys_.insert_or_assign(tenant_key(owner.platform_id, std::string(owner.env_name())),
+                                  key);
+}
+
 void writer_facts::saw_config(known_config entry) {
     use(entry);
+    if (entry.tenant_key > 0) saw_tenant_key(entry.owner, entry.tenant_key);
     std::string key = tenant_key(entry.owner.platform_id, std::string(entry.owner.env_name()));
     auto [at, inserted] = pending_configs_.insert_or_assign(key, std::move(entry));
     (void)at;

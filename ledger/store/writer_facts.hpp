@@ -51,6 +51,7 @@ struct known_config {
     std::shared_ptr<const platform_config> config;
     std::string supported_currencies;  // the stored text, compared at commit on PostgreSQL
     std::uint64_t generation = 0;      // platform_configs_generation() before it was read
+    std::int64_t tenant_key = 0;       // the configuration's (platform_configs.tenant_key)
 };
 
 // Thrown by the commit of a PostgreSQL batch when a platform configuration it applied changed in
@@ -84,6 +85,11 @@ public:
     // marks it used by this batch.
     const known_config* config(const tenant& owner);
     void saw_config(known_config entry);  // read in this batch; marks it used
+    // The tenant's key (platform_configs.tenant_key) that its events are written with; 0 when not
+    // known. A key is never changed nor reused, so it outlives its configuration's entry: a
+    // configuration forgotten or changed keeps its key.
+    std::int64_t key_of_tenant(const tenant& owner);
+    void saw_tenant_key(const tenant& owner, std::int64_t key);
     void forget_configs();
     // SQLite: PRAGMA data_version as read in this batch; forgets the configurations when another
     // connection has committed since the last batch that read it.
@@ -114,7 +120,8 @@ private:
     std::vector<std::string> pending_account_order_;
     std::unordered_map<std::string, known_config> configs_, pending_configs_;
     std::vector<std::string> pending_config_order_;
-    std::string config_key_;  // config()'s lookup key, reused
+    std::string config_key_;  // config()'s and key_of_tenant()'s lookup key, reused
+    std::unordered_map<std::string, std::int64_t> tenant_keys_;  // at most configs_max
     struct used_config {
         std::string platform_id, environment, supported_currencies;
     };

@@ -14,13 +14,16 @@
 namespace corridor {
 namespace {
 
-// Whatever became of them: leased and pending (to send), or written closed (NO_ENDPOINT).
+// Whatever became of them: leased and pending (to send), or written closed (NO_ENDPOINT). The
+// tenant is the one of the event's key.
 constexpr const char* handed_by_id_sql =
-    "SELECT id, platform_id, environment, type, payload, purpose, attempts, created_at_ms, state, "
-    "COALESCE(claim_token, '') FROM outbox_events WHERE id = :i";
+    "SELECT o.id, c.platform_id, c.environment, o.type, o.payload, o.purpose, o.attempts, "
+    "o.created_at_ms, o.state, COALESCE(o.claim_token, '') FROM outbox_events o JOIN "
+    "platform_configs c ON c.tenant_key = o.tenant_key WHERE o.id = :i";
 constexpr const char* handed_by_ids_sql =
-    "SELECT id, platform_id, environment, type, payload, purpose, attempts, created_at_ms, state, "
-    "COALESCE(claim_token, '') FROM outbox_events WHERE id = ANY(CAST(:i AS text[]))";
+    "SELECT o.id, c.platform_id, c.environment, o.type, o.payload, o.purpose, o.attempts, "
+    "o.created_at_ms, o.state, COALESCE(o.claim_token, '') FROM outbox_events o JOIN "
+    "platform_configs c ON c.tenant_key = o.tenant_key WHERE o.id = ANY(CAST(:i AS text[]))";
 
 struct handed_row {
     std::string id, platform_id, environment, type, payload, purpose;

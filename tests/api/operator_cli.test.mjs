@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { startCorridor, stopCorridor, call, freePort, umaDomainOf, serveFlags } from './lib/harness.mjs';
-import { outboxEvents, outboxRows, queryRows, runStatement } from './lib/database.mjs';
+import { outboxEvents, outboxRows, outboxWithTenant, queryRows, runStatement } from './lib/database.mjs';
 import { platformAccounts, fund, eventually, idempotencyKey, newCustomer } from './lib/money.mjs';
 import { expectStatus } from './lib/expect.mjs';
 
@@ -210,7 +210,7 @@ test('webhooks backlog counts the undelivered events, their failures and the old
     const found = cliJson(['webhooks', 'backlog', '--platform', platformId(0)]);
     return found.failing > 0 ? found : null;
   });
-  const pending = queryRows(server, `SELECT attempts FROM outbox_events WHERE platform_id = '${platformId(0)}' AND state = 'PENDING'`);
+  const pending = queryRows(server, `SELECT attempts FROM ${outboxWithTenant} WHERE platform_id = '${platformId(0)}' AND state = 'PENDING'`);
   assert.equal(backlog.platforms.length, 1);
   const group = backlog.platforms[0];
   assert.equal(group.platformId, platformId(0));

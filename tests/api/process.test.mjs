@@ -133,8 +133,9 @@ test('the database backlogs show in the metrics: rail operations, webhook events
   const platformId = server.platforms[0].platformId;
   const now = Date.now();
   const later = now + 86400000;  // never due during the test: nothing works on these rows
-  runStatement(server, `INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts, next_attempt_at_ms, created_at_ms)
-    VALUES ('Event:metrics-test', '${platformId}', 'sandbox', 'TEST', '{}', 'PENDING', 0, ${later}, ${now - 120000})`);
+  runStatement(server, `INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, next_attempt_at_ms, created_at_ms)
+    VALUES ('Event:metrics-test', (SELECT tenant_key FROM platform_configs WHERE platform_id = '${platformId}' AND environment = 'sandbox'),
+    'TEST', '{}', 'PENDING', 0, ${later}, ${now - 120000})`);
   runStatement(server, `INSERT INTO bulk_import_jobs (id, platform_id, environment, status, file_path, total_rows, processed_rows, successful_rows, failed_rows, resume_offset, resume_row, lease_until_ms, created_at_ms, updated_at_ms)
     VALUES ('BulkImport:metrics-test', '${platformId}', 'sandbox', 'FAILED', '', 0, 0, 0, 0, 0, 0, 0, ${now}, ${now})`);
   runStatement(server, `INSERT INTO uma_post_transactions (transaction_id, platform_id, environment, quote_id, url, vasp_domain, amount_msats, state, attempts, next_attempt_at_ms, last_error, created_at_ms, updated_at_ms)

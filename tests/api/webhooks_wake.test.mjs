@@ -58,8 +58,9 @@ test('on PostgreSQL another process\'s commit wakes delivery through NOTIFY',
   async () => {
     const id = `Webhook:${crypto.randomUUID()}`;
     const now = Date.now();
-    runStatement(server, `INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, attempts,
-      next_attempt_at_ms, created_at_ms, purpose) VALUES ('${id}', '${server.platforms[0].platformId}', 'sandbox',
+    runStatement(server, `INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts,
+      next_attempt_at_ms, created_at_ms, purpose) VALUES ('${id}', (SELECT tenant_key FROM platform_configs
+      WHERE platform_id = '${server.platforms[0].platformId}' AND environment = 'sandbox'),
       'TEST', '{"test":true}', 'PENDING', 0, ${now}, ${now}, 'TEST'); NOTIFY corridor_outbox`);
     const entry = await eventually(() => receiver.requests.find((request) => request.body?.webhookId === id), { timeoutMs: 5000 });
     assert.equal(entry.body.type, 'TEST');

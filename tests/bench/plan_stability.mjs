@@ -32,6 +32,10 @@ const u = (expr) => `((hashint8((${expr})::bigint)::bigint & 2147483647)::float8
 // Platforms by size: the cube skews rows towards the low numbers (a few big platforms, a long tail).
 const platformOf = (expr) => `'Platform:plan-' || floor(1000 * power(${u(`${expr} * 7 + 1`)}, 3))::int`;
 const environmentOf = (expr) => `CASE WHEN ${u(`${expr} * 13 + 5`)} < 0.85 THEN 'production' ELSE 'sandbox' END`;
+// The tenant key of platformOf and environmentOf's tenant: above the service's own platforms' keys
+// (filled platforms have no configuration; nothing joins their rows to one).
+const tenantKeyOf = (expr) => `1000 + 2 * floor(1000 * power(${u(`${expr} * 7 + 1`)}, 3))::int + ` +
+  `CASE WHEN ${u(`${expr} * 13 + 5`)} < 0.85 THEN 1 ELSE 0 END`;
 // Creation times over the last `spanMs` (by default 20 days: within the webhook retention, so the
 // service has nothing to prune), oldest first.
 const createdOf = (expr, rows, spanMs = 1728000000) =>
@@ -106,7 +110,7 @@ function fillPlan(rows) {
       reference: "'PLANTX' || g", created_at_ms: created, updated_at_ms: created, settled_at_ms: created,
     }],
     ['outbox_events', rows, {
-      id: `'Webhook:' || ${uuid7(created, 'g')}`, platform_id: platformOf('g'), environment: environmentOf('g'),
+      id: `'Webhook:' || ${uuid7(created, 'g')}`, tenant_key: tenantKeyOf('g'),
       type: "'OUTGOING_PAYMENT'", payload: `convert_to('{"id":"Webhook:plan-' || g || '","data":"' || repeat('x', 400) || '"}', 'UTF8')`,
       state: eventState, attempts: '1', created_at_ms: created,
       next_attempt_at_ms: `CASE WHEN ${eventState} = 'PENDING' THEN ${now} + 3600000 ELSE ${created} + 60000 END`,

@@ -156,8 +156,9 @@ TEST_CASE("an event is delivered with the JSON it was recorded with, old rows to
     std::string env(owner.env_name()), legacy_id = "Webhook:legacy",
                                        legacy = R"({"accountId":"InternalAccount:x"})";
     long long now = f.clock.now_ms();
-    f.session() << "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
-                   "attempts, next_attempt_at_ms, created_at_ms) VALUES (:i, :p, :e, "
+    f.session() << "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
+                   "next_attempt_at_ms, created_at_ms) VALUES (:i, (SELECT tenant_key FROM "
+                   "platform_configs WHERE platform_id = :p AND environment = :e), "
                    "'ACCOUNT_STATUS', :b, 'PENDING', 0, :n, :t)",
         soci::use(legacy_id), soci::use(owner.platform_id), soci::use(env), soci::use(legacy),
         soci::use(now), soci::use(now);

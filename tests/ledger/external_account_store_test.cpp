@@ -243,8 +243,9 @@ TEST_CASE("screening turns due accounts ACTIVE once, with an ACCOUNT_STATUS even
 
     std::string payload, platform, env;
     soci::rowset<soci::row> events =
-        (fx.session().prepare << "SELECT payload, platform_id, environment FROM outbox_events "
-                                 "WHERE type = 'ACCOUNT_STATUS'");
+        (fx.session().prepare << "SELECT o.payload, c.platform_id, c.environment FROM "
+                                 "outbox_events o JOIN platform_configs c ON c.tenant_key = "
+                                 "o.tenant_key WHERE o.type = 'ACCOUNT_STATUS'");
     for (const auto& row : events) {
         std::string json = unpack_event_payload(row.get<std::string>(0));
         if (json.find(account->id) == std::string::npos) continue;

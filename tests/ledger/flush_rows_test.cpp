@@ -58,8 +58,10 @@ std::map<std::string, stored_event> events_by_id(soci::session& session) {
     long long finished = 0;
     soci::indicator finished_ind = soci::i_ok;
     soci::statement select =
-        (session.prepare << "SELECT id, platform_id, type, payload, state, purpose, attempts, "
-                            "next_attempt_at_ms, created_at_ms, finished_at_ms FROM outbox_events",
+        (session.prepare << "SELECT o.id, c.platform_id, o.type, o.payload, o.state, o.purpose, "
+                            "o.attempts, o.next_attempt_at_ms, o.created_at_ms, o.finished_at_ms "
+                            "FROM outbox_events o JOIN platform_configs c ON c.tenant_key = "
+                            "o.tenant_key",
          soci::into(id), soci::into(e.platform), soci::into(e.type), soci::into(payload),
          soci::into(e.state), soci::into(e.purpose), soci::into(e.attempts), soci::into(e.due_ms),
          soci::into(e.created_ms), soci::into(finished, finished_ind));

@@ -135,8 +135,10 @@ TEST_CASE_METHOD(incoming_fixture,
     CHECK(t->received_amount == 1234);
     CHECK(t->reference == btc.reference);
     CHECK(t->customer_id == customer_id);
-    const std::string events = "SELECT COUNT(*) FROM outbox_events WHERE platform_id = '" +
-                               owner.platform_id + "' AND environment = 'sandbox' AND type = ";
+    const std::string events =
+        "SELECT COUNT(*) FROM outbox_events o JOIN platform_configs c ON c.tenant_key = "
+        "o.tenant_key WHERE c.platform_id = '" +
+        owner.platform_id + "' AND c.environment = 'sandbox' AND o.type = ";
     CHECK(count(events + "'INCOMING_PAYMENT'") == 1);
     CHECK(count(events + "'ACCOUNT_STATUS'") == 1);
 

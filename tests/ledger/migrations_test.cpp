@@ -795,3 +795,100 @@ TEST_CASE("migration 41 keeps every webhook event as it was, in a table without 
                        "purpose = 'NOTIFY'") == 1);
     }
 }
+
+namespace {
+
+void insert_platform_config(soci::session& session, const std::string& platform,
+                            const std::string& environment, int tenant_key) {
+    std::string id = "PlatformConfig:" + platform + "-" + environment;
+    session << "INSERT INTO platform_configs (platform_id, environment, id, uma_domain, "
+               "proxy_uma_subdomain, webhook_endpoint, supported_currencies, created_at_ms, "
+               "updated_at_ms, tenant_key) VALUES (:p, :e, :i, :d, :s, '', '[]', 1, 1, :k)",
+        soci::use(platform), soci::use(environment), soci::use(id), soci::use(id), soci::use(id),
+        soci::use(tenant_key);
+}
+
+// Every event as "id,platform,environment,state,attempts,due,claim token,purpose,payload" in id
+// order, its tenant read from its columns before migration 44 and through its key after.
+std::string outbox_with_tenants(soci::session& session, bool keyed) {
+    bool sqlite = backend_of(session) == database_backend::sqlite;
+    std::string payload = sqlite ? "hex(o.payload)" : "encode(o.payload, 'hex')";
+    std::string tenant =
+        keyed ? "c.platform_id || ',' || c.environment" : "o.platform_id || ',' || o.environment";
+    std::string from = keyed ? "outbox_events o JOIN platform_configs c ON c.tenant_key = "
+                               "o.tenant_key"
+                             : "outbox_events o";
+    std::string dump;
+    session << "SELECT COALESCE(" +
+                   std::string(sqlite ? "group_concat(row, '|')" : "string_agg(row, '|')") +
+                   ", '') FROM (SELECT o.id || ',' || " + tenant +
+                   " || ',' || o.state || ',' || o.attempts || ',' || o.next_attempt_at_ms || ',' "
+                   "|| COALESCE(o.claim_token, '-') || ',' || o.purpose || ',' || " +
+                   payload + " AS row FROM " + from + " ORDER BY o.id) r",
+        soci::into(dump);
+    return dump;
+}
+
+}  // namespace
+
+// Migration 44 names each event's tenant by its key (migration 43): every event stays with its
+// own tenant, state and payload; the old columns are gone, and SQLite's table is still stored in
+// the order of its ids with its partial due index.
+TEST_CASE("migration 44 keeps every webhook event with its tenant, named by its key",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 43);
+    insert_platform(session, "Platform:w");
+    insert_platform(session, "Platform:v");
+    insert_platform_config(session, "Platform:w", "sandbox", 7);
+    insert_platform_config(session, "Platform:w", "production", 8);
+    insert_platform_config(session, "Platform:v", "production", 12);
+    insert_outbox_event(session, "Webhook:a-w-due", "PENDING", 5);
+    insert_outbox_event(session, "Webhook:b-w-delivered", "DELIVERED", 3);
+    insert_outbox_event(session, "Webhook:c-v-closed", "NO_ENDPOINT", 4);
+    insert_outbox_event(session, "Webhook:d-v-later", "PENDING", 500);
+    session << "UPDATE outbox_events SET platform_id = 'Platform:v', environment = 'production', "
+               "payload = '{\"v\":1}' WHERE id LIKE 'Webhook:%-v-%'";
+    session << "UPDATE outbox_events SET claim_token = 'token', attempts = 2, purpose = 'TEST' "
+               "WHERE id = 'Webhook:b-w-delivered'";
+    std::string before = outbox_with_tenants(session, false);
+    REQUIRE(before.find("Webhook:d-v-later,Platform:v,production,PENDING") != std::string::npos);
+    REQUIRE(before.find("Webhook:a-w-due,Platform:w,sandbox,PENDING") != std::string::npos);
+
+    CHECK(apply_migrations_up_to(session, 44) == 1);
+    CHECK(outbox_with_tenants(session, true) == before);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM outbox_events WHERE tenant_key = 12") == 2);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM outbox_events WHERE tenant_key = 7") == 2);
+    CHECK_THROWS(session << "SELECT platform_id FROM outbox_events");
+    CHECK_THROWS(session << "SELECT environment FROM outbox_events");
+    std::string due;
+    session << "SELECT id FROM outbox_events WHERE state = 'PENDING' AND next_attempt_at_ms <= 10 "
+               "ORDER BY next_attempt_at_ms LIMIT 10",
+        soci::into(due);
+    CHECK(due == "Webhook:a-w-due");
+    // A row needs its tenant's key.
+    CHECK_THROWS(session << "INSERT INTO outbox_events (id, type, payload, state, attempts, "
+                            "next_attempt_at_ms, created_at_ms) VALUES ('Webhook:e', 'TEST', "
+                            "'{}', 'PENDING', 0, 1, 1)");
+    if (database.backend() == database_backend::sqlite) {
+        std::string definition, index;
+        session << "SELECT sql FROM sqlite_master WHERE name = 'outbox_events'",
+            soci::into(definition);
+        CHECK_THAT(definition, Catch::Contains("WITHOUT ROWID"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE tbl_name = 'outbox_events' AND "
+                       "type = 'index'") == 1);
+        session << "SELECT sql FROM sqlite_master WHERE name = 'outbox_events_due'",
+            soci::into(index);
+        CHECK_THAT(index, Catch::Contains("WHERE state = 'PENDING'"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM outbox_events INDEXED BY outbox_events_due "
+                       "WHERE state = 'PENDING' AND next_attempt_at_ms > 0") == 2);
+    } else {
+        std::string index;
+        session << "SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_events_due'",
+            soci::into(index);
+        CHECK_THAT(index, Catch::Contains("PENDING"));
+    }
+}

@@ -173,7 +173,8 @@ TEST_CASE("a payment's view reads transfers and events by a range of their prima
                 plan.find("Index Only Scan using " + table + "_pkey") != std::string::npos;
             CHECK(by_key);
             CHECK(plan.find("Index Cond: ((id >= ") != std::string::npos);
-            CHECK(plan.find("Seq Scan") == std::string::npos);
+            // (The events' tenant key comes from platform_configs, a row per tenant.)
+            CHECK(plan.find("Seq Scan on " + table) == std::string::npos);
         }
     }
     // The range reads the same rows as the view.

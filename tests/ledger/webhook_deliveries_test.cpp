@@ -221,10 +221,10 @@ TEST_CASE("a round reads its own events, not the backlog, with statistics from b
     long long first_ms = f.clock.now_ms() - 60000;
     std::string pad(1000, ' ');  // rows about as wide as real events
     f.session()
-        << "INSERT INTO outbox_events (id, platform_id, environment, type, payload, state, "
-           "attempts, next_attempt_at_ms, created_at_ms, purpose) WITH RECURSIVE n(i) AS "
+        << "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
+           "next_attempt_at_ms, created_at_ms, purpose) WITH RECURSIVE n(i) AS "
            "(SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :c) SELECT 'Webhook:backlog-' "
-           "|| CAST(100000 + i AS TEXT), e.platform_id, e.environment, e.type || :w, e.payload, "
+           "|| CAST(100000 + i AS TEXT), e.tenant_key, e.type || :w, e.payload, "
            "'PENDING', 0, CAST(:f AS BIGINT) + i, CAST(:g AS BIGINT) + i, 'NOTIFY' FROM n CROSS "
            "JOIN (SELECT * FROM "
            "outbox_events ORDER BY created_at_ms DESC, id DESC LIMIT 1) e",

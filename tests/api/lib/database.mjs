@@ -51,11 +51,16 @@ export function storedPayloadColumn(server) {
   return server.database.startsWith('sqlite:') ? 'hex(payload) AS payload' : 'payload';
 }
 
+// The outbox's rows with their tenant's platform_id and environment (a row holds its tenant's key),
+// as a table expression for FROM.
+export const outboxWithTenant = '(SELECT o.*, c.platform_id, c.environment FROM outbox_events o ' +
+  'JOIN platform_configs c ON c.tenant_key = o.tenant_key) AS e';
+
 // Outbox rows (`columns`, SQL, payload always among them) of the events matching `where` (SQL),
 // oldest first, each with its payload decoded; `mentioning`: only those whose payload contains
-// that text.
+// that text. Columns and `where` may name platform_id and environment.
 export function outboxRows(server, columns, where, mentioning) {
-  return queryRows(server, `SELECT ${storedPayloadColumn(server)}, ${columns} FROM outbox_events WHERE ${where} ORDER BY created_at_ms, id`)
+  return queryRows(server, `SELECT ${storedPayloadColumn(server)}, ${columns} FROM ${outboxWithTenant} WHERE ${where} ORDER BY created_at_ms, id`)
     .map((row) => ({ ...row, payload: payloadOf(row.payload) }))
     .filter((row) => mentioning === undefined || row.payload.includes(mentioning));
 }
