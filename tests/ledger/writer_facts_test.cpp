@@ -11,6 +11,7 @@
 
 #include "ledger/book/book.hpp"
 #include "ledger/store/ledger_writer.hpp"
+#include "ledger/store/outbox.hpp"
 #include "ledger/platforms/platform_store.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "tests/support/function_job.hpp"
@@ -162,4 +163,79 @@ TEST_CASE("ledger writer: a platform's configuration is read again as soon as it
     CHECK(again.runs == 1);
     CHECK(again.statements == (sqlite ? 1u : 0u));
     writer.stop();
+}
+
+namespace {
+
+long long stored_tenant_key(soci::session& session, const std::string& event_id) {
+    long long key = -1;
+    session << "SELECT tenant_key FROM outbox_events WHERE id = :i", soci::use(event_id),
+        soci::into(key);
+    return key;
+}
+
+}  // namespace
+
+// Events are written with their tenant's key (migration 44): a payment's is its configuration's,
+// which the writer holds, so recording its events reads nothing; an event of a tenant whose
+// configuration the batch did not load reads the key once, and no later batch reads it again (a
+// key never changes). A tenant with no configuration fails its own command, not the batch.
+TEST_CASE("ledger writer: events take their tenant's key from the configuration, read once",
+          "[store][writer]") {
+    testing::store_fixture f;
+    tenant sandbox{f.make_platform("keys.example"), environment::sandbox};
+    tenant production{sandbox.platform_id, environment::production};
+    long long sandbox_key = load_platform_config(f.session(), sandbox)->tenant_key;
+    long long production_key = load_platform_config(f.session(), production)->tenant_key;
+    REQUIRE(sandbox_key != production_key);
+    ledger_writer writer(f.database.url(), 64, 256);
+    auto record = [&](soci::session& s, const tenant& owner, std::string& id) {
+        return statements_of(
+            [&] { id = record_event(s, f.ids, f.clock, owner, "ACCOUNT_STATUS", R"({"n":1})"); });
+    };
+    std::string paid, other, again;
+    std::uint64_t sent_paid = 99, sent_other = 0, sent_again = 99;
+    CHECK(run_on(writer, [&](soci::session& s) {
+        REQUIRE(load_platform_config_for_payment(s, sandbox));
+        sent_paid = record(s, sandbox, paid);
+        sent_other = record(s, production, other);
+        return true;
+    }));
+    CHECK(run_on(writer, [&](soci::session& s) {
+        sent_again = record(s, production, again);
+        return true;
+    }));
+    CHECK(sent_paid == 0);
+    CHECK(sent_other >= 1);
+    CHECK(sent_again == 0);
+    CHECK(stored_tenant_key(f.session(), paid) == sandbox_key);
+    CHECK(stored_tenant_key(f.session(), other) == production_key);
+    CHECK(stored_tenant_key(f.session(), again) == production_key);
+
+    // Two commands of one batch (queued while another holds the writer): the one whose event has
+    // no tenant fails, the other commits.
+    std::promise<void> started, release;
+    auto released = release.get_future().share();
+    auto hold = testing::submit(writer, [&](soci::session&) {
+        started.set_value();
+        released.wait();
+        return true;
+    });
+    started.get_future().wait();
+    std::string kept;
+    auto orphan = testing::submit(writer, [&](soci::session& s) {
+        std::string id;
+        record(s, tenant{"Platform:none", environment::sandbox}, id);
+        return true;
+    });
+    auto fine = testing::submit(writer, [&](soci::session& s) {
+        record(s, sandbox, kept);
+        return true;
+    });
+    release.set_value();
+    CHECK(hold.get());
+    CHECK_FALSE(orphan.get());
+    CHECK(fine.get());
+    writer.stop();
+    CHECK(stored_tenant_key(f.session(), kept) == sandbox_key);
 }
