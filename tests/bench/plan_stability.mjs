@@ -32,10 +32,10 @@ const u = (expr) => `((hashint8((${expr})::bigint)::bigint & 2147483647)::float8
 // Platforms by size: the cube skews rows towards the low numbers (a few big platforms, a long tail).
 const platformOf = (expr) => `'Platform:plan-' || floor(1000 * power(${u(`${expr} * 7 + 1`)}, 3))::int`;
 const environmentOf = (expr) => `CASE WHEN ${u(`${expr} * 13 + 5`)} < 0.85 THEN 'production' ELSE 'sandbox' END`;
-// The tenant key of platformOf and environmentOf's tenant: above the service's own platforms' keys
-// (filled platforms have no configuration; nothing joins their rows to one).
-const tenantKeyOf = (expr) => `1000 + 2 * floor(1000 * power(${u(`${expr} * 7 + 1`)}, 3))::int + ` +
-  `CASE WHEN ${u(`${expr} * 13 + 5`)} < 0.85 THEN 1 ELSE 0 END`;
+// The tenant key of platformOf and environmentOf of the same expression: the filled configuration
+// of platform p has key 100 + 2p in production and 100 + 2p + 1 in the sandbox.
+const tenantKeyOf = (expr) => `(100 + 2 * floor(1000 * power(${u(`${expr} * 7 + 1`)}, 3))::int + ` +
+  `CASE WHEN ${u(`${expr} * 13 + 5`)} < 0.85 THEN 0 ELSE 1 END)`;
 // Creation times over the last `spanMs` (by default 20 days: within the webhook retention, so the
 // service has nothing to prune), oldest first.
 const createdOf = (expr, rows, spanMs = 1728000000) =>
@@ -70,6 +70,11 @@ function fillPlan(rows) {
   const eventState = pick(u('g * 37'), [["'DELIVERED'", 0.97], ["'NO_ENDPOINT'", 0.02], ["'FAILED'", 0.008], ["'PENDING'", 0.002]]);
   return [
     ['platforms', 1000, { id: "'Platform:plan-' || (g - 1)", name: "'Plan platform ' || g", is_regulated: '1' }],
+    ['platform_configs', 2000, {
+      platform_id: "'Platform:plan-' || ((g - 1) / 2)", environment: "CASE WHEN g % 2 = 1 THEN 'production' ELSE 'sandbox' END",
+      id: "'PlatformConfig:plan-' || g", uma_domain: "'plan' || g || '.example'", proxy_uma_subdomain: "'plan' || g",
+      supported_currencies: "'[]'", created_at_ms: now, updated_at_ms: now, tenant_key: '99 + g',
+    }],
     ['customers', customers, {
       id: "'Customer:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
       platform_customer_id: "'pc-' || g", customer_type: "'INDIVIDUAL'", uma_address: "'$user' || g || '@plan.example'",
