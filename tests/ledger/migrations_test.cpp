@@ -892,3 +892,21 @@ TEST_CASE("migration 44 keeps every webhook event with its tenant, named by its 
         CHECK_THAT(index, Catch::Contains("PENDING"));
     }
 }
+
+// An event whose tenant has no configuration (none is ever written: an event names a configured
+// tenant) has no key to take: migration 44 stops with nothing changed rather than drop it.
+TEST_CASE("migration 44 stops, changing nothing, at an event whose tenant has no configuration",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 43);
+    insert_platform(session, "Platform:w");
+    insert_platform_config(session, "Platform:w", "sandbox", 3);
+    insert_outbox_event(session, "Webhook:a-kept", "DELIVERED", 3);
+    insert_outbox_event(session, "Webhook:b-orphan", "PENDING", 5);
+    session << "UPDATE outbox_events SET environment = 'production' WHERE id = 'Webhook:b-orphan'";
+    std::string before = outbox_with_tenants(session, false);
+    CHECK_THROWS(apply_migrations_up_to(session, 44));
+    CHECK(applied_migration_version(session) == 43);
+    CHECK(outbox_with_tenants(session, false) == before);
+}
