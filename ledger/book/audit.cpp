@@ -79,8 +79,14 @@ void rebuild_from_transfers(soci::session& session, audit_report& report,
     std::string id, debit, credit, currency;
     long long amount = 0;
     soci::statement select =
-        (session.prepare << "SELECT id, debit_account_id, credit_account_id, amount, currency "
-                            "FROM ledger_transfers",
+        // A posting names its accounts by key (migration 46); one whose key names no account
+        // keeps it in the key's text, which no account's id is (unknown_account).
+        (session.prepare << "SELECT typed_id('Transfer', t.id), COALESCE(d.id, 'AccountKey:' || "
+                            "CAST(t.debit_account_key AS TEXT)), COALESCE(c.id, 'AccountKey:' || "
+                            "CAST(t.credit_account_key AS TEXT)), t.amount, t.currency FROM "
+                            "ledger_transfers t LEFT JOIN ledger_accounts d ON d.account_key = "
+                            "t.debit_account_key LEFT JOIN ledger_accounts c ON c.account_key = "
+                            "t.credit_account_key",
          soci::into(id), soci::into(debit), soci::into(credit), soci::into(amount),
          soci::into(currency));
     select.execute(false);

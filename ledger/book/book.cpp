@@ -1,16 +1,15 @@
 #include "ledger/book/book.hpp"
 
 #include <map>
-#include <set>
 
 #include "ledger/base/assert.hpp"
+#include "ledger/book/account_opening.hpp"
 #include "ledger/book/guarded_sides.hpp"
 #include "ledger/book/money.hpp"
 #include "ledger/store/batch_send.hpp"
 #include "ledger/store/control_queue.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
-#include "ledger/store/multi_row.hpp"
 #include "ledger/store/statement_cache.hpp"
 
 namespace corridor {
@@ -32,6 +31,7 @@ struct account_row {
     std::string id, platform_id, environment, kind, owner_id, currency, reference;
     int must_not_overdraw = 1;
     long long debits_posted = 0, credits_posted = 0, created_at_ms = 0, updated_at_ms = 0;
+    long long account_key = 0;
 
     void bind(soci::statement& statement) {
         for (auto* text :
@@ -43,6 +43,11 @@ struct account_row {
         statement.exchange(soci::into(credits_posted));
         statement.exchange(soci::into(created_at_ms));
         statement.exchange(soci::into(updated_at_ms));
+        statement.exchange(soci::into(account_key));
+    }
+
+    account_facts facts() const {
+        return {id, platform_id, environment, kind, owner_id, currency, account_key};
     }
 
     ledger_account to_account() const {
@@ -65,7 +70,8 @@ struct account_row {
 
 constexpr const char* account_select =
     "SELECT id, platform_id, environment, kind, owner_id, currency, reference, must_not_overdraw, "
-    "debits_posted, credits_posted, created_at_ms, updated_at_ms FROM ledger_accounts";
+    "debits_posted, credits_posted, created_at_ms, updated_at_ms, account_key FROM "
+    "ledger_accounts";
 
 const std::string account_by_id_sql =
     std::string(account_select) + " WHERE platform_id = :p AND environment = :e AND id = :i";
@@ -74,16 +80,6 @@ struct balance_row {
     long long balance = 0;
     void bind(soci::statement& statement) { statement.exchange(soci::into(balance)); }
 };
-
-struct id_row {
-    std::string id;
-    soci::indicator found = soci::i_null;
-    void bind(soci::statement& statement) { statement.exchange(soci::into(id, found)); }
-};
-
-bool is_internal(account_kind kind) {
-    return kind == account_kind::customer || kind == account_kind::platform;
-}
 
 }  // namespace
 
@@ -98,172 +94,6 @@ std::string_view to_string(account_kind kind) {
     return "CUSTOMER";
 }
 
-namespace {
-
-std::string upper(std::string text) {
-    for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return text;
-}
-
-// A short upper-case reference a person can type into a bank transfer's memo: "CR" and 14 random
-// characters (70 bits).
-std::string new_account_reference(random_source& random) {
-    return "CR" + upper(random_base32(random, 14));
-}
-
-// References for the accounts of a batch, of the same form as new_account_reference, drawn so that
-// their unique index stays cheap to fill: a group of accounts_per_group references shares its
-// first 6 random characters (30 bits, drawn anew for each group) and differs in its last 8 (40
-// bits, never repeated within the group). Fully random references land on random pages of the
-// index, so a batch of 3,500 accounts rewrote about half of its pages at 100,000 customers (most
-// of a bulk import's I/O); a group's references lie next to one another and share a few pages.
-// Each reference keeps 40 bits no other account of its group has, and one of another group
-// collides with it only if the group's 30 bits and its own 40 all repeat: as rare as with 70
-// random bits.
-class batch_account_references {
-public:
-    explicit batch_account_references(random_source& random) : random_(random) {}
-
-    std::string next() {
-        if (tails_.size() == accounts_per_group) tails_.clear();
-        if (tails_.empty()) prefix_ = "CR" + upper(random_base32(random_, 6));
-        // A repeat within a group is rare (500 draws of 40 bits); the bound holds even with a
-        // broken random source.
-        constexpr int attempts_max = 8;
-        for (int attempt = 1;; ++attempt) {
-            CORRIDOR_ASSERT(attempt <= attempts_max);
-            std::string tail = upper(random_base32(random_, 8));
-            if (tails_.insert(tail).second) return prefix_ + tail;
-        }
-    }
-
-private:
-    static constexpr std::size_t accounts_per_group = multi_row_chunk_rows_max;
-    random_source& random_;
-    std::string prefix_;
-    std::set<std::string> tails_;
-};
-
-// Inserts the account unless one with the same owner and currency exists; its id when inserted.
-std::optional<std::string> insert_account(soci::session& session, book_services services,
-                                          const tenant& owner, account_kind kind,
-                                          const std::string& owner_id,
-                                          const std::string& currency) {
-    std::string env_name(owner.env_name());
-    std::string kind_name(to_string(kind));
-    std::string id = services.ids.next(is_internal(kind) ? "InternalAccount" : "ServiceAccount");
-    std::string reference = new_account_reference(services.random);
-    int overdraw_guard = is_internal(kind) ? 1 : 0;
-    long long now_ms = services.time.now_ms();
-    // The conflict target is the unique index of the account's sort (migration 42), named with
-    // that index's predicate.
-    static const std::string insert_sql =
-        "INSERT INTO ledger_accounts (id, platform_id, environment, kind, owner_id, currency, "
-        "reference, must_not_overdraw, debits_posted, credits_posted, created_at_ms, "
-        "updated_at_ms) VALUES (:i, :p, :e, :k, :o, :c, :r, :g, 0, 0, :t, :t2) ON CONFLICT ";
-    static const std::string service_sql =
-        insert_sql + "(platform_id, environment, kind, currency) WHERE owner_id = '' DO NOTHING";
-    static const std::string owned_sql =
-        insert_sql + "(owner_id, currency) WHERE owner_id <> '' DO NOTHING";
-    const char* sql = (owner_id.empty() ? service_sql : owned_sql).c_str();
-    bool inserted = run_prepared(session, sql, id, owner.platform_id, env_name, kind_name, owner_id,
-                                 currency, reference, overdraw_guard, now_ms, now_ms) == 1;
-    if (!inserted) return std::nullopt;
-    return id;
-}
-
-}  // namespace
-
-void open_new_customer_accounts(soci::session& session, book_services services, const tenant& owner,
-                                const std::string& customer_id,
-                                const std::vector<std::string>& currencies) {
-    for (const auto& currency : currencies) {
-        // The customer's id was just generated, so none of its accounts can exist yet: no lookup
-        // first (each one a round trip per currency, and on a large table the costliest statement
-        // of a bulk import), and a conflict would be a broken invariant rather than a race.
-        auto id =
-            insert_account(session, services, owner, account_kind::customer, customer_id, currency);
-        CORRIDOR_ASSERT(id.has_value());
-        // The writer opens a customer's accounts (customer creation is one of its commands): it
-        // will not need to read them when the customer pays.
-        if (deferred_writes* deferred = deferred_writes_of(session)) {
-            deferred->facts().saw_account({*id, owner.platform_id, std::string(owner.env_name()),
-                                           std::string(to_string(account_kind::customer)),
-                                           customer_id, currency});
-        }
-    }
-}
-
-void open_new_customers_accounts(soci::session& session, book_services services,
-                                 const tenant& owner,
-                                 const std::vector<new_customer_accounts>& customers) {
-    // As in open_new_customer_accounts: the customers are new, so no account of theirs exists and
-    // no ON CONFLICT is needed; a conflict aborts the INSERT as the broken invariant it would be.
-    std::string now_ms = std::to_string(services.time.now_ms());
-    // Every account of the batch has the same tenant, kind, guard, zero balances and time: bound
-    // once per statement, only the id, owner, currency and reference per account.
-    multi_row_insert insert("ledger_accounts", {{"id"}, {"owner_id"}, {"currency"}, {"reference"}},
-                            {{{"platform_id"}, owner.platform_id},
-                             {{"environment"}, std::string(owner.env_name())},
-                             {{"kind"}, std::string(to_string(account_kind::customer))},
-                             {{"must_not_overdraw", column_type::integer}, "1"},
-                             {{"debits_posted", column_type::integer}, "0"},
-                             {{"credits_posted", column_type::integer}, "0"},
-                             {{"created_at_ms", column_type::integer}, now_ms},
-                             {{"updated_at_ms", column_type::integer}, now_ms}});
-    batch_account_references references(services.random);
-    for (const auto& customer : customers) {
-        for (const auto& currency : *customer.currencies) {
-            insert.add({services.ids.next("InternalAccount"), *customer.customer_id, currency,
-                        references.next()});
-        }
-    }
-    insert.run(session);
-}
-
-std::string ensure_account(soci::session& session, book_services services, const tenant& owner,
-                           account_kind kind, const std::string& owner_id,
-                           const std::string& currency) {
-    CORRIDOR_ASSERT(kind == account_kind::customer || owner_id.empty());
-    std::string env_name(owner.env_name());
-    std::string kind_name(to_string(kind));
-    // Each text names the predicate of its account's unique index (migration 42), so that even a
-    // generic plan can use it.
-    static const std::string find_sql =
-        "SELECT id FROM ledger_accounts WHERE platform_id = :p AND environment = :e AND kind = :k "
-        "AND owner_id = :o AND currency = :c AND owner_id ";
-    static const std::string find_service_sql = find_sql + "= ''";
-    static const std::string find_owned_sql = find_sql + "<> ''";
-    const char* sql = (owner_id.empty() ? find_service_sql : find_owned_sql).c_str();
-    auto find_id = [&]() -> std::optional<std::string> {
-        id_row row;
-        if (fetch_prepared(session, sql, row, owner.platform_id, env_name, kind_name, owner_id,
-                           currency) &&
-            row.found == soci::i_ok) {
-            return std::move(row.id);
-        }
-        return std::nullopt;
-    };
-    // The ledger writer remembers service accounts' ids across batches (deferred_writes.hpp).
-    deferred_writes* deferred =
-        kind == account_kind::customer ? nullptr : deferred_writes_of(session);
-    std::string key;
-    if (deferred) {
-        key = owner.platform_id + '/' + env_name + '/' + kind_name + '/' + currency;
-        if (const std::string* known = deferred->known_account(key)) return *known;
-    }
-    auto existing = find_id();
-    if (!existing) {
-        // Another process may open the same account at the same moment: the unique index decides,
-        // and the loser reads the winner's row.
-        insert_account(session, services, owner, kind, owner_id, currency);
-        existing = find_id();
-        CORRIDOR_ASSERT(existing.has_value());
-    }
-    if (deferred) deferred->found_account(key, *existing);
-    return *existing;
-}
-
 std::optional<ledger_account> find_account(soci::session& session, const tenant& owner,
                                            const std::string& id) {
     account_row row;
@@ -273,8 +103,7 @@ std::optional<ledger_account> find_account(soci::session& session, const tenant&
     }
     // In the writer's batch: remembered once the batch commits.
     if (deferred_writes* deferred = deferred_writes_of(session)) {
-        deferred->facts().saw_account(
-            {row.id, row.platform_id, row.environment, row.kind, row.owner_id, row.currency});
+        deferred->facts().saw_account(row.facts());
     }
     return row.to_account();
 }
@@ -474,13 +303,16 @@ std::string record_transfer(soci::session& session, book_services services,
     if (deferred) {
         // Nothing reads a transfer back before the batch commits. Its tenant is its accounts'.
         deferred->add_transfer({id, request.debit_account_id, request.credit_account_id, amount,
-                                request.currency, request.code, request.transaction_id, now_ms});
+                                request.currency, request.code, request.transaction_id, now_ms,
+                                account_key_of(session, *deferred, request.debit_account_id),
+                                account_key_of(session, *deferred, request.credit_account_id)});
         return id;
     }
     run_prepared(session,
-                 "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, amount, "
-                 "currency, code, transaction_id, created_at_ms) VALUES (:i, :d, :c, :a, :y, :k, "
-                 ":x, :t)",
+                 "INSERT INTO ledger_transfers (id, debit_account_key, credit_account_key, amount, "
+                 "currency, code, transaction_id, created_at_ms) VALUES (packed_id(:i), (SELECT "
+                 "account_key FROM ledger_accounts WHERE id = :d), (SELECT account_key FROM "
+                 "ledger_accounts WHERE id = :c), :a, :y, :k, packed_id(:x), :t)",
                  id, request.debit_account_id, request.credit_account_id, amount, request.currency,
                  request.code, request.transaction_id, now_ms);
     return id;

@@ -173,22 +173,27 @@ std::pair<std::string, std::string> lifetime_ids(std::string_view type,
     return {first_id_at(type, since_ms), first_id_at(type, until_ms + 1)};
 }
 
-const std::vector<column> posting_columns = {{"id", "id", text},
-                                             {"code", "code", text},
-                                             {"debit_account_id", "debit_account_id", text},
-                                             {"credit_account_id", "credit_account_id", text},
-                                             {"amount", "amount", integer},
-                                             {"currency", "currency", text},
-                                             {"created_at_ms", "created_at_ms", integer}};
+// A posting stores its ids as 16 bytes and its accounts by key (migration 46): read back as the
+// ids they are.
+const std::vector<column> posting_columns = {{"typed_id('Transfer', t.id)", "id", text},
+                                             {"t.code", "code", text},
+                                             {"d.id", "debit_account_id", text},
+                                             {"c.id", "credit_account_id", text},
+                                             {"t.amount", "amount", integer},
+                                             {"t.currency", "currency", text},
+                                             {"t.created_at_ms", "created_at_ms", integer}};
 const std::string postings_rest =
-    "FROM ledger_transfers WHERE id >= :f AND id < :l AND transaction_id = :x ORDER BY "
-    "created_at_ms, id";
+    "FROM ledger_transfers t JOIN ledger_accounts d ON d.account_key = t.debit_account_key JOIN "
+    "ledger_accounts c ON c.account_key = t.credit_account_key WHERE t.id >= packed_id(:f) AND "
+    "t.id < packed_id(:l) AND t.transaction_id = packed_id(:x) ORDER BY t.created_at_ms, t.id";
 
-// The transaction's transfers: the parameters of postings_rest.
+// The transaction's transfers: the parameters of postings_rest, the range's bounds as whole
+// uuids (the least of their milliseconds).
 std::vector<std::string> postings_params(const view_row& transaction,
                                          const std::string& transaction_id) {
     auto [first, last] = lifetime_ids("Transfer", transaction);
-    return {first, last, transaction_id};
+    constexpr const char* least_tail = "-0000-0000-000000000000";
+    return {first + least_tail, last + least_tail, transaction_id};
 }
 
 std::vector<view_row> posting_rows(soci::session& session, const view_row& transaction,

@@ -1,6 +1,7 @@
 #include "ledger/store/database.hpp"
 
 #include "ledger/store/control_queue.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/sqlite_wal_buffer.hpp"
 #include "ledger/store/statement_cache.hpp"
@@ -101,6 +102,47 @@ void configure_sqlite_once() {
     });
 }
 
+// packed_id(text): the uuid of "<type>:<uuid>" as 16 bytes, NULL for NULL or ''. PostgreSQL has
+// the same function (migration 46), so statements bind typed ids on both backends alike.
+void sqlite_packed_id(sqlite_api::sqlite3_context* context, int, sqlite_api::sqlite3_value** args) {
+    if (sqlite3_value_type(args[0]) == SQLITE_NULL) return sqlite3_result_null(context);
+    const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(args[0]));
+    std::string_view typed(text, static_cast<std::size_t>(sqlite3_value_bytes(args[0])));
+    if (typed.empty()) return sqlite3_result_null(context);
+    unsigned char bytes[16];
+    if (!pack_id(typed, bytes)) {
+        return sqlite3_result_error(context, "packed_id: not an id with a uuid", -1);
+    }
+    sqlite3_result_blob(context, bytes, 16,
+                        reinterpret_cast<sqlite_api::sqlite3_destructor_type>(-1));
+}
+
+// typed_id(type, packed): "<type>:<uuid>" of 16 stored bytes, NULL for NULL.
+void sqlite_typed_id(sqlite_api::sqlite3_context* context, int, sqlite_api::sqlite3_value** args) {
+    if (sqlite3_value_type(args[1]) == SQLITE_NULL) return sqlite3_result_null(context);
+    if (sqlite3_value_bytes(args[1]) != 16) {
+        return sqlite3_result_error(context, "typed_id: not 16 bytes", -1);
+    }
+    const auto* type = reinterpret_cast<const char*>(sqlite3_value_text(args[0]));
+    std::string_view type_text(type, static_cast<std::size_t>(sqlite3_value_bytes(args[0])));
+    std::string out =
+        unpack_id(type_text, static_cast<const unsigned char*>(sqlite3_value_blob(args[1])));
+    sqlite3_result_text(context, out.data(), static_cast<int>(out.size()),
+                        reinterpret_cast<sqlite_api::sqlite3_destructor_type>(-1));
+}
+
+// On every connection, before migrations run (migration 46 converts rows with them).
+void register_sqlite_functions(soci::session& session) {
+    auto* backend = static_cast<soci::sqlite3_session_backend*>(session.get_backend());
+    constexpr int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+    if (sqlite3_create_function(backend->conn_, "packed_id", 1, flags, nullptr, sqlite_packed_id,
+                                nullptr, nullptr) != SQLITE_OK ||
+        sqlite3_create_function(backend->conn_, "typed_id", 2, flags, nullptr, sqlite_typed_id,
+                                nullptr, nullptr) != SQLITE_OK) {
+        throw std::runtime_error("cannot register SQLite functions");
+    }
+}
+
 // A driver message on one line, without soci's preamble.
 std::string one_line(std::string text) {
     static constexpr std::string_view preamble = "Cannot establish connection to the database.";
@@ -158,6 +200,7 @@ session_ptr open_session(const database_url& url) {
             throw std::runtime_error("cannot open SQLite database " + url.connect_string + ": " +
                                      sqlite_open_failure(url.connect_string, error.what()));
         }
+        register_sqlite_functions(*session);
         *session << "PRAGMA synchronous=FULL";
         *session << "PRAGMA foreign_keys=ON";
         *session << "PRAGMA busy_timeout=10000";

@@ -16,6 +16,7 @@
 #include "ledger/store/sqlite_flush.hpp"
 #include "ledger/store/sqlite_rows.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "ledger/store/transfer_rows.hpp"
 
 namespace corridor {
 namespace {
@@ -76,10 +77,6 @@ long long checked_sum(long long total, long long amount) {
     return total + amount;
 }
 
-constexpr const char* transfers_unnest_sql =
-    "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, amount, currency, "
-    "code, transaction_id, created_at_ms) SELECT * FROM unnest($1::text[], $2::text[], "
-    "$3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[])";
 // PostgreSQL checks the ceiling itself: a bigint sum past it is an error, not a wrapped value.
 constexpr const char* account_delta_pipelined_sql =
     "UPDATE ledger_accounts SET credits_posted = credits_posted + $1, debits_posted = "
@@ -474,16 +471,7 @@ void deferred_writes::flush(soci::session& session) {
 void deferred_writes::append_flush(std::vector<pipelined_statement>& pipeline) {
     take_packed_payloads();
     // One statement per table, its rows as array parameters; then one UPDATE per service account.
-    if (!transfers_.empty()) {
-        using t = deferred_transfer;
-        pipeline.push_back(
-            {transfers_unnest_sql,
-             {text_array(transfers_, &t::id), text_array(transfers_, &t::debit_account_id),
-              text_array(transfers_, &t::credit_account_id), number_array(transfers_, &t::amount),
-              text_array(transfers_, &t::currency), text_array(transfers_, &t::code),
-              text_array(transfers_, &t::transaction_id),
-              number_array(transfers_, &t::created_at_ms)}});
-    }
+    if (!transfers_.empty()) pipeline.push_back(transfers_unnest_statement(transfers_));
     for (auto& event : events_) {
         if (!event.late_payload) continue;
         // Built now that its guarded statement has answered (the flush follows the answers).

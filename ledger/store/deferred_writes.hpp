@@ -33,6 +33,7 @@ struct deferred_transfer {
     long long amount = 0;
     std::string currency, code, transaction_id;
     long long created_at_ms = 0;
+    long long debit_account_key = 0, credit_account_key = 0;  // what the row stores
 };
 
 // The row is written with `tenant_key` (platform_configs.tenant_key); platform_id and environment

@@ -89,6 +89,37 @@ bool is_uuid(std::string_view text) {
     return true;
 }
 
+bool pack_id(std::string_view typed, unsigned char (&out)[16]) {
+    std::size_t colon = typed.find(':');
+    std::string_view uuid = colon == std::string_view::npos ? typed : typed.substr(colon + 1);
+    if (!is_uuid(uuid)) return false;
+    auto nibble = [](char c) {
+        if (c >= '0' && c <= '9') return c - '0';
+        return (c | 0x20) - 'a' + 10;
+    };
+    std::size_t at = 0;
+    for (int i = 0; i < 16; ++i) {
+        if (uuid[at] == '-') ++at;
+        out[i] = static_cast<unsigned char>(nibble(uuid[at]) << 4 | nibble(uuid[at + 1]));
+        at += 2;
+    }
+    return true;
+}
+
+std::string unpack_id(std::string_view type, const unsigned char* bytes) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(type.size() + 1 + 36);
+    out.append(type);
+    out.push_back(':');
+    for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+        out.push_back(digits[bytes[i] >> 4]);
+        out.push_back(digits[bytes[i] & 0xf]);
+    }
+    return out;
+}
+
 bool is_typed_id(std::string_view type, std::string_view text) {
     if (text.size() != type.size() + 1 + 36) return false;
     if (text.substr(0, type.size()) != type || text[type.size()] != ':') return false;

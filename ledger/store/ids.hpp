@@ -34,6 +34,13 @@ private:
 std::string first_id_at(std::string_view type, std::int64_t ms);
 
 bool is_uuid(std::string_view text);
+
+// Ids stored as 16 bytes (the postings' own and transaction ids, migration 46): the uuid of
+// "<type>:<uuid>" (or of a bare uuid), its type implied by the column. False when `typed` holds no
+// uuid after its colon.
+bool pack_id(std::string_view typed, unsigned char (&out)[16]);
+// "<type>:<uuid>" of 16 stored bytes, the uuid in lower-case text.
+std::string unpack_id(std::string_view type, const unsigned char* bytes);
 // True when text is "<type>:<uuid>".
 bool is_typed_id(std::string_view type, std::string_view text);
 

@@ -19,8 +19,9 @@ namespace {
 const std::vector<migration>& all_migrations() {
     static const std::vector<migration> migrations = [] {
         auto all = initial_schema_migrations();
-        auto changes = schema_change_migrations();
-        all.insert(all.end(), changes.begin(), changes.end());
+        for (auto part : {schema_change_migrations(), compact_storage_migrations()}) {
+            all.insert(all.end(), part.begin(), part.end());
+        }
         return all;
     }();
     return migrations;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ledger/base/assert.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/store/sqlite_rows.hpp"
 #include "ledger/store/statement_cache.hpp"
 
@@ -29,10 +30,11 @@ std::string values_rows(const sqlite_rows_statement& statement, std::size_t rows
 }
 
 std::string transfers_sql(std::size_t rows);
-// Parameters of a row: id, debit, credit, amount, currency, code, transaction, created time.
+// Parameters of a row: id, debit and credit account keys, amount, currency, code, transaction,
+// created time; the ids bound as their 16 bytes (migration 46).
 const sqlite_rows_statement transfers_insert{transfers_sql, 8};
 std::string transfers_sql(std::size_t rows) {
-    return "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, amount, "
+    return "INSERT INTO ledger_transfers (id, debit_account_key, credit_account_key, amount, "
            "currency, code, transaction_id, created_at_ms) " +
            values_rows(transfers_insert, rows);
 }
@@ -46,6 +48,15 @@ std::string events_sql(std::size_t rows) {
            "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms, claim_token, "
            "first_attempt_at_ms) " +
            values_rows(events_insert, rows);
+}
+
+// A typed id as the 16 bytes packed_id() makes of it; NULL for an empty one.
+void bind_packed_id(sqlite_row_binder& bind, int at, const std::string& id) {
+    if (id.empty()) return bind.null(at);
+    unsigned char bytes[16];
+    bool packed = pack_id(id, bytes);
+    CORRIDOR_ASSERT(packed);
+    bind.blob_copy(at, bytes, sizeof bytes);
 }
 
 struct flag_row {
@@ -86,13 +97,13 @@ void insert_transfers_sqlite(soci::session& session, const std::vector<deferred_
     sqlite_rows_runner(session, transfers_insert)
         .run(rows.size(), [&](std::size_t r, sqlite_row_binder& bind, int first) {
             const deferred_transfer& t = rows[r];
-            bind.text(first, t.id);
-            bind.text(first + 1, t.debit_account_id);
-            bind.text(first + 2, t.credit_account_id);
+            bind_packed_id(bind, first, t.id);
+            bind.integer(first + 1, t.debit_account_key);
+            bind.integer(first + 2, t.credit_account_key);
             bind.integer(first + 3, t.amount);
             bind.text(first + 4, t.currency);
             bind.text(first + 5, t.code);
-            bind.text(first + 6, t.transaction_id);
+            bind_packed_id(bind, first + 6, t.transaction_id);
             bind.integer(first + 7, t.created_at_ms);
         });
 }

@@ -196,6 +196,15 @@ void sqlite_row_binder::blob(int index, const std::string& value) {
     }
 }
 
+void sqlite_row_binder::blob_copy(int index, const void* data, int size) {
+    auto* handle = static_cast<sqlite3_stmt*>(handle_);
+    if (sqlite_api::sqlite3_bind_blob(handle, index, data, size,
+                                      reinterpret_cast<sqlite_api::sqlite3_destructor_type>(-1)) !=
+        SQLITE_OK) {
+        fail(sqlite_api::sqlite3_db_handle(handle), "bind");
+    }
+}
+
 void sqlite_row_binder::integer(int index, long long value) {
     auto* handle = static_cast<sqlite3_stmt*>(handle_);
     if (sqlite_api::sqlite3_bind_int64(handle, index, value) != SQLITE_OK) {

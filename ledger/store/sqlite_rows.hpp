@@ -23,7 +23,8 @@ class sqlite_row_binder {
 public:
     // The value must stay as it is until the statement has run (it is not copied).
     void text(int index, const std::string& value);
-    void blob(int index, const std::string& value);  // the bytes, stored as a BLOB
+    void blob(int index, const std::string& value);         // the bytes, stored as a BLOB
+    void blob_copy(int index, const void* data, int size);  // copied: may go at once
     void integer(int index, long long value);
     void null(int index);
 

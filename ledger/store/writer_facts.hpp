@@ -40,6 +40,7 @@ namespace corridor {
 
 struct account_facts {
     std::string id, platform_id, environment, kind, owner_id, currency;
+    long long account_key = 0;  // what postings name the account by (migration 46)
 };
 
 // Defined in ledger/platforms/platform_store.hpp: the writer keeps it whole without knowing it, so

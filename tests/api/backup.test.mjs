@@ -84,16 +84,16 @@ function auditBook(target) {
   const accounts = queryRows(target, `SELECT a.id, a.currency, a.debits_posted, a.credits_posted,
       COALESCE(d.total, 0) AS debits, COALESCE(c.total, 0) AS credits
     FROM ledger_accounts a
-    LEFT JOIN (SELECT debit_account_id AS id, SUM(amount) AS total FROM ledger_transfers GROUP BY debit_account_id) d ON d.id = a.id
-    LEFT JOIN (SELECT credit_account_id AS id, SUM(amount) AS total FROM ledger_transfers GROUP BY credit_account_id) c ON c.id = a.id`);
+    LEFT JOIN (SELECT debit_account_key AS k, SUM(amount) AS total FROM ledger_transfers GROUP BY debit_account_key) d ON d.k = a.account_key
+    LEFT JOIN (SELECT credit_account_key AS k, SUM(amount) AS total FROM ledger_transfers GROUP BY credit_account_key) c ON c.k = a.account_key`);
   assert.ok(accounts.length > 0);
   for (const account of accounts) {
     assert.equal(BigInt(account.debits_posted), BigInt(account.debits), `debits of ${account.id}`);
     assert.equal(BigInt(account.credits_posted), BigInt(account.credits), `credits of ${account.id}`);
   }
-  const unbalanced = queryRows(target, `SELECT t.id FROM ledger_transfers t
-    JOIN ledger_accounts d ON d.id = t.debit_account_id JOIN ledger_accounts c ON c.id = t.credit_account_id
-    WHERE t.amount <= 0 OR d.currency <> t.currency OR c.currency <> t.currency`);
+  const unbalanced = queryRows(target, `SELECT t.code, t.amount FROM ledger_transfers t
+    LEFT JOIN ledger_accounts d ON d.account_key = t.debit_account_key LEFT JOIN ledger_accounts c ON c.account_key = t.credit_account_key
+    WHERE t.amount <= 0 OR d.id IS NULL OR c.id IS NULL OR d.currency <> t.currency OR c.currency <> t.currency`);
   assert.deepEqual(unbalanced, []);
   // Every unit credited somewhere was debited somewhere else, per currency.
   const byCurrency = queryRows(target, `SELECT currency, SUM(credits_posted) AS credits, SUM(debits_posted) AS debits

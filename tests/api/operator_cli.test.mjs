@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { startCorridor, stopCorridor, call, freePort, umaDomainOf, serveFlags } from './lib/harness.mjs';
-import { outboxEvents, outboxRows, outboxWithTenant, queryRows, runStatement } from './lib/database.mjs';
+import { outboxEvents, outboxRows, outboxWithTenant, packedIdHex, packedIdLiteral, queryRows, runStatement } from './lib/database.mjs';
 import { platformAccounts, fund, eventually, idempotencyKey, newCustomer } from './lib/money.mjs';
 import { expectStatus } from './lib/expect.mjs';
 
@@ -169,9 +169,11 @@ test('payment show: the transaction, its postings, its rail operation and its we
   assert.equal(shown.transaction.platformId, platformId(0));
   assert.equal(shown.transaction.sentAmount, 2500);
   // Every posting stored for the transaction, as the database has them.
-  const stored = queryRows(server, `SELECT id, amount FROM ledger_transfers WHERE transaction_id = '${id}' ORDER BY id`);
+  const stored = queryRows(server, `SELECT ${packedIdHex(server, 'id')} AS id, amount FROM ledger_transfers
+    WHERE transaction_id = ${packedIdLiteral(server, id)} ORDER BY id`);
   assert.ok(stored.length >= 1);
-  assert.deepEqual(shown.postings.map((p) => p.id).sort(), stored.map((p) => p.id).sort());
+  const packed = (typedId) => typedId.replace(/^Transfer:/, '').replaceAll('-', '');
+  assert.deepEqual(shown.postings.map((p) => packed(p.id)).sort(), stored.map((p) => p.id).sort());
   assert.ok(shown.postings.some((p) => p.amount === 2500 && p.debitAccountId === payment.usd.id), JSON.stringify(shown.postings));
   assert.equal(shown.railOperations.length, 1);
   const operation = shown.railOperations[0];

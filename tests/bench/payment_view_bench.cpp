@@ -61,16 +61,22 @@ std::string from_series(database_backend backend, long long rows) {
     return " FROM generate_series(1::bigint, " + std::to_string(rows) + ") AS g";
 }
 
+// A posting names its accounts by key (migration 46).
+std::string account_key_sql(const std::string& id) {
+    return "(SELECT account_key FROM ledger_accounts WHERE id = '" + id + "')";
+}
+
 void fill(soci::session& session, database_backend backend, long long rows,
           const std::string& platform, const std::string& debit, const std::string& credit) {
     std::string ms =
         "(" + std::to_string(start_ms) + " + g * " + std::to_string(span_ms / rows) + ")";
     session << series(backend, rows) +
-                   "INSERT INTO ledger_transfers (id, debit_account_id, credit_account_id, amount, "
-                   "currency, code, transaction_id, created_at_ms) SELECT 'Transfer:' || " +
-                   uuid_sql(backend, rows) + ", '" + debit + "', '" + credit +
-                   "', 100, 'USD', 'send', 'Transaction:bench-' || (g / 3), " + ms +
-                   from_series(backend, rows);
+                   "INSERT INTO ledger_transfers (id, debit_account_key, credit_account_key, "
+                   "amount, currency, code, transaction_id, created_at_ms) SELECT "
+                   "packed_id('Transfer:' || " +
+                   uuid_sql(backend, rows) + "), " + account_key_sql(debit) + ", " +
+                   account_key_sql(credit) + ", 100, 'USD', 'send', packed_id('Transaction:' || " +
+                   uuid_sql(backend, rows) + "), " + ms + from_series(backend, rows);
     std::string payload =
         "'{\"type\":\"OUTGOING_PAYMENT\",\"data\":{\"id\":\"Transaction:bench-' || g || '\"}}'";
     if (backend == database_backend::postgresql) payload = "convert_to(" + payload + ", 'UTF8')";
@@ -121,8 +127,8 @@ std::size_t view_before(soci::session& session, const std::string& id, long long
                         long long updated, const std::string& platform) {
     std::vector<std::string> transfer_ids(100), event_ids(100);
     soci::statement transfers =
-        (session.prepare << "SELECT id FROM ledger_transfers WHERE transaction_id = :x ORDER BY "
-                            "created_at_ms, id",
+        (session.prepare << "SELECT typed_id('Transfer', id) FROM ledger_transfers WHERE "
+                            "transaction_id = packed_id(:x) ORDER BY created_at_ms, id",
          soci::use(id), soci::into(transfer_ids));
     transfers.execute(true);
     std::size_t found = transfer_ids.size();

@@ -62,6 +62,8 @@ function fillPlan(rows) {
   const customers = Math.floor(rows / 2);
   const customerOf = (expr) => `(1 + ((${expr}) - 1) / 2)`;  // accounts 2c-1 and 2c belong to customer c
   const account = (expr) => `'InternalAccount:plan-' || (${expr})`;
+  // Account keys well above those the service draws from the identity for the accounts it opens.
+  const accountKey = (expr) => `1000000000 + (${expr})`;
   const randomAccount = (seed) => account(`1 + floor(${u(seed)} * ${rows})::bigint`);
   const created = createdOf('g', rows);
   const now = '(EXTRACT(EPOCH FROM now()) * 1000)::bigint';
@@ -86,11 +88,14 @@ function fillPlan(rows) {
       kind: "'CUSTOMER'", owner_id: `'Customer:plan-' || ${customerOf('g')}`,
       currency: "CASE WHEN g % 2 = 1 THEN 'USD' ELSE 'EUR' END", reference: "'PLANREF' || g", must_not_overdraw: '1',
       debits_posted: '(g % 1000) * 1000', credits_posted: '1000000 + (g % 1000) * 1000', created_at_ms: created, updated_at_ms: created,
+      account_key: accountKey('g'),
     }],
     ['ledger_transfers', rows, {
-      id: `'Transfer:' || ${uuid7(created, 'g')}`,
-      debit_account_id: account('g'), credit_account_id: account('1 + (g % ' + rows + ')'),
-      amount: '1000 + g % 5000', currency: "'USD'", code: "'PAYMENT'", transaction_id: "'Transaction:plan-' || g", created_at_ms: created,
+      // Ids stored as uuids, accounts by key (migration 46).
+      id: `CAST(${uuid7(created, 'g')} AS uuid)`,
+      debit_account_key: accountKey('g'), credit_account_key: accountKey('1 + (g % ' + rows + ')'),
+      amount: '1000 + g % 5000', currency: "'USD'", code: "'PAYMENT'",
+      transaction_id: `CAST(${uuid7(created, 'g * 3')} AS uuid)`, created_at_ms: created,
     }],
     ['quotes', rows, {
       id: "'Quote:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
@@ -330,7 +335,7 @@ export async function checkPlans(pg, buildDir, { plugins, rows = Number(process.
       if (!distinct.has(s.sql)) distinct.set(s.sql, s);
     }
     if (distinct.size < 10) throw new Error(`plan check: only ${distinct.size} statements captured from the server log`);
-    const viewReads = ['FROM ledger_transfers WHERE id >= ', 'FROM outbox_events WHERE id >= '];
+    const viewReads = ['FROM ledger_transfers t JOIN ledger_accounts d ON d.account_key = ', 'FROM outbox_events WHERE id >= '];
     const missing = viewReads.filter((text) => ![...distinct.keys()].some((sql) => sql.includes(text)));
     if (missing.length) throw new Error(`plan check: the payment view's reads were not captured (${missing.join('; ')})`);
     const delivered = (await (await fetch(receiver.stats)).json()).received - before;

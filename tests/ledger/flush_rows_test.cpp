@@ -23,6 +23,12 @@ using corridor::testing::submit;
 
 namespace {
 
+// A transaction id of the test's own (transfers store the uuid of theirs).
+std::string transaction_of(int i) {
+    std::string digits = std::to_string(i);
+    return "Transaction:0190a000-0000-7000-8000-" + std::string(12 - digits.size(), '0') + digits;
+}
+
 struct tenant_accounts {
     tenant owner;
     std::string platform, liquidity;
@@ -104,9 +110,9 @@ TEST_CASE("ledger writer: a flush of many rows writes each as a single insert wo
     for (int i = 0; i < commands; ++i) {
         done.push_back(submit(writer, [&, i](soci::session& s) {
             for (const tenant_accounts* t : {&hooked, &quiet}) {
-                if (!post_transfer(s, book, t->owner,
-                                   {t->platform, t->liquidity, i + 1, "USD", "send",
-                                    "Transaction:t" + std::to_string(i)})
+                if (!post_transfer(
+                         s, book, t->owner,
+                         {t->platform, t->liquidity, i + 1, "USD", "send", transaction_of(i)})
                          .ok())
                     return false;
             }
@@ -147,10 +153,29 @@ TEST_CASE("ledger writer: a flush of many rows writes each as a single insert wo
     }
 
     long long transfers = 0, amounts = 0, matching = 0;
-    f.session() << "SELECT COUNT(*), CAST(SUM(amount) AS BIGINT), CAST(SUM(CASE WHEN "
-                   "transaction_id = 'Transaction:t' || CAST(amount - 1 AS TEXT) AND currency = "
-                   "'USD' THEN 1 ELSE 0 END) AS BIGINT) FROM ledger_transfers WHERE code = 'send'",
-        soci::into(transfers), soci::into(amounts), soci::into(matching);
+    {
+        // Each row as its command posted it: its transaction (packed, read back as its id), its
+        // accounts (by key), amount and currency.
+        std::string transaction, debit, credit, currency;
+        long long amount = 0;
+        soci::statement select =
+            (f.session().prepare
+                 << "SELECT typed_id('Transaction', t.transaction_id), d.id, c.id, t.amount, "
+                    "t.currency FROM ledger_transfers t JOIN ledger_accounts d ON d.account_key "
+                    "= t.debit_account_key JOIN ledger_accounts c ON c.account_key = "
+                    "t.credit_account_key WHERE t.code = 'send'",
+             soci::into(transaction), soci::into(debit), soci::into(credit), soci::into(amount),
+             soci::into(currency));
+        select.execute(false);
+        while (select.fetch()) {
+            ++transfers;
+            amounts += amount;
+            bool accounts = (debit == hooked.platform && credit == hooked.liquidity) ||
+                            (debit == quiet.platform && credit == quiet.liquidity);
+            matching += accounts && transaction == transaction_of(static_cast<int>(amount - 1)) &&
+                        currency == "USD";
+        }
+    }
     CHECK(transfers == 2 * commands);
     CHECK(amounts == 2 * (commands * (commands + 1) / 2));
     CHECK(matching == 2 * commands);

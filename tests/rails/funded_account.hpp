@@ -34,7 +34,7 @@ inline std::string funded_platform_account(store_fixture& f, const tenant& owner
     std::string settlement =
         ensure_account(f.session(), book, owner, account_kind::settlement, "", currency);
     REQUIRE(post_transfer(f.session(), book, owner,
-                          {settlement, account_id, amount, currency, "fund", "Transaction:seed"})
+                          {settlement, account_id, amount, currency, "fund", ""})
                 .ok());
     return account_id;
 }

@@ -99,7 +99,7 @@ struct network_fixture : testing::store_fixture {
         std::string settlement =
             ensure_account(session(), book, owner_a, account_kind::settlement, "", "BTC");
         REQUIRE(post_transfer(session(), book, owner_a,
-                              {settlement, account_a, 100000, "BTC", "fund", "Transaction:seed"})
+                              {settlement, account_a, 100000, "BTC", "fund", ""})
                     .ok());
     }
     std::string make_btc_platform(const std::string& domain) {

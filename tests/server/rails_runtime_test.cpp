@@ -164,7 +164,7 @@ TEST_CASE("the rail driver completes a transfer-out through the ledger writer",
         std::string settlement =
             ensure_account(f.session(), book, owner, account_kind::settlement, "", "USD");
         REQUIRE(post_transfer(f.session(), book, owner,
-                              {settlement, account_id, 500, "USD", "fund", "Transaction:x"})
+                              {settlement, account_id, 500, "USD", "fund", ""})
                     .ok());
         auto begun = begin_transfer_out(
             f.session(), services,
@@ -234,7 +234,7 @@ TEST_CASE("a slow rail holds up no ledger command: one sent while its hook runs 
         std::string settlement =
             ensure_account(session, book, owner, account_kind::settlement, "", "USD");
         return post_transfer(session, book, owner,
-                             {settlement, account_id, 1, "USD", "fund", "Transaction:dep"})
+                             {settlement, account_id, 1, "USD", "fund", ""})
             .ok();
     });
     REQUIRE(committed.get());

@@ -14,6 +14,17 @@ export function queryRows(server, sql) {
   return JSON.parse(out);
 }
 
+// Ids stored as 16 bytes (the postings', migration 46) in SQL that runs on both backends (the
+// sqlite3 shell lacks Corridor's packed_id and typed_id): `column` read as its 32 hex digits, and
+// a typed id ("<type>:<uuid>") as a literal to compare that column with.
+export function packedIdHex(server, column) {
+  return server.database.startsWith('sqlite:') ? `lower(hex(${column}))` : `replace(CAST(${column} AS text), '-', '')`;
+}
+export function packedIdLiteral(server, typedId) {
+  const uuid = typedId.slice(typedId.indexOf(':') + 1);
+  return server.database.startsWith('sqlite:') ? `X'${uuid.replaceAll('-', '')}'` : `'${uuid}'`;
+}
+
 // Runs a statement that returns no rows: a fact changed behind the API's back, to test what the
 // service does when it finds it (for example a KYC status that no longer allows payments).
 export function runStatement(server, sql) {
