@@ -4,7 +4,8 @@
 // size, both environments, customers with two accounts each, statuses as a live service has them:
 // almost every event delivered, almost every quote finished) and analysed. With log_statement = all,
 // the process then serves payments with Idempotency-Key (quote and execute at once, and quote then
-// execute), the reads of a quote, a transaction and a customer's accounts, and delivers their
+// execute), the reads of a quote, a transaction and a customer's accounts, a page of the
+// transactions and of the quotes and the next by its cursor, and delivers their
 // webhooks to a local receiver; `corridor payment show` then shows two of the payments (the
 // operator's view, whose two range reads of ids must be among the statements captured). Every
 // distinct statement sent to the database is read back from the server log
@@ -32,6 +33,10 @@ const u = (expr) => `((hashint8((${expr})::bigint)::bigint & 2147483647)::float8
 // Platforms by size: the cube skews rows towards the low numbers (a few big platforms, a long tail).
 const platformOf = (expr) => `'Platform:plan-' || floor(1000 * power(${u(`${expr} * 7 + 1`)}, 3))::int`;
 const environmentOf = (expr) => `CASE WHEN ${u(`${expr} * 13 + 5`)} < 0.85 THEN 'production' ELSE 'sandbox' END`;
+// The tenant key of platformOf and environmentOf of the same expression: the filled configuration
+// of platform p has key 100 + 2p in production and 100 + 2p + 1 in the sandbox.
+const tenantKeyOf = (expr) => `(100 + 2 * floor(1000 * power(${u(`${expr} * 7 + 1`)}, 3))::int + ` +
+  `CASE WHEN ${u(`${expr} * 13 + 5`)} < 0.85 THEN 0 ELSE 1 END)`;
 // Creation times over the last `spanMs` (by default 20 days: within the webhook retention, so the
 // service has nothing to prune), oldest first.
 const createdOf = (expr, rows, spanMs = 1728000000) =>
@@ -66,6 +71,11 @@ function fillPlan(rows) {
   const eventState = pick(u('g * 37'), [["'DELIVERED'", 0.97], ["'NO_ENDPOINT'", 0.02], ["'FAILED'", 0.008], ["'PENDING'", 0.002]]);
   return [
     ['platforms', 1000, { id: "'Platform:plan-' || (g - 1)", name: "'Plan platform ' || g", is_regulated: '1' }],
+    ['platform_configs', 2000, {
+      platform_id: "'Platform:plan-' || ((g - 1) / 2)", environment: "CASE WHEN g % 2 = 1 THEN 'production' ELSE 'sandbox' END",
+      id: "'PlatformConfig:plan-' || g", uma_domain: "'plan' || g || '.example'", proxy_uma_subdomain: "'plan' || g",
+      supported_currencies: "'[]'", created_at_ms: now, updated_at_ms: now, tenant_key: '99 + g',
+    }],
     ['customers', customers, {
       id: "'Customer:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
       platform_customer_id: "'pc-' || g", customer_type: "'INDIVIDUAL'", uma_address: "'$user' || g || '@plan.example'",
@@ -84,7 +94,7 @@ function fillPlan(rows) {
       amount: '1000 + g % 5000', currency: "'USD'", code: "'PAYMENT'", transaction_id: "'Transaction:plan-' || g", created_at_ms: created,
     }],
     ['quotes', rows, {
-      id: "'Quote:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
+      id: "'Quote:plan-' || g", tenant_key: tenantKeyOf('g'),
       status: quoteStatus,
       source_type: "'ACCOUNT'", source_account_id: randomAccount('g * 23'), source_customer_id: "'Customer:plan-' || (1 + g % " + customers + ')',
       destination_type: "'ACCOUNT'", destination_account_id: randomAccount('g * 29'), destination_customer_id: "''",
@@ -96,7 +106,7 @@ function fillPlan(rows) {
       expires_at_ms: `CASE WHEN ${quoteStatus} = 'PENDING' THEN ${now} + 86400000 ELSE ${created} + 300000 END`, updated_at_ms: created,
     }],
     ['transactions', rows, {
-      id: "'Transaction:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
+      id: "'Transaction:plan-' || g", tenant_key: tenantKeyOf('g'),
       type: "CASE WHEN g % 3 = 0 THEN 'INCOMING' ELSE 'OUTGOING' END",
       status: pick(u('g * 31'), [["'COMPLETED'", 0.95], ["'FAILED'", 0.04], ["'PROCESSING'", 0.01]]),
       quote_id: "'Quote:plan-' || g", customer_id: "'Customer:plan-' || (1 + g % " + customers + ')',
@@ -242,6 +252,13 @@ async function hotTraffic(server, customers) {
     await api(server, 'GET', `/quotes/${encodeURIComponent(quote.body.id)}`);
     if (quote.body.transactionId) await api(server, 'GET', `/transactions/${encodeURIComponent(quote.body.transactionId)}`);
     await api(server, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customers[i].customer)}`);
+  }
+  // The lists of a tenant's transactions and quotes: keyset pages by (tenant_key, id) and their
+  // counts, a first page and the next one by its cursor.
+  for (const list of ['/transactions', '/quotes']) {
+    const first = await api(server, 'GET', `${list}?limit=3`);
+    if (!first.hasMore) throw new Error(`plan check: ${list} has a single page`);
+    await api(server, 'GET', `${list}?limit=3&cursor=${encodeURIComponent(first.nextCursor)}`);
   }
   const refused = results.filter((r) => r.status >= 300);
   if (refused.length) throw new Error(`plan check: ${refused.length} payments refused, e.g. ${refused[0].status} ${refused[0].text}`);
