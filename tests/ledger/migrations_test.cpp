@@ -982,3 +982,26 @@ TEST_CASE("migration 45 keeps every quote and transaction with its tenant, named
             soci::soci_error);  // the funding reference stays unique
     }
 }
+
+// A row whose tenant has no configuration (which no release writes) stops migration 45 with
+// nothing changed, rather than losing the row or its tenant.
+TEST_CASE("migration 45 stops on a row whose tenant has no configuration, changing nothing",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 44);
+    insert_platform(session, "Platform:one");
+    insert_config(session, "Platform:one", "sandbox", 7);
+    insert_payment_rows(session, "Platform:one", "sandbox", "COMPLETED", 1);
+    insert_payment_rows(session, "Platform:one", "production", "COMPLETED", 2);  // no config
+    int before = applied_migration_version(session);
+    // SQLite: "NOT NULL constraint failed"; PostgreSQL: "contains null values".
+    CHECK_THROWS_WITH(apply_migrations_up_to(session, 45),
+                      Catch::Contains("null", Catch::CaseSensitive::No));
+    CHECK(applied_migration_version(session) == before);
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM quotes WHERE platform_id = 'Platform:one' AND "
+                   "environment = 'production'") == 1);
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM transactions WHERE platform_id = 'Platform:one'") == 2);
+}
