@@ -124,30 +124,33 @@ revoke_outcome revoke_token_any_tenant(soci::session& session, const clock& time
 namespace {
 
 std::optional<view_row> transaction_row(soci::session& session, const std::string& transaction_id) {
-    auto rows = select_rows(session,
-                            {{"id", "id", text},
-                             {"platform_id", "platform_id", text},
-                             {"environment", "environment", text},
-                             {"type", "type", text},
-                             {"status", "status", text},
-                             {"quote_id", "quote_id", text},
-                             {"customer_id", "customer_id", text},
-                             {"source_type", "source_type", text},
-                             {"source_account_id", "source_account_id", text},
-                             {"source_currency", "source_currency", text},
-                             {"destination_type", "destination_type", text},
-                             {"destination_account_id", "destination_account_id", text},
-                             {"destination_currency", "destination_currency", text},
-                             {"sent_amount", "sent_amount", integer},
-                             {"received_amount", "received_amount", integer},
-                             {"fees", "fees", integer},
-                             {"exchange_rate", "exchange_rate", text},
-                             {"failure_reason", "failure_reason", text},
-                             {"reference", "reference", text},
-                             {"settled_at_ms", "settled_at_ms", integer},
-                             {"created_at_ms", "created_at_ms", integer},
-                             {"updated_at_ms", "updated_at_ms", integer}},
-                            "FROM transactions WHERE id = :i", {transaction_id});
+    auto rows =
+        select_rows(session,
+                    {{"t.id", "id", text},
+                     {"c.platform_id", "platform_id", text},
+                     {"c.environment", "environment", text},
+                     {"t.type", "type", text},
+                     {"t.status", "status", text},
+                     {"t.quote_id", "quote_id", text},
+                     {"t.customer_id", "customer_id", text},
+                     {"t.source_type", "source_type", text},
+                     {"t.source_account_id", "source_account_id", text},
+                     {"t.source_currency", "source_currency", text},
+                     {"t.destination_type", "destination_type", text},
+                     {"t.destination_account_id", "destination_account_id", text},
+                     {"t.destination_currency", "destination_currency", text},
+                     {"t.sent_amount", "sent_amount", integer},
+                     {"t.received_amount", "received_amount", integer},
+                     {"t.fees", "fees", integer},
+                     {"t.exchange_rate", "exchange_rate", text},
+                     {"t.failure_reason", "failure_reason", text},
+                     {"t.reference", "reference", text},
+                     {"t.settled_at_ms", "settled_at_ms", integer},
+                     {"t.created_at_ms", "created_at_ms", integer},
+                     {"t.updated_at_ms", "updated_at_ms", integer}},
+                    "FROM transactions t JOIN platform_configs c ON c.tenant_key = t.tenant_key "
+                    "WHERE t.id = :i",
+                    {transaction_id});
     if (rows.empty()) return std::nullopt;
     return std::move(rows.front());
 }

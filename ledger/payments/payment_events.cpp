@@ -45,7 +45,8 @@ bool note_transaction_failure_reason(soci::session& session, id_generator& ids, 
     // once.
     soci::statement update =
         (session.prepare << "UPDATE transactions SET failure_reason = :f, updated_at_ms = :u "
-                            "WHERE platform_id = :p AND environment = :e AND id = :i AND "
+                            "WHERE tenant_key = (SELECT tenant_key FROM platform_configs WHERE "
+                            "platform_id = :p AND environment = :e) AND id = :i AND "
                             "failure_reason = ''",
          soci::use(reason), soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name),
          soci::use(transaction_id));

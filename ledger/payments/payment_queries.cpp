@@ -1,8 +1,7 @@
 // Finding and listing quotes and transactions, and expiring the quotes whose time has passed.
-#include "ledger/payments/payments.hpp"
-
 #include "ledger/base/assert.hpp"
 #include "ledger/payments/payment_rows.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/store/page.hpp"
 #include "ledger/store/statement_cache.hpp"
 
@@ -10,10 +9,28 @@ namespace corridor {
 
 namespace {
 
-const std::string quote_by_id_sql = std::string("SELECT ") + quote_columns +
-                                    " FROM quotes WHERE platform_id = :p AND environment = :e AND id = :i";
-const std::string transaction_by_id_sql =
-    transaction_select + " WHERE platform_id = :p AND environment = :e AND id = :i";
+// The caller's tenant by its key, looked up once per statement (tenant_key_filter's clause).
+constexpr const char* by_tenant_and_id =
+    " WHERE tenant_key = (SELECT tenant_key FROM platform_configs WHERE platform_id = :p AND "
+    "environment = :e) AND id = :i";
+const std::string quote_by_id_sql =
+    std::string("SELECT ") + quote_columns + " FROM quotes" + by_tenant_and_id;
+const std::string transaction_by_id_sql = transaction_select + by_tenant_and_id;
+
+// A quote with its owner's name (from platform_configs), for reads not made for one tenant.
+struct owned_quote_row {
+    std::string platform_id, environment;
+    quote_row quote;
+
+    void bind(soci::statement& s) {
+        s.exchange(soci::into(platform_id));
+        s.exchange(soci::into(environment));
+        quote.bind(s);
+    }
+    quote_record to_record() const {
+        return quote.to_record(tenant_of_row(platform_id, environment));
+    }
+};
 
 }  // namespace
 
@@ -24,12 +41,14 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
     {
         // The oldest expiries first, in the order of quotes_pending_expiry (expires_at_ms of
         // PENDING quotes only, a partial index this literal status matches): the scan starts at
-        // the first PENDING quote and stops at the first one still valid, whatever the plan. Ordered by id instead, a generic plan (which cannot know
-        // that few quotes are PENDING) walks the whole primary key to find none.
-        static const std::string sql = std::string("SELECT ") + quote_columns +
-                                       " FROM quotes WHERE status = 'PENDING' AND expires_at_ms <= "
-                                       ":n ORDER BY expires_at_ms LIMIT :l";
-        quote_row row;
+        // the first PENDING quote and stops at the first one still valid, whatever the plan.
+        // Ordered by id instead, a generic plan (which cannot know that few quotes are PENDING)
+        // walks the whole primary key to find none.
+        static const std::string sql =
+            "SELECT c.platform_id, c.environment, " + qualified_columns(quote_columns, "q") +
+            " FROM quotes q JOIN platform_configs c ON c.tenant_key = q.tenant_key WHERE q.status "
+            "= 'PENDING' AND q.expires_at_ms <= :n ORDER BY q.expires_at_ms LIMIT :l";
+        owned_quote_row row;
         int rows_max = limit;
         soci::statement statement(session);
         row.bind(statement);
@@ -54,21 +73,23 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
     return static_cast<int>(due.size());
 }
 
-std::optional<quote_record> find_quote(soci::session& session, const tenant& owner, const std::string& id) {
+std::optional<quote_record> find_quote(soci::session& session, const tenant& owner,
+                                       const std::string& id) {
     quote_row row;
     std::string env_name(owner.env_name());
     if (!fetch_prepared(session, quote_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
         return std::nullopt;
     }
-    return row.to_record();
+    return row.to_record(owner);
 }
 
-page<quote_record> list_quotes(soci::session& session, const tenant& owner, const quote_filter& filter,
-                               const page_request& request) {
-    sql_filter where = tenant_filter(owner);
+page<quote_record> list_quotes(soci::session& session, const tenant& owner,
+                               const quote_filter& filter, const page_request& request) {
+    sql_filter where = tenant_key_filter(owner);
     if (filter.customer_id) where.equals("source_customer_id", *filter.customer_id);
     if (filter.sending_account_id) where.equals("source_account_id", *filter.sending_account_id);
-    if (filter.receiving_account_id) where.equals("destination_account_id", *filter.receiving_account_id);
+    if (filter.receiving_account_id)
+        where.equals("destination_account_id", *filter.receiving_account_id);
     if (filter.status) where.equals("status", *filter.status);
     if (filter.created_after_ms) where.at_least("created_at_ms", *filter.created_after_ms);
     if (filter.created_before_ms) where.at_most("created_at_ms", *filter.created_before_ms);
@@ -83,29 +104,32 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner, cons
             "OR (destination_type = 'UMA_ADDRESS' AND destination_account_id = {}))",
             *filter.receiving_uma_address);
     }
-    return list_page<quote_record, quote_row>(session, "quotes",
-                                              std::string("SELECT ") + quote_columns + " FROM quotes",
-                                              where, request, [](const quote_row& r) { return r.to_record(); });
+    return list_page<quote_record, quote_row>(
+        session, "quotes", std::string("SELECT ") + quote_columns + " FROM quotes", where, request,
+        [&](const quote_row& r) { return r.to_record(owner); });
 }
 
 std::optional<transaction_record> find_transaction(soci::session& session, const tenant& owner,
                                                    const std::string& id) {
     transaction_row row;
     std::string env_name(owner.env_name());
-    if (!fetch_prepared(session, transaction_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
+    if (!fetch_prepared(session, transaction_by_id_sql.c_str(), row, owner.platform_id, env_name,
+                        id)) {
         return std::nullopt;
     }
-    return row.to_record();
+    return row.to_record(owner);
 }
 
 page<transaction_record> list_transactions(soci::session& session, const tenant& owner,
                                            const transaction_filter& filter,
                                            const page_request& request) {
-    sql_filter where = tenant_filter(owner);
+    sql_filter where = tenant_key_filter(owner);
     if (filter.customer_id) where.equals("customer_id", *filter.customer_id);
-    if (filter.platform_customer_id) where.equals("platform_customer_id", *filter.platform_customer_id);
+    if (filter.platform_customer_id)
+        where.equals("platform_customer_id", *filter.platform_customer_id);
     if (filter.sender_account_id) where.equals("source_account_id", *filter.sender_account_id);
-    if (filter.receiver_account_id) where.equals("destination_account_id", *filter.receiver_account_id);
+    if (filter.receiver_account_id)
+        where.equals("destination_account_id", *filter.receiver_account_id);
     if (filter.status) where.equals("status", *filter.status);
     if (filter.type) where.equals("type", *filter.type);
     if (filter.reference) where.equals("reference", *filter.reference);
@@ -113,7 +137,7 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
     if (filter.end_ms) where.at_most("created_at_ms", *filter.end_ms);
     return list_page<transaction_record, transaction_row>(
         session, "transactions", transaction_select, where, request,
-        [](const transaction_row& r) { return r.to_record(); });
+        [&](const transaction_row& r) { return r.to_record(owner); });
 }
 
 }  // namespace corridor

@@ -40,11 +40,21 @@ const std::string quote_insert_sql =
     std::string("INSERT INTO quotes (") + quote_columns +
     ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
     ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26, :c27, :c28, :c29, :c30, "
-    ":c31, :c32, :c33)";
-const std::string transaction_insert_sql =
+    ":c31, :c32)";
+// The rest of a transaction's VALUES after its id and tenant key.
+constexpr const char* transaction_values_rest =
+    ":c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, :c16, :c17, :c18, "
+    ":c19, :c20, :c21, :c22, :c23, :c24, :c25)";
+// With the tenant's key known (a record from a quote or a read row), or looked up by the owner: the
+// writes outside the ledger writer's payments (deposits, rail arrivals, approvals), one row each.
+const std::string transaction_insert_sql = std::string("INSERT INTO transactions (") +
+                                           transaction_columns + ") VALUES (:c1, :c2, " +
+                                           transaction_values_rest;
+const std::string transaction_insert_by_owner_sql =
     std::string("INSERT INTO transactions (") + transaction_columns +
-    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
-    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26)";
+    ") VALUES (:c1, (SELECT tenant_key FROM platform_configs WHERE platform_id = :p AND "
+    "environment = :e), " +
+    transaction_values_rest;
 
 // "$1, $2, ... $n"
 std::string numbered_parameters(int count) {
@@ -55,8 +65,21 @@ std::string numbered_parameters(int count) {
 
 }  // namespace
 
+std::string qualified_columns(std::string_view columns, std::string_view alias) {
+    std::string out;
+    std::size_t at = 0;
+    while (at < columns.size()) {
+        std::size_t comma = columns.find(", ", at);
+        if (comma == std::string_view::npos) comma = columns.size();
+        if (!out.empty()) out += ", ";
+        out.append(alias).append(".").append(columns.substr(at, comma - at));
+        at = comma + 2;
+    }
+    return out;
+}
+
 void insert_quote(soci::session& session, const quote_record& q) {
-    std::string env_name(q.owner.env_name());
+    CORRIDOR_ASSERT(q.tenant_key > 0);  // made under its configuration, which has the key
     std::string exchange = rational_text(q.priced.exchange_rate);
     std::string counterparty = rational_text(q.priced.counterparty_multiplier);
     std::string service = rational_text(q.priced.service_multiplier);
@@ -65,9 +88,10 @@ void insert_quote(soci::session& session, const quote_record& q) {
               net = q.priced.net_sending, total_receiving = q.priced.total_receiving,
               fees = q.priced.fees_included, counterparty_fee = q.priced.counterparty_fixed_fee,
               service_fee = q.priced.service_fixed_fee, variable_fee = q.priced.variable_fee_amount,
-              created = q.created_at_ms, expires = q.expires_at_ms, updated = q.updated_at_ms;
-    run_prepared(session, quote_insert_sql.c_str(), q.id, q.owner.platform_id, env_name, q.status,
-                 q.source_type, q.source_account_id, q.source_customer_id, q.destination_type,
+              created = q.created_at_ms, expires = q.expires_at_ms, updated = q.updated_at_ms,
+              tenant_key = q.tenant_key;
+    run_prepared(session, quote_insert_sql.c_str(), q.id, tenant_key, q.status, q.source_type,
+                 q.source_account_id, q.source_customer_id, q.destination_type,
                  q.destination_account_id, q.destination_customer_id, q.sending_currency,
                  q.receiving_currency, q.locked_side, locked, total_sending, net, total_receiving,
                  fees, exchange, counterparty, service, variable, counterparty_fee, service_fee,
@@ -85,12 +109,13 @@ void update_quote_status(soci::session& session, const quote_record& q, const st
 // The INSERT of a new quote as a statement for the ledger writer's flush (text parameters).
 pipelined_statement quote_insert_statement(const quote_record& q) {
     static const std::string sql = std::string("INSERT INTO quotes (") + quote_columns +
-                                   ") VALUES (" + numbered_parameters(33) + ")";
+                                   ") VALUES (" + numbered_parameters(32) + ")";
+    // The writer's rows carry the key of the configuration it holds: no lookup per row.
+    CORRIDOR_ASSERT(q.tenant_key > 0);
     auto n = [](std::int64_t value) { return std::to_string(value); };
     return {sql,
             {q.id,
-             q.owner.platform_id,
-             std::string(q.owner.env_name()),
+             n(q.tenant_key),
              q.status,
              q.source_type,
              q.source_account_id,
@@ -126,12 +151,12 @@ pipelined_statement quote_insert_statement(const quote_record& q) {
 // The INSERT of a new transaction, likewise.
 pipelined_statement transaction_insert_statement(const transaction_record& t) {
     static const std::string sql = std::string("INSERT INTO transactions (") + transaction_columns +
-                                   ") VALUES (" + numbered_parameters(26) + ")";
+                                   ") VALUES (" + numbered_parameters(25) + ")";
+    CORRIDOR_ASSERT(t.tenant_key > 0);  // as a quote's
     auto n = [](std::int64_t value) { return std::to_string(value); };
     return {sql,
             {t.id,
-             t.owner.platform_id,
-             std::string(t.owner.env_name()),
+             n(t.tenant_key),
              t.type,
              t.status,
              t.quote_id,
@@ -158,15 +183,22 @@ pipelined_statement transaction_insert_statement(const transaction_record& t) {
 }
 
 void store_new_transaction(soci::session& session, const transaction_record& t) {
-    std::string env_name(t.owner.env_name());
     long long sent = t.sent_amount, received = t.received_amount, fees = t.fees,
               settled = t.settled_at_ms, created = t.created_at_ms, updated = t.updated_at_ms;
-    run_prepared(session, transaction_insert_sql.c_str(), t.id, t.owner.platform_id, env_name,
-                 t.type, t.status, t.quote_id, t.customer_id, t.platform_customer_id, t.source_type,
-                 t.source_account_id, t.source_currency, t.destination_type,
-                 t.destination_account_id, t.destination_currency, sent, received, fees,
-                 t.exchange_rate, stored_rate_details(t), t.description, t.failure_reason,
-                 t.reference, t.refund, settled, created, updated);
+    auto run = [&](const std::string& sql, const auto&... tenant) {
+        run_prepared(session, sql.c_str(), t.id, tenant..., t.type, t.status, t.quote_id,
+                     t.customer_id, t.platform_customer_id, t.source_type, t.source_account_id,
+                     t.source_currency, t.destination_type, t.destination_account_id,
+                     t.destination_currency, sent, received, fees, t.exchange_rate,
+                     stored_rate_details(t), t.description, t.failure_reason, t.reference, t.refund,
+                     settled, created, updated);
+    };
+    if (t.tenant_key > 0) {
+        long long tenant_key = t.tenant_key;
+        run(transaction_insert_sql, tenant_key);
+    } else {
+        run(transaction_insert_by_owner_sql, t.owner.platform_id, std::string(t.owner.env_name()));
+    }
 }
 
 void store_transaction_outcome(soci::session& session, const transaction_record& t) {

@@ -1,9 +1,10 @@
 #pragma once
 // How quotes and transactions are stored: their rows, columns and write statements. Shared by the
 // files of ledger/payments/ only; the interface is payments.hpp.
-#include <string>
-
 #include <soci/soci.h>
+
+#include <string>
+#include <string_view>
 
 #include "ledger/payments/payments.hpp"
 #include "ledger/store/batch_send.hpp"
@@ -20,10 +21,12 @@ rational parse_rational_text(const std::string& text);
 // payment rendered.
 std::string rate_details_of_quote_columns(const std::string& columns);
 
+// A row's owner is the caller's tenant, which every read by tenant filters on (tenant_key_filter):
+// the row holds its number, not its name.
 struct quote_row {
-    std::string id, platform_id, environment, status, source_type, source_account_id,
-        source_customer_id, destination_type, destination_account_id, destination_customer_id,
-        sending_currency, receiving_currency, locked_side;
+    std::string id, status, source_type, source_account_id, source_customer_id, destination_type,
+        destination_account_id, destination_customer_id, sending_currency, receiving_currency,
+        locked_side;
     long long locked_amount = 0, total_sending = 0, net_sending = 0, total_receiving = 0,
               fees_included = 0;
     std::string exchange_rate, counterparty_multiplier, service_multiplier, variable_fee_rate;
@@ -31,18 +34,22 @@ struct quote_row {
     std::string purpose_of_payment, description, transaction_id, funding_reference,
         payment_instructions;
     long long created_at_ms = 0, expires_at_ms = 0, updated_at_ms = 0;
+    long long tenant_key = 0;
 
     void bind(soci::statement& s) {
-        for (auto* text : {&id, &platform_id, &environment, &status, &source_type,
-                           &source_account_id, &source_customer_id, &destination_type,
-                           &destination_account_id, &destination_customer_id, &sending_currency,
-                           &receiving_currency, &locked_side}) {
+        s.exchange(soci::into(id));
+        s.exchange(soci::into(tenant_key));
+        for (auto* text : {&status, &source_type, &source_account_id, &source_customer_id,
+                           &destination_type, &destination_account_id, &destination_customer_id,
+                           &sending_currency, &receiving_currency, &locked_side}) {
             s.exchange(soci::into(*text));
         }
-        for (auto* number : {&locked_amount, &total_sending, &net_sending, &total_receiving, &fees_included}) {
+        for (auto* number :
+             {&locked_amount, &total_sending, &net_sending, &total_receiving, &fees_included}) {
             s.exchange(soci::into(*number));
         }
-        for (auto* text : {&exchange_rate, &counterparty_multiplier, &service_multiplier, &variable_fee_rate}) {
+        for (auto* text :
+             {&exchange_rate, &counterparty_multiplier, &service_multiplier, &variable_fee_rate}) {
             s.exchange(soci::into(*text));
         }
         for (auto* number : {&counterparty_fixed_fee, &service_fixed_fee, &variable_fee_amount}) {
@@ -52,13 +59,15 @@ struct quote_row {
                            &payment_instructions}) {
             s.exchange(soci::into(*text));
         }
-        for (auto* number : {&created_at_ms, &expires_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
+        for (auto* number : {&created_at_ms, &expires_at_ms, &updated_at_ms})
+            s.exchange(soci::into(*number));
     }
 
-    quote_record to_record() const {
+    quote_record to_record(const tenant& owner) const {
         quote_record q;
         q.id = id;
-        q.owner = tenant_of_row(platform_id, environment);
+        q.owner = owner;
+        q.tenant_key = tenant_key;
         q.status = status;
         q.source_type = source_type;
         q.source_account_id = source_account_id;
@@ -95,7 +104,7 @@ struct quote_row {
 };
 
 inline constexpr const char* quote_columns =
-    "id, platform_id, environment, status, source_type, source_account_id, source_customer_id, "
+    "id, tenant_key, status, source_type, source_account_id, source_customer_id, "
     "destination_type, destination_account_id, destination_customer_id, sending_currency, "
     "receiving_currency, locked_side, locked_amount, total_sending, net_sending, total_receiving, "
     "fees_included, exchange_rate, counterparty_multiplier, service_multiplier, variable_fee_rate, "
@@ -104,39 +113,67 @@ inline constexpr const char* quote_columns =
     "expires_at_ms, updated_at_ms";
 
 struct transaction_row {
-    std::string id, platform_id, environment, type, status, quote_id, customer_id,
-        platform_customer_id, source_type, source_account_id, source_currency, destination_type,
-        destination_account_id, destination_currency;
+    std::string id, type, status, quote_id, customer_id, platform_customer_id, source_type,
+        source_account_id, source_currency, destination_type, destination_account_id,
+        destination_currency;
     long long sent_amount = 0, received_amount = 0, fees = 0;
     std::string exchange_rate, rate_details, description, failure_reason, reference, refund;
     long long settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
     std::string payment_instructions, counterparty_data;
     std::string quote_rates;  // the quote's rate columns when the row stores no rate details
+    long long tenant_key = 0;
 
     void bind(soci::statement& s) {
-        for (auto* text : {&id, &platform_id, &environment, &type, &status, &quote_id, &customer_id,
-                           &platform_customer_id, &source_type, &source_account_id, &source_currency,
-                           &destination_type, &destination_account_id, &destination_currency}) {
+        s.exchange(soci::into(id));
+        s.exchange(soci::into(tenant_key));
+        for (auto* text : {&type, &status, &quote_id, &customer_id, &platform_customer_id,
+                           &source_type, &source_account_id, &source_currency, &destination_type,
+                           &destination_account_id, &destination_currency}) {
             s.exchange(soci::into(*text));
         }
-        for (auto* number : {&sent_amount, &received_amount, &fees}) s.exchange(soci::into(*number));
-        for (auto* text : {&exchange_rate, &rate_details, &description, &failure_reason, &reference, &refund}) {
+        for (auto* number : {&sent_amount, &received_amount, &fees})
+            s.exchange(soci::into(*number));
+        for (auto* text :
+             {&exchange_rate, &rate_details, &description, &failure_reason, &reference, &refund}) {
             s.exchange(soci::into(*text));
         }
-        for (auto* number : {&settled_at_ms, &created_at_ms, &updated_at_ms}) s.exchange(soci::into(*number));
+        for (auto* number : {&settled_at_ms, &created_at_ms, &updated_at_ms})
+            s.exchange(soci::into(*number));
         s.exchange(soci::into(payment_instructions));
         s.exchange(soci::into(counterparty_data));
         s.exchange(soci::into(quote_rates));
     }
 
-    transaction_record to_record() const {
-        transaction_record t{id, tenant_of_row(platform_id, environment), type, status, quote_id, customer_id,
-                                  platform_customer_id, source_type, source_account_id, source_currency,
-                                  destination_type, destination_account_id, destination_currency,
-                                  sent_amount, received_amount, fees, exchange_rate, rate_details,
-                                  description, failure_reason, reference, refund, settled_at_ms,
-                                  created_at_ms, updated_at_ms, payment_instructions,
-                                  counterparty_data};
+    // The owner as quote_row's.
+    transaction_record to_record(const tenant& owner) const {
+        transaction_record t{id,
+                             owner,
+                             type,
+                             status,
+                             quote_id,
+                             customer_id,
+                             platform_customer_id,
+                             source_type,
+                             source_account_id,
+                             source_currency,
+                             destination_type,
+                             destination_account_id,
+                             destination_currency,
+                             sent_amount,
+                             received_amount,
+                             fees,
+                             exchange_rate,
+                             rate_details,
+                             description,
+                             failure_reason,
+                             reference,
+                             refund,
+                             settled_at_ms,
+                             created_at_ms,
+                             updated_at_ms,
+                             payment_instructions,
+                             counterparty_data};
+        t.tenant_key = tenant_key;
         if (rate_details.empty() && !quote_rates.empty()) {
             t.rate_details = rate_details_of_quote_columns(quote_rates);
             t.rate_details_from_quote = true;
@@ -146,25 +183,30 @@ struct transaction_row {
 };
 
 inline constexpr const char* transaction_columns =
-    "id, platform_id, environment, type, status, quote_id, customer_id, platform_customer_id, "
+    "id, tenant_key, type, status, quote_id, customer_id, platform_customer_id, "
     "source_type, source_account_id, source_currency, destination_type, destination_account_id, "
     "destination_currency, sent_amount, received_amount, fees, exchange_rate, rate_details, "
     "description, failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms";
 
-// Reads add the payment instructions of the transaction's quote (an OUTGOING transaction shows them)
-// and, for an OUTGOING UMA payment, the payee data the receiver's provider returned.
+// Reads add the payment instructions of the transaction's quote (an OUTGOING transaction shows
+// them) and, for an OUTGOING UMA payment, the payee data the receiver's provider returned
+// (uma_payments names its tenant by platform id: the one of the transaction's key).
 inline const std::string transaction_select =
     std::string("SELECT ") + transaction_columns +
-    ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id AND "
-    "q.platform_id = transactions.platform_id), ''), "
+    ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id "
+    "AND "
+    "q.tenant_key = transactions.tenant_key), ''), "
     "COALESCE((SELECT u.payee_data FROM uma_payments u WHERE u.quote_id = transactions.quote_id "
-    "AND u.platform_id = transactions.platform_id AND transactions.type = 'OUTGOING'), ''), "
+    "AND transactions.type = 'OUTGOING' AND u.platform_id = (SELECT c.platform_id FROM "
+    "platform_configs c WHERE c.tenant_key = transactions.tenant_key)), ''), "
     "COALESCE((SELECT q.counterparty_multiplier || ' ' || q.counterparty_fixed_fee || ' ' || "
     "q.service_multiplier || ' ' || q.service_fixed_fee || ' ' || q.variable_fee_rate || ' ' || "
     "q.variable_fee_amount FROM quotes q WHERE transactions.rate_details = '' AND q.id = "
-    "transactions.quote_id AND q.platform_id = transactions.platform_id), '') "
+    "transactions.quote_id AND q.tenant_key = transactions.tenant_key), '') "
     "FROM transactions";
 
+// `columns` (a list as quote_columns) each prefixed with `alias` and a dot, for a join.
+std::string qualified_columns(std::string_view columns, std::string_view alias);
 
 void insert_quote(soci::session& session, const quote_record& q);
 void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,

@@ -2,26 +2,26 @@
 // Quotes and transactions: pricing a transfer, executing it through the book, funding it just in
 // time, expiring it. Every function here runs inside the ledger writer's transaction and either
 // applies completely or writes nothing (the one debit that can be refused is taken first).
-// Implemented by decision: quote_creation.cpp (checks and price of a new quote), quote_execution.cpp
-// (execution and settlement), quote_payouts.cpp (payouts' completion and refund),
-// payment_funding.cpp, payment_queries.cpp (find, list, expire), payment_rows.cpp (storage),
-// payment_events.cpp; the interface's JSON is payment_json.hpp.
+// Implemented by decision: quote_creation.cpp (checks and price of a new quote),
+// quote_execution.cpp (execution and settlement), quote_payouts.cpp (payouts' completion and
+// refund), payment_funding.cpp, payment_queries.cpp (find, list, expire), payment_rows.cpp
+// (storage), payment_events.cpp; the interface's JSON is payment_json.hpp.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <soci/soci.h>
-
+#include "ledger/base/result.hpp"
 #include "ledger/book/book.hpp"
 #include "ledger/book/currencies.hpp"
-#include "ledger/payments/funding_instructions.hpp"
-#include "ledger/store/page.hpp"
-#include "ledger/platforms/platform_store.hpp"
 #include "ledger/book/pricing.hpp"
 #include "ledger/book/rates.hpp"
-#include "ledger/base/result.hpp"
+#include "ledger/payments/funding_instructions.hpp"
+#include "ledger/platforms/platform_store.hpp"
+#include "ledger/store/page.hpp"
 
 namespace corridor {
 
@@ -42,13 +42,17 @@ struct quote_record {
     std::string purpose_of_payment, description, transaction_id, funding_reference;
     std::string payment_instructions;  // JSON array text
     std::int64_t created_at_ms = 0, expires_at_ms = 0, updated_at_ms = 0;
+    // The owner's tenant key as stored (platform_config::tenant_key): set from the configuration
+    // the quote was made under, or read with the row.
+    std::int64_t tenant_key = 0;
 };
 
 struct transaction_record {
     std::string id;
     tenant owner;
     std::string type;    // INCOMING or OUTGOING
-    std::string status;  // CREATED, PENDING, PROCESSING, SENT, COMPLETED, REJECTED, FAILED, REFUNDED, EXPIRED
+    std::string status;  // CREATED, PENDING, PROCESSING, SENT, COMPLETED, REJECTED, FAILED,
+                         // REFUNDED, EXPIRED
     std::string quote_id, customer_id, platform_customer_id;
     std::string source_type, source_account_id, source_currency;
     // destination_account_id is the receiver's address when destination_type is UMA_ADDRESS.
@@ -67,6 +71,9 @@ struct transaction_record {
     // The rate details are rate_details_json of the quote's price: the row stores none and reads
     // them back from the quote's columns (no copy of what the quote keeps).
     bool rate_details_from_quote = false;
+    // The owner's tenant key as stored (platform_config::tenant_key), when known: read with the
+    // row, or taken from the quote. 0: the insert looks it up by the owner (store_new_transaction).
+    std::int64_t tenant_key = 0;
 };
 
 enum class payment_error {
@@ -158,17 +165,18 @@ struct payment_services {
         return env == environment::sandbox && sandbox_rates != nullptr ? *sandbox_rates : rates;
     }
     const funding_directory& funding_for(environment env) const {
-        return env == environment::sandbox && sandbox_funding != nullptr ? *sandbox_funding : funding;
+        return env == environment::sandbox && sandbox_funding != nullptr ? *sandbox_funding
+                                                                         : funding;
     }
 };
 
 struct uma_quote_terms;  // ledger/payments/uma_payments.hpp
 
 struct quote_request {
-    std::string source_type;        // ACCOUNT or REALTIME_FUNDING
-    std::string source_account_id;  // ACCOUNT
-    std::string source_customer_id; // optional: on whose behalf
-    std::string source_currency;    // REALTIME_FUNDING
+    std::string source_type;             // ACCOUNT or REALTIME_FUNDING
+    std::string source_account_id;       // ACCOUNT
+    std::string source_customer_id;      // optional: on whose behalf
+    std::string source_currency;         // REALTIME_FUNDING
     std::string destination_account_id;  // ACCOUNT destinations
     // UMA_ADDRESS destinations: the receiver's invoice and the price, prepared before the writer
     // runs (the caller keeps it alive); null for accounts.
@@ -190,10 +198,11 @@ result<quote_record, payment_failure> create_and_execute_quote(soci::session& se
                                                                const quote_request& request);
 result<quote_record, payment_failure> execute_quote(soci::session& session,
                                                     const payment_services& services,
-                                                    const tenant& owner, const std::string& quote_id);
-// Funds arriving for a REALTIME_FUNDING quote (the sandbox's stand-in for a bank deposit). The right
-// amount completes the payment; any other amount fails it with FUNDING_AMOUNT_MISMATCH and the funds
-// are returned. Returns the OUTGOING transaction.
+                                                    const tenant& owner,
+                                                    const std::string& quote_id);
+// Funds arriving for a REALTIME_FUNDING quote (the sandbox's stand-in for a bank deposit). The
+// right amount completes the payment; any other amount fails it with FUNDING_AMOUNT_MISMATCH and
+// the funds are returned. Returns the OUTGOING transaction.
 result<transaction_record, payment_failure> receive_quote_funding(
     soci::session& session, const payment_services& services, const tenant& owner,
     const std::string& quote_id, const std::string& currency, std::optional<std::int64_t> amount);
@@ -256,7 +265,8 @@ bool note_transaction_failure_reason(soci::session& session, id_generator& ids, 
                                      const std::string& transaction_id, const std::string& reason);
 // The INCOMING_PAYMENT / OUTGOING_PAYMENT event of a transaction, in the caller's transaction.
 void record_payment_event(soci::session& session, id_generator& ids, const clock& time,
-                          const currency_registry& currencies, const transaction_record& transaction);
+                          const currency_registry& currencies,
+                          const transaction_record& transaction);
 // The ACCOUNT_STATUS event of an internal account whose balance moved from old to new: accountId,
 // oldBalance, newBalance, and the owner's customerId and platformCustomerId when it has them.
 void record_balance_event(soci::session& session, id_generator& ids, const clock& time,

@@ -391,6 +391,7 @@ transaction_record outgoing_transaction_of(const quote_request& request, const q
     transaction_record outgoing;
     outgoing.id = quote.transaction_id;
     outgoing.owner = quote.owner;
+    outgoing.tenant_key = quote.tenant_key;
     outgoing.type = "OUTGOING";
     outgoing.status = "PENDING";
     outgoing.quote_id = quote.id;
@@ -431,6 +432,7 @@ result<quote_record, payment_failure> create_quote_records(soci::session& sessio
     const tenant& owner = config.owner;
     quote_record quote;
     quote.owner = owner;
+    quote.tenant_key = config.tenant_key;
     quote.source_type = request.source_type;
     quote_sender sender;
     bool executes_internal = outgoing_out != nullptr && !request.uma &&

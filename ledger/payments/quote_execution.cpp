@@ -222,6 +222,7 @@ transaction_record incoming_transaction_of(soci::session& session, const payment
     transaction_record incoming;
     incoming.id = services.ids.next("Transaction");
     incoming.owner = quote.owner;
+    incoming.tenant_key = quote.tenant_key;
     incoming.type = "INCOMING";
     incoming.status = "COMPLETED";
     incoming.quote_id = quote.id;

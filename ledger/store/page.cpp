@@ -42,7 +42,18 @@ sql_filter tenant_filter(const tenant& owner) {
     return filter;
 }
 
-std::string sql_filter::next_placeholder() { return "f" + std::to_string(count_++); }
+sql_filter tenant_key_filter(const tenant& owner) {
+    sql_filter filter;
+    filter.clause(
+        "tenant_key = (SELECT tenant_key FROM platform_configs WHERE platform_id = {} AND "
+        "environment = {})",
+        std::vector<std::string>{owner.platform_id, std::string(owner.env_name())});
+    return filter;
+}
+
+std::string sql_filter::next_placeholder() {
+    return "f" + std::to_string(count_++);
+}
 
 void sql_filter::equals(std::string_view column, std::string value) {
     auto name = next_placeholder();
@@ -85,6 +96,21 @@ void sql_filter::clause(std::string_view sql_with_placeholder, std::string value
         strings_.emplace_back(name, value);
         at = sql.find("{}", at);
     }
+    clauses_.push_back(std::move(sql));
+}
+
+void sql_filter::clause(std::string_view sql_with_placeholders,
+                        const std::vector<std::string>& values) {
+    std::string sql(sql_with_placeholders);
+    std::size_t at = 0;
+    for (const auto& value : values) {
+        at = sql.find("{}", at);
+        CORRIDOR_ASSERT(at != std::string::npos);
+        auto name = next_placeholder();
+        sql.replace(at, 2, ":" + name);
+        strings_.emplace_back(name, value);
+    }
+    CORRIDOR_ASSERT(sql.find("{}", at) == std::string::npos);
     clauses_.push_back(std::move(sql));
 }
 

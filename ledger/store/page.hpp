@@ -1,14 +1,14 @@
 #pragma once
 // Keyset pagination: a page is the next `limit` rows after the last id seen, in id order (ids are
 // time-ordered uuid v7). The cursor is opaque to clients and validated when it comes back.
+#include <soci/soci.h>
+
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <soci/soci.h>
 
 #include "ledger/base/tenant.hpp"
 
@@ -44,6 +44,8 @@ public:
     void id_after(std::string_view column, std::string id, bool descending);
     // Free-form clause; each `{}` in it stands for a placeholder bound to the value.
     void clause(std::string_view sql_with_placeholder, std::string value);
+    // Free-form clause whose `{}`s stand, in order, for one value each.
+    void clause(std::string_view sql_with_placeholders, const std::vector<std::string>& values);
     void raw(std::string sql) { clauses_.push_back(std::move(sql)); }
 
     std::string where_sql() const;
@@ -60,6 +62,10 @@ private:
 // A filter to the rows of one tenant (platform_id and environment), which every store query starts
 // from.
 sql_filter tenant_filter(const tenant& owner);
+
+// The same for a table that names its tenant by its key (platform_configs.tenant_key): the key of
+// the caller's tenant, looked up once per statement by the bound platform id and environment.
+sql_filter tenant_key_filter(const tenant& owner);
 
 // COUNT(*) of `table` under the filter.
 std::int64_t count_rows(soci::session& session, std::string_view table, sql_filter filter);

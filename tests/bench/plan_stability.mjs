@@ -4,7 +4,8 @@
 // size, both environments, customers with two accounts each, statuses as a live service has them:
 // almost every event delivered, almost every quote finished) and analysed. With log_statement = all,
 // the process then serves payments with Idempotency-Key (quote and execute at once, and quote then
-// execute), the reads of a quote, a transaction and a customer's accounts, and delivers their
+// execute), the reads of a quote, a transaction and a customer's accounts, a page of the
+// transactions and of the quotes and the next by its cursor, and delivers their
 // webhooks to a local receiver; `corridor payment show` then shows two of the payments (the
 // operator's view, whose two range reads of ids must be among the statements captured). Every
 // distinct statement sent to the database is read back from the server log
@@ -98,7 +99,7 @@ function fillPlan(rows) {
       transaction_id: `CAST(${uuid7(created, 'g * 3')} AS uuid)`, created_at_ms: created,
     }],
     ['quotes', rows, {
-      id: "'Quote:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
+      id: "'Quote:plan-' || g", tenant_key: tenantKeyOf('g'),
       status: quoteStatus,
       source_type: "'ACCOUNT'", source_account_id: randomAccount('g * 23'), source_customer_id: "'Customer:plan-' || (1 + g % " + customers + ')',
       destination_type: "'ACCOUNT'", destination_account_id: randomAccount('g * 29'), destination_customer_id: "''",
@@ -110,7 +111,7 @@ function fillPlan(rows) {
       expires_at_ms: `CASE WHEN ${quoteStatus} = 'PENDING' THEN ${now} + 86400000 ELSE ${created} + 300000 END`, updated_at_ms: created,
     }],
     ['transactions', rows, {
-      id: "'Transaction:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
+      id: "'Transaction:plan-' || g", tenant_key: tenantKeyOf('g'),
       type: "CASE WHEN g % 3 = 0 THEN 'INCOMING' ELSE 'OUTGOING' END",
       status: pick(u('g * 31'), [["'COMPLETED'", 0.95], ["'FAILED'", 0.04], ["'PROCESSING'", 0.01]]),
       quote_id: "'Quote:plan-' || g", customer_id: "'Customer:plan-' || (1 + g % " + customers + ')',
@@ -256,6 +257,13 @@ async function hotTraffic(server, customers) {
     await api(server, 'GET', `/quotes/${encodeURIComponent(quote.body.id)}`);
     if (quote.body.transactionId) await api(server, 'GET', `/transactions/${encodeURIComponent(quote.body.transactionId)}`);
     await api(server, 'GET', `/customers/internal-accounts?customerId=${encodeURIComponent(customers[i].customer)}`);
+  }
+  // The lists of a tenant's transactions and quotes: keyset pages by (tenant_key, id) and their
+  // counts, a first page and the next one by its cursor.
+  for (const list of ['/transactions', '/quotes']) {
+    const first = await api(server, 'GET', `${list}?limit=3`);
+    if (!first.hasMore) throw new Error(`plan check: ${list} has a single page`);
+    await api(server, 'GET', `${list}?limit=3&cursor=${encodeURIComponent(first.nextCursor)}`);
   }
   const refused = results.filter((r) => r.status >= 300);
   if (refused.length) throw new Error(`plan check: ${refused.length} payments refused, e.g. ${refused[0].status} ${refused[0].text}`);

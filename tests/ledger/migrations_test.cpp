@@ -4,6 +4,7 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -17,6 +18,8 @@
 #include <vector>
 
 #include "ledger/book/audit.hpp"
+#include "ledger/payments/payment_rows.hpp"
+#include "ledger/payments/payments.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/event_payloads.hpp"
 #include "tests/support/test_database.hpp"
@@ -937,6 +940,71 @@ std::string outbox_with_tenants(soci::session& session, bool keyed) {
                    payload + " AS row FROM " + from + " ORDER BY o.id) r",
         soci::into(dump);
     return dump;
+// A platform environment's configuration as migration 43 left it, with its tenant key.
+void insert_config(soci::session& session, const std::string& platform, const std::string& env,
+                   long long key) {
+    std::string id = "PlatformConfig:" + platform + "-" + env,
+                subdomain = std::to_string(key) + "x";
+    session << "INSERT INTO platform_configs (platform_id, environment, id, uma_domain, "
+               "proxy_uma_subdomain, supported_currencies, created_at_ms, updated_at_ms, "
+               "tenant_key) VALUES (:p, :e, :i, :d, :s, '[]', 1, 1, :k)",
+        soci::use(platform), soci::use(env), soci::use(id), soci::use(id), soci::use(subdomain),
+        soci::use(key);
+}
+
+// A quote and its OUTGOING transaction as schema 44 stores them, each column told apart by `n`.
+void insert_payment_rows(soci::session& session, const std::string& platform,
+                         const std::string& env, const std::string& status, int n) {
+    std::string quote = "Quote:" + std::to_string(n),
+                transaction = "Transaction:" + std::to_string(n),
+                reference = "REF" + std::to_string(n);
+    long long at = 1000 + n, net = at - 10;
+    session
+        << "INSERT INTO quotes (id, platform_id, environment, status, source_type, "
+           "source_account_id, source_customer_id, destination_type, "
+           "destination_account_id, destination_customer_id, sending_currency, "
+           "receiving_currency, locked_side, locked_amount, total_sending, net_sending, "
+           "total_receiving, fees_included, exchange_rate, counterparty_multiplier, "
+           "service_multiplier, variable_fee_rate, counterparty_fixed_fee, "
+           "service_fixed_fee, variable_fee_amount, purpose_of_payment, description, "
+           "transaction_id, funding_reference, payment_instructions, created_at_ms, "
+           "expires_at_ms, updated_at_ms) VALUES (:i, :p, :e, :s, 'ACCOUNT', 'a', 'c', "
+           "'ACCOUNT', 'b', 'd', 'USD', 'EUR', 'SENDING', :n1, :n2, :n3, 90, 10, '9/10', '1/1', "
+           "'1/1', '0/1', 3, 4, 5, 'GIFT', 'note', :t, :r, '[]', :a1, :a2, :a3)",
+        soci::use(quote), soci::use(platform), soci::use(env), soci::use(status), soci::use(at),
+        soci::use(at), soci::use(net), soci::use(transaction), soci::use(reference), soci::use(at),
+        soci::use(at), soci::use(at);
+    session << "INSERT INTO transactions (id, platform_id, environment, type, status, quote_id, "
+               "customer_id, platform_customer_id, source_type, source_account_id, "
+               "source_currency, destination_type, destination_account_id, destination_currency, "
+               "sent_amount, received_amount, fees, exchange_rate, rate_details, description, "
+               "failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms) "
+               "VALUES (:i, :p, :e, 'OUTGOING', :s, :q, 'c', 'pc', 'ACCOUNT', 'a', 'USD', "
+               "'ACCOUNT', 'b', 'EUR', :n1, 90, 10, '9/10', '', 'note', '', :r, '', 0, :a1, :a2)",
+        soci::use(transaction), soci::use(platform), soci::use(env), soci::use(status),
+        soci::use(quote), soci::use(at), soci::use(reference), soci::use(at), soci::use(at);
+}
+
+// Every row of `table` in id order as text: id, its tenant's platform and environment, then every
+// other column of `columns` (a list as quote_columns, which begins "id, tenant_key, "). Before
+// migration 45 the tenant is in the row; after it, it is its key's in platform_configs.
+std::vector<std::string> payment_table_dump(soci::session& session, const std::string& table,
+                                            const std::string& columns, bool keyed) {
+    std::string rest = columns.substr(std::string("id, tenant_key, ").size());
+    std::string expression = "r.id || '|' || c.platform_id || '|' || c.environment";
+    for (std::size_t at = 0; at < rest.size();) {
+        std::size_t end = std::min(rest.find(", ", at), rest.size());
+        expression += " || '|' || CAST(r." + rest.substr(at, end - at) + " AS TEXT)";
+        at = end + 2;
+    }
+    std::string join = keyed ? "c.tenant_key = r.tenant_key"
+                             : "c.platform_id = r.platform_id AND c.environment = r.environment";
+    std::vector<std::string> rows;
+    soci::rowset<std::string> found = session.prepare << "SELECT " + expression + " FROM " + table +
+                                                             " r JOIN platform_configs c ON " +
+                                                             join + " ORDER BY r.id";
+    for (const auto& row : found) rows.push_back(row);
+    return rows;
 }
 
 }  // namespace
@@ -1019,4 +1087,138 @@ TEST_CASE("migration 44 stops, changing nothing, at an event whose tenant has no
     CHECK_THROWS(apply_migrations_up_to(session, 44));
     CHECK(applied_migration_version(session) == 43);
     CHECK(outbox_with_tenants(session, false) == before);
+// Migration 45 names the tenant of quotes and transactions by its key: every row keeps its tenant
+// and every other column, the stores' reads find each in its tenant alone, and SQLite holds the
+// transactions without a rowid.
+TEST_CASE("migration 45 keeps every quote and transaction with its tenant, named by its key",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 44);
+    insert_platform(session, "Platform:one");
+    insert_platform(session, "Platform:two");
+    insert_config(session, "Platform:one", "sandbox", 7);
+    insert_config(session, "Platform:one", "production", 8);
+    insert_config(session, "Platform:two", "sandbox", 11);
+    insert_payment_rows(session, "Platform:one", "sandbox", "PENDING", 3);
+    insert_payment_rows(session, "Platform:one", "production", "COMPLETED", 1);
+    insert_payment_rows(session, "Platform:two", "sandbox", "EXPIRED", 2);
+    insert_payment_rows(session, "Platform:two", "sandbox", "COMPLETED", 4);
+    auto quotes_before = payment_table_dump(session, "quotes", quote_columns, false);
+    auto transactions_before =
+        payment_table_dump(session, "transactions", transaction_columns, false);
+    REQUIRE(quotes_before.size() == 4);
+    REQUIRE(transactions_before.size() == 4);
+
+    CHECK(apply_migrations_up_to(session, 45) == 1);
+    CHECK(payment_table_dump(session, "quotes", quote_columns, true) == quotes_before);
+    CHECK(payment_table_dump(session, "transactions", transaction_columns, true) ==
+          transactions_before);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE tenant_key = 11") == 2);
+    CHECK_THROWS_AS(count_of(session, "SELECT COUNT(platform_id) FROM transactions"),
+                    soci::soci_error);
+    CHECK_THROWS_AS(count_of(session, "SELECT COUNT(environment) FROM quotes"), soci::soci_error);
+
+    // The stores read each row in its tenant, and in no other.
+    tenant one_sandbox{"Platform:one", environment::sandbox},
+        one_production{"Platform:one", environment::production},
+        two_sandbox{"Platform:two", environment::sandbox};
+    auto quote = find_quote(session, one_production, "Quote:1");
+    REQUIRE(quote.has_value());
+    CHECK(quote->owner == one_production);
+    CHECK(quote->tenant_key == 8);
+    CHECK(quote->status == "COMPLETED");
+    CHECK(quote->priced.total_sending == 1001);
+    CHECK_FALSE(find_quote(session, one_sandbox, "Quote:1").has_value());
+    CHECK_FALSE(find_transaction(session, one_sandbox, "Transaction:2").has_value());
+    auto transaction = find_transaction(session, two_sandbox, "Transaction:2");
+    REQUIRE(transaction.has_value());
+    CHECK(transaction->owner == two_sandbox);
+    CHECK(transaction->status == "EXPIRED");
+    CHECK(transaction->payment_instructions == "[]");  // its quote's, found by the key
+    auto listed = list_transactions(session, two_sandbox, {}, {.limit = 1, .descending = false});
+    REQUIRE(listed.items.size() == 1);
+    CHECK(listed.items[0].id == "Transaction:2");
+    CHECK(listed.total_count == 2);
+    auto next = list_transactions(session, two_sandbox, {},
+                                  {.limit = 5, .after_id = "Transaction:2", .descending = false});
+    REQUIRE(next.items.size() == 1);
+    CHECK(next.items[0].id == "Transaction:4");
+    CHECK(list_quotes(session, one_sandbox, {}, {}).total_count == 1);
+
+    // The PENDING quote is still found by the expiry sweep's index, and a key no configuration
+    // has is refused.
+    std::string due;
+    session << "SELECT id FROM quotes WHERE status = 'PENDING' AND expires_at_ms <= 2000 ORDER BY "
+               "expires_at_ms LIMIT 10",
+        soci::into(due);
+    CHECK(due == "Quote:3");
+    CHECK_THROWS_AS(session << "UPDATE transactions SET tenant_key = 99 WHERE id = 'Transaction:1'",
+                    soci::soci_error);
+    std::string by_tenant;
+    if (database.backend() == database_backend::postgresql) {
+        session << "SELECT indexdef FROM pg_indexes WHERE indexname = 'transactions_by_tenant'",
+            soci::into(by_tenant);
+        CHECK_THAT(by_tenant, Catch::Contains("(tenant_key, id)"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pg_indexes WHERE indexname IN ('quotes_by_tenant', "
+                       "'quotes_pending_expiry', 'quotes_funding_reference')") == 3);
+    } else {
+        session << "SELECT sql FROM sqlite_master WHERE name = 'transactions_by_tenant'",
+            soci::into(by_tenant);
+        CHECK_THAT(by_tenant, Catch::Contains("(tenant_key, id)"));
+        // Transactions without a rowid (no autoindex of the id: its by-tenant index alone);
+        // quotes with theirs (the id's autoindex, the by-tenant, expiry and funding indexes).
+        std::string transactions_definition, quotes_definition;
+        session << "SELECT sql FROM sqlite_master WHERE name = 'transactions'",
+            soci::into(transactions_definition);
+        session << "SELECT sql FROM sqlite_master WHERE name = 'quotes'",
+            soci::into(quotes_definition);
+        CHECK_THAT(transactions_definition, Catch::Contains("WITHOUT ROWID"));
+        CHECK_THAT(quotes_definition, !Catch::Contains("WITHOUT ROWID"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE tbl_name = 'transactions' AND "
+                       "type = 'index'") == 1);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE tbl_name = 'quotes' AND type = "
+                       "'index'") == 4);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM quotes INDEXED BY quotes_pending_expiry WHERE status "
+                       "= 'PENDING' AND expires_at_ms > 0") == 1);
+        CHECK_THROWS_AS(
+            session << "INSERT INTO quotes SELECT 'Quote:again', tenant_key, status, source_type, "
+                       "source_account_id, source_customer_id, destination_type, "
+                       "destination_account_id, destination_customer_id, sending_currency, "
+                       "receiving_currency, locked_side, locked_amount, total_sending, "
+                       "net_sending, total_receiving, fees_included, exchange_rate, "
+                       "counterparty_multiplier, service_multiplier, variable_fee_rate, "
+                       "counterparty_fixed_fee, service_fixed_fee, variable_fee_amount, "
+                       "purpose_of_payment, description, transaction_id, funding_reference, "
+                       "payment_instructions, created_at_ms, expires_at_ms, updated_at_ms FROM "
+                       "quotes WHERE id = 'Quote:1'",
+            soci::soci_error);  // the funding reference stays unique
+    }
+}
+
+// A row whose tenant has no configuration (which no release writes) stops migration 45 with
+// nothing changed, rather than losing the row or its tenant.
+TEST_CASE("migration 45 stops on a row whose tenant has no configuration, changing nothing",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 44);
+    insert_platform(session, "Platform:one");
+    insert_config(session, "Platform:one", "sandbox", 7);
+    insert_payment_rows(session, "Platform:one", "sandbox", "COMPLETED", 1);
+    insert_payment_rows(session, "Platform:one", "production", "COMPLETED", 2);  // no config
+    int before = applied_migration_version(session);
+    // SQLite: "NOT NULL constraint failed"; PostgreSQL: "contains null values".
+    CHECK_THROWS_WITH(apply_migrations_up_to(session, 45),
+                      Catch::Contains("null", Catch::CaseSensitive::No));
+    CHECK(applied_migration_version(session) == before);
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM quotes WHERE platform_id = 'Platform:one' AND "
+                   "environment = 'production'") == 1);
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM transactions WHERE platform_id = 'Platform:one'") == 2);
 }

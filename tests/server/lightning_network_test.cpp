@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "ledger/book/book.hpp"
-#include "ledger/store/database.hpp"
 #include "ledger/payments/incoming_payments.hpp"
+#include "ledger/store/database.hpp"
 #include "rails/loader.hpp"
 #include "server/workers/rails_runtime.hpp"
 #include "tests/support/store_fixture.hpp"
@@ -200,8 +200,9 @@ TEST_CASE_METHOD(network_fixture,
     restarted.drive(session());
     CHECK(balance(account_b) == 2500);
     CHECK(count("SELECT COUNT(*) FROM rail_incoming_payments") == 1);
-    CHECK(count("SELECT COUNT(*) FROM transactions WHERE platform_id = '" + owner_b.platform_id +
-                "'") == 1);
+    CHECK(count("SELECT COUNT(*) FROM transactions WHERE tenant_key IN (SELECT tenant_key FROM "
+                "platform_configs WHERE platform_id = '" +
+                owner_b.platform_id + "')") == 1);
     CHECK(audit_book(session()).empty());
 }
 
