@@ -940,6 +940,8 @@ std::string outbox_with_tenants(soci::session& session, bool keyed) {
                    payload + " AS row FROM " + from + " ORDER BY o.id) r",
         soci::into(dump);
     return dump;
+}
+
 // A platform environment's configuration as migration 43 left it, with its tenant key.
 void insert_config(soci::session& session, const std::string& platform, const std::string& env,
                    long long key) {
@@ -1087,6 +1089,8 @@ TEST_CASE("migration 44 stops, changing nothing, at an event whose tenant has no
     CHECK_THROWS(apply_migrations_up_to(session, 44));
     CHECK(applied_migration_version(session) == 43);
     CHECK(outbox_with_tenants(session, false) == before);
+}
+
 // Migration 45 names the tenant of quotes and transactions by its key: every row keeps its tenant
 // and every other column, the stores' reads find each in its tenant alone, and SQLite holds the
 // transactions without a rowid.
