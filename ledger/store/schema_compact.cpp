@@ -2,7 +2,8 @@
 
 namespace corridor {
 
-// Long on purpose, like schema_changes.cpp: one entry per migration, in the order it applies.
+// Long on purpose: the history of the schema is data, one entry per migration, read in the
+// order it applies (as in schema_changes.cpp).
 std::vector<migration> compact_storage_migrations() {
     return {
         {43,
