@@ -13,6 +13,7 @@
 #include "ledger/store/database.hpp"
 #include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/event_payloads.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/store/multi_row.hpp"
 #include "ledger/store/native_connection.hpp"
 #include "ledger/store/sqlite_rows.hpp"
@@ -441,6 +442,9 @@ std::int64_t pending_delivery_count(soci::session& session) {
 
 bool resend_webhook_event(soci::session& session, const clock& time, const tenant& owner,
                           const std::string& event_id) {
+    // The id comes from a request: one that is not a webhook id names no event, and is never
+    // compared with the table's ids (stored as 16 bytes, PostgreSQL's packed_id would raise).
+    if (!is_typed_id("Webhook", event_id)) return false;
     long long now_ms = time.now_ms();
     std::string env_name(owner.env_name());
     soci::statement statement =

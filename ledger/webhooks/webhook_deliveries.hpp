@@ -143,7 +143,7 @@ std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded
 
 // Queues a finished NOTIFY event of the tenant (delivered, given up, or closed for want of an
 // endpoint) for one more attempt now; its attempts go on counting. False when the tenant has no
-// such event, or it is still pending.
+// such event, or it is still pending, or `event_id` is not a webhook id (Webhook:<uuid>).
 bool resend_webhook_event(soci::session& session, const clock& time, const tenant& owner,
                           const std::string& event_id);
 

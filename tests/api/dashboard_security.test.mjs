@@ -222,6 +222,15 @@ test("another platform's ids read as not found", async () => {
   assert.equal((await call(server, server.platforms[1].sandbox, 'GET', '/tokens')).status, 200);
   const resend = await admin.post(`/dashboard/webhooks/${encodeURIComponent('Webhook:0190c0de-0000-7000-8000-000000000000')}/resend`, { csrf });
   assert.equal(resend.status, 404);
+  assert.match(resend.text, /No finished event Webhook:0190c0de-0000-7000-8000-000000000000 to resend/);
+  // A malformed id, or an id of another type, names no event: the same 404, never a 500.
+  for (const bad of ['Webhook:nope', 'nope', 'Transaction:0190c0de-0000-7000-8000-000000000000',
+    '0190c0de-0000-7000-8000-000000000000', 'Webhook:0190c0de-0000-7000-8000-0000000000000', "Webhook:'<x>"]) {
+    const refused = await admin.post(`/dashboard/webhooks/${encodeURIComponent(bad)}/resend`, { csrf });
+    assert.equal(refused.status, 404, `${bad}: ${refused.text}`);
+    assert.match(refused.text, /No finished event .* to resend in this environment/, bad);
+    assert.ok(!refused.text.includes('<x>'), bad);
+  }
   const otherUser = JSON.parse(userCli(server, ['list', '--platform', platformId(1), '--json']).stdout).users[0];
   assert.equal(otherUser.state, 'active');
 });

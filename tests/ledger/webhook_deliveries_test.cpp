@@ -433,6 +433,30 @@ TEST_CASE("a NOTIFY event of a tenant without an endpoint is recorded closed, ne
     CHECK(f.answer(resent[0], 200).state == "DELIVERED");
 }
 
+TEST_CASE("a resend of an id that is not a webhook id finds nothing and changes nothing",
+          "[store][webhooks]") {
+    delivery_fixture f;
+    tenant production{f.owner.platform_id, environment::production};  // no endpoint: closed
+    std::string id = record_event(f.session(), f.ids, f.clock, production, "ACCOUNT_STATUS",
+                                  R"({"accountId":"a"})");
+    REQUIRE(f.state_of(id) == "NO_ENDPOINT");
+    std::string uuid = id.substr(std::string("Webhook:").size());
+    // A request may carry any text: each is refused before the database sees it (the stored
+    // ids' form must not decide whether a malformed one errs or finds nothing).
+    for (const std::string& bad : {std::string("Webhook:nope"), std::string("nope"),
+                                   std::string(""), std::string("Webhook:"), "Transaction:" + uuid,
+                                   uuid, id + "0", id.substr(0, id.size() - 1)}) {
+        CAPTURE(bad);
+        CHECK_FALSE(resend_webhook_event(f.session(), f.clock, production, bad));
+        CHECK(f.state_of(id) == "NO_ENDPOINT");
+    }
+    // Another tenant's (the sandbox's) is not found either; its own tenant resends it.
+    CHECK_FALSE(resend_webhook_event(f.session(), f.clock, f.owner, id));
+    CHECK(f.state_of(id) == "NO_ENDPOINT");
+    CHECK(resend_webhook_event(f.session(), f.clock, production, id));
+    CHECK(f.state_of(id) == "PENDING");
+}
+
 TEST_CASE("events recorded in a ledger batch are closed at once when their tenant has no endpoint",
           "[store][webhooks]") {
     delivery_fixture f;
