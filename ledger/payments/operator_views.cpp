@@ -230,7 +230,7 @@ std::vector<view_row> rail_operation_rows(soci::session& session,
                        {transaction_id});
 }
 
-const std::vector<column> event_columns = {{"id", "id", text},
+const std::vector<column> event_columns = {{"typed_id('Webhook', id)", "id", text},
                                            {"type", "type", text},
                                            {"purpose", "purpose", text},
                                            {"state", "state", text},
@@ -240,7 +240,8 @@ const std::vector<column> event_columns = {{"id", "id", text},
                                            {"created_at_ms", "created_at_ms", integer},
                                            {"payload", "payload", text}};
 const std::string events_rest =
-    "FROM outbox_events WHERE id >= :f AND id < :l AND tenant_key = (SELECT c.tenant_key FROM "
+    "FROM outbox_events WHERE id >= packed_id(:f) AND id < packed_id(:l) AND tenant_key = (SELECT "
+    "c.tenant_key FROM "
     "platform_configs c WHERE c.platform_id = :p AND c.environment = :e) AND (payload NOT LIKE "
     "'{%' OR payload LIKE :j) ORDER BY created_at_ms, id";
 
@@ -248,7 +249,8 @@ const std::string events_rest =
 std::vector<std::string> events_params(const view_row& transaction,
                                        const std::string& transaction_id) {
     auto [first, last] = lifetime_ids("Webhook", transaction);
-    return {first, last, field_text(transaction, "platform_id"),
+    constexpr const char* least_tail = "-0000-0000-000000000000";  // whole uuids, as postings'
+    return {first + least_tail, last + least_tail, field_text(transaction, "platform_id"),
             field_text(transaction, "environment"), "%\"" + transaction_id + "\"%"};
 }
 

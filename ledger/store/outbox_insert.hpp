@@ -14,11 +14,11 @@
 
 namespace corridor {
 
-// One event. Parameters: id, platform, environment, type, stored payload, purpose, created time
-// (also its due time, or its finishing time when written closed), the claim token ('' for none:
-// not leased) and the lease's end, then purpose, platform and environment again. The row holds the
-// tenant's key (platform_configs.tenant_key), looked up by the statement: NULL, refused, for a
-// tenant with no configuration. The payload's
+// One event. Parameters: id (stored as 16 bytes: packed_id, migration 47), platform, environment,
+// type, stored payload, purpose, created time (also its due time, or its finishing time when
+// written closed), the claim token ('' for none: not leased) and the lease's end, then purpose,
+// platform and environment again. The row holds the tenant's key (platform_configs.tenant_key),
+// looked up by the statement: NULL, refused, for a tenant with no configuration. The payload's
 // bytes (event_payloads.hpp) go in as text: on SQLite the bytes themselves, stored as a BLOB by
 // CAST(:b AS BLOB); on PostgreSQL their base64, decoded to a BYTEA (outbox_event_payload_sqlite
 // and _postgresql name the two forms of the parameter, of which this text holds the first).
@@ -27,7 +27,8 @@ inline constexpr const char* outbox_event_payload_postgresql = "decode(:b, 'base
 inline constexpr const char* outbox_event_insert_sql =
     "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
     "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms, claim_token, first_attempt_at_ms) "
-    "SELECT :i, (SELECT t.tenant_key FROM platform_configs t WHERE t.platform_id = :p AND "
+    "SELECT packed_id(:i), (SELECT t.tenant_key FROM platform_configs t WHERE t.platform_id = :p "
+    "AND "
     "t.environment = :e), :y, CAST(:b AS BLOB), CASE WHEN k.sendable THEN 'PENDING' ELSE "
     "'NO_ENDPOINT' END, CASE "
     "WHEN k.leased THEN 1 ELSE 0 END, CASE WHEN k.leased THEN k.lease_until ELSE k.at END, k.at, "
@@ -44,7 +45,8 @@ inline constexpr const char* outbox_event_insert_sql =
 inline constexpr const char* outbox_events_unnest_sql =
     "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
     "next_attempt_at_ms, created_at_ms, purpose, finished_at_ms, claim_token, first_attempt_at_ms) "
-    "SELECT r.i, r.k, r.y, decode(r.b, 'base64'), CASE WHEN k.sendable THEN 'PENDING' ELSE "
+    "SELECT packed_id(r.i), r.k, r.y, decode(r.b, 'base64'), CASE WHEN k.sendable THEN 'PENDING' "
+    "ELSE "
     "'NO_ENDPOINT' END, "
     "CASE WHEN k.leased THEN 1 ELSE 0 END, CASE WHEN k.leased THEN r.l ELSE r.n END, r.n, r.u, "
     "CASE WHEN k.sendable THEN NULL ELSE r.n END, CASE WHEN k.leased THEN r.c END, CASE WHEN "

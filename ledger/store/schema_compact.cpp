@@ -252,6 +252,54 @@ std::vector<migration> compact_storage_migrations() {
              "ALTER TABLE ledger_transfers_packed RENAME TO ledger_transfers",
              "postgresql: ALTER INDEX ledger_transfers_packed_pkey RENAME TO ledger_transfers_pkey",
          }},
+        {47,
+         "webhook events store their ids as 16 bytes",
+         {
+             // An event's id ("Webhook:<uuid>", 44 bytes of text) is in its row and its primary
+             // key's entry, four events a payment; the uuid's 16 bytes say the same, the type
+             // implied by the column (packed_id and typed_id of migration 46 convert). A uuid's
+             // bytes sort as its lower-case text does, so the pruning's range by first_id_at and
+             // the operator view's keep their order. webhook_attempts.event_id stays text.
+             // PostgreSQL fills a new table as migration 46 did (fixed widths first);
+             // outbox_events_due is made again over it.
+             R"(postgresql: CREATE TABLE outbox_events_packed (
+                id UUID PRIMARY KEY,
+                attempts INTEGER NOT NULL,
+                tenant_key INTEGER NOT NULL,
+                next_attempt_at_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                first_attempt_at_ms BIGINT,
+                finished_at_ms BIGINT,
+                type TEXT NOT NULL,
+                state TEXT NOT NULL,
+                purpose TEXT NOT NULL DEFAULT 'NOTIFY',
+                claim_token TEXT,
+                payload BYTEA NOT NULL))",
+             // SQLite rebuilds the table as migration 44 did, still WITHOUT ROWID.
+             R"(sqlite: CREATE TABLE outbox_events_packed (
+                id BLOB PRIMARY KEY,
+                tenant_key INTEGER NOT NULL,
+                type TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                state TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                next_attempt_at_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                claim_token TEXT,
+                purpose TEXT NOT NULL DEFAULT 'NOTIFY',
+                first_attempt_at_ms BIGINT,
+                finished_at_ms BIGINT) WITHOUT ROWID)",
+             "INSERT INTO outbox_events_packed (id, tenant_key, type, payload, state, attempts, "
+             "next_attempt_at_ms, created_at_ms, claim_token, purpose, first_attempt_at_ms, "
+             "finished_at_ms) SELECT packed_id(o.id), o.tenant_key, o.type, o.payload, o.state, "
+             "o.attempts, o.next_attempt_at_ms, o.created_at_ms, o.claim_token, o.purpose, "
+             "o.first_attempt_at_ms, o.finished_at_ms FROM outbox_events o ORDER BY o.id",
+             "DROP TABLE outbox_events",
+             "ALTER TABLE outbox_events_packed RENAME TO outbox_events",
+             "postgresql: ALTER INDEX outbox_events_packed_pkey RENAME TO outbox_events_pkey",
+             "CREATE INDEX outbox_events_due ON outbox_events (next_attempt_at_ms) WHERE state = "
+             "'PENDING'",
+         }},
     };
 }
 

@@ -126,7 +126,7 @@ void insert_events_sqlite(soci::session& session, const std::vector<deferred_eve
         .run(rows.size(), [&](std::size_t r, sqlite_row_binder& bind, int first) {
             const deferred_event& e = rows[r];
             bool leased = sendable[r] && !leases[r].token.empty();
-            bind.text(first, e.id);
+            bind_packed_id(bind, first, e.id);  // 16 bytes (migration 47)
             bind.integer(first + 1, e.tenant_key);
             bind.text(first + 2, e.type);
             bind.blob(first + 3, e.payload);

@@ -15,15 +15,18 @@ namespace corridor {
 namespace {
 
 // Whatever became of them: leased and pending (to send), or written closed (NO_ENDPOINT). The
-// tenant is the one of the event's key.
+// tenant is the one of the event's key; the id is stored as 16 bytes (migration 47).
 constexpr const char* handed_by_id_sql =
-    "SELECT o.id, c.platform_id, c.environment, o.type, o.payload, o.purpose, o.attempts, "
+    "SELECT typed_id('Webhook', o.id), c.platform_id, c.environment, o.type, o.payload, o.purpose, "
+    "o.attempts, "
     "o.created_at_ms, o.state, COALESCE(o.claim_token, '') FROM outbox_events o JOIN "
-    "platform_configs c ON c.tenant_key = o.tenant_key WHERE o.id = :i";
+    "platform_configs c ON c.tenant_key = o.tenant_key WHERE o.id = packed_id(:i)";
 constexpr const char* handed_by_ids_sql =
-    "SELECT o.id, c.platform_id, c.environment, o.type, o.payload, o.purpose, o.attempts, "
+    "SELECT typed_id('Webhook', o.id), c.platform_id, c.environment, o.type, o.payload, o.purpose, "
+    "o.attempts, "
     "o.created_at_ms, o.state, COALESCE(o.claim_token, '') FROM outbox_events o JOIN "
-    "platform_configs c ON c.tenant_key = o.tenant_key WHERE o.id = ANY(CAST(:i AS text[]))";
+    "platform_configs c ON c.tenant_key = o.tenant_key WHERE o.id = ANY(ARRAY(SELECT packed_id(i) "
+    "FROM unnest(CAST(:i AS text[])) i))";
 
 struct handed_row {
     std::string id, platform_id, environment, type, payload, purpose;

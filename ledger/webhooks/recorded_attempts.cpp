@@ -39,7 +39,7 @@ std::int64_t release_deliveries(soci::session& session, const clock& time,
                                 "next_attempt_at_ms = :n, claim_token = NULL, first_attempt_at_ms "
                                 "= CASE WHEN o.attempts = 1 THEN NULL ELSE o.first_attempt_at_ms "
                                 "END FROM unnest(CAST(:i AS text[]), CAST(:c AS text[])) AS r(i, "
-                                "c) WHERE o.id = r.i AND o.claim_token = r.c",
+                                "c) WHERE o.id = packed_id(r.i) AND o.claim_token = r.c",
              soci::use(now), soci::use(i), soci::use(c));
         statement.execute(true);
         return statement.get_affected_rows();
@@ -50,7 +50,8 @@ std::int64_t release_deliveries(soci::session& session, const clock& time,
             session,
             "UPDATE outbox_events SET attempts = attempts - 1, next_attempt_at_ms = :n, "
             "claim_token = NULL, first_attempt_at_ms = CASE WHEN attempts = 1 THEN NULL ELSE "
-            "first_attempt_at_ms END WHERE id = :i AND claim_token = :c AND state = 'PENDING'",
+            "first_attempt_at_ms END WHERE id = packed_id(:i) AND claim_token = :c AND state = "
+            "'PENDING'",
             now, delivery.id, delivery.claim_token);
     }
     return released;
@@ -118,7 +119,7 @@ constexpr const char* move_events_postgresql =
     "UPDATE outbox_events o SET state = m.s, next_attempt_at_ms = m.n, finished_at_ms = "
     "COALESCE(m.f, o.finished_at_ms), claim_token = NULL FROM unnest(CAST(:i AS text[]), "
     "CAST(:c AS text[]), CAST(:s AS text[]), CAST(:n AS bigint[]), CAST(:f AS bigint[])) AS "
-    "m(i, c, s, n, f) WHERE o.id = m.i AND o.claim_token = m.c";
+    "m(i, c, s, n, f) WHERE o.id = packed_id(m.i) AND o.claim_token = m.c";
 
 // A round's event moves, one array per column.
 struct event_moves {
@@ -162,14 +163,16 @@ void record_one(soci::session& session, const std::string& attempt_id,
     if (verdict.state == "PENDING") {
         run_prepared(
             session,
-            "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = :i "
+            "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = "
+            "packed_id(:i) "
             "AND claim_token = :c AND state = 'PENDING'",
             next, delivery.id, delivery.claim_token);
     } else {
         run_prepared(
             session,
             "UPDATE outbox_events SET state = :s, finished_at_ms = :f, next_attempt_at_ms = :g, "
-            "claim_token = NULL WHERE id = :i AND claim_token = :c AND state = 'PENDING'",
+            "claim_token = NULL WHERE id = packed_id(:i) AND claim_token = :c AND state = "
+            "'PENDING'",
             verdict.state, now, now, delivery.id, delivery.claim_token);
     }
 }

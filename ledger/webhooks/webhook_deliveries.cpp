@@ -71,7 +71,7 @@ public:
         run_prepared(session_,
                      "UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at_ms = :l, "
                      "claim_token = :c, first_attempt_at_ms = COALESCE(first_attempt_at_ms, :n) "
-                     "WHERE id = :i",
+                     "WHERE id = packed_id(:i)",
                      lease_until, claim.claim_token, now, claim.id);
         out.push_back(std::move(claim));
     }
@@ -95,12 +95,12 @@ public:
                                  "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = "
                                  ":f, next_attempt_at_ms = :g, claim_token = NULL, attempts = "
                                  "attempts - 1, first_attempt_at_ms = CASE WHEN attempts = 1 "
-                                 "THEN NULL ELSE first_attempt_at_ms END WHERE id = :i",
+                                 "THEN NULL ELSE first_attempt_at_ms END WHERE id = packed_id(:i)",
                                  now, now, id);
                 } else {
                     run_prepared(session_,
                                  "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = "
-                                 ":f, claim_token = NULL WHERE id = :i",
+                                 ":f, claim_token = NULL WHERE id = packed_id(:i)",
                                  now, id);
                 }
             }
@@ -110,22 +110,24 @@ public:
                            "next_attempt_at_ms = $1, claim_token = NULL, attempts = attempts - 1, "
                            "first_attempt_at_ms = "
                            "CASE WHEN attempts = 1 THEN NULL ELSE first_attempt_at_ms END WHERE "
-                           "id = ANY($2::text[])"
+                           "id = ANY(ARRAY(SELECT packed_id(i) FROM unnest($2::text[]) i))"
                          : "UPDATE outbox_events SET state = 'NO_ENDPOINT', "
-                           "finished_at_ms = $1, claim_token = NULL WHERE id = "
-                           "ANY($2::text[])",
+                           "finished_at_ms = $1, claim_token = NULL WHERE id = ANY(ARRAY(SELECT "
+                           "packed_id(i) FROM unnest($2::text[]) i))",
                  {std::to_string(now), postgres_array_literal(unsendable_)}});
         } else if (claimed) {
             run_prepared(session_,
                          "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
                          "next_attempt_at_ms = :g, claim_token = NULL, attempts = attempts - 1, "
                          "first_attempt_at_ms = CASE WHEN attempts = 1 THEN NULL ELSE "
-                         "first_attempt_at_ms END WHERE id = ANY(CAST(:i AS text[]))",
+                         "first_attempt_at_ms END WHERE id = ANY(ARRAY(SELECT packed_id(i) FROM "
+                         "unnest(CAST(:i AS text[])) i))",
                          now, now, postgres_array_literal(unsendable_));
         } else {
             run_prepared(session_,
                          "UPDATE outbox_events SET state = 'NO_ENDPOINT', finished_at_ms = :f, "
-                         "claim_token = NULL WHERE id = ANY(CAST(:i AS text[]))",
+                         "claim_token = NULL WHERE id = ANY(ARRAY(SELECT packed_id(i) FROM "
+                         "unnest(CAST(:i AS text[])) i))",
                          now, postgres_array_literal(unsendable_));
         }
         unsendable_.clear();
@@ -141,9 +143,11 @@ private:
     std::vector<std::string> unsendable_;
 };
 
-// An event's tenant is its key's (migration 44): platform_configs joined on it.
+// An event's tenant is its key's (migration 44): platform_configs joined on it. Its id is stored
+// as 16 bytes (migration 47): typed_id gives it back as text, packed_id packs a bound one.
 constexpr const char* due_columns =
-    "SELECT o.id, c.platform_id, c.environment, o.type, o.payload, o.purpose, o.attempts, "
+    "SELECT typed_id('Webhook', o.id), c.platform_id, c.environment, o.type, o.payload, o.purpose, "
+    "o.attempts, "
     "o.created_at_ms FROM outbox_events o JOIN platform_configs c ON c.tenant_key = o.tenant_key ";
 
 }  // namespace
@@ -187,7 +191,8 @@ const std::string claim_due_sqlite_sql =
     "UPDATE outbox_events SET attempts = attempts + 1, next_attempt_at_ms = ?1, claim_token = ?2, "
     "first_attempt_at_ms = COALESCE(first_attempt_at_ms, ?3) WHERE id IN (SELECT id FROM "
     "outbox_events WHERE state = 'PENDING' AND next_attempt_at_ms <= ?3 ORDER BY "
-    "next_attempt_at_ms LIMIT ?4) RETURNING id, (SELECT c.platform_id FROM platform_configs c "
+    "next_attempt_at_ms LIMIT ?4) RETURNING typed_id('Webhook', id), (SELECT c.platform_id FROM "
+    "platform_configs c "
     "WHERE c.tenant_key = outbox_events.tenant_key), (SELECT c.environment FROM platform_configs "
     "c WHERE c.tenant_key = outbox_events.tenant_key), type, payload, purpose, attempts, "
     "created_at_ms";
@@ -289,7 +294,8 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
         "claim_token = :c, first_attempt_at_ms = COALESCE(o.first_attempt_at_ms, :n) FROM "
         "platform_configs t WHERE t.tenant_key = o.tenant_key AND o.id IN (SELECT id FROM "
         "outbox_events WHERE state = 'PENDING' AND next_attempt_at_ms <= :d ORDER BY "
-        "next_attempt_at_ms LIMIT :m FOR UPDATE SKIP LOCKED) RETURNING o.id, t.platform_id, "
+        "next_attempt_at_ms LIMIT :m FOR UPDATE SKIP LOCKED) RETURNING typed_id('Webhook', o.id), "
+        "t.platform_id, "
         "t.environment, o.type, o.payload, o.purpose, o.attempts, o.created_at_ms";
     // PostgreSQL plans this from statistics taken before a backlog (autovacuum analyses after the
     // fact), which count few PENDING rows: it then reads every due row by a bitmap scan and sorts
@@ -311,7 +317,7 @@ std::optional<claimed_delivery> claim_delivery(soci::session& session, const clo
                                                random_source& random, const retry_policy& policy,
                                                const std::string& event_id) {
     std::string sql =
-        std::string(due_columns) + "WHERE o.id = :i AND o.state = 'PENDING'" +
+        std::string(due_columns) + "WHERE o.id = packed_id(:i) AND o.state = 'PENDING'" +
         (backend_of(session) == database_backend::postgresql ? " FOR UPDATE OF o" : "");
     std::vector<std::pair<claimed_delivery, int>> due;
     {
@@ -396,17 +402,20 @@ namespace {
 // The oldest finished events recorded before a time: a range of the primary key, whose ids
 // (uuid v7) sort by the time they were made, so the scan starts at the oldest and stops at the
 // limit without a sort, and no index of finished events is needed (outbox_events_due holds only
-// PENDING ones, migration 40). It passes over the PENDING events older than the cut-off, which
-// exist only when the retention is shorter than the retry age or an old event was resent.
+// PENDING ones, migration 40); a uuid's 16 bytes (migration 47) sort as its text does. It passes
+// over the PENDING events older than the cut-off, which exist only when the retention is shorter
+// than the retry age or an old event was resent.
 constexpr const char* finished_ids =
-    "SELECT id FROM outbox_events WHERE id < :b AND state <> 'PENDING' ORDER BY id LIMIT :l";
+    "SELECT id FROM outbox_events WHERE id < packed_id(:b) AND state <> 'PENDING' ORDER BY id "
+    "LIMIT :l";
 
 }  // namespace
 
 std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded_before_ms,
                                    int limit) {
     CORRIDOR_ASSERT(limit > 0);
-    std::string bound = first_id_at("Webhook", recorded_before_ms);
+    // A whole uuid (packed_id takes no other), the least of its millisecond.
+    std::string bound = first_id_at("Webhook", recorded_before_ms) + "-0000-0000-000000000000";
     long long count = 0;
     if (backend_of(session) == database_backend::postgresql) {
         // One statement, so another process pruning at once cannot make the two deletes pick
@@ -417,7 +426,7 @@ std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded
             std::string("WITH gone AS (DELETE FROM outbox_events WHERE id = ANY(ARRAY(") +
             finished_ids +
             " FOR UPDATE SKIP LOCKED)) RETURNING id), attempts AS (DELETE "
-            "FROM webhook_attempts WHERE event_id IN (SELECT id FROM gone)) "
+            "FROM webhook_attempts WHERE event_id IN (SELECT typed_id('Webhook', id) FROM gone)) "
             "SELECT COUNT(*) FROM gone";
         session << sql, soci::use(bound), soci::use(limit), soci::into(count);
         return count;
@@ -425,7 +434,10 @@ std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded
     // SQLite has one writer: nothing changes these rows between the two statements, which pick the
     // same events.
     static const std::string attempts_sql =
-        std::string("DELETE FROM webhook_attempts WHERE event_id IN (") + finished_ids + ")";
+        std::string(
+            "DELETE FROM webhook_attempts WHERE event_id IN (SELECT typed_id('Webhook', "
+            "f.id) FROM (") +
+        finished_ids + ") f)";
     static const std::string events_sql =
         std::string("DELETE FROM outbox_events WHERE id IN (") + finished_ids + ")";
     session << attempts_sql, soci::use(bound), soci::use(limit);
@@ -448,11 +460,12 @@ bool resend_webhook_event(soci::session& session, const clock& time, const tenan
     long long now_ms = time.now_ms();
     std::string env_name(owner.env_name());
     soci::statement statement =
-        (session.prepare << "UPDATE outbox_events SET state = 'PENDING', next_attempt_at_ms = :n, "
-                            "finished_at_ms = NULL, claim_token = NULL WHERE id = :i AND "
-                            "tenant_key = (SELECT c.tenant_key FROM platform_configs c WHERE "
-                            "c.platform_id = :p AND c.environment = :e) AND purpose = 'NOTIFY' "
-                            "AND state IN ('DELIVERED', 'FAILED', 'NO_ENDPOINT')",
+        (session.prepare
+             << "UPDATE outbox_events SET state = 'PENDING', next_attempt_at_ms = :n, "
+                "finished_at_ms = NULL, claim_token = NULL WHERE id = packed_id(:i) AND "
+                "tenant_key = (SELECT c.tenant_key FROM platform_configs c WHERE "
+                "c.platform_id = :p AND c.environment = :e) AND purpose = 'NOTIFY' "
+                "AND state IN ('DELIVERED', 'FAILED', 'NO_ENDPOINT')",
          soci::use(now_ms), soci::use(event_id), soci::use(owner.platform_id), soci::use(env_name));
     statement.execute(true);
     return statement.get_affected_rows() == 1;

@@ -212,7 +212,7 @@ test('webhooks backlog counts the undelivered events, their failures and the old
     const found = cliJson(['webhooks', 'backlog', '--platform', platformId(0)]);
     return found.failing > 0 ? found : null;
   });
-  const pending = queryRows(server, `SELECT attempts FROM ${outboxWithTenant} WHERE platform_id = '${platformId(0)}' AND state = 'PENDING'`);
+  const pending = queryRows(server, `SELECT attempts FROM ${outboxWithTenant(server)} WHERE platform_id = '${platformId(0)}' AND state = 'PENDING'`);
   assert.equal(backlog.platforms.length, 1);
   const group = backlog.platforms[0];
   assert.equal(group.platformId, platformId(0));

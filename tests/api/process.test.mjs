@@ -8,7 +8,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCorridor, stopCorridor, launch, call, metricsText, serveFlags } from './lib/harness.mjs';
-import { runStatement } from './lib/database.mjs';
+import { packedIdLiteral, runStatement } from './lib/database.mjs';
 
 const RFC3339_MS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -134,7 +134,7 @@ test('the database backlogs show in the metrics: rail operations, webhook events
   const now = Date.now();
   const later = now + 86400000;  // never due during the test: nothing works on these rows
   runStatement(server, `INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, next_attempt_at_ms, created_at_ms)
-    VALUES ('Event:metrics-test', (SELECT tenant_key FROM platform_configs WHERE platform_id = '${platformId}' AND environment = 'sandbox'),
+    VALUES (${packedIdLiteral(server, 'Webhook:00000000-0000-7000-8000-00000000e7e7')}, (SELECT tenant_key FROM platform_configs WHERE platform_id = '${platformId}' AND environment = 'sandbox'),
     'TEST', '{}', 'PENDING', 0, ${later}, ${now - 120000})`);
   runStatement(server, `INSERT INTO bulk_import_jobs (id, platform_id, environment, status, file_path, total_rows, processed_rows, successful_rows, failed_rows, resume_offset, resume_row, lease_until_ms, created_at_ms, updated_at_ms)
     VALUES ('BulkImport:metrics-test', '${platformId}', 'sandbox', 'FAILED', '', 0, 0, 0, 0, 0, 0, 0, ${now}, ${now})`);

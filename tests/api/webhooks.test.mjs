@@ -218,7 +218,7 @@ test('events recorded while an environment has no endpoint are closed at once; t
   const account = (await accountsOf(server, other, customer.id)).USD;
   await fund(server, other, account.id, 700);
   // Recorded closed (NO_ENDPOINT) with their change: never claimed, no attempt, none in the log.
-  const closed = queryRows(server, `SELECT id, state, attempts, finished_at_ms, created_at_ms FROM ${outboxWithTenant}
+  const closed = queryRows(server, `SELECT id, state, attempts, finished_at_ms, created_at_ms FROM ${outboxWithTenant(server)}
     WHERE platform_id = '${platformId}' AND environment = 'sandbox'`);
   assert.ok(closed.length >= 2, JSON.stringify(closed));
   for (const event of closed) {

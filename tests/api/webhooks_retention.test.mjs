@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, runCli } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { newCustomer, accountsOf, fund, payer, quoteBody, createQuote, eventually } from './lib/money.mjs';
-import { outboxRows, queryRows } from './lib/database.mjs';
+import { outboxRows, packedIdLiteral, queryRows } from './lib/database.mjs';
 
 const retentionMs = 3000;
 let server;
@@ -64,7 +64,7 @@ test('delivered events and their attempts are pruned after the retention; retrie
   for (const event of delivered) assert.equal((await attemptsOf(event.id)).length, 1);
   const failingEvent = await eventually(() => {
     const [row] = eventsMentioning(failingAccount, 'ACCOUNT_STATUS');
-    return row && (queryRows(server, `SELECT attempts FROM outbox_events WHERE id = '${row.id}'`)[0].attempts >= 2) ? row : undefined;
+    return row && (queryRows(server, `SELECT attempts FROM outbox_events WHERE id = ${packedIdLiteral(server, row.id)}`)[0].attempts >= 2) ? row : undefined;
   });
   assert.equal(failingEvent.state, 'PENDING');
 

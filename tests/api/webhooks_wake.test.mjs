@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, anotherProcess, launch, metricsText } from './lib/harness.mjs';
 import { startReceiver, stopReceiver } from './lib/receiver.mjs';
 import { platformAccounts, fund, eventually } from './lib/money.mjs';
-import { runStatement } from './lib/database.mjs';
+import { packedIdLiteral, runStatement } from './lib/database.mjs';
 
 let server;
 let receiver;
@@ -59,7 +59,7 @@ test('on PostgreSQL another process\'s commit wakes delivery through NOTIFY',
     const id = `Webhook:${crypto.randomUUID()}`;
     const now = Date.now();
     runStatement(server, `INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts,
-      next_attempt_at_ms, created_at_ms, purpose) VALUES ('${id}', (SELECT tenant_key FROM platform_configs
+      next_attempt_at_ms, created_at_ms, purpose) VALUES (${packedIdLiteral(server, id)}, (SELECT tenant_key FROM platform_configs
       WHERE platform_id = '${server.platforms[0].platformId}' AND environment = 'sandbox'),
       'TEST', '{"test":true}', 'PENDING', 0, ${now}, ${now}, 'TEST'); NOTIFY corridor_outbox`);
     const entry = await eventually(() => receiver.requests.find((request) => request.body?.webhookId === id), { timeoutMs: 5000 });

@@ -82,9 +82,9 @@ void fill(soci::session& session, database_backend backend, long long rows,
     if (backend == database_backend::postgresql) payload = "convert_to(" + payload + ", 'UTF8')";
     session << series(backend, rows) +
                    "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
-                   "next_attempt_at_ms, created_at_ms, purpose) SELECT 'Webhook:' || " +
+                   "next_attempt_at_ms, created_at_ms, purpose) SELECT packed_id('Webhook:' || " +
                    uuid_sql(backend, rows) +
-                   ", (SELECT tenant_key FROM platform_configs WHERE platform_id = '" + platform +
+                   "), (SELECT tenant_key FROM platform_configs WHERE platform_id = '" + platform +
                    "' AND environment = 'sandbox'), 'OUTGOING_PAYMENT', " + payload +
                    ", 'DELIVERED', 1, " + ms + ", " + ms + ", 'NOTIFY'" +
                    from_series(backend, rows);
@@ -136,7 +136,8 @@ std::size_t view_before(soci::session& session, const std::string& id, long long
     long long since = created - 60000, until = updated + 60000;
     std::string pattern = "%\"" + id + "\"%";
     soci::statement events =
-        (session.prepare << "SELECT id FROM outbox_events WHERE tenant_key = (SELECT tenant_key "
+        (session.prepare << "SELECT typed_id('Webhook', id) FROM outbox_events WHERE tenant_key = "
+                            "(SELECT tenant_key "
                             "FROM platform_configs WHERE platform_id = :p AND environment = "
                             "'sandbox') AND created_at_ms >= :c AND created_at_ms <= :u AND "
                             "(payload NOT LIKE '{%' OR payload LIKE :l) ORDER BY created_at_ms, id",

@@ -121,7 +121,8 @@ function fillPlan(rows) {
       reference: "'PLANTX' || g", created_at_ms: created, updated_at_ms: created, settled_at_ms: created,
     }],
     ['outbox_events', rows, {
-      id: `'Webhook:' || ${uuid7(created, 'g')}`, tenant_key: tenantKeyOf('g'),
+      // The id stored as a uuid (migration 47).
+      id: `CAST(${uuid7(created, 'g')} AS uuid)`, tenant_key: tenantKeyOf('g'),
       type: "'OUTGOING_PAYMENT'", payload: `convert_to('{"id":"Webhook:plan-' || g || '","data":"' || repeat('x', 400) || '"}', 'UTF8')`,
       state: eventState, attempts: '1', created_at_ms: created,
       next_attempt_at_ms: `CASE WHEN ${eventState} = 'PENDING' THEN ${now} + 3600000 ELSE ${created} + 60000 END`,

@@ -69,7 +69,7 @@ TEST_CASE("an incoming payment under approval is PENDING and asks the platform o
     REQUIRE(approval.has_value());
     CHECK(approval->state == "AWAITING_WEBHOOK");
     std::string purpose, payload;
-    f.session() << "SELECT purpose, payload FROM outbox_events WHERE id = :i",
+    f.session() << "SELECT purpose, payload FROM outbox_events WHERE id = packed_id(:i)",
         soci::use(approval->event_id), soci::into(purpose), soci::into(payload);
     CHECK(purpose == "APPROVAL");
     auto body = boost::json::parse(unpack_event_payload(payload)).as_object();

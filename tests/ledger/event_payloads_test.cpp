@@ -147,19 +147,20 @@ TEST_CASE("an event is delivered with the JSON it was recorded with, old rows to
     std::string recorded =
         record_event(f.session(), f.ids, f.clock, owner, "OUTGOING_PAYMENT", transaction_event);
     std::string stored;
-    f.session() << "SELECT payload FROM outbox_events WHERE id = :i", soci::use(recorded),
-        soci::into(stored);
+    f.session() << "SELECT payload FROM outbox_events WHERE id = packed_id(:i)",
+        soci::use(recorded), soci::into(stored);
     // Bytes: on PostgreSQL a BYTEA, which soci reads as \x and hex.
     CHECK((stored.starts_with("\x28\xb5\x2f\xfd") || stored.starts_with("\\x28b52ffd")));
     CHECK(unpack_event_payload(stored) == transaction_event);
     // A row written by a release before compression.
-    std::string env(owner.env_name()), legacy_id = "Webhook:legacy",
+    std::string env(owner.env_name()), legacy_id = "Webhook:00000000-0000-7000-8000-00000000000a",
                                        legacy = R"({"accountId":"InternalAccount:x"})";
     long long now = f.clock.now_ms();
-    f.session() << "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
-                   "next_attempt_at_ms, created_at_ms) VALUES (:i, (SELECT tenant_key FROM "
-                   "platform_configs WHERE platform_id = :p AND environment = :e), "
-                   "'ACCOUNT_STATUS', :b, 'PENDING', 0, :n, :t)",
+    f.session()
+        << "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
+           "next_attempt_at_ms, created_at_ms) VALUES (packed_id(:i), (SELECT tenant_key FROM "
+           "platform_configs WHERE platform_id = :p AND environment = :e), "
+           "'ACCOUNT_STATUS', :b, 'PENDING', 0, :n, :t)",
         soci::use(legacy_id), soci::use(owner.platform_id), soci::use(env), soci::use(legacy),
         soci::use(now), soci::use(now);
     retry_policy policy;

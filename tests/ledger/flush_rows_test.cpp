@@ -64,7 +64,8 @@ std::map<std::string, stored_event> events_by_id(soci::session& session) {
     long long finished = 0;
     soci::indicator finished_ind = soci::i_ok;
     soci::statement select =
-        (session.prepare << "SELECT o.id, c.platform_id, o.type, o.payload, o.state, o.purpose, "
+        (session.prepare << "SELECT typed_id('Webhook', o.id), c.platform_id, o.type, o.payload, "
+                            "o.state, o.purpose, "
                             "o.attempts, o.next_attempt_at_ms, o.created_at_ms, o.finished_at_ms "
                             "FROM outbox_events o JOIN platform_configs c ON c.tenant_key = "
                             "o.tenant_key",

@@ -1226,3 +1226,116 @@ TEST_CASE("migration 45 stops on a row whose tenant has no configuration, changi
     CHECK(count_of(session,
                    "SELECT COUNT(*) FROM transactions WHERE platform_id = 'Platform:one'") == 2);
 }
+
+namespace {
+
+// Every column of the outbox after migration 44, the id as the typed text `id_sql` gives, and each
+// row's tenant by its key's configuration, in id order.
+std::string outbox_rows_47(soci::session& session, const std::string& id_sql) {
+    bool sqlite = backend_of(session) == database_backend::sqlite;
+    std::string payload = sqlite ? "hex(o.payload)" : "encode(o.payload, 'hex')";
+    std::string dump;
+    session << "SELECT COALESCE(" +
+                   std::string(sqlite ? "group_concat(row, '|')" : "string_agg(row, '|')") +
+                   ", '') FROM (SELECT " + id_sql +
+                   " || ',' || c.platform_id || ',' || c.environment || ',' || o.type || ',' || "
+                   "o.state || ',' || o.attempts || ',' || o.next_attempt_at_ms || ',' || "
+                   "o.created_at_ms || ',' || COALESCE(o.claim_token, '-') || ',' || o.purpose || "
+                   "',' || COALESCE(CAST(o.first_attempt_at_ms AS TEXT), '-') || ',' || "
+                   "COALESCE(CAST(o.finished_at_ms AS TEXT), '-') || ',' || " +
+                   payload +
+                   " AS row FROM outbox_events o JOIN platform_configs c ON c.tenant_key = "
+                   "o.tenant_key ORDER BY o.id) r",
+        soci::into(dump);
+    return dump;
+}
+
+}  // namespace
+
+// Migration 47 stores each webhook event's id as its uuid's 16 bytes: every event keeps its id,
+// tenant and every other column, in the same order, the due index holds the PENDING ones, and the
+// pruning's range by the time in the id still reads the oldest first.
+TEST_CASE("migration 47 keeps every webhook event, its id stored as 16 bytes",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 46);
+    insert_platform(session, "Platform:w");
+    insert_platform(session, "Platform:v");
+    insert_platform_config(session, "Platform:w", "sandbox", 7);
+    insert_platform_config(session, "Platform:v", "production", 12);
+    const std::string a = "Webhook:0190c0de-0000-7000-8000-00000000000a",
+                      b = "Webhook:0190c0de-0001-7000-8000-00000000000b",
+                      c = "Webhook:0190c0df-0000-7000-8000-0000000000fc",
+                      d = "Webhook:0190c0e0-ffff-7fff-bfff-ffffffffffff";
+    const std::pair<std::string, long long> rows[] = {{a, 7}, {b, 7}, {c, 12}, {d, 12}};
+    long long n = 0;
+    for (const auto& [id, key] : rows) {
+        ++n;
+        std::string state = n % 2 ? "PENDING" : "DELIVERED",
+                    payload = "{\"n\":" + std::to_string(n) + "}";
+        long long due = 100 * n;
+        session << "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
+                   "next_attempt_at_ms, created_at_ms) VALUES (:i, :k, 'ACCOUNT_STATUS', :p, :s, "
+                   ":a, :n, :c)",
+            soci::use(id), soci::use(key), soci::use(payload), soci::use(state), soci::use(n),
+            soci::use(due), soci::use(n);
+    }
+    session << "UPDATE outbox_events SET claim_token = 'token', purpose = 'TEST', "
+               "first_attempt_at_ms = 11, finished_at_ms = 22 WHERE id = :i",
+        soci::use(b);
+    std::string before = outbox_rows_47(session, "o.id");
+    REQUIRE(
+        before.find(b + ",Platform:w,sandbox,ACCOUNT_STATUS,DELIVERED,2,200,2,token,TEST,11,22,") !=
+        std::string::npos);
+    REQUIRE(before.find(d + ",Platform:v,production,") != std::string::npos);
+
+    CHECK(apply_migrations_up_to(session, 47) == 1);
+    CHECK(outbox_rows_47(session, "typed_id('Webhook', o.id)") == before);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM outbox_events WHERE tenant_key = 12") == 2);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM outbox_events WHERE tenant_key = 7") == 2);
+    // Looked up by the packed id; a text id is no longer compared with it.
+    std::string state;
+    session << "SELECT state FROM outbox_events WHERE id = packed_id(:i)", soci::use(c),
+        soci::into(state);
+    CHECK(state == "PENDING");
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM outbox_events WHERE id = packed_id('" + d + "')") == 1);
+    // The pruning's range: ids below a bound made from a time, oldest first.
+    std::string oldest;
+    session << "SELECT typed_id('Webhook', id) FROM outbox_events WHERE id < "
+               "packed_id('Webhook:0190c0df-0000-0000-0000-000000000000') ORDER BY id LIMIT 1",
+        soci::into(oldest);
+    CHECK(oldest == a);
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM outbox_events WHERE id < "
+                   "packed_id('Webhook:0190c0df-0000-0000-0000-000000000000')") == 2);
+    if (database.backend() == database_backend::sqlite) {
+        std::string definition, index;
+        session << "SELECT sql FROM sqlite_master WHERE name = 'outbox_events'",
+            soci::into(definition);
+        CHECK_THAT(definition, Catch::Contains("WITHOUT ROWID"));
+        CHECK_THAT(definition, Catch::Contains("id BLOB PRIMARY KEY"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM outbox_events WHERE typeof(id) = 'blob' "
+                       "AND length(id) = 16") == 4);
+        session << "SELECT sql FROM sqlite_master WHERE name = 'outbox_events_due'",
+            soci::into(index);
+        CHECK_THAT(index, Catch::Contains("WHERE state = 'PENDING'"));
+    } else {
+        std::string type, index;
+        session << "SELECT data_type FROM information_schema.columns WHERE table_name = "
+                   "'outbox_events' AND column_name = 'id'",
+            soci::into(type);
+        CHECK(type == "uuid");
+        session << "SELECT indexdef FROM pg_indexes WHERE indexname = 'outbox_events_due'",
+            soci::into(index);
+        CHECK_THAT(index, Catch::Contains("PENDING"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pg_indexes WHERE indexname = "
+                       "'outbox_events_pkey'") == 1);
+    }
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM outbox_events WHERE state = 'PENDING' AND "
+                   "next_attempt_at_ms <= 300") == 2);
+}

@@ -159,7 +159,7 @@ TEST_CASE("a payment's view reads transfers and events by a range of their prima
     };
     const range_read expected[] = {
         {"ledger_transfers", "t", "FROM ledger_transfers t JOIN"},
-        {"outbox_events", "outbox_events", "FROM outbox_events WHERE id >= :"}};
+        {"outbox_events", "outbox_events", "FROM outbox_events WHERE id >= packed_id(:"}};
     for (std::size_t i = 0; i < reads.size(); ++i) {
         const std::string& table = expected[i].table;
         const std::string& name = expected[i].name;

@@ -54,7 +54,7 @@ struct delivery_fixture : store_fixture {
     }
     std::string state_of(const std::string& id) {
         std::string state;
-        session() << "SELECT state FROM outbox_events WHERE id = :i", soci::use(id),
+        session() << "SELECT state FROM outbox_events WHERE id = packed_id(:i)", soci::use(id),
             soci::into(state);
         return state;
     }
@@ -64,7 +64,7 @@ struct delivery_fixture : store_fixture {
         long long attempts = -1, next_ms = 0, finished_ms = 0, first_ms = 0;
         soci::indicator finished = soci::i_null, first = soci::i_ok;
         session() << "SELECT state, attempts, next_attempt_at_ms, finished_at_ms, "
-                     "first_attempt_at_ms FROM outbox_events WHERE id = :i",
+                     "first_attempt_at_ms FROM outbox_events WHERE id = packed_id(:i)",
             soci::use(id), soci::into(state), soci::into(attempts), soci::into(next_ms),
             soci::into(finished_ms, finished), soci::into(first_ms, first);
         INFO(id << ": " << state << ", attempts " << attempts << ", due " << next_ms
@@ -144,7 +144,7 @@ TEST_CASE("a failing endpoint is retried on schedule for 7 days with the same we
             if (f.state_of(id) != "PENDING") break;
             // Not due yet: nothing may be claimed a millisecond before its time.
             std::int64_t due = 0;
-            f.session() << "SELECT next_attempt_at_ms FROM outbox_events WHERE id = :i",
+            f.session() << "SELECT next_attempt_at_ms FROM outbox_events WHERE id = packed_id(:i)",
                 soci::use(id), soci::into(due);
             REQUIRE(due > f.clock.now_ms());
             f.clock.set_ms(due - 1);
@@ -223,13 +223,16 @@ TEST_CASE("a round reads its own events, not the backlog, with statistics from b
     f.session()
         << "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
            "next_attempt_at_ms, created_at_ms, purpose) WITH RECURSIVE n(i) AS "
-           "(SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :c) SELECT 'Webhook:backlog-' "
-           "|| CAST(100000 + i AS TEXT), e.tenant_key, e.type || :w, e.payload, "
+           "(SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :c) SELECT "
+           "packed_id('Webhook:00000000-0000-7000-8000-000000' || CAST(100000 + i AS TEXT)), "
+           "e.tenant_key, e.type || :w, e.payload, "
            "'PENDING', 0, CAST(:f AS BIGINT) + i, CAST(:g AS BIGINT) + i, 'NOTIFY' FROM n CROSS "
            "JOIN (SELECT * FROM "
            "outbox_events ORDER BY created_at_ms DESC, id DESC LIMIT 1) e",
         soci::use(backlog_size), soci::use(pad), soci::use(first_ms), soci::use(first_ms);
-    auto backlog = [](int i) { return "Webhook:backlog-" + std::to_string(100000 + i + 1); };
+    auto backlog = [](int i) {
+        return "Webhook:00000000-0000-7000-8000-000000" + std::to_string(100000 + i + 1);
+    };
     soci::transaction round(f.session());
     long long before = postgresql ? outbox_rows_read(f.session()) : 0;
     auto claimed = f.claim(10);
@@ -310,11 +313,11 @@ TEST_CASE("a round's attempts are recorded together, each event moved per its ow
     CHECK(f.state_of(events[2]) == "FAILED");
     CHECK(f.state_of(events[3]) == "PENDING");
     long long next = 0, finished = 0;
-    f.session() << "SELECT next_attempt_at_ms FROM outbox_events WHERE id = :i",
+    f.session() << "SELECT next_attempt_at_ms FROM outbox_events WHERE id = packed_id(:i)",
         soci::use(events[1]), soci::into(next);
     CHECK(next == verdicts[1].next_attempt_at_ms);
-    f.session() << "SELECT finished_at_ms FROM outbox_events WHERE id = :i", soci::use(events[2]),
-        soci::into(finished);
+    f.session() << "SELECT finished_at_ms FROM outbox_events WHERE id = packed_id(:i)",
+        soci::use(events[2]), soci::into(finished);
     CHECK(finished == f.clock.now_ms());
     auto listed = list_delivery_attempts(f.session(), f.owner, {}, page_request{});
     REQUIRE(listed.items.size() == 4);
@@ -520,7 +523,9 @@ TEST_CASE("a ledger batch's events are handed over leased, within delivery's roo
     CHECK(claimed[0].id == sent[2]);
     // Read back under this process's token: attempt 1, the tenant's endpoint; another token, an
     // id that was never written, and the closed event give nothing to send.
-    auto read = read_handed_over(session, f.clock, token, {sent[0], sent[1], closed, "Webhook:x"});
+    auto read = read_handed_over(
+        session, f.clock, token,
+        {sent[0], sent[1], closed, "Webhook:00000000-0000-7000-8000-000000000000"});
     REQUIRE(read.claimed.size() == 2);
     for (std::size_t i = 0; i < 2; ++i) {
         CHECK(read.claimed[i].id == sent[i]);

@@ -1,5 +1,5 @@
-// What the ledger writer remembers across batches (ledger/store/writer_facts.hpp): an account's owner,
-// kind and currency are read once, and only a committed batch's reads are kept; a platform's
+// What the ledger writer remembers across batches (ledger/store/writer_facts.hpp): an account's
+// owner, kind and currency are read once, and only a committed batch's reads are kept; a platform's
 // configuration is read once and read again as soon as it changes, in this process or (written
 // behind the process's back, as another process would) in the database.
 #include "ledger/store/writer_facts.hpp"
@@ -10,9 +10,9 @@
 #include <memory>
 
 #include "ledger/book/book.hpp"
+#include "ledger/platforms/platform_store.hpp"
 #include "ledger/store/ledger_writer.hpp"
 #include "ledger/store/outbox.hpp"
-#include "ledger/platforms/platform_store.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "tests/support/function_job.hpp"
 #include "tests/support/store_fixture.hpp"
@@ -72,14 +72,15 @@ TEST_CASE("ledger writer: an account's owner, kind and currency are read once, w
             CHECK(known->owner_id.empty());
             CHECK(known->owner.platform_id == owner.platform_id);
             // Another tenant's account reads as not found, from memory as from the database.
-            CHECK_FALSE(find_account_identity(
-                s, tenant{owner.platform_id, environment::production}, usd));
+            CHECK_FALSE(
+                find_account_identity(s, tenant{owner.platform_id, environment::production}, usd));
         });
         return true;
     }));
     CHECK(sent == 0);
     CHECK(run_on(writer, [&](soci::session& s) {
-        sent = statements_of([&] { CHECK(find_account_identity(s, owner, eur)->currency == "EUR"); });
+        sent =
+            statements_of([&] { CHECK(find_account_identity(s, owner, eur)->currency == "EUR"); });
         return true;
     }));
     CHECK(sent >= 1);
@@ -129,8 +130,7 @@ TEST_CASE("ledger writer: a platform's configuration is read again as soon as it
         return out;
     };
     auto stored_currencies = [&](std::int64_t max_amount) {
-        return supported_currencies_to_json(
-            {{"USD", 1, max_amount, {"OUTGOING", "INCOMING"}, {}}});
+        return supported_currencies_to_json({{"USD", 1, max_amount, {"OUTGOING", "INCOMING"}, {}}});
     };
 
     CHECK(look().max_amount == 1000000);
@@ -169,7 +169,7 @@ namespace {
 
 long long stored_tenant_key(soci::session& session, const std::string& event_id) {
     long long key = -1;
-    session << "SELECT tenant_key FROM outbox_events WHERE id = :i", soci::use(event_id),
+    session << "SELECT tenant_key FROM outbox_events WHERE id = packed_id(:i)", soci::use(event_id),
         soci::into(key);
     return key;
 }

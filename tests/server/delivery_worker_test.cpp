@@ -300,7 +300,8 @@ TEST_CASE("claims wait in a queue while every slot is busy, and a stop gives bac
     CHECK(count_of(session, claimed_sql) == 4);
     for (std::size_t i = 1; i < under_way.size(); ++i) {
         long long attempts = 0;
-        session << "SELECT attempts FROM outbox_events WHERE id = :i AND claim_token IS NOT NULL",
+        session << "SELECT attempts FROM outbox_events WHERE id = packed_id(:i) AND claim_token IS "
+                   "NOT NULL",
             soci::use(under_way[i]), soci::into(attempts);
         CHECK(attempts == 1);
     }

@@ -20,6 +20,15 @@ export function queryRows(server, sql) {
 export function packedIdHex(server, column) {
   return server.database.startsWith('sqlite:') ? `lower(hex(${column}))` : `replace(CAST(${column} AS text), '-', '')`;
 }
+// A column of ids stored as 16 bytes, as the typed id ("<type>:<uuid>") the service shows: the
+// sqlite3 shell has no typed_id (the service registers it on its own connections).
+export function typedIdColumn(server, type, column) {
+  if (!server.database.startsWith('sqlite:')) return `typed_id('${type}', ${column})`;
+  const hex = `lower(hex(${column}))`;
+  const part = (from, length) => `substr(${hex}, ${from}, ${length})`;
+  return `'${type}:' || ${part(1, 8)} || '-' || ${part(9, 4)} || '-' || ${part(13, 4)} || '-' || ` +
+    `${part(17, 4)} || '-' || ${part(21, 12)}`;
+}
 export function packedIdLiteral(server, typedId) {
   const uuid = typedId.slice(typedId.indexOf(':') + 1);
   return server.database.startsWith('sqlite:') ? `X'${uuid.replaceAll('-', '')}'` : `'${uuid}'`;
@@ -64,14 +73,19 @@ export function storedPayloadColumn(server) {
 
 // The outbox's rows with their tenant's platform_id and environment (a row holds its tenant's key),
 // as a table expression for FROM.
-export const outboxWithTenant = '(SELECT o.*, c.platform_id, c.environment FROM outbox_events o ' +
-  'JOIN platform_configs c ON c.tenant_key = o.tenant_key) AS e';
+// The id is shown typed, as stored before migration 47.
+export function outboxWithTenant(server) {
+  return `(SELECT ${typedIdColumn(server, 'Webhook', 'o.id')} AS id, o.tenant_key, o.type, o.payload, ` +
+    'o.state, o.attempts, o.next_attempt_at_ms, o.created_at_ms, o.claim_token, o.purpose, ' +
+    'o.first_attempt_at_ms, o.finished_at_ms, c.platform_id, c.environment FROM outbox_events o ' +
+    'JOIN platform_configs c ON c.tenant_key = o.tenant_key) AS e';
+}
 
 // Outbox rows (`columns`, SQL, payload always among them) of the events matching `where` (SQL),
 // oldest first, each with its payload decoded; `mentioning`: only those whose payload contains
 // that text. Columns and `where` may name platform_id and environment.
 export function outboxRows(server, columns, where, mentioning) {
-  return queryRows(server, `SELECT ${storedPayloadColumn(server)}, ${columns} FROM ${outboxWithTenant} WHERE ${where} ORDER BY created_at_ms, id`)
+  return queryRows(server, `SELECT ${storedPayloadColumn(server)}, ${columns} FROM ${outboxWithTenant(server)} WHERE ${where} ORDER BY created_at_ms, id`)
     .map((row) => ({ ...row, payload: payloadOf(row.payload) }))
     .filter((row) => mentioning === undefined || row.payload.includes(mentioning));
 }
