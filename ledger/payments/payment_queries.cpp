@@ -2,6 +2,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/payments/payment_rows.hpp"
 #include "ledger/payments/payments.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/store/page.hpp"
 #include "ledger/store/statement_cache.hpp"
 
@@ -14,7 +15,7 @@ constexpr const char* by_tenant_and_id =
     " WHERE tenant_key = (SELECT tenant_key FROM platform_configs WHERE platform_id = :p AND "
     "environment = :e) AND id = :i";
 const std::string quote_by_id_sql =
-    std::string("SELECT ") + quote_columns + " FROM quotes" + by_tenant_and_id;
+    "SELECT " + quote_select_columns() + " FROM quotes" + by_tenant_and_id;
 const std::string transaction_by_id_sql = transaction_select + by_tenant_and_id;
 
 // A quote with its owner's name (from platform_configs), for reads not made for one tenant.
@@ -45,7 +46,7 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
         // Ordered by id instead, a generic plan (which cannot know that few quotes are PENDING)
         // walks the whole primary key to find none.
         static const std::string sql =
-            "SELECT c.platform_id, c.environment, " + qualified_columns(quote_columns, "q") +
+            "SELECT c.platform_id, c.environment, " + quote_select_columns("q") +
             " FROM quotes q JOIN platform_configs c ON c.tenant_key = q.tenant_key WHERE q.status "
             "= 'PENDING' AND q.expires_at_ms <= :n ORDER BY q.expires_at_ms LIMIT :l";
         owned_quote_row row;
@@ -86,7 +87,15 @@ std::optional<quote_record> find_quote(soci::session& session, const tenant& own
 page<quote_record> list_quotes(soci::session& session, const tenant& owner,
                                const quote_filter& filter, const page_request& request) {
     sql_filter where = tenant_key_filter(owner);
-    if (filter.customer_id) where.equals("source_customer_id", *filter.customer_id);
+    if (filter.customer_id) {
+        // The column holds the id's 16 bytes, and PostgreSQL's packed_id() raises on text that is
+        // no id: a malformed one finds nothing, as an unknown one does, without reaching it.
+        if (is_typed_id("Customer", *filter.customer_id)) {
+            where.clause("source_customer_id = packed_id({})", *filter.customer_id);
+        } else {
+            where.raw("1 = 0");
+        }
+    }
     if (filter.sending_account_id) where.equals("source_account_id", *filter.sending_account_id);
     if (filter.receiving_account_id)
         where.equals("destination_account_id", *filter.receiving_account_id);
@@ -94,18 +103,20 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner,
     if (filter.created_after_ms) where.at_least("created_at_ms", *filter.created_after_ms);
     if (filter.created_before_ms) where.at_most("created_at_ms", *filter.created_before_ms);
     if (filter.sending_uma_address) {
-        where.clause("source_customer_id IN (SELECT id FROM customers WHERE uma_address = {})",
-                     *filter.sending_uma_address);
+        where.clause(
+            "source_customer_id IN (SELECT packed_id(id) FROM customers WHERE uma_address = {})",
+            *filter.sending_uma_address);
     }
     if (filter.receiving_uma_address) {
         // A customer of this platform, or a receiver at another provider.
         where.clause(
-            "(destination_customer_id IN (SELECT id FROM customers WHERE uma_address = {}) "
+            "(destination_customer_id IN (SELECT packed_id(id) FROM customers WHERE uma_address = "
+            "{}) "
             "OR (destination_type = 'UMA_ADDRESS' AND destination_account_id = {}))",
             *filter.receiving_uma_address);
     }
     return list_page<quote_record, quote_row>(
-        session, "quotes", std::string("SELECT ") + quote_columns + " FROM quotes", where, request,
+        session, "quotes", "SELECT " + quote_select_columns() + " FROM quotes", where, request,
         [&](const quote_row& r) { return r.to_record(owner); });
 }
 

@@ -1,5 +1,6 @@
 #include "ledger/payments/payment_rows.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "ledger/base/assert.hpp"
@@ -36,11 +37,49 @@ const std::string& stored_rate_details(const transaction_record& t) {
     return t.rate_details_from_quote && !t.quote_id.empty() ? none : t.rate_details;
 }
 
+// The quote columns that hold an id as its uuid's 16 bytes (migration 48), with the id's type.
+struct packed_column {
+    std::string_view name, type;
+};
+constexpr packed_column packed_quote_columns[] = {{"source_customer_id", "Customer"},
+                                                  {"destination_customer_id", "Customer"},
+                                                  {"transaction_id", "Transaction"}};
+
+const packed_column* packed_quote_column(std::string_view name) {
+    for (const auto& column : packed_quote_columns) {
+        if (column.name == name) return &column;
+    }
+    return nullptr;
+}
+
+// Calls each(name, position from 1) for every column of quote_columns, in order.
+template <class Each>
+void for_each_quote_column(Each each) {
+    std::string_view columns = quote_columns;
+    int position = 1;
+    for (std::size_t at = 0; at < columns.size(); ++position) {
+        std::size_t comma = std::min(columns.find(", ", at), columns.size());
+        each(columns.substr(at, comma - at), position);
+        at = comma + 2;
+    }
+}
+
+// The VALUES of a quote's INSERT: `placeholder` of each position, through packed_id() where the
+// column holds 16 bytes.
+template <class Placeholder>
+std::string quote_values(Placeholder placeholder) {
+    std::string out;
+    for_each_quote_column([&](std::string_view name, int position) {
+        if (position > 1) out += ", ";
+        out += packed_quote_column(name) ? "packed_id(" + placeholder(position) + ")"
+                                         : placeholder(position);
+    });
+    return out;
+}
+
 const std::string quote_insert_sql =
-    std::string("INSERT INTO quotes (") + quote_columns +
-    ") VALUES (:c1, :c2, :c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, "
-    ":c16, :c17, :c18, :c19, :c20, :c21, :c22, :c23, :c24, :c25, :c26, :c27, :c28, :c29, :c30, "
-    ":c31, :c32)";
+    std::string("INSERT INTO quotes (") + quote_columns + ") VALUES (" +
+    quote_values([](int position) { return ":c" + std::to_string(position); }) + ")";
 // The rest of a transaction's VALUES after its id and tenant key.
 constexpr const char* transaction_values_rest =
     ":c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, :c16, :c17, :c18, "
@@ -78,6 +117,20 @@ std::string qualified_columns(std::string_view columns, std::string_view alias) 
     return out;
 }
 
+std::string quote_select_columns(std::string_view alias) {
+    std::string prefix = alias.empty() ? std::string() : std::string(alias) + ".";
+    std::string out;
+    for_each_quote_column([&](std::string_view name, int position) {
+        if (position > 1) out += ", ";
+        std::string column = prefix + std::string(name);
+        const packed_column* packed = packed_quote_column(name);
+        out += packed
+                   ? "COALESCE(typed_id('" + std::string(packed->type) + "', " + column + "), '')"
+                   : column;
+    });
+    return out;
+}
+
 void insert_quote(soci::session& session, const quote_record& q) {
     CORRIDOR_ASSERT(q.tenant_key > 0);  // made under its configuration, which has the key
     std::string exchange = rational_text(q.priced.exchange_rate);
@@ -108,8 +161,9 @@ void update_quote_status(soci::session& session, const quote_record& q, const st
 
 // The INSERT of a new quote as a statement for the ledger writer's flush (text parameters).
 pipelined_statement quote_insert_statement(const quote_record& q) {
-    static const std::string sql = std::string("INSERT INTO quotes (") + quote_columns +
-                                   ") VALUES (" + numbered_parameters(32) + ")";
+    static const std::string sql =
+        std::string("INSERT INTO quotes (") + quote_columns + ") VALUES (" +
+        quote_values([](int position) { return "$" + std::to_string(position); }) + ")";
     // The writer's rows carry the key of the configuration it holds: no lookup per row.
     CORRIDOR_ASSERT(q.tenant_key > 0);
     auto n = [](std::int64_t value) { return std::to_string(value); };

@@ -208,6 +208,11 @@ inline const std::string transaction_select =
 // `columns` (a list as quote_columns) each prefixed with `alias` and a dot, for a join.
 std::string qualified_columns(std::string_view columns, std::string_view alias);
 
+// What a read of quote_columns selects: the customer and transaction ids a quote stores as 16
+// bytes (migration 48) back as their text, '' for none; each column prefixed with `alias` and a
+// dot when one is given, for a join.
+std::string quote_select_columns(std::string_view alias = "");
+
 void insert_quote(soci::session& session, const quote_record& q);
 void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
                          std::int64_t now_ms);

@@ -300,6 +300,76 @@ std::vector<migration> compact_storage_migrations() {
              "CREATE INDEX outbox_events_due ON outbox_events (next_attempt_at_ms) WHERE state = "
              "'PENDING'",
          }},
+        {48,
+         "quotes store their customers' and transaction's ids as 16 bytes",
+         {
+             // A quote named its two customers and its transaction by their ids as text
+             // ("Customer:<uuid>", 45 bytes; "Transaction:<uuid>", 48): the uuids' 16 bytes say
+             // the same, the type implied by the column (packed_id and typed_id, migration 46).
+             // No index holds them. An empty id (a quote on behalf of no customer, an external
+             // receiver) becomes NULL, so the columns take NULL.
+             // PostgreSQL alters the three columns in one statement: one rewrite of the table
+             // for all three, and a changed type leaves no dropped column's bytes behind (the
+             // reason migration 46 made a new table was columns dropped). A uuid aligns as a
+             // byte, so the rows pad nothing.
+             "postgresql: ALTER TABLE quotes ALTER COLUMN source_customer_id DROP NOT NULL, "
+             "ALTER COLUMN source_customer_id TYPE uuid USING packed_id(source_customer_id), "
+             "ALTER COLUMN destination_customer_id DROP NOT NULL, ALTER COLUMN "
+             "destination_customer_id TYPE uuid USING packed_id(destination_customer_id), ALTER "
+             "COLUMN transaction_id DROP NOT NULL, ALTER COLUMN transaction_id TYPE uuid USING "
+             "packed_id(transaction_id)",
+             // SQLite rebuilds the table as migration 45 did, a rowid table, every row copied in
+             // id order, and makes its indexes again.
+             R"(sqlite: CREATE TABLE quotes_rebuilt (
+                id TEXT PRIMARY KEY,
+                tenant_key INTEGER NOT NULL REFERENCES platform_configs(tenant_key),
+                status TEXT NOT NULL,
+                source_type TEXT NOT NULL,
+                source_account_id TEXT NOT NULL,
+                source_customer_id BLOB,
+                destination_type TEXT NOT NULL,
+                destination_account_id TEXT NOT NULL,
+                destination_customer_id BLOB,
+                sending_currency TEXT NOT NULL,
+                receiving_currency TEXT NOT NULL,
+                locked_side TEXT NOT NULL,
+                locked_amount BIGINT NOT NULL,
+                total_sending BIGINT NOT NULL,
+                net_sending BIGINT NOT NULL,
+                total_receiving BIGINT NOT NULL,
+                fees_included BIGINT NOT NULL,
+                exchange_rate TEXT NOT NULL,
+                counterparty_multiplier TEXT NOT NULL,
+                service_multiplier TEXT NOT NULL,
+                variable_fee_rate TEXT NOT NULL,
+                counterparty_fixed_fee BIGINT NOT NULL,
+                service_fixed_fee BIGINT NOT NULL,
+                variable_fee_amount BIGINT NOT NULL,
+                purpose_of_payment TEXT NOT NULL,
+                description TEXT NOT NULL,
+                transaction_id BLOB,
+                funding_reference TEXT NOT NULL,
+                payment_instructions TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                expires_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "sqlite: INSERT INTO quotes_rebuilt SELECT q.id, q.tenant_key, q.status, "
+             "q.source_type, q.source_account_id, packed_id(q.source_customer_id), "
+             "q.destination_type, q.destination_account_id, "
+             "packed_id(q.destination_customer_id), q.sending_currency, q.receiving_currency, "
+             "q.locked_side, q.locked_amount, q.total_sending, q.net_sending, q.total_receiving, "
+             "q.fees_included, q.exchange_rate, q.counterparty_multiplier, q.service_multiplier, "
+             "q.variable_fee_rate, q.counterparty_fixed_fee, q.service_fixed_fee, "
+             "q.variable_fee_amount, q.purpose_of_payment, q.description, "
+             "packed_id(q.transaction_id), q.funding_reference, q.payment_instructions, "
+             "q.created_at_ms, q.expires_at_ms, q.updated_at_ms FROM quotes q ORDER BY q.id",
+             "sqlite: DROP TABLE quotes",
+             "sqlite: ALTER TABLE quotes_rebuilt RENAME TO quotes",
+             "sqlite: CREATE INDEX quotes_pending_expiry ON quotes (expires_at_ms) WHERE status = "
+             "'PENDING'",
+             "sqlite: CREATE UNIQUE INDEX quotes_funding_reference ON quotes (funding_reference)",
+             "sqlite: CREATE INDEX quotes_by_tenant ON quotes (tenant_key, id)",
+         }},
     };
 }
 

@@ -285,6 +285,11 @@ test('GET /quotes filters by customer, accounts, status and creation time, and p
   assert.ok(exact.some((q) => q.id === made[4].id));
   assert.deepEqual(ids(exact), ids(made.filter((q) => q.createdAt === pivot)));
   assert.deepEqual(await walk(`customerId=${carol.id}&createdAfter=2100-01-01T00:00:00Z`), []);
+  // The customer id is stored as 16 bytes: one that is no customer id (malformed, of another
+  // type, unknown) finds nothing, as before, on both backends.
+  for (const notCarol of ['Customer:nope', 'nope', made[0].id, carolAccounts.USD.id, carol.id.replace(/.$/, (c) => (c === '0' ? '1' : '0'))]) {
+    assert.deepEqual(await walk(`customerId=${encodeURIComponent(notCarol)}`), [], notCarol);
+  }
 
   // The unfiltered walk holds every quote exactly once, whatever the page size.
   const all = await walk('', 100);

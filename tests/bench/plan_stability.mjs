@@ -101,12 +101,13 @@ function fillPlan(rows) {
     ['quotes', rows, {
       id: "'Quote:plan-' || g", tenant_key: tenantKeyOf('g'),
       status: quoteStatus,
-      source_type: "'ACCOUNT'", source_account_id: randomAccount('g * 23'), source_customer_id: "'Customer:plan-' || (1 + g % " + customers + ')',
-      destination_type: "'ACCOUNT'", destination_account_id: randomAccount('g * 29'), destination_customer_id: "''",
+      source_type: "'ACCOUNT'", source_account_id: randomAccount('g * 23'), source_customer_id: `CAST(${uuid7(created, '1 + g % ' + customers)} AS uuid)`,
+      // Customers' and transaction ids stored as uuids (migration 48); no receiving customer is NULL.
+      destination_type: "'ACCOUNT'", destination_account_id: randomAccount('g * 29'), destination_customer_id: 'NULL',
       sending_currency: "'USD'", receiving_currency: "'EUR'", locked_side: "'SENDING'", locked_amount: '1000',
       total_sending: '1000', net_sending: '1000', total_receiving: '920', exchange_rate: "'92/100'",
       counterparty_multiplier: "'1/1'", service_multiplier: "'1/1'", variable_fee_rate: "'0/1'", purpose_of_payment: "'GOODS_OR_SERVICES'",
-      transaction_id: "'Transaction:plan-' || g", funding_reference: "'PLANFR' || g", created_at_ms: created,
+      transaction_id: `CAST(${uuid7(created, 'g')} AS uuid)`, funding_reference: "'PLANFR' || g", created_at_ms: created,
       // An open quote has not expired yet (the service's expiry would otherwise take it now).
       expires_at_ms: `CASE WHEN ${quoteStatus} = 'PENDING' THEN ${now} + 86400000 ELSE ${created} + 300000 END`, updated_at_ms: created,
     }],

@@ -1125,15 +1125,12 @@ TEST_CASE("migration 45 keeps every quote and transaction with its tenant, named
 
     // The stores read each row in its tenant, and in no other.
     tenant one_sandbox{"Platform:one", environment::sandbox},
-        one_production{"Platform:one", environment::production},
         two_sandbox{"Platform:two", environment::sandbox};
-    auto quote = find_quote(session, one_production, "Quote:1");
-    REQUIRE(quote.has_value());
-    CHECK(quote->owner == one_production);
-    CHECK(quote->tenant_key == 8);
-    CHECK(quote->status == "COMPLETED");
-    CHECK(quote->priced.total_sending == 1001);
-    CHECK_FALSE(find_quote(session, one_sandbox, "Quote:1").has_value());
+    // (The quote store reads the ids migration 48 packs: its rows here are read directly.)
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM quotes WHERE id = 'Quote:1' AND tenant_key = 8 AND "
+                   "status = 'COMPLETED' AND total_sending = 1001") == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE id = 'Quote:1'") == 1);
     CHECK_FALSE(find_transaction(session, one_sandbox, "Transaction:2").has_value());
     auto transaction = find_transaction(session, two_sandbox, "Transaction:2");
     REQUIRE(transaction.has_value());
@@ -1148,7 +1145,7 @@ TEST_CASE("migration 45 keeps every quote and transaction with its tenant, named
                                   {.limit = 5, .after_id = "Transaction:2", .descending = false});
     REQUIRE(next.items.size() == 1);
     CHECK(next.items[0].id == "Transaction:4");
-    CHECK(list_quotes(session, one_sandbox, {}, {}).total_count == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE tenant_key = 7") == 1);
 
     // The PENDING quote is still found by the expiry sweep's index, and a key no configuration
     // has is refused.
@@ -1250,6 +1247,48 @@ std::string outbox_rows_47(soci::session& session, const std::string& id_sql) {
     return dump;
 }
 
+// A quote as schema 46 stores it (tenant by its key, ids as text), each column told apart by `n`.
+void insert_keyed_quote(soci::session& session, int n, long long tenant_key,
+                        const std::string& source_customer, const std::string& destination_customer,
+                        const std::string& transaction) {
+    std::string id = "Quote:0190a000-0000-7000-8000-00000000000" + std::to_string(n),
+                reference = "REF" + std::to_string(n), status = n % 2 ? "PENDING" : "COMPLETED";
+    long long at = 1000 + n, net = at - 10;
+    session << "INSERT INTO quotes (" + std::string(quote_columns) +
+                   ") VALUES (:i, :k, :s, 'ACCOUNT', 'InternalAccount:a', :sc, 'ACCOUNT', "
+                   "'InternalAccount:b', :dc, 'USD', 'EUR', 'SENDING', :n1, :n2, :n3, 90, 10, "
+                   "'9/10', '1/1', '1/1', '0/1', 3, 4, 5, 'GIFT', 'note', :t, :r, '[]', :a1, :a2, "
+                   ":a3)",
+        soci::use(id), soci::use(tenant_key), soci::use(status), soci::use(source_customer),
+        soci::use(destination_customer), soci::use(at), soci::use(at), soci::use(net),
+        soci::use(transaction), soci::use(reference), soci::use(at), soci::use(at), soci::use(at);
+}
+
+// Every quote in id order as text, its tenant through its key and every column of quote_columns;
+// after migration 48 the three packed ids read back with their types.
+std::vector<std::string> quote_dump(soci::session& session, bool packed) {
+    std::string expression = "r.id || '|' || c.platform_id || '|' || c.environment";
+    std::string rest = std::string(quote_columns).substr(std::string("id, tenant_key, ").size());
+    for (std::size_t at = 0; at < rest.size();) {
+        std::size_t end = std::min(rest.find(", ", at), rest.size());
+        std::string column = rest.substr(at, end - at);
+        std::string type = column == "transaction_id" ? "Transaction" : "Customer";
+        bool is_packed = packed && (column == "transaction_id" || column == "source_customer_id" ||
+                                    column == "destination_customer_id");
+        expression +=
+            " || '|' || " + (is_packed ? "COALESCE(typed_id('" + type + "', r." + column + "), '')"
+                                       : "CAST(r." + column + " AS TEXT)");
+        at = end + 2;
+    }
+    std::vector<std::string> rows;
+    soci::rowset<std::string> found =
+        session.prepare << "SELECT " + expression +
+                               " FROM quotes r JOIN platform_configs c ON c.tenant_key = "
+                               "r.tenant_key ORDER BY r.id";
+    for (const auto& row : found) rows.push_back(row);
+    return rows;
+}
+
 }  // namespace
 
 // Migration 47 stores each webhook event's id as its uuid's 16 bytes: every event keeps its id,
@@ -1338,4 +1377,86 @@ TEST_CASE("migration 47 keeps every webhook event, its id stored as 16 bytes",
     CHECK(count_of(session,
                    "SELECT COUNT(*) FROM outbox_events WHERE state = 'PENDING' AND "
                    "next_attempt_at_ms <= 300") == 2);
+}
+
+// Migration 48 stores a quote's customers' and transaction's ids as 16 bytes: every quote keeps
+// its tenant and every column (an empty customer id as NULL), and the store reads and filters
+// them as before.
+TEST_CASE("migration 48 keeps every quote, its customer and transaction ids stored as 16 bytes",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 46);  // the schema before 48 (47 changes another table)
+    insert_platform(session, "Platform:one");
+    insert_platform(session, "Platform:two");
+    insert_config(session, "Platform:one", "sandbox", 7);
+    insert_config(session, "Platform:two", "production", 11);
+    const std::string alice = "Customer:0190a000-0000-7000-8000-0000000000a1",
+                      bob = "Customer:0190a000-0000-7000-8000-0000000000b2",
+                      carol = "Customer:0190a000-0000-7000-8000-0000000000c3";
+    auto transaction = [](int n) {
+        return "Transaction:0190a000-0000-7000-8000-00000000000" + std::to_string(n);
+    };
+    insert_keyed_quote(session, 1, 7, alice, bob, transaction(1));
+    insert_keyed_quote(session, 2, 7, "", carol, transaction(2));   // on behalf of no customer
+    insert_keyed_quote(session, 3, 11, carol, "", transaction(3));  // an external receiver
+    insert_keyed_quote(session, 4, 11, bob, alice, transaction(4));
+    auto before = quote_dump(session, false);
+    REQUIRE(before.size() == 4);
+
+    CHECK(apply_migrations_up_to(session, 48) >= 1);
+    CHECK(applied_migration_version(session) == 48);
+    CHECK(quote_dump(session, true) == before);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE tenant_key = 11") == 2);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE source_customer_id IS NULL") == 1);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE destination_customer_id IS NULL") ==
+          1);
+    bool sqlite = database.backend() == database_backend::sqlite;
+    // 16 bytes each, not text.
+    CHECK(count_of(session, sqlite ? "SELECT COUNT(*) FROM quotes WHERE typeof(transaction_id) = "
+                                     "'blob' AND length(transaction_id) = 16"
+                                   : "SELECT COUNT(*) FROM quotes WHERE pg_column_size("
+                                     "transaction_id) = 16") == 4);
+
+    // The store reads each quote in its tenant, its ids as text again.
+    tenant one{"Platform:one", environment::sandbox}, two{"Platform:two", environment::production};
+    auto first = find_quote(session, one, "Quote:0190a000-0000-7000-8000-000000000001");
+    REQUIRE(first.has_value());
+    CHECK(first->source_customer_id == alice);
+    CHECK(first->destination_customer_id == bob);
+    CHECK(first->transaction_id == transaction(1));
+    CHECK(first->priced.total_sending == 1001);
+    auto third = find_quote(session, two, "Quote:0190a000-0000-7000-8000-000000000003");
+    REQUIRE(third.has_value());
+    CHECK(third->source_customer_id == carol);
+    CHECK(third->destination_customer_id.empty());
+    CHECK_FALSE(find_quote(session, one, "Quote:0190a000-0000-7000-8000-000000000003"));
+
+    // Filtered by customer within the tenant; a malformed id finds nothing, without an error.
+    auto quotes_of_customer = [&](const tenant& owner, const std::string& customer) {
+        quote_filter filter;
+        filter.customer_id = customer;
+        return list_quotes(session, owner, filter, {});
+    };
+    auto by_carol = quotes_of_customer(two, carol);
+    REQUIRE(by_carol.items.size() == 1);
+    CHECK(by_carol.items[0].id == "Quote:0190a000-0000-7000-8000-000000000003");
+    CHECK(by_carol.total_count == 1);
+    CHECK(quotes_of_customer(one, carol).total_count == 0);
+    for (const std::string& malformed :
+         std::vector<std::string>{"Customer:nope", "nope", transaction(1), ""}) {
+        CHECK(quotes_of_customer(two, malformed).total_count == 0);
+    }
+    // A new quote's ids are written as 16 bytes too.
+    auto copy = *first;
+    copy.id = "Quote:0190a000-0000-7000-8000-000000000009";
+    copy.funding_reference = "REF9";
+    copy.source_customer_id.clear();
+    insert_quote(session, copy);
+    auto again = find_quote(session, one, copy.id);
+    REQUIRE(again.has_value());
+    CHECK(again->source_customer_id.empty());
+    CHECK(again->destination_customer_id == bob);
+    CHECK(again->transaction_id == transaction(1));
+    CHECK(quotes_of_customer(one, alice).total_count == 1);
 }
