@@ -13,6 +13,7 @@
 #include "ledger/store/multi_row.hpp"
 #include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/outbox_insert.hpp"
+#include "ledger/store/pg_arrays.hpp"
 #include "ledger/store/sqlite_flush.hpp"
 #include "ledger/store/sqlite_rows.hpp"
 #include "ledger/store/statement_cache.hpp"
@@ -26,44 +27,12 @@ constexpr long long posted_max = std::numeric_limits<long long>::max();
 thread_local soci::session* active_session = nullptr;
 thread_local deferred_writes* active_writes = nullptr;
 
-// A PostgreSQL array literal of texts: every element quoted, quotes and backslashes escaped.
-template <class Row, class Field>
-std::string text_array(const std::vector<Row>& rows, Field field) {
-    std::string out = "{";
-    for (const auto& row : rows) {
-        if (out.size() > 1) out += ',';
-        out += '"';
-        for (char c : row.*field) {
-            if (c == '"' || c == '\\') out += '\\';
-            out += c;
-        }
-        out += '"';
-    }
-    out += '}';
-    return out;
-}
-
 // The stored payloads of `events` (bytes) as a PostgreSQL array literal of their base64, which
 // the statement decodes: an array literal of texts cannot carry every byte.
 std::string payload_array(const std::vector<deferred_event>& events) {
-    std::string out = "{";
-    for (const auto& event : events) {
-        if (out.size() > 1) out += ',';
+    return array_of(events, [](std::string& out, const deferred_event& event) {
         out += '"' + event_payload_base64(event.payload) + '"';  // base64 has no quote to escape
-    }
-    out += '}';
-    return out;
-}
-
-template <class Row>
-std::string number_array(const std::vector<Row>& rows, long long Row::*field) {
-    std::string out = "{";
-    for (const auto& row : rows) {
-        if (out.size() > 1) out += ',';
-        out += std::to_string(row.*field);
-    }
-    out += '}';
-    return out;
+    });
 }
 
 // Summed postings of one account.

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "ledger/store/pg_arrays.hpp"
+
 namespace corridor {
 namespace {
 
@@ -12,27 +14,6 @@ constexpr const char* transfers_unnest_sql =
     "ledger_accounts a WHERE a.id = u.ci)), u.a, u.y, u.k, u.x, u.t FROM unnest($1::uuid[], "
     "$2::integer[], $3::integer[], $4::bigint[], $5::text[], $6::text[], $7::uuid[], "
     "$8::bigint[], $9::text[], $10::text[]) AS u(i, dk, ck, a, y, k, x, t, di, ci)";
-
-// A PostgreSQL array literal of one element per row, each written by `element`.
-template <class Element>
-std::string array_of(const std::vector<deferred_transfer>& rows, Element element) {
-    std::string out = "{";
-    for (const auto& row : rows) {
-        if (out.size() > 1) out += ',';
-        element(out, row);
-    }
-    return out + '}';
-}
-
-// Texts quoted, quotes and backslashes escaped.
-void append_quoted(std::string& out, const std::string& text) {
-    out += '"';
-    for (char c : text) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    out += '"';
-}
 
 // The uuid of a typed id ("<type>:<uuid>"), NULL for an empty one.
 void append_uuid(std::string& out, const std::string& id) {
@@ -56,23 +37,17 @@ pipelined_statement transfers_unnest_statement(const std::vector<deferred_transf
     // The account's id where its key is unknown, '' elsewhere.
     auto unknown = [](long long t::*key_field, std::string t::*id_field) {
         return [=](std::string& out, const t& row) {
-            append_quoted(out, row.*key_field ? std::string() : row.*id_field);
+            append_array_text(out, row.*key_field ? std::string() : row.*id_field);
         };
-    };
-    auto text = [](std::string t::*field) {
-        return [field](std::string& out, const t& row) { append_quoted(out, row.*field); };
-    };
-    auto number = [](long long t::*field) {
-        return [field](std::string& out, const t& row) { out += std::to_string(row.*field); };
     };
     auto uuid = [](std::string t::*field) {
         return [field](std::string& out, const t& row) { append_uuid(out, row.*field); };
     };
     return {transfers_unnest_sql,
             {array_of(rows, uuid(&t::id)), array_of(rows, key(&t::debit_account_key)),
-             array_of(rows, key(&t::credit_account_key)), array_of(rows, number(&t::amount)),
-             array_of(rows, text(&t::currency)), array_of(rows, text(&t::code)),
-             array_of(rows, uuid(&t::transaction_id)), array_of(rows, number(&t::created_at_ms)),
+             array_of(rows, key(&t::credit_account_key)), number_array(rows, &t::amount),
+             text_array(rows, &t::currency), text_array(rows, &t::code),
+             array_of(rows, uuid(&t::transaction_id)), number_array(rows, &t::created_at_ms),
              array_of(rows, unknown(&t::debit_account_key, &t::debit_account_id)),
              array_of(rows, unknown(&t::credit_account_key, &t::credit_account_id))}};
 }
