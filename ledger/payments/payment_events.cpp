@@ -8,6 +8,7 @@
 #include "ledger/payments/payments.hpp"
 #include "ledger/store/deferred_writes.hpp"
 #include "ledger/store/outbox.hpp"
+#include "ledger/store/tenant_keys.hpp"
 
 namespace corridor {
 namespace json = boost::json;
@@ -43,13 +44,12 @@ bool note_transaction_failure_reason(soci::session& session, id_generator& ids, 
     long long now_ms = time.now_ms();
     // Conditional, so a concurrent status change is never overwritten and the event is written
     // once.
+    static const std::string sql =
+        "UPDATE transactions SET failure_reason = :f, updated_at_ms = :u WHERE tenant_key = " +
+        tenant_key_of(":p", ":e") + " AND id = :i AND failure_reason = ''";
     soci::statement update =
-        (session.prepare << "UPDATE transactions SET failure_reason = :f, updated_at_ms = :u "
-                            "WHERE tenant_key = (SELECT tenant_key FROM platform_configs WHERE "
-                            "platform_id = :p AND environment = :e) AND id = :i AND "
-                            "failure_reason = ''",
-         soci::use(reason), soci::use(now_ms), soci::use(owner.platform_id), soci::use(env_name),
-         soci::use(transaction_id));
+        (session.prepare << sql, soci::use(reason), soci::use(now_ms), soci::use(owner.platform_id),
+         soci::use(env_name), soci::use(transaction_id));
     update.execute(true);
     if (update.get_affected_rows() != 1) return false;
     auto transaction = find_transaction(session, owner, transaction_id);

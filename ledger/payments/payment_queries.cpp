@@ -5,15 +5,15 @@
 #include "ledger/store/ids.hpp"
 #include "ledger/store/page.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "ledger/store/tenant_keys.hpp"
 
 namespace corridor {
 
 namespace {
 
 // The caller's tenant by its key, looked up once per statement (tenant_key_filter's clause).
-constexpr const char* by_tenant_and_id =
-    " WHERE tenant_key = (SELECT tenant_key FROM platform_configs WHERE platform_id = :p AND "
-    "environment = :e) AND id = :i";
+const std::string by_tenant_and_id =
+    " WHERE tenant_key = " + tenant_key_of(":p", ":e") + " AND id = :i";
 const std::string quote_by_id_sql =
     "SELECT " + quote_select_columns() + " FROM quotes" + by_tenant_and_id;
 const std::string transaction_by_id_sql = transaction_select + by_tenant_and_id;

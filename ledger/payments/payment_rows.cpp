@@ -6,6 +6,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/payments/payment_json.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "ledger/store/tenant_keys.hpp"
 
 namespace corridor {
 
@@ -90,10 +91,8 @@ const std::string transaction_insert_sql = std::string("INSERT INTO transactions
                                            transaction_columns + ") VALUES (:c1, :c2, " +
                                            transaction_values_rest;
 const std::string transaction_insert_by_owner_sql =
-    std::string("INSERT INTO transactions (") + transaction_columns +
-    ") VALUES (:c1, (SELECT tenant_key FROM platform_configs WHERE platform_id = :p AND "
-    "environment = :e), " +
-    transaction_values_rest;
+    std::string("INSERT INTO transactions (") + transaction_columns + ") VALUES (:c1, " +
+    tenant_key_of(":p", ":e") + ", " + transaction_values_rest;
 
 // "$1, $2, ... $n"
 std::string numbered_parameters(int count) {
@@ -103,19 +102,6 @@ std::string numbered_parameters(int count) {
 }
 
 }  // namespace
-
-std::string qualified_columns(std::string_view columns, std::string_view alias) {
-    std::string out;
-    std::size_t at = 0;
-    while (at < columns.size()) {
-        std::size_t comma = columns.find(", ", at);
-        if (comma == std::string_view::npos) comma = columns.size();
-        if (!out.empty()) out += ", ";
-        out.append(alias).append(".").append(columns.substr(at, comma - at));
-        at = comma + 2;
-    }
-    return out;
-}
 
 std::string quote_select_columns(std::string_view alias) {
     std::string prefix = alias.empty() ? std::string() : std::string(alias) + ".";

@@ -205,9 +205,6 @@ inline const std::string transaction_select =
     "transactions.quote_id AND q.tenant_key = transactions.tenant_key), '') "
     "FROM transactions";
 
-// `columns` (a list as quote_columns) each prefixed with `alias` and a dot, for a join.
-std::string qualified_columns(std::string_view columns, std::string_view alias);
-
 // What a read of quote_columns selects: the customer and transaction ids a quote stores as 16
 // bytes (migration 48) back as their text, '' for none; each column prefixed with `alias` and a
 // dot when one is given, for a join.

@@ -5,6 +5,7 @@
 #include "ledger/base/assert.hpp"
 #include "ledger/base/encoding.hpp"
 #include "ledger/store/ids.hpp"
+#include "ledger/store/tenant_keys.hpp"
 
 namespace corridor {
 namespace {
@@ -44,10 +45,8 @@ sql_filter tenant_filter(const tenant& owner) {
 
 sql_filter tenant_key_filter(const tenant& owner) {
     sql_filter filter;
-    filter.clause(
-        "tenant_key = (SELECT tenant_key FROM platform_configs WHERE platform_id = {} AND "
-        "environment = {})",
-        std::vector<std::string>{owner.platform_id, std::string(owner.env_name())});
+    filter.clause("tenant_key = " + tenant_key_of("{}", "{}"),
+                  std::vector<std::string>{owner.platform_id, std::string(owner.env_name())});
     return filter;
 }
 

@@ -18,6 +18,7 @@
 #include "ledger/store/native_connection.hpp"
 #include "ledger/store/sqlite_rows.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "ledger/store/tenant_keys.hpp"
 #include "ledger/webhooks/delivery_facts.hpp"
 
 namespace corridor {
@@ -459,14 +460,13 @@ bool resend_webhook_event(soci::session& session, const clock& time, const tenan
     if (!is_typed_id("Webhook", event_id)) return false;
     long long now_ms = time.now_ms();
     std::string env_name(owner.env_name());
-    soci::statement statement =
-        (session.prepare
-             << "UPDATE outbox_events SET state = 'PENDING', next_attempt_at_ms = :n, "
-                "finished_at_ms = NULL, claim_token = NULL WHERE id = packed_id(:i) AND "
-                "tenant_key = (SELECT c.tenant_key FROM platform_configs c WHERE "
-                "c.platform_id = :p AND c.environment = :e) AND purpose = 'NOTIFY' "
-                "AND state IN ('DELIVERED', 'FAILED', 'NO_ENDPOINT')",
-         soci::use(now_ms), soci::use(event_id), soci::use(owner.platform_id), soci::use(env_name));
+    static const std::string sql =
+        "UPDATE outbox_events SET state = 'PENDING', next_attempt_at_ms = :n, finished_at_ms = "
+        "NULL, claim_token = NULL WHERE id = packed_id(:i) AND tenant_key = " +
+        tenant_key_of(":p", ":e") +
+        " AND purpose = 'NOTIFY' AND state IN ('DELIVERED', 'FAILED', 'NO_ENDPOINT')";
+    soci::statement statement = (session.prepare << sql, soci::use(now_ms), soci::use(event_id),
+                                 soci::use(owner.platform_id), soci::use(env_name));
     statement.execute(true);
     return statement.get_affected_rows() == 1;
 }
