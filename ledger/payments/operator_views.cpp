@@ -190,13 +190,11 @@ const std::string postings_rest =
     "ledger_accounts c ON c.account_key = t.credit_account_key WHERE t.id >= packed_id(:f) AND "
     "t.id < packed_id(:l) AND t.transaction_id = packed_id(:x) ORDER BY t.created_at_ms, t.id";
 
-// The transaction's transfers: the parameters of postings_rest, the range's bounds as whole
-// uuids (the least of their milliseconds).
+// The transaction's transfers: the parameters of postings_rest.
 std::vector<std::string> postings_params(const view_row& transaction,
                                          const std::string& transaction_id) {
     auto [first, last] = lifetime_ids("Transfer", transaction);
-    constexpr const char* least_tail = "-0000-0000-000000000000";
-    return {first + least_tail, last + least_tail, transaction_id};
+    return {first, last, transaction_id};
 }
 
 std::vector<view_row> posting_rows(soci::session& session, const view_row& transaction,
@@ -249,8 +247,7 @@ const std::string events_rest =
 std::vector<std::string> events_params(const view_row& transaction,
                                        const std::string& transaction_id) {
     auto [first, last] = lifetime_ids("Webhook", transaction);
-    constexpr const char* least_tail = "-0000-0000-000000000000";  // whole uuids, as postings'
-    return {first + least_tail, last + least_tail, field_text(transaction, "platform_id"),
+    return {first, last, field_text(transaction, "platform_id"),
             field_text(transaction, "environment"), "%\"" + transaction_id + "\"%"};
 }
 

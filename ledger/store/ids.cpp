@@ -65,13 +65,14 @@ std::string first_id_at(std::string_view type, std::int64_t ms) {
     CORRIDOR_ASSERT(ms >= 0);
     static constexpr char digits[] = "0123456789abcdef";
     std::string out;
-    out.reserve(type.size() + 1 + 13);
+    out.reserve(type.size() + 1 + 36);
     out.append(type);
     out.push_back(':');
     for (int nibble = 11; nibble >= 0; --nibble) {
         if (nibble == 3) out.push_back('-');
         out.push_back(digits[(ms >> (4 * nibble)) & 0xf]);
     }
+    out += "-0000-0000-000000000000";
     return out;
 }
 

@@ -28,9 +28,10 @@ private:
     std::uint16_t sequence_ = 0;
 };
 
-// The least id of `type` an id_generator makes at `ms` (type, ':', and the uuid's first 48 bits,
-// the time, in its text form): ids made before `ms` sort below it as text, ids made at or after
-// `ms` do not, so a range of the primary key finds the rows made before a time.
+// The least id of `type` an id_generator could make at `ms`: a whole uuid, its first 48 bits the
+// time and the rest zero. Ids made before `ms` sort below it (as text, and as the 16 bytes of
+// packed_id), ids made at or after `ms` do not, so a range of the primary key finds the rows made
+// before a time.
 std::string first_id_at(std::string_view type, std::int64_t ms);
 
 bool is_uuid(std::string_view text);

@@ -415,8 +415,7 @@ constexpr const char* finished_ids =
 std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded_before_ms,
                                    int limit) {
     CORRIDOR_ASSERT(limit > 0);
-    // A whole uuid (packed_id takes no other), the least of its millisecond.
-    std::string bound = first_id_at("Webhook", recorded_before_ms) + "-0000-0000-000000000000";
+    std::string bound = first_id_at("Webhook", recorded_before_ms);
     long long count = 0;
     if (backend_of(session) == database_backend::postgresql) {
         // One statement, so another process pruning at once cannot make the two deletes pick
