@@ -293,9 +293,9 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
     std::string sql =
         "UPDATE outbox_events o SET attempts = o.attempts + 1, next_attempt_at_ms = :l, "
         "claim_token = :c, first_attempt_at_ms = COALESCE(o.first_attempt_at_ms, :n) FROM "
-        "platform_configs t WHERE t.tenant_key = o.tenant_key AND o.id IN (SELECT id FROM "
+        "platform_configs t WHERE t.tenant_key = o.tenant_key AND o.id = ANY(ARRAY(SELECT id FROM "
         "outbox_events WHERE state = 'PENDING' AND next_attempt_at_ms <= :d ORDER BY "
-        "next_attempt_at_ms LIMIT :m FOR UPDATE SKIP LOCKED) RETURNING typed_id('Webhook', o.id), "
+        "next_attempt_at_ms LIMIT :m FOR UPDATE SKIP LOCKED)) RETURNING typed_id('Webhook', o.id), "
         "t.platform_id, "
         "t.environment, o.type, o.payload, o.purpose, o.attempts, o.created_at_ms";
     // PostgreSQL plans this from statistics taken before a backlog (autovacuum analyses after the
@@ -305,6 +305,10 @@ std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const
     // the rounds run, has bitmap scans off (server/workers/delivery_connection.cpp), which leaves
     // that walk as the plan; setting it here for each claim cost two more round trips a round. (A
     // round on the ledger writer, one with an approval answer, keeps the planner's choice.)
+    // The claimed ids come as an array (= ANY of the subquery's ARRAY), so the rows are fetched by
+    // their primary key: as `IN (subquery)` the planner joined the round's few hundred ids with a
+    // sequential scan of the whole outbox, delivered events included (13.6 against 3.3 ms a round
+    // of 476 at 40,000 events, growing with the retention).
     {
         soci::rowset<soci::row> rows =
             (session.prepare << sql, soci::use(lease_until), soci::use(token), soci::use(now),
