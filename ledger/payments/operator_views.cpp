@@ -274,18 +274,18 @@ std::vector<view_row> webhook_attempt_rows(soci::session& session,
                                            const std::vector<view_row>& events) {
     std::vector<view_row> out;
     for (const auto& event : events) {
-        auto attempts =
-            select_rows(session,
-                        {{"event_id", "event_id", text},
-                         {"attempt", "attempt", integer},
-                         {"url", "url", text},
-                         {"attempted_at_ms", "attempted_at_ms", integer},
-                         {"latency_ms", "latency_ms", integer},
-                         {"response_status", "response_status", integer},
-                         {"outcome", "outcome", text},
-                         {"error", "error", text}},
-                        "FROM webhook_attempts WHERE event_id = :v ORDER BY attempt, id",
-                        {field_text(event, "id")});
+        auto attempts = select_rows(session,
+                                    {{"typed_id('Webhook', event_id)", "event_id", text},
+                                     {"attempt", "attempt", integer},
+                                     {"url", "url", text},
+                                     {"attempted_at_ms", "attempted_at_ms", integer},
+                                     {"latency_ms", "latency_ms", integer},
+                                     {"response_status", "response_status", integer},
+                                     {"outcome", "outcome", text},
+                                     {"error", "error", text}},
+                                    "FROM webhook_attempts WHERE event_id = packed_id(:v) ORDER BY "
+                                    "attempt, id",
+                                    {field_text(event, "id")});
         for (auto& attempt : attempts) out.push_back(std::move(attempt));
     }
     return out;

@@ -370,6 +370,60 @@ std::vector<migration> compact_storage_migrations() {
              "sqlite: CREATE UNIQUE INDEX quotes_funding_reference ON quotes (funding_reference)",
              "sqlite: CREATE INDEX quotes_by_tenant ON quotes (tenant_key, id)",
          }},
+        {52,
+         "webhook delivery attempts name their tenant by its key, their ids as 16 bytes",
+         {
+             // The delivery log wrote each attempt's tenant as text (a 51-byte platform id and
+             // the environment's name) and its own and its event's ids as text ("WebhookAttempt:
+             // <uuid>", 51 bytes; "Webhook:<uuid>", 44), in the row and in the entries of its
+             // three indexes, four attempts a payment delivered: about 560 bytes each on
+             // PostgreSQL. The tenant key (migration 43) and the uuids' 16 bytes (packed_id,
+             // migration 46) say the same. An attempt whose tenant has no configuration would fail
+             // the NOT NULL rather than be dropped. Both backends fill a new table, every row
+             // copied in id order (PostgreSQL: no dropped column's bytes kept; SQLite: WITHOUT
+             // ROWID, as the outbox), and make its indexes again.
+             R"(postgresql: CREATE TABLE webhook_attempts_packed (
+                id UUID PRIMARY KEY,
+                event_id UUID NOT NULL,
+                attempted_at_ms BIGINT NOT NULL,
+                latency_ms BIGINT NOT NULL,
+                next_attempt_at_ms BIGINT NOT NULL,
+                tenant_key INTEGER NOT NULL,
+                attempt INTEGER NOT NULL,
+                response_status INTEGER NOT NULL,
+                event_type TEXT NOT NULL,
+                url TEXT NOT NULL,
+                outcome TEXT NOT NULL,
+                error TEXT NOT NULL,
+                response_excerpt TEXT NOT NULL))",
+             R"(sqlite: CREATE TABLE webhook_attempts_packed (
+                id BLOB PRIMARY KEY,
+                tenant_key INTEGER NOT NULL,
+                event_id BLOB NOT NULL,
+                event_type TEXT NOT NULL,
+                attempt INTEGER NOT NULL,
+                url TEXT NOT NULL,
+                attempted_at_ms BIGINT NOT NULL,
+                latency_ms BIGINT NOT NULL,
+                response_status INTEGER NOT NULL,
+                outcome TEXT NOT NULL,
+                error TEXT NOT NULL,
+                response_excerpt TEXT NOT NULL,
+                next_attempt_at_ms BIGINT NOT NULL) WITHOUT ROWID)",
+             "INSERT INTO webhook_attempts_packed (id, tenant_key, event_id, event_type, attempt, "
+             "url, attempted_at_ms, latency_ms, response_status, outcome, error, "
+             "response_excerpt, next_attempt_at_ms) SELECT packed_id(a.id), (SELECT c.tenant_key "
+             "FROM platform_configs c WHERE c.platform_id = a.platform_id AND c.environment = "
+             "a.environment), packed_id(a.event_id), a.event_type, a.attempt, a.url, "
+             "a.attempted_at_ms, a.latency_ms, a.response_status, a.outcome, a.error, "
+             "a.response_excerpt, a.next_attempt_at_ms FROM webhook_attempts a ORDER BY a.id",
+             "DROP TABLE webhook_attempts",
+             "ALTER TABLE webhook_attempts_packed RENAME TO webhook_attempts",
+             "postgresql: ALTER INDEX webhook_attempts_packed_pkey RENAME TO "
+             "webhook_attempts_pkey",
+             "CREATE INDEX webhook_attempts_by_tenant ON webhook_attempts (tenant_key, id)",
+             "CREATE INDEX webhook_attempts_by_event ON webhook_attempts (event_id)",
+         }},
     };
 }
 

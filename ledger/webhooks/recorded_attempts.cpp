@@ -8,6 +8,7 @@
 #include "ledger/store/database.hpp"
 #include "ledger/store/multi_row.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "ledger/store/tenant_keys.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"
 
 namespace corridor {
@@ -101,12 +102,22 @@ void append_json_field(std::string& out, const char* key, long long number) {
 // prepared statements once per attempt: the same round as JSON cost its writer more CPU (3.76-3.86
 // s against 3.34-3.46 s over webhook_bench's 55,000 deliveries), decoding more than the calls it
 // saved.
-constexpr const char* insert_attempts_postgresql =
-    "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, attempt, "
-    "url, attempted_at_ms, latency_ms, response_status, outcome, error, response_excerpt, "
-    "next_attempt_at_ms) SELECT i, p, e, v, y, a, u, t, l, s, o, r, x, n FROM "
+// An attempt names its tenant by its key and its own and its event's ids by their 16 bytes
+// (migration 52); the key is looked up by the tenant the attempt carries, so a tenant without a
+// configuration fails the NOT NULL rather than losing the attempt.
+const std::string insert_attempts_postgresql =
+    "INSERT INTO webhook_attempts (id, tenant_key, event_id, event_type, attempt, url, "
+    "attempted_at_ms, latency_ms, response_status, outcome, error, response_excerpt, "
+    "next_attempt_at_ms) SELECT packed_id(f.i), " +
+    tenant_key_of("f.p", "f.e") +
+    ", packed_id(f.v), f.y, f.a, f.u, f.t, f.l, f.s, f.o, f.r, f.x, f.n FROM "
     "json_to_recordset(CAST(:j AS json)) AS f(i text, p text, e text, v text, y text, a integer, "
     "u text, t bigint, l bigint, s integer, o text, r text, x text, n bigint)";
+const std::string insert_attempt_sqlite =
+    "INSERT INTO webhook_attempts (id, tenant_key, event_id, event_type, attempt, url, "
+    "attempted_at_ms, latency_ms, response_status, outcome, error, response_excerpt, "
+    "next_attempt_at_ms) VALUES (packed_id(:i), " +
+    tenant_key_of(":p", ":e") + ", packed_id(:v), :y, :a, :u, :t, :l, :s, :o, :r, :x, :n)";
 // An event moves only while this claim still holds it (its token matches). A rescheduled event
 // keeps finished_at_ms (NULL while pending); a finished one gets its finishing time in both.
 // The rows come as arrays, planned with their values each time (not prepared): the planner then
@@ -159,14 +170,9 @@ void record_one(soci::session& session, const std::string& attempt_id,
     long long attempted = report.attempted_at_ms, latency = report.latency_ms,
               next = verdict.next_attempt_at_ms;
     int status = report.response_status, attempt = delivery.attempt;
-    run_prepared(
-        session,
-        "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, "
-        "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
-        "response_excerpt, next_attempt_at_ms) VALUES (:i, :p, :e, :v, :y, :a, :u, :t, :l, :s, "
-        ":o, :r, :x, :n)",
-        attempt_id, delivery.owner.platform_id, env_name, delivery.id, delivery.type, attempt,
-        delivery.url, attempted, latency, status, verdict.outcome, error, excerpt, next);
+    run_prepared(session, insert_attempt_sqlite.c_str(), attempt_id, delivery.owner.platform_id,
+                 env_name, delivery.id, delivery.type, attempt, delivery.url, attempted, latency,
+                 status, verdict.outcome, error, excerpt, next);
     if (verdict.state == "PENDING") {
         run_prepared(
             session,
@@ -226,7 +232,7 @@ std::vector<delivery_verdict> finish_deliveries(soci::session& session, id_gener
     }
     attempts += ']';
     if (sqlite) return verdicts;
-    run_prepared(session, insert_attempts_postgresql, attempts);
+    run_prepared(session, insert_attempts_postgresql.c_str(), attempts);
     moves.run(session);
     return verdicts;
 }

@@ -353,14 +353,13 @@ std::string webhook_body(const claimed_delivery& delivery, std::int64_t now_ms) 
 
 namespace {
 
+// A row of one tenant's delivery log: the tenant is the caller's (the rows hold its key).
 struct attempt_row {
-    std::string id, platform_id, environment, event_id, event_type, url, outcome, error, excerpt;
+    std::string id, event_id, event_type, url, outcome, error, excerpt;
     int attempt = 0, status = 0;
     long long attempted = 0, latency = 0, next = 0;
     void bind(soci::statement& statement) {
         statement.exchange(soci::into(id));
-        statement.exchange(soci::into(platform_id));
-        statement.exchange(soci::into(environment));
         statement.exchange(soci::into(event_id));
         statement.exchange(soci::into(event_type));
         statement.exchange(soci::into(attempt));
@@ -373,14 +372,9 @@ struct attempt_row {
         statement.exchange(soci::into(excerpt));
         statement.exchange(soci::into(next));
     }
-    delivery_attempt to_record() const {
-        return delivery_attempt{id,        tenant_of_row(platform_id, environment),
-                                event_id,  event_type,
-                                attempt,   url,
-                                attempted, latency,
-                                status,    outcome,
-                                error,     excerpt,
-                                next};
+    delivery_attempt to_record(const tenant& owner) const {
+        return delivery_attempt{id,      owner,  event_id, event_type, attempt, url, attempted,
+                                latency, status, outcome,  error,      excerpt, next};
     }
 };
 
@@ -389,17 +383,28 @@ struct attempt_row {
 page<delivery_attempt> list_delivery_attempts(soci::session& session, const tenant& owner,
                                               const delivery_attempt_filter& filter,
                                               const page_request& request) {
-    sql_filter where = tenant_filter(owner);
-    if (filter.event_id) where.equals("event_id", *filter.event_id);
+    // Ids are stored as 16 bytes (migration 52): one that is not an id matches nothing, and never
+    // reaches PostgreSQL's packed_id, which would refuse it.
+    if (filter.event_id && !is_typed_id("Webhook", *filter.event_id)) return {};
+    if (request.after_id && !is_typed_id("WebhookAttempt", *request.after_id)) return {};
+    sql_filter where = tenant_key_filter(owner);
+    if (filter.event_id) where.clause("event_id = packed_id({})", *filter.event_id);
     if (filter.event_type) where.equals("event_type", *filter.event_type);
     if (filter.outcome) where.equals("outcome", *filter.outcome);
+    page_request position = request;  // the cursor as a range of the packed primary key
+    if (position.after_id) {
+        where.clause(position.descending ? "id < packed_id({})" : "id > packed_id({})",
+                     *position.after_id);
+        position.after_id.reset();
+    }
     static const std::string select =
-        "SELECT id, platform_id, environment, event_id, event_type, attempt, url, attempted_at_ms, "
-        "latency_ms, response_status, outcome, error, response_excerpt, next_attempt_at_ms FROM "
-        "webhook_attempts";
-    return list_page<delivery_attempt, attempt_row>(
-        session, "webhook_attempts", select, where, request,
-        [](const attempt_row& row) { return row.to_record(); });
+        "SELECT typed_id('WebhookAttempt', id), typed_id('Webhook', event_id), event_type, "
+        "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
+        "response_excerpt, next_attempt_at_ms FROM webhook_attempts";
+    auto result = list_page<delivery_attempt, attempt_row>(
+        session, "webhook_attempts", select, where, position,
+        [&owner](const attempt_row& row) { return row.to_record(owner); });
+    return result;
 }
 
 namespace {
@@ -430,7 +435,7 @@ std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded
             std::string("WITH gone AS (DELETE FROM outbox_events WHERE id = ANY(ARRAY(") +
             finished_ids +
             " FOR UPDATE SKIP LOCKED)) RETURNING id), attempts AS (DELETE "
-            "FROM webhook_attempts WHERE event_id IN (SELECT typed_id('Webhook', id) FROM gone)) "
+            "FROM webhook_attempts WHERE event_id IN (SELECT id FROM gone)) "
             "SELECT COUNT(*) FROM gone";
         session << sql, soci::use(bound), soci::use(limit), soci::into(count);
         return count;
@@ -438,9 +443,7 @@ std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded
     // SQLite has one writer: nothing changes these rows between the two statements, which pick the
     // same events.
     static const std::string attempts_sql =
-        std::string(
-            "DELETE FROM webhook_attempts WHERE event_id IN (SELECT typed_id('Webhook', "
-            "f.id) FROM (") +
+        std::string("DELETE FROM webhook_attempts WHERE event_id IN (SELECT f.id FROM (") +
         finished_ids + ") f)";
     static const std::string events_sql =
         std::string("DELETE FROM outbox_events WHERE id IN (") + finished_ids + ")";

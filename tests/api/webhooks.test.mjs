@@ -268,6 +268,19 @@ test('the attempts list is the tenant\'s own, validates its filters, and /metric
   const byOtherTenant = await call(server, other, 'GET', `/webhooks/deliveries?webhookId=${mine.body.data[0].webhookId}`);
   assert.equal(byOtherTenant.body.totalCount, 0);
   expectError(await call(server, sandbox, 'GET', '/webhooks/deliveries?webhookId=nope'), 400, 'INVALID_INPUT', 'webhookId');
+  // Ids are stored as 16 bytes: one that is not an id, or a cursor of another list, is refused
+  // before the database sees it.
+  expectError(await call(server, sandbox, 'GET', '/webhooks/deliveries?webhookId=Webhook:nope'), 400, 'INVALID_INPUT', 'webhookId');
+  const quotesCursor = Buffer.from(Buffer.from(mine.body.nextCursor, 'base64url').toString('utf8')
+    .replace(/WebhookAttempt:/, 'Quote:')).toString('base64url');
+  expectError(await call(server, sandbox, 'GET', `/webhooks/deliveries?cursor=${quotesCursor}`), 400, 'INVALID_INPUT', 'cursor');
+  // A page in ascending order after a cursor: the rest, none repeated.
+  const first = await call(server, sandbox, 'GET', '/webhooks/deliveries?limit=3&sortOrder=asc');
+  const rest = await call(server, sandbox, 'GET', `/webhooks/deliveries?limit=100&sortOrder=asc&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+  assert.equal(rest.status, 200, rest.text);
+  assert.equal(rest.body.data.length, Math.min(100, first.body.totalCount - 3));
+  assert.ok(rest.body.data.every((a) => !first.body.data.some((b) => b.id === a.id)));
+  assert.ok(rest.body.data.every((a, i) => i === 0 || rest.body.data[i - 1].id < a.id));
   expectError(await call(server, sandbox, 'GET', '/webhooks/deliveries?outcome=MAYBE'), 400, 'INVALID_INPUT', 'outcome');
   expectError(await call(server, sandbox, 'GET', '/webhooks/deliveries?type=NOPE'), 400, 'INVALID_INPUT', 'type');
   const metrics = await metricsText(server);

@@ -71,7 +71,7 @@ test('delivered events and their attempts are pruned after the retention; retrie
   // Gone after the retention (plus an upkeep run): the events and their attempts.
   await eventually(() => eventsMentioning(transactionId).length === 0 || undefined, { timeoutMs: 15000 });
   for (const event of delivered) assert.deepEqual(await attemptsOf(event.id), []);
-  assert.deepEqual(queryRows(server, `SELECT id FROM webhook_attempts WHERE event_id IN ('${delivered.map((e) => e.id).join("','")}')`), []);
+  assert.deepEqual(queryRows(server, `SELECT id FROM webhook_attempts WHERE event_id IN (${delivered.map((e) => packedIdLiteral(server, e.id)).join(', ')})`), []);
 
   // The event still being retried is older than the retention but not finished: it stays, with
   // every attempt made, and is still being tried.

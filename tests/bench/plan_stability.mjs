@@ -141,8 +141,9 @@ function fillPlan(rows) {
       payment_hash: "md5(g::text)", payee_data: "'{}'", receiver_multiplier: "'1/1'", created_at_ms: createdOf('g * 10', rows),
     }],
     ['webhook_attempts', rows, {
-      id: "'WebhookAttempt:plan-' || g", platform_id: platformOf('g'), environment: environmentOf('g'),
-      event_id: `'Webhook:' || ${uuid7(created, 'g')}`, event_type: "'OUTGOING_PAYMENT'", attempt: '1', url: "'https://example.com/hook'",
+      // Its own and its event's ids as uuids, the tenant by its key (migration 52).
+      id: `CAST(${uuid7(`${created} + 20`, 'g')} AS uuid)`, tenant_key: tenantKeyOf('g'),
+      event_id: `CAST(${uuid7(created, 'g')} AS uuid)`, event_type: "'OUTGOING_PAYMENT'", attempt: '1', url: "'https://example.com/hook'",
       attempted_at_ms: created, latency_ms: '40', response_status: '200', outcome: "'SUCCEEDED'",
     }],
   ];

@@ -1460,3 +1460,122 @@ TEST_CASE("migration 48 keeps every quote, its customer and transaction ids stor
     CHECK(again->transaction_id == transaction(1));
     CHECK(quotes_of_customer(one, alice).total_count == 1);
 }
+
+namespace {
+
+// Every delivery attempt as one line of its columns in id order, its tenant from its own columns
+// before migration 52 and through its key after, its ids as text either way.
+std::string attempt_rows_52(soci::session& session, bool packed) {
+    std::string sql =
+        packed ? "SELECT typed_id('WebhookAttempt', a.id) || ',' || c.platform_id || ',' || "
+                 "c.environment || ',' || typed_id('Webhook', a.event_id) || ',' || "
+               : "SELECT a.id || ',' || a.platform_id || ',' || a.environment || ',' || "
+                 "a.event_id || ',' || ";
+    sql +=
+        "a.event_type || ',' || CAST(a.attempt AS TEXT) || ',' || a.url || ',' || "
+        "CAST(a.attempted_at_ms AS TEXT) || ',' || CAST(a.latency_ms AS TEXT) || ',' || "
+        "CAST(a.response_status AS TEXT) || ',' || a.outcome || ',' || a.error || ',' || "
+        "a.response_excerpt || ',' || CAST(a.next_attempt_at_ms AS TEXT) FROM webhook_attempts a ";
+    sql += packed ? "JOIN platform_configs c ON c.tenant_key = a.tenant_key ORDER BY a.id"
+                  : "ORDER BY a.id";
+    std::string out, line;
+    soci::statement statement = (session.prepare << sql, soci::into(line));
+    statement.execute(false);
+    while (statement.fetch()) out += line + "\n";
+    return out;
+}
+
+void insert_attempt_51(soci::session& session, const std::string& id, const std::string& platform,
+                       const std::string& environment, const std::string& event_id, int n) {
+    std::string outcome = n % 2 ? "SUCCEEDED" : "RETRY_SCHEDULED",
+                error = n % 2 ? "" : "connection refused, \"quoted\"",
+                url = "https://h" + std::to_string(n) + ".example/hook";
+    long long at = 1000 + n, latency = 10 * n, next = n % 2 ? 0 : 5000 + n;
+    int status = n % 2 ? 200 : 0;
+    session << "INSERT INTO webhook_attempts (id, platform_id, environment, event_id, event_type, "
+               "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
+               "response_excerpt, next_attempt_at_ms) VALUES (:i, :p, :e, :v, 'ACCOUNT_STATUS', "
+               ":a, :u, :t, :l, :s, :o, :r, '{\"ok\":true}', :n)",
+        soci::use(id), soci::use(platform), soci::use(environment), soci::use(event_id),
+        soci::use(n), soci::use(url), soci::use(at), soci::use(latency), soci::use(status),
+        soci::use(outcome), soci::use(error), soci::use(next);
+}
+
+}  // namespace
+
+// Migration 52 names each delivery attempt's tenant by its key and stores its own and its event's
+// ids as 16 bytes: every attempt keeps its tenant and every column, and is found by its event.
+TEST_CASE("migration 52 keeps every delivery attempt with its tenant, its ids as 16 bytes",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 51);
+    insert_platform(session, "Platform:w");
+    insert_platform(session, "Platform:v");
+    insert_platform_config(session, "Platform:w", "sandbox", 7);
+    insert_platform_config(session, "Platform:v", "production", 12);
+    const std::string e1 = "Webhook:0190c0de-0000-7000-8000-00000000000a",
+                      e2 = "Webhook:0190c0df-0000-7000-8000-0000000000fc";
+    insert_attempt_51(session, "WebhookAttempt:0190c0de-0001-7000-8000-000000000001", "Platform:w",
+                      "sandbox", e1, 1);
+    insert_attempt_51(session, "WebhookAttempt:0190c0de-0002-7000-8000-000000000002", "Platform:w",
+                      "sandbox", e1, 2);
+    insert_attempt_51(session, "WebhookAttempt:0190c0df-0001-7000-8000-000000000003", "Platform:v",
+                      "production", e2, 3);
+    insert_attempt_51(session, "WebhookAttempt:0190c0e0-ffff-7fff-bfff-ffffffffffff", "Platform:v",
+                      "production", e2, 4);
+    std::string before = attempt_rows_52(session, false);
+    REQUIRE(before.find("WebhookAttempt:0190c0de-0002-7000-8000-000000000002,Platform:w,sandbox," +
+                        e1 +
+                        ",ACCOUNT_STATUS,2,https://h2.example/hook,1002,20,0,"
+                        "RETRY_SCHEDULED,connection refused, \"quoted\",{\"ok\":true},5002") !=
+            std::string::npos);
+
+    CHECK(apply_migrations_up_to(session, 52) == 1);
+    CHECK(attempt_rows_52(session, true) == before);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM webhook_attempts WHERE tenant_key = 7") == 2);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM webhook_attempts WHERE tenant_key = 12") == 2);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM webhook_attempts WHERE event_id = packed_id('" +
+                                e2 + "')") == 2);
+    // A page of one tenant's log after a cursor: a range of the packed primary key.
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM webhook_attempts WHERE tenant_key = 12 AND id > "
+                   "packed_id('WebhookAttempt:0190c0df-0001-7000-8000-000000000003')") == 1);
+    if (database.backend() == database_backend::sqlite) {
+        std::string definition;
+        session << "SELECT sql FROM sqlite_master WHERE name = 'webhook_attempts'",
+            soci::into(definition);
+        CHECK_THAT(definition, Catch::Contains("WITHOUT ROWID"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM webhook_attempts WHERE typeof(id) = 'blob' AND "
+                       "length(id) = 16 AND typeof(event_id) = 'blob'") == 4);
+    } else {
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM information_schema.columns WHERE table_name = "
+                       "'webhook_attempts' AND column_name IN ('id', 'event_id') AND data_type = "
+                       "'uuid'") == 2);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pg_indexes WHERE indexname = "
+                       "'webhook_attempts_pkey'") == 1);
+    }
+    // The tenant's text columns are gone.
+    CHECK_THROWS(count_of(session, "SELECT COUNT(*) FROM webhook_attempts WHERE platform_id = ''"));
+}
+
+TEST_CASE("migration 52 stops, changing nothing, at an attempt whose tenant has no configuration",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 51);
+    insert_platform(session, "Platform:w");
+    insert_platform_config(session, "Platform:w", "sandbox", 3);
+    insert_attempt_51(session, "WebhookAttempt:0190c0de-0001-7000-8000-000000000001", "Platform:w",
+                      "sandbox", "Webhook:0190c0de-0000-7000-8000-00000000000a", 1);
+    insert_attempt_51(session, "WebhookAttempt:0190c0de-0002-7000-8000-000000000002", "Platform:w",
+                      "production", "Webhook:0190c0de-0000-7000-8000-00000000000b", 2);
+    std::string before = attempt_rows_52(session, false);
+    int version = applied_migration_version(session);
+    CHECK_THROWS(apply_migrations_up_to(session, 52));
+    CHECK(applied_migration_version(session) == version);
+    CHECK(attempt_rows_52(session, false) == before);
+}

@@ -610,7 +610,7 @@ TEST_CASE("finished events past the retention are pruned with their attempts, in
     CHECK(f.state_of(retried) == "PENDING");
     long long attempts_left = 0;
     std::string event_left;
-    f.session() << "SELECT COUNT(*), MIN(event_id) FROM webhook_attempts",
+    f.session() << "SELECT COUNT(*), MIN(typed_id('Webhook', event_id)) FROM webhook_attempts",
         soci::into(attempts_left), soci::into(event_left);
     CHECK(attempts_left == 1);
     CHECK(event_left == retried);
@@ -629,8 +629,8 @@ TEST_CASE(
     };
     auto attempts_of = [&](const std::string& id) {
         long long n = 0;
-        f.session() << "SELECT COUNT(*) FROM webhook_attempts WHERE event_id = :i", soci::use(id),
-            soci::into(n);
+        f.session() << "SELECT COUNT(*) FROM webhook_attempts WHERE event_id = packed_id(:i)",
+            soci::use(id), soci::into(n);
         return n;
     };
     std::string first = closed(), second = closed();
