@@ -9,6 +9,8 @@
 
 namespace corridor {
 
+class pending_commit;
+
 enum class database_backend { sqlite, postgresql };
 
 struct database_url {
@@ -47,6 +49,7 @@ public:
     void commit();
 
 private:
+    friend class pending_commit;  // commits without waiting for the answer
     soci::session& session_;
     bool nested_ = false;
     bool open_ = true;

@@ -36,6 +36,7 @@ private:
     void fail_job(soci::session& session, const bulk_import_job& job, const std::string& why);
     void hand_back(soci::session& session, const bulk_import_job& job);
     bool stopping() const;
+    soci::session* second_connection(const std::string& job_id);
 
     app_services& services_;
     database_url url_;
@@ -45,6 +46,7 @@ private:
     // and sync it itself, several times per import, while holding the write lock.
     std::unique_ptr<wal_checkpointer> checkpointer_;
     std::string worker_;
+    session_ptr second_;  // second_connection's, used by the runner's thread only
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     bool stopping_ = false;
