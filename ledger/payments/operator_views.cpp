@@ -124,15 +124,18 @@ revoke_outcome revoke_token_any_tenant(soci::session& session, const clock& time
 namespace {
 
 std::optional<view_row> transaction_row(soci::session& session, const std::string& transaction_id) {
+    // Its ids are stored as 16 bytes (migration 49): what is no transaction's id finds nothing,
+    // without reaching packed_id() (find_transaction).
+    if (!is_made_id("Transaction", transaction_id)) return std::nullopt;
     auto rows =
         select_rows(session,
-                    {{"t.id", "id", text},
+                    {{"typed_id('Transaction', t.id)", "id", text},
                      {"c.platform_id", "platform_id", text},
                      {"c.environment", "environment", text},
                      {"t.type", "type", text},
                      {"t.status", "status", text},
-                     {"t.quote_id", "quote_id", text},
-                     {"t.customer_id", "customer_id", text},
+                     {"COALESCE(typed_id('Quote', t.quote_id), '')", "quote_id", text},
+                     {"COALESCE(typed_id('Customer', t.customer_id), '')", "customer_id", text},
                      {"t.source_type", "source_type", text},
                      {"t.source_account_id", "source_account_id", text},
                      {"t.source_currency", "source_currency", text},
@@ -149,7 +152,7 @@ std::optional<view_row> transaction_row(soci::session& session, const std::strin
                      {"t.created_at_ms", "created_at_ms", integer},
                      {"t.updated_at_ms", "updated_at_ms", integer}},
                     "FROM transactions t JOIN platform_configs c ON c.tenant_key = t.tenant_key "
-                    "WHERE t.id = :i",
+                    "WHERE t.id = packed_id(:i)",
                     {transaction_id});
     if (rows.empty()) return std::nullopt;
     return std::move(rows.front());

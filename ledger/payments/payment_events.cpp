@@ -7,6 +7,7 @@
 #include "ledger/payments/payment_json.hpp"
 #include "ledger/payments/payments.hpp"
 #include "ledger/store/deferred_writes.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/tenant_keys.hpp"
 
@@ -40,13 +41,15 @@ void record_payment_event(soci::session& session, id_generator& ids, const clock
 bool note_transaction_failure_reason(soci::session& session, id_generator& ids, const clock& time,
                                      const currency_registry& currencies, const tenant& owner,
                                      const std::string& transaction_id, const std::string& reason) {
+    if (!is_made_id("Transaction", transaction_id))
+        return false;  // no transaction's (find_transaction)
     std::string env_name(owner.env_name());
     long long now_ms = time.now_ms();
     // Conditional, so a concurrent status change is never overwritten and the event is written
     // once.
     static const std::string sql =
         "UPDATE transactions SET failure_reason = :f, updated_at_ms = :u WHERE tenant_key = " +
-        tenant_key_of(":p", ":e") + " AND id = :i AND failure_reason = ''";
+        tenant_key_of(":p", ":e") + " AND id = packed_id(:i) AND failure_reason = ''";
     soci::statement update =
         (session.prepare << sql, soci::use(reason), soci::use(now_ms), soci::use(owner.platform_id),
          soci::use(env_name), soci::use(transaction_id));

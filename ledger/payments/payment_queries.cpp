@@ -14,9 +14,12 @@ namespace {
 // The caller's tenant by its key, looked up once per statement (tenant_key_filter's clause).
 const std::string by_tenant_and_id =
     " WHERE tenant_key = " + tenant_key_of(":p", ":e") + " AND id = :i";
+// Transactions store their ids as 16 bytes (migration 49).
+const std::string by_tenant_and_packed_id =
+    " WHERE tenant_key = " + tenant_key_of(":p", ":e") + " AND id = packed_id(:i)";
 const std::string quote_by_id_sql =
     "SELECT " + quote_select_columns() + " FROM quotes" + by_tenant_and_id;
-const std::string transaction_by_id_sql = transaction_select + by_tenant_and_id;
+const std::string transaction_by_id_sql = transaction_select() + by_tenant_and_packed_id;
 
 // A quote with its owner's name (from platform_configs), for reads not made for one tenant.
 struct owned_quote_row {
@@ -90,7 +93,7 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner,
     if (filter.customer_id) {
         // The column holds the id's 16 bytes, and PostgreSQL's packed_id() raises on text that is
         // no id: a malformed one finds nothing, as an unknown one does, without reaching it.
-        if (is_typed_id("Customer", *filter.customer_id)) {
+        if (is_made_id("Customer", *filter.customer_id)) {
             where.clause("source_customer_id = packed_id({})", *filter.customer_id);
         } else {
             where.raw("1 = 0");
@@ -122,6 +125,9 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner,
 
 std::optional<transaction_record> find_transaction(soci::session& session, const tenant& owner,
                                                    const std::string& id) {
+    // What packed_id() could not take, or would take for another id's text (an upper-case uuid),
+    // is no transaction's id: not found, as an unknown one, without reaching the database.
+    if (!is_made_id("Transaction", id)) return std::nullopt;
     transaction_row row;
     std::string env_name(owner.env_name());
     if (!fetch_prepared(session, transaction_by_id_sql.c_str(), row, owner.platform_id, env_name,
@@ -135,7 +141,14 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
                                            const transaction_filter& filter,
                                            const page_request& request) {
     sql_filter where = tenant_key_filter(owner);
-    if (filter.customer_id) where.equals("customer_id", *filter.customer_id);
+    if (filter.customer_id) {
+        // As list_quotes' customer filter: the column holds 16 bytes (migration 49).
+        if (is_made_id("Customer", *filter.customer_id)) {
+            where.clause("customer_id = packed_id({})", *filter.customer_id);
+        } else {
+            where.raw("1 = 0");
+        }
+    }
     if (filter.platform_customer_id)
         where.equals("platform_customer_id", *filter.platform_customer_id);
     if (filter.sender_account_id) where.equals("source_account_id", *filter.sender_account_id);
@@ -147,8 +160,8 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
     if (filter.start_ms) where.at_least("created_at_ms", *filter.start_ms);
     if (filter.end_ms) where.at_most("created_at_ms", *filter.end_ms);
     return list_page<transaction_record, transaction_row>(
-        session, "transactions", transaction_select, where, request,
-        [&](const transaction_row& r) { return r.to_record(owner); });
+        session, "transactions", transaction_select(), where, request,
+        [&](const transaction_row& r) { return r.to_record(owner); }, stored_ids::packed);
 }
 
 }  // namespace corridor

@@ -38,25 +38,30 @@ const std::string& stored_rate_details(const transaction_record& t) {
     return t.rate_details_from_quote && !t.quote_id.empty() ? none : t.rate_details;
 }
 
-// The quote columns that hold an id as its uuid's 16 bytes (migration 48), with the id's type.
+// The columns that hold an id as its uuid's 16 bytes, with the id's type: a quote's customers
+// and transaction (migration 48); a transaction's own id, its quote and its customer (migration
+// 49).
 struct packed_column {
     std::string_view name, type;
 };
 constexpr packed_column packed_quote_columns[] = {{"source_customer_id", "Customer"},
                                                   {"destination_customer_id", "Customer"},
                                                   {"transaction_id", "Transaction"}};
+constexpr packed_column packed_transaction_columns[] = {
+    {"id", "Transaction"}, {"quote_id", "Quote"}, {"customer_id", "Customer"}};
 
-const packed_column* packed_quote_column(std::string_view name) {
-    for (const auto& column : packed_quote_columns) {
+template <std::size_t N>
+const packed_column* packed_column_of(const packed_column (&packed)[N], std::string_view name) {
+    for (const auto& column : packed) {
         if (column.name == name) return &column;
     }
     return nullptr;
 }
 
-// Calls each(name, position from 1) for every column of quote_columns, in order.
+// Calls each(name, position from 1) for every column of `columns` (a list as quote_columns), in
+// order.
 template <class Each>
-void for_each_quote_column(Each each) {
-    std::string_view columns = quote_columns;
+void for_each_column(std::string_view columns, Each each) {
     int position = 1;
     for (std::size_t at = 0; at < columns.size(); ++position) {
         std::size_t comma = std::min(columns.find(", ", at), columns.size());
@@ -65,56 +70,86 @@ void for_each_quote_column(Each each) {
     }
 }
 
-// The VALUES of a quote's INSERT: `placeholder` of each position, through packed_id() where the
-// column holds 16 bytes.
-template <class Placeholder>
-std::string quote_values(Placeholder placeholder) {
+// The VALUES of an INSERT of `columns`: `placeholder` of each position, through packed_id() where
+// the column holds 16 bytes.
+template <std::size_t N, class Placeholder>
+std::string values_of(std::string_view columns, const packed_column (&packed)[N],
+                      Placeholder placeholder) {
     std::string out;
-    for_each_quote_column([&](std::string_view name, int position) {
+    for_each_column(columns, [&](std::string_view name, int position) {
         if (position > 1) out += ", ";
-        out += packed_quote_column(name) ? "packed_id(" + placeholder(position) + ")"
-                                         : placeholder(position);
+        out += packed_column_of(packed, name) ? "packed_id(" + placeholder(position) + ")"
+                                              : placeholder(position);
     });
     return out;
+}
+
+// What a read of `columns` selects: the ids stored as 16 bytes back as their text, '' for none.
+template <std::size_t N>
+std::string select_columns_of(std::string_view columns, const packed_column (&packed)[N],
+                              std::string_view alias) {
+    std::string prefix = alias.empty() ? std::string() : std::string(alias) + ".";
+    std::string out;
+    for_each_column(columns, [&](std::string_view name, int position) {
+        if (position > 1) out += ", ";
+        std::string column = prefix + std::string(name);
+        const packed_column* packed_column = packed_column_of(packed, name);
+        out += packed_column ? "COALESCE(typed_id('" + std::string(packed_column->type) + "', " +
+                                   column + "), '')"
+                             : column;
+    });
+    return out;
+}
+
+std::string named_parameter(int position) {
+    return ":c" + std::to_string(position);
+}
+std::string numbered_parameter(int position) {
+    return "$" + std::to_string(position);
 }
 
 const std::string quote_insert_sql =
     std::string("INSERT INTO quotes (") + quote_columns + ") VALUES (" +
-    quote_values([](int position) { return ":c" + std::to_string(position); }) + ")";
-// The rest of a transaction's VALUES after its id and tenant key.
-constexpr const char* transaction_values_rest =
-    ":c3, :c4, :c5, :c6, :c7, :c8, :c9, :c10, :c11, :c12, :c13, :c14, :c15, :c16, :c17, :c18, "
-    ":c19, :c20, :c21, :c22, :c23, :c24, :c25)";
+    values_of(quote_columns, packed_quote_columns, named_parameter) + ")";
 // With the tenant's key known (a record from a quote or a read row), or looked up by the owner: the
 // writes outside the ledger writer's payments (deposits, rail arrivals, approvals), one row each.
-const std::string transaction_insert_sql = std::string("INSERT INTO transactions (") +
-                                           transaction_columns + ") VALUES (:c1, :c2, " +
-                                           transaction_values_rest;
+const std::string transaction_insert_sql =
+    std::string("INSERT INTO transactions (") + transaction_columns + ") VALUES (" +
+    values_of(transaction_columns, packed_transaction_columns, named_parameter) + ")";
 const std::string transaction_insert_by_owner_sql =
-    std::string("INSERT INTO transactions (") + transaction_columns + ") VALUES (:c1, " +
-    tenant_key_of(":p", ":e") + ", " + transaction_values_rest;
-
-// "$1, $2, ... $n"
-std::string numbered_parameters(int count) {
-    std::string out;
-    for (int i = 1; i <= count; ++i) out += (i > 1 ? ", $" : "$") + std::to_string(i);
-    return out;
-}
+    std::string("INSERT INTO transactions (") + transaction_columns + ") VALUES (" +
+    values_of(transaction_columns, packed_transaction_columns,
+              [](int position) {
+                  return position == 2 ? tenant_key_of(":p", ":e") : named_parameter(position);
+              }) +
+    ")";
 
 }  // namespace
 
 std::string quote_select_columns(std::string_view alias) {
-    std::string prefix = alias.empty() ? std::string() : std::string(alias) + ".";
-    std::string out;
-    for_each_quote_column([&](std::string_view name, int position) {
-        if (position > 1) out += ", ";
-        std::string column = prefix + std::string(name);
-        const packed_column* packed = packed_quote_column(name);
-        out += packed
-                   ? "COALESCE(typed_id('" + std::string(packed->type) + "', " + column + "), '')"
-                   : column;
-    });
-    return out;
+    return select_columns_of(quote_columns, packed_quote_columns, alias);
+}
+
+std::string transaction_select_columns(std::string_view alias) {
+    return select_columns_of(transaction_columns, packed_transaction_columns, alias);
+}
+
+const std::string& transaction_select() {
+    // The quote's columns by its id, which a transaction stores as 16 bytes (migration 49) and
+    // the quote, and uma_payments, as text.
+    static const std::string sql =
+        "SELECT " + transaction_select_columns() +
+        ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = typed_id('Quote', "
+        "transactions.quote_id) AND q.tenant_key = transactions.tenant_key), ''), "
+        "COALESCE((SELECT u.payee_data FROM uma_payments u WHERE u.quote_id = typed_id('Quote', "
+        "transactions.quote_id) AND transactions.type = 'OUTGOING' AND u.platform_id = (SELECT "
+        "c.platform_id FROM platform_configs c WHERE c.tenant_key = transactions.tenant_key)), "
+        "''), COALESCE((SELECT q.counterparty_multiplier || ' ' || q.counterparty_fixed_fee || ' ' "
+        "|| q.service_multiplier || ' ' || q.service_fixed_fee || ' ' || q.variable_fee_rate || ' "
+        "' || q.variable_fee_amount FROM quotes q WHERE transactions.rate_details = '' AND q.id = "
+        "typed_id('Quote', transactions.quote_id) AND q.tenant_key = transactions.tenant_key), '') "
+        "FROM transactions";
+    return sql;
 }
 
 void insert_quote(soci::session& session, const quote_record& q) {
@@ -149,7 +184,7 @@ void update_quote_status(soci::session& session, const quote_record& q, const st
 pipelined_statement quote_insert_statement(const quote_record& q) {
     static const std::string sql =
         std::string("INSERT INTO quotes (") + quote_columns + ") VALUES (" +
-        quote_values([](int position) { return "$" + std::to_string(position); }) + ")";
+        values_of(quote_columns, packed_quote_columns, numbered_parameter) + ")";
     // The writer's rows carry the key of the configuration it holds: no lookup per row.
     CORRIDOR_ASSERT(q.tenant_key > 0);
     auto n = [](std::int64_t value) { return std::to_string(value); };
@@ -190,8 +225,9 @@ pipelined_statement quote_insert_statement(const quote_record& q) {
 
 // The INSERT of a new transaction, likewise.
 pipelined_statement transaction_insert_statement(const transaction_record& t) {
-    static const std::string sql = std::string("INSERT INTO transactions (") + transaction_columns +
-                                   ") VALUES (" + numbered_parameters(25) + ")";
+    static const std::string sql =
+        std::string("INSERT INTO transactions (") + transaction_columns + ") VALUES (" +
+        values_of(transaction_columns, packed_transaction_columns, numbered_parameter) + ")";
     CORRIDOR_ASSERT(t.tenant_key > 0);  // as a quote's
     auto n = [](std::int64_t value) { return std::to_string(value); };
     return {sql,
@@ -245,7 +281,7 @@ void store_transaction_outcome(soci::session& session, const transaction_record&
     long long settled = t.settled_at_ms, updated = t.updated_at_ms;
     run_prepared(session,
                  "UPDATE transactions SET status = :s, failure_reason = :f, refund = :r, "
-                 "settled_at_ms = :a, updated_at_ms = :u WHERE id = :i",
+                 "settled_at_ms = :a, updated_at_ms = :u WHERE id = packed_id(:i)",
                  t.status, t.failure_reason, t.refund, settled, updated, t.id);
 }
 

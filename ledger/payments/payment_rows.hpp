@@ -188,22 +188,15 @@ inline constexpr const char* transaction_columns =
     "destination_currency, sent_amount, received_amount, fees, exchange_rate, rate_details, "
     "description, failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms";
 
-// Reads add the payment instructions of the transaction's quote (an OUTGOING transaction shows
-// them) and, for an OUTGOING UMA payment, the payee data the receiver's provider returned
-// (uma_payments names its tenant by platform id: the one of the transaction's key).
-inline const std::string transaction_select =
-    std::string("SELECT ") + transaction_columns +
-    ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = transactions.quote_id "
-    "AND "
-    "q.tenant_key = transactions.tenant_key), ''), "
-    "COALESCE((SELECT u.payee_data FROM uma_payments u WHERE u.quote_id = transactions.quote_id "
-    "AND transactions.type = 'OUTGOING' AND u.platform_id = (SELECT c.platform_id FROM "
-    "platform_configs c WHERE c.tenant_key = transactions.tenant_key)), ''), "
-    "COALESCE((SELECT q.counterparty_multiplier || ' ' || q.counterparty_fixed_fee || ' ' || "
-    "q.service_multiplier || ' ' || q.service_fixed_fee || ' ' || q.variable_fee_rate || ' ' || "
-    "q.variable_fee_amount FROM quotes q WHERE transactions.rate_details = '' AND q.id = "
-    "transactions.quote_id AND q.tenant_key = transactions.tenant_key), '') "
-    "FROM transactions";
+// What a read of transaction_columns selects: the ids a transaction stores as 16 bytes
+// (migration 49) back as their text, '' for none; prefixed with `alias` as quote_select_columns.
+std::string transaction_select_columns(std::string_view alias = "");
+
+// A read of transactions: transaction_select_columns, then the payment instructions of the
+// transaction's quote (an OUTGOING transaction shows them) and, for an OUTGOING UMA payment, the
+// payee data the receiver's provider returned (uma_payments names its tenant by platform id: the
+// one of the transaction's key). A function: other files' statics are made from it.
+const std::string& transaction_select();
 
 // What a read of quote_columns selects: the customer and transaction ids a quote stores as 16
 // bytes (migration 48) back as their text, '' for none; each column prefixed with `alias` and a

@@ -88,7 +88,7 @@ void set_transaction_outcome(soci::session& session, const transaction_record& t
         if (deferred->restate_row(t.id, transaction_insert_statement(t))) return;
         deferred->add_statement(
             {"UPDATE transactions SET status = $1, failure_reason = $2, refund = $3, "
-             "settled_at_ms = $4, updated_at_ms = $5 WHERE id = $6",
+             "settled_at_ms = $4, updated_at_ms = $5 WHERE id = packed_id($6)",
              {t.status, t.failure_reason, t.refund, std::to_string(t.settled_at_ms),
               std::to_string(t.updated_at_ms), t.id}});
         return;
@@ -144,7 +144,7 @@ result<transaction_record, payment_failure> start_quote_payout(
         // operator's view finds its transfers by the time of its last change (operator_views.cpp).
         outgoing.updated_at_ms = now_ms;
         long long updated_ms = now_ms;
-        run_prepared(session, "UPDATE transactions SET updated_at_ms = :u WHERE id = :i",
+        run_prepared(session, "UPDATE transactions SET updated_at_ms = :u WHERE id = packed_id(:i)",
                      updated_ms, outgoing.id);
     }
     if (funding_is_internal) {

@@ -127,4 +127,12 @@ bool is_typed_id(std::string_view type, std::string_view text) {
     return is_uuid(text.substr(type.size() + 1));
 }
 
+bool is_made_id(std::string_view type, std::string_view text) {
+    if (!is_typed_id(type, text)) return false;
+    for (char c : text.substr(type.size() + 1)) {
+        if (c >= 'A' && c <= 'F') return false;
+    }
+    return true;
+}
+
 }  // namespace corridor

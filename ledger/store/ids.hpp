@@ -44,5 +44,10 @@ bool pack_id(std::string_view typed, unsigned char (&out)[16]);
 std::string unpack_id(std::string_view type, const unsigned char* bytes);
 // True when text is "<type>:<uuid>".
 bool is_typed_id(std::string_view type, std::string_view text);
+// True when text is "<type>:<uuid>" as ids are made, the uuid in lower-case hex: the only text a
+// lookup of an id stored as 16 bytes can match as it matched the stored text. Checked before
+// packed_id() sees an id from a request (PostgreSQL's raises on text that is no id, and an
+// upper-case uuid would find the row its text never matched).
+bool is_made_id(std::string_view type, std::string_view text);
 
 }  // namespace corridor

@@ -78,9 +78,12 @@ void sql_filter::at_most(std::string_view column, std::int64_t value) {
     integers_.emplace_back(name, value);
 }
 
-void sql_filter::id_after(std::string_view column, std::string id, bool descending) {
+void sql_filter::id_after(std::string_view column, std::string id, bool descending,
+                          stored_ids ids) {
+    // A cursor's id is one decode_cursor accepted: packed_id() takes it.
     auto name = next_placeholder();
-    clauses_.push_back(std::string(column) + (descending ? " < :" : " > :") + name);
+    std::string bound = ids == stored_ids::packed ? "packed_id(:" + name + ")" : ":" + name;
+    clauses_.push_back(std::string(column) + (descending ? " < " : " > ") + bound);
     strings_.emplace_back(name, std::move(id));
 }
 

@@ -17,6 +17,10 @@ namespace corridor {
 constexpr int page_limit_default = 20;
 constexpr int page_limit_max = 100;
 
+// How a table stores its ids: as their text, or as their uuids' 16 bytes (packed_id), which sort
+// as the uuids' lower-case text does, so that a page is a range of the primary key either way.
+enum class stored_ids { text, packed };
+
 struct page_request {
     int limit = page_limit_default;
     std::optional<std::string> after_id;  // decoded from the cursor
@@ -41,7 +45,8 @@ public:
     void equals(std::string_view column, std::int64_t value);
     void at_least(std::string_view column, std::int64_t value);
     void at_most(std::string_view column, std::int64_t value);
-    void id_after(std::string_view column, std::string id, bool descending);
+    void id_after(std::string_view column, std::string id, bool descending,
+                  stored_ids ids = stored_ids::text);
     // Free-form clause; each `{}` in it stands for a placeholder bound to the value.
     void clause(std::string_view sql_with_placeholder, std::string value);
     // Free-form clause whose `{}`s stand, in order, for one value each.
@@ -74,8 +79,9 @@ std::int64_t count_rows(soci::session& session, std::string_view table, sql_filt
 // `row` bound to each result; calls on_row(row) per row. Returns has_more.
 template <class Row, class OnRow>
 bool fetch_page(soci::session& session, const std::string& select_sql, sql_filter filter,
-                const page_request& request, Row& row, OnRow on_row) {
-    if (request.after_id) filter.id_after("id", *request.after_id, request.descending);
+                const page_request& request, Row& row, OnRow on_row,
+                stored_ids ids = stored_ids::text) {
+    if (request.after_id) filter.id_after("id", *request.after_id, request.descending, ids);
     std::string sql = select_sql + filter.where_sql() + " ORDER BY id " +
                       (request.descending ? "DESC" : "ASC") + " LIMIT " +
                       std::to_string(request.limit + 1);
@@ -99,12 +105,14 @@ bool fetch_page(soci::session& session, const std::string& select_sql, sql_filte
 // whose `id` the next cursor is made from. Every list endpoint is this, over its own table.
 template <class Item, class Row, class Convert>
 page<Item> list_page(soci::session& session, std::string_view table, const std::string& select_sql,
-                     const sql_filter& filter, const page_request& request, Convert convert) {
+                     const sql_filter& filter, const page_request& request, Convert convert,
+                     stored_ids ids = stored_ids::text) {
     page<Item> result;
     result.total_count = count_rows(session, table, filter);
     Row row;
-    result.has_more = fetch_page(session, select_sql, filter, request, row,
-                                 [&](const Row& bound) { result.items.push_back(convert(bound)); });
+    result.has_more = fetch_page(
+        session, select_sql, filter, request, row,
+        [&](const Row& bound) { result.items.push_back(convert(bound)); }, ids);
     if (result.has_more) result.next_cursor = encode_cursor(result.items.back().id);
     return result;
 }

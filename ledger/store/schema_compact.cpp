@@ -370,6 +370,90 @@ std::vector<migration> compact_storage_migrations() {
              "sqlite: CREATE UNIQUE INDEX quotes_funding_reference ON quotes (funding_reference)",
              "sqlite: CREATE INDEX quotes_by_tenant ON quotes (tenant_key, id)",
          }},
+        {49,
+         "transactions store their own, quote's and customer's ids as 16 bytes",
+         {
+             // A transaction named itself, its quote and its customer by their ids as text
+             // ("Transaction:<uuid>", 48 bytes, in its row and in both its indexes' entries;
+             // "Quote:<uuid>", 42; "Customer:<uuid>", 45): the uuids' 16 bytes say the same, the
+             // type implied by the column (packed_id and typed_id, migration 46). A uuid's bytes
+             // sort as its lower-case text does, so lists keep their keyset order, a range of
+             // the primary key and of transactions_by_tenant. An empty quote or customer id (a
+             // deposit, a platform's own account) becomes NULL. The accounts' ids (their type
+             // varies) and platform_customer_id (the platform's own text) keep their text.
+             // PostgreSQL fills a new table as migrations 46 and 47 did: fixed widths first, so
+             // that no row pads for alignment (a uuid aligns as a byte), and the columns
+             // migration 45 dropped leave their bytes behind with the old table.
+             R"(postgresql: CREATE TABLE transactions_packed (
+                id UUID PRIMARY KEY,
+                sent_amount BIGINT NOT NULL,
+                received_amount BIGINT NOT NULL,
+                fees BIGINT NOT NULL,
+                settled_at_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL,
+                tenant_key INTEGER NOT NULL REFERENCES platform_configs(tenant_key),
+                quote_id UUID,
+                customer_id UUID,
+                type TEXT NOT NULL,
+                status TEXT NOT NULL,
+                platform_customer_id TEXT NOT NULL,
+                source_type TEXT NOT NULL,
+                source_account_id TEXT NOT NULL,
+                source_currency TEXT NOT NULL,
+                destination_type TEXT NOT NULL,
+                destination_account_id TEXT NOT NULL,
+                destination_currency TEXT NOT NULL,
+                exchange_rate TEXT NOT NULL,
+                rate_details TEXT NOT NULL,
+                description TEXT NOT NULL,
+                failure_reason TEXT NOT NULL,
+                reference TEXT NOT NULL,
+                refund TEXT NOT NULL))",
+             // SQLite rebuilds the table as migration 45 did, still WITHOUT ROWID.
+             R"(sqlite: CREATE TABLE transactions_packed (
+                id BLOB PRIMARY KEY,
+                tenant_key INTEGER NOT NULL REFERENCES platform_configs(tenant_key),
+                type TEXT NOT NULL,
+                status TEXT NOT NULL,
+                quote_id BLOB,
+                customer_id BLOB,
+                platform_customer_id TEXT NOT NULL,
+                source_type TEXT NOT NULL,
+                source_account_id TEXT NOT NULL,
+                source_currency TEXT NOT NULL,
+                destination_type TEXT NOT NULL,
+                destination_account_id TEXT NOT NULL,
+                destination_currency TEXT NOT NULL,
+                sent_amount BIGINT NOT NULL,
+                received_amount BIGINT NOT NULL,
+                fees BIGINT NOT NULL,
+                exchange_rate TEXT NOT NULL,
+                rate_details TEXT NOT NULL,
+                description TEXT NOT NULL,
+                failure_reason TEXT NOT NULL,
+                reference TEXT NOT NULL,
+                refund TEXT NOT NULL,
+                settled_at_ms BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL) WITHOUT ROWID)",
+             "INSERT INTO transactions_packed (id, tenant_key, type, status, quote_id, "
+             "customer_id, platform_customer_id, source_type, source_account_id, "
+             "source_currency, destination_type, destination_account_id, destination_currency, "
+             "sent_amount, received_amount, fees, exchange_rate, rate_details, description, "
+             "failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms) "
+             "SELECT packed_id(t.id), t.tenant_key, t.type, t.status, packed_id(t.quote_id), "
+             "packed_id(t.customer_id), t.platform_customer_id, t.source_type, "
+             "t.source_account_id, t.source_currency, t.destination_type, "
+             "t.destination_account_id, t.destination_currency, t.sent_amount, "
+             "t.received_amount, t.fees, t.exchange_rate, t.rate_details, t.description, "
+             "t.failure_reason, t.reference, t.refund, t.settled_at_ms, t.created_at_ms, "
+             "t.updated_at_ms FROM transactions t ORDER BY t.id",
+             "DROP TABLE transactions",
+             "ALTER TABLE transactions_packed RENAME TO transactions",
+             "postgresql: ALTER INDEX transactions_packed_pkey RENAME TO transactions_pkey",
+             "CREATE INDEX transactions_by_tenant ON transactions (tenant_key, id)",
+         }},
         {52,
          "webhook delivery attempts name their tenant by its key, their ids as 16 bytes",
          {

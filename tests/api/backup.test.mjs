@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { createHash, createVerify, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { startCorridor, stopCorridor, launch, call, serveFlags } from './lib/harness.mjs';
 import { newCustomer, accountsOf, fund, quoteBody } from './lib/money.mjs';
-import { queryRows, runStatement } from './lib/database.mjs';
+import { queryRows, runStatement, typedIdColumn } from './lib/database.mjs';
 import { startReceiver, stopReceiver, signatureOf } from './lib/receiver.mjs';
 
 const postgres = Boolean(process.env.CORRIDOR_TEST_POSTGRES_URL_FILE);
@@ -220,7 +220,7 @@ test('a backup under payment load restores every acknowledged payment, balanced'
 
   await launch(restored);
   try {
-    const present = new Set(queryRows(restored, 'SELECT id FROM transactions').map((row) => row.id));
+    const present = new Set(queryRows(restored, `SELECT ${typedIdColumn(restored, 'Transaction', 'id')} AS id FROM transactions`).map((row) => row.id));
     for (const id of beforeBackup) {
       assert.ok(present.has(id), `acknowledged payment ${id} is missing after the restore`);
       const read = await call(restored, credentials, 'GET', `/transactions/${id}`);

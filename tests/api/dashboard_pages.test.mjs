@@ -112,7 +112,10 @@ test('another platform\'s ids and the other environment\'s are not found', async
   const other = server.platforms[1].sandbox;
   const stranger = await newCustomer(server, other);
   for (const path of [`/dashboard/customers/${encodeURIComponent(stranger.id)}`,
-    `/dashboard/transactions/${encodeURIComponent('Transaction:01a21681-0000-7000-8000-000000000000')}`]) {
+    `/dashboard/transactions/${encodeURIComponent('Transaction:01a21681-0000-7000-8000-000000000000')}`,
+    // Not a transaction's id (ids are stored as 16 bytes): not found either, never a 500.
+    `/dashboard/transactions/${encodeURIComponent('Transaction:nope')}`, '/dashboard/transactions/nope',
+    `/dashboard/transactions/${encodeURIComponent(payment.transaction.id.toUpperCase().replace(/^TRANSACTION/, 'Transaction'))}`]) {
     assert.equal((await clients.viewer.get(path)).status, 404, path);
   }
   const own = await clients.viewer.get(`/dashboard/customers/${encodeURIComponent(payment.payer.id)}`);

@@ -204,6 +204,10 @@ test('payment show: the transaction, its postings, its rail operation and its we
   assert.ok(text.stdout.includes(operation.id) && text.stdout.includes(events[0].id), text.stdout);
   expectFailure(cli(['payment', 'show', 'Transaction:00000000-0000-0000-0000-000000000000']), 1, /no transaction/);
   expectFailure(cli(['payment', 'show', 'Transaction:%']), 2, /Type:<uuid>/);
+  // Stored as 16 bytes: another type's id or its uuid in upper case is no transaction's.
+  for (const notOne of ['Transaction:nope', `Quote:${id.slice('Transaction:'.length)}`, id.toUpperCase().replace(/^TRANSACTION/, 'Transaction')]) {
+    expectFailure(cli(['payment', 'show', notOne]), 1, /no transaction/);
+  }
 });
 
 test('webhooks backlog counts the undelivered events, their failures and the oldest age', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startCorridor, stopCorridor, call, walkPages } from './lib/harness.mjs';
 import { newCustomer, accountsOf, fund, quoteBody, createQuote, assertError } from './lib/money.mjs';
 import { expectWrongTypes } from './lib/wrong_types.mjs';
-import { queryRows } from './lib/database.mjs';
+import { packedIdLiteral, queryRows } from './lib/database.mjs';
 
 let server;
 let sandbox;
@@ -192,7 +192,7 @@ test('an OUTGOING transaction carries every field of the interface', async () =>
   assert.deepEqual(Object.keys(t.rateDetails).sort(), ['counterpartyFixedFee', 'counterpartyMultiplier', 'serviceApiFixedFee',
     'serviceApiMultiplier', 'serviceApiVariableFeeAmount', 'serviceApiVariableFeeRate']);
   // Read back from the quote's columns: the payment's rows keep no copy of them.
-  const stored = queryRows(server, `SELECT type, rate_details FROM transactions WHERE quote_id = '${quote.id}' ORDER BY type`);
+  const stored = queryRows(server, `SELECT type, rate_details FROM transactions WHERE quote_id = ${packedIdLiteral(server, quote.id)} ORDER BY type`);
   assert.deepEqual(stored, [{ type: 'INCOMING', rate_details: '' }, { type: 'OUTGOING', rate_details: '' }]);
   assert.match(t.settledAt, ISO);
   assert.match(t.createdAt, ISO);
@@ -256,6 +256,21 @@ test('GET /transactions/{id} is not found for another tenant; lists are per tena
   assertError(await call(server, other, 'GET', `/transactions/${id}`), 404, 'TRANSACTION_NOT_FOUND');
   assertError(await call(server, server.platforms[0].production, 'GET', `/transactions/${id}`), 404, 'TRANSACTION_NOT_FOUND');
   assertError(await call(server, sandbox, 'GET', '/transactions/Transaction:00000000-0000-7000-8000-000000000000'), 404, 'TRANSACTION_NOT_FOUND');
+  // Ids are stored as 16 bytes: what is no transaction's id (malformed, a bare word, another
+  // type's, its uuid in upper case) is not found, as an unknown one, on both backends, never a 500.
+  const upper = `Transaction:${id.slice('Transaction:'.length).toUpperCase()}`;
+  assert.notEqual(upper, id);
+  for (const notOne of ['Transaction:nope', 'nope', quotes.toBob[0].id, upper, `${id}0`, `Quote:${id.slice('Transaction:'.length)}`]) {
+    assertError(await call(server, sandbox, 'GET', `/transactions/${encodeURIComponent(notOne)}`), 404, 'TRANSACTION_NOT_FOUND');
+    for (const verb of ['approve', 'reject']) {
+      const body = verb === 'reject' ? { reason: 'no' } : {};
+      assertError(await call(server, sandbox, 'POST', `/transactions/${encodeURIComponent(notOne)}/${verb}`, body), 404, 'TRANSACTION_NOT_FOUND');
+    }
+  }
+  // Likewise the customer filter: nothing, not an error.
+  for (const notAlice of ['Customer:nope', 'nope', aliceAccounts.USD.id, alice.id.toUpperCase().replace(/^CUSTOMER/, 'Customer'), id]) {
+    assert.deepEqual(await filtered(`customerId=${encodeURIComponent(notAlice)}`), [], notAlice);
+  }
   const theirs = await call(server, other, 'GET', `/transactions?customerId=${alice.id}`);
   assert.equal(theirs.status, 200);
   assert.deepEqual(theirs.body.data, []);

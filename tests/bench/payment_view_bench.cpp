@@ -110,14 +110,16 @@ std::string add_payment(soci::session& session, const tenant& owner, const std::
     record_event(session, ids, time, owner, "OUTGOING_PAYMENT",
                  R"({"type":"OUTGOING_PAYMENT","data":{"id":")" + id + R"("}})");
     long long updated = time.now_ms();
-    session << "INSERT INTO transactions (id, tenant_key, type, status, quote_id, "
-               "customer_id, platform_customer_id, source_type, source_account_id, "
-               "source_currency, destination_type, destination_account_id, destination_currency, "
-               "sent_amount, received_amount, fees, exchange_rate, rate_details, description, "
-               "failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms) "
-               "VALUES (:i, (SELECT tenant_key FROM platform_configs WHERE platform_id = :p AND "
-               "environment = :e), 'OUTGOING', 'COMPLETED', '', '', '', 'ACCOUNT', '', 'USD', "
-               "'ACCOUNT', '', 'USD', 100, 100, 0, '', '{}', '', '', '', '', :s, :c, :u)",
+    session
+        << "INSERT INTO transactions (id, tenant_key, type, status, quote_id, "
+           "customer_id, platform_customer_id, source_type, source_account_id, "
+           "source_currency, destination_type, destination_account_id, destination_currency, "
+           "sent_amount, received_amount, fees, exchange_rate, rate_details, description, "
+           "failure_reason, reference, refund, settled_at_ms, created_at_ms, updated_at_ms) "
+           "VALUES (packed_id(:i), (SELECT tenant_key FROM platform_configs WHERE platform_id = "
+           ":p AND environment = :e), 'OUTGOING', 'COMPLETED', NULL, NULL, '', 'ACCOUNT', '', "
+           "'USD', "
+           "'ACCOUNT', '', 'USD', 100, 100, 0, '', '{}', '', '', '', '', :s, :c, :u)",
         soci::use(id), soci::use(owner.platform_id), soci::use(env), soci::use(updated),
         soci::use(created), soci::use(updated);
     return id;

@@ -112,10 +112,11 @@ function fillPlan(rows) {
       expires_at_ms: `CASE WHEN ${quoteStatus} = 'PENDING' THEN ${now} + 86400000 ELSE ${created} + 300000 END`, updated_at_ms: created,
     }],
     ['transactions', rows, {
-      id: "'Transaction:plan-' || g", tenant_key: tenantKeyOf('g'),
+      // Its own, quote's and customer's ids stored as uuids (migration 49).
+      id: `CAST(${uuid7(created, 'g')} AS uuid)`, tenant_key: tenantKeyOf('g'),
       type: "CASE WHEN g % 3 = 0 THEN 'INCOMING' ELSE 'OUTGOING' END",
       status: pick(u('g * 31'), [["'COMPLETED'", 0.95], ["'FAILED'", 0.04], ["'PROCESSING'", 0.01]]),
-      quote_id: "'Quote:plan-' || g", customer_id: "'Customer:plan-' || (1 + g % " + customers + ')',
+      quote_id: `CAST(${uuid7(created, 'g')} AS uuid)`, customer_id: `CAST(${uuid7(created, '1 + g % ' + customers)} AS uuid)`,
       source_account_id: randomAccount('g * 23'), destination_account_id: randomAccount('g * 29'),
       source_type: "'ACCOUNT'", destination_type: "'ACCOUNT'", source_currency: "'USD'", destination_currency: "'EUR'",
       sent_amount: '1000', received_amount: '920', exchange_rate: "'92/100'", rate_details: "'{}'",

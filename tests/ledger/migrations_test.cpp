@@ -1123,28 +1123,34 @@ TEST_CASE("migration 45 keeps every quote and transaction with its tenant, named
                     soci::soci_error);
     CHECK_THROWS_AS(count_of(session, "SELECT COUNT(environment) FROM quotes"), soci::soci_error);
 
-    // The stores read each row in its tenant, and in no other.
-    tenant one_sandbox{"Platform:one", environment::sandbox},
-        two_sandbox{"Platform:two", environment::sandbox};
-    // (The quote store reads the ids migration 48 packs: its rows here are read directly.)
+    // Each row in its tenant, and in no other. (The stores read the ids migrations 48 and 49
+    // pack: the rows here are read directly, as the stores read them before.)
     CHECK(count_of(session,
                    "SELECT COUNT(*) FROM quotes WHERE id = 'Quote:1' AND tenant_key = 8 AND "
                    "status = 'COMPLETED' AND total_sending = 1001") == 1);
     CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE id = 'Quote:1'") == 1);
-    CHECK_FALSE(find_transaction(session, one_sandbox, "Transaction:2").has_value());
-    auto transaction = find_transaction(session, two_sandbox, "Transaction:2");
-    REQUIRE(transaction.has_value());
-    CHECK(transaction->owner == two_sandbox);
-    CHECK(transaction->status == "EXPIRED");
-    CHECK(transaction->payment_instructions == "[]");  // its quote's, found by the key
-    auto listed = list_transactions(session, two_sandbox, {}, {.limit = 1, .descending = false});
-    REQUIRE(listed.items.size() == 1);
-    CHECK(listed.items[0].id == "Transaction:2");
-    CHECK(listed.total_count == 2);
-    auto next = list_transactions(session, two_sandbox, {},
-                                  {.limit = 5, .after_id = "Transaction:2", .descending = false});
-    REQUIRE(next.items.size() == 1);
-    CHECK(next.items[0].id == "Transaction:4");
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM transactions WHERE id = 'Transaction:2' AND tenant_key "
+                   "IN (7, 8)") == 0);
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM transactions t JOIN platform_configs c ON c.tenant_key "
+                   "= t.tenant_key WHERE t.id = 'Transaction:2' AND c.platform_id = "
+                   "'Platform:two' AND c.environment = 'sandbox' AND t.status = 'EXPIRED'") == 1);
+    // Its quote's payment instructions, found by the key.
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM transactions t JOIN quotes q ON q.id = t.quote_id AND "
+                   "q.tenant_key = t.tenant_key WHERE t.id = 'Transaction:2' AND "
+                   "q.payment_instructions = '[]'") == 1);
+    // A tenant's keyset pages: by (tenant_key, id).
+    std::string first_listed, next_listed;
+    session << "SELECT id FROM transactions WHERE tenant_key = 11 ORDER BY id LIMIT 1",
+        soci::into(first_listed);
+    CHECK(first_listed == "Transaction:2");
+    session << "SELECT id FROM transactions WHERE tenant_key = 11 AND id > 'Transaction:2' ORDER "
+               "BY id LIMIT 5",
+        soci::into(next_listed);
+    CHECK(next_listed == "Transaction:4");
+    CHECK(count_of(session, "SELECT COUNT(*) FROM transactions WHERE tenant_key = 11") == 2);
     CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE tenant_key = 7") == 1);
 
     // The PENDING quote is still found by the expiry sweep's index, and a key no configuration
@@ -1578,4 +1584,205 @@ TEST_CASE("migration 52 stops, changing nothing, at an attempt whose tenant has 
     CHECK_THROWS(apply_migrations_up_to(session, 52));
     CHECK(applied_migration_version(session) == version);
     CHECK(attempt_rows_52(session, false) == before);
+}
+
+namespace {
+
+// A transaction as schema 48 stores it (tenant by its key, ids as text), each column told apart by
+// `n`.
+void insert_keyed_transaction(soci::session& session, const std::string& id, int n,
+                              long long tenant_key, const std::string& type,
+                              const std::string& quote, const std::string& customer) {
+    std::string status = n % 2 ? "PENDING" : "COMPLETED", reference = "TREF" + std::to_string(n);
+    long long at = 2000 + n;
+    session << "INSERT INTO transactions (" + std::string(transaction_columns) +
+                   ") VALUES (:i, :k, :ty, :s, :q, :c, 'pc', 'ACCOUNT', 'InternalAccount:a', "
+                   "'USD', 'ACCOUNT', 'InternalAccount:b', 'EUR', :n1, 90, 10, '9/10', '', "
+                   "'note', '', :r, '', 0, :a1, :a2)",
+        soci::use(id), soci::use(tenant_key), soci::use(type), soci::use(status), soci::use(quote),
+        soci::use(customer), soci::use(at), soci::use(reference), soci::use(at), soci::use(at);
+}
+
+// Every row of `table` in id order as text, its tenant through its key and every column of
+// `columns` (a list as transaction_columns, which begins "id, tenant_key, "); the columns of
+// `packed` (name and type), ids stored as 16 bytes, read back as their typed text.
+std::vector<std::string> packed_table_dump(
+    soci::session& session, const std::string& table, const std::string& columns,
+    const std::vector<std::pair<std::string, std::string>>& packed) {
+    auto read = [&](const std::string& column) {
+        for (const auto& [name, type] : packed) {
+            if (name == column) return "COALESCE(typed_id('" + type + "', r." + column + "), '')";
+        }
+        return "CAST(r." + column + " AS TEXT)";
+    };
+    std::string expression = read("id") + " || '|' || c.platform_id || '|' || c.environment";
+    std::string rest = columns.substr(std::string("id, tenant_key, ").size());
+    for (std::size_t at = 0; at < rest.size();) {
+        std::size_t end = std::min(rest.find(", ", at), rest.size());
+        expression += " || '|' || " + read(rest.substr(at, end - at));
+        at = end + 2;
+    }
+    std::vector<std::string> rows;
+    soci::rowset<std::string> found = session.prepare << "SELECT " + expression + " FROM " + table +
+                                                             " r JOIN platform_configs c ON "
+                                                             "c.tenant_key = r.tenant_key ORDER "
+                                                             "BY r.id";
+    for (const auto& row : found) rows.push_back(row);
+    return rows;
+}
+
+}  // namespace
+
+// Migration 49 stores a transaction's own, quote's and customer's ids as 16 bytes: every
+// transaction keeps its tenant and every column (an empty quote or customer id as NULL), in the
+// same order, and the store finds, lists and filters them as before, refusing what is no id.
+TEST_CASE("migration 49 keeps every transaction, its own, quote and customer ids as 16 bytes",
+          "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 46);  // its quotes as insert_keyed_quote writes them
+    insert_platform(session, "Platform:one");
+    insert_platform(session, "Platform:two");
+    insert_config(session, "Platform:one", "sandbox", 7);
+    insert_config(session, "Platform:two", "production", 11);
+    const std::string alice = "Customer:0190a000-0000-7000-8000-0000000000a1",
+                      bob = "Customer:0190a000-0000-7000-8000-0000000000b2",
+                      carol = "Customer:0190a000-0000-7000-8000-0000000000c3";
+    auto transaction = [](int n) {
+        return "Transaction:0190b000-0000-7000-8000-00000000000" + std::to_string(n);
+    };
+    auto quote = [](int n) {
+        return "Quote:0190a000-0000-7000-8000-00000000000" + std::to_string(n);
+    };
+    insert_keyed_quote(session, 1, 7, alice, bob, transaction(1));
+    insert_keyed_quote(session, 3, 11, carol, "", transaction(3));
+    insert_keyed_quote(session, 4, 11, bob, alice, transaction(4));
+    apply_migrations_up_to(session, 48);  // the schema before 49
+    insert_keyed_transaction(session, transaction(1), 1, 7, "OUTGOING", quote(1), alice);
+    insert_keyed_transaction(session, transaction(2), 2, 7, "INCOMING", "", "");  // a deposit
+    insert_keyed_transaction(session, transaction(3), 3, 11, "OUTGOING", quote(3), carol);
+    insert_keyed_transaction(session, transaction(4), 4, 11, "OUTGOING", quote(4), bob);
+    auto before = packed_table_dump(session, "transactions", transaction_columns, {});
+    REQUIRE(before.size() == 4);
+    REQUIRE(before[1].find(transaction(2) + "|Platform:one|sandbox|INCOMING|COMPLETED|||pc|") == 0);
+
+    CHECK(apply_migrations_up_to(session, 49) == 1);
+    const std::vector<std::pair<std::string, std::string>> packed = {
+        {"id", "Transaction"}, {"quote_id", "Quote"}, {"customer_id", "Customer"}};
+    CHECK(packed_table_dump(session, "transactions", transaction_columns, packed) == before);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM transactions WHERE tenant_key = 11") == 2);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM transactions WHERE tenant_key = 7") == 2);
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM transactions WHERE quote_id IS NULL AND "
+                   "customer_id IS NULL") == 1);
+    bool sqlite = database.backend() == database_backend::sqlite;
+    for (std::string column : {"id", "quote_id", "customer_id"}) {
+        INFO(column);  // 16 bytes each, not text
+        CHECK(count_of(session, sqlite ? "SELECT COUNT(*) FROM transactions WHERE typeof(" +
+                                             column + ") = 'blob' AND length(" + column + ") = 16"
+                                       : "SELECT COUNT(*) FROM transactions WHERE "
+                                         "pg_column_size(" +
+                                             column + ") = 16") == (column == "id" ? 4 : 3));
+    }
+    // The by-tenant index again, and the tenant's key still refers to a configuration.
+    if (sqlite) {
+        std::string definition, by_tenant;
+        session << "SELECT sql FROM sqlite_master WHERE name = 'transactions'",
+            soci::into(definition);
+        CHECK_THAT(definition, Catch::Contains("WITHOUT ROWID"));
+        CHECK_THAT(definition, Catch::Contains("id BLOB PRIMARY KEY"));
+        session << "SELECT sql FROM sqlite_master WHERE name = 'transactions_by_tenant'",
+            soci::into(by_tenant);
+        CHECK_THAT(by_tenant, Catch::Contains("(tenant_key, id)"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE tbl_name = 'transactions' AND "
+                       "type = 'index'") == 1);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pragma_foreign_key_list('transactions') "
+                       "WHERE \"table\" = 'platform_configs'") == 1);
+    } else {
+        std::string type, by_tenant;
+        session << "SELECT data_type FROM information_schema.columns WHERE table_name = "
+                   "'transactions' AND column_name = 'quote_id'",
+            soci::into(type);
+        CHECK(type == "uuid");
+        session << "SELECT indexdef FROM pg_indexes WHERE indexname = 'transactions_by_tenant'",
+            soci::into(by_tenant);
+        CHECK_THAT(by_tenant, Catch::Contains("(tenant_key, id)"));
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pg_indexes WHERE indexname = "
+                       "'transactions_pkey'") == 1);
+        CHECK_THROWS_AS(session << "UPDATE transactions SET tenant_key = 99",
+                        soci::soci_error);  // no configuration has that key
+    }
+
+    // The store of this release (after any later migration) reads each in its tenant only.
+    apply_migrations(session);
+    tenant one{"Platform:one", environment::sandbox}, two{"Platform:two", environment::production};
+    auto first = find_transaction(session, one, transaction(1));
+    REQUIRE(first.has_value());
+    CHECK(first->quote_id == quote(1));
+    CHECK(first->customer_id == alice);
+    CHECK(first->payment_instructions == "[]");  // its quote's, found by its id
+    CHECK(first->rate_details_from_quote);       // likewise
+    CHECK_FALSE(find_transaction(session, two, transaction(1)));
+    auto deposit = find_transaction(session, one, transaction(2));
+    REQUIRE(deposit.has_value());
+    CHECK(deposit->quote_id.empty());
+    CHECK(deposit->customer_id.empty());
+    CHECK(deposit->sent_amount == 2002);
+    // What is no transaction's id finds nothing, without an error.
+    for (const std::string& malformed : std::vector<std::string>{
+             "Transaction:nope", "nope", "", quote(1),
+             // transaction(1) but for its case
+             "Transaction:0190B000-0000-7000-8000-000000000001", transaction(1) + " "}) {
+        INFO(malformed);
+        CHECK_FALSE(find_transaction(session, one, malformed));
+    }
+
+    // Keyset pages within the tenant, both ways.
+    auto listed = list_transactions(session, two, {}, {.limit = 1, .descending = false});
+    REQUIRE(listed.items.size() == 1);
+    CHECK(listed.items[0].id == transaction(3));
+    CHECK(listed.total_count == 2);
+    CHECK(listed.has_more);
+    auto next = list_transactions(session, two, {},
+                                  {.limit = 5, .after_id = transaction(3), .descending = false});
+    REQUIRE(next.items.size() == 1);
+    CHECK(next.items[0].id == transaction(4));
+    auto back = list_transactions(session, two, {}, {.limit = 5, .after_id = transaction(4)});
+    REQUIRE(back.items.size() == 1);
+    CHECK(back.items[0].id == transaction(3));
+    // Filtered by customer within the tenant; what is no customer's id finds nothing.
+    auto of_customer = [&](const tenant& owner, const std::string& customer) {
+        transaction_filter filter;
+        filter.customer_id = customer;
+        return list_transactions(session, owner, filter, {});
+    };
+    auto by_bob = of_customer(two, bob);
+    REQUIRE(by_bob.items.size() == 1);
+    CHECK(by_bob.items[0].id == transaction(4));
+    CHECK(of_customer(one, bob).total_count == 0);
+    for (const std::string& malformed :
+         std::vector<std::string>{"Customer:nope", "nope", "", transaction(4),
+                                  "Customer:0190A000-0000-7000-8000-0000000000B2"}) {
+        INFO(malformed);
+        CHECK(of_customer(two, malformed).total_count == 0);
+    }
+
+    // A new transaction is written, and changed, through its 16 bytes.
+    auto copy = *deposit;
+    copy.id = transaction(9);
+    copy.customer_id = carol;
+    store_new_transaction(session, copy);
+    copy.status = "FAILED";
+    copy.failure_reason = "TEST";
+    store_transaction_outcome(session, copy);
+    auto again = find_transaction(session, one, copy.id);
+    REQUIRE(again.has_value());
+    CHECK(again->customer_id == carol);
+    CHECK(again->quote_id.empty());
+    CHECK(again->status == "FAILED");
+    CHECK(again->failure_reason == "TEST");
+    CHECK(of_customer(one, carol).total_count == 1);
 }

@@ -334,9 +334,14 @@ std::vector<std::string> stored_row(soci::session& s, bool postgres, const std::
     for (const auto& name : names) {
         if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
         std::string value;
-        std::string expression =
-            postgres ? "CAST(" + name + " AS TEXT)" : "typeof(" + name + ") || ':' || " + name;
-        s << "SELECT " + expression + " FROM " + table + " WHERE id = :i", soci::use(id),
+        // Ids stored as 16 bytes compared by their hex (SQLite's text of a blob stops at a 0).
+        std::string expression = postgres ? "CAST(" + name + " AS TEXT)"
+                                          : "typeof(" + name + ") || ':' || CASE typeof(" + name +
+                                                ") WHEN 'blob' THEN hex(" + name + ") ELSE " +
+                                                name + " END";
+        // Transactions store their ids as 16 bytes (migration 49).
+        std::string by_id = table == "transactions" ? "packed_id(:i)" : ":i";
+        s << "SELECT " + expression + " FROM " + table + " WHERE id = " + by_id, soci::use(id),
             soci::into(value);
         out.push_back(name + "=" + value);
     }
@@ -374,9 +379,11 @@ TEST_CASE_METHOD(optimistic_fixture,
     // The OUTGOING and INCOMING transactions of each, in that order.
     auto transactions_of = [&](const std::string& quote_id) {
         std::vector<std::string> ids(2);
-        session() << "SELECT id FROM transactions WHERE quote_id = :q AND type = 'OUTGOING'",
+        session() << "SELECT typed_id('Transaction', id) FROM transactions WHERE quote_id = "
+                     "packed_id(:q) AND type = 'OUTGOING'",
             soci::use(quote_id), soci::into(ids[0]);
-        session() << "SELECT id FROM transactions WHERE quote_id = :q AND type = 'INCOMING'",
+        session() << "SELECT typed_id('Transaction', id) FROM transactions WHERE quote_id = "
+                     "packed_id(:q) AND type = 'INCOMING'",
             soci::use(quote_id), soci::into(ids[1]);
         return ids;
     };
