@@ -85,7 +85,8 @@ std::optional<ledger_account> account_by_reference(soci::session& session,
 std::optional<quote_record> quote_by_reference(soci::session& session, const incoming_payment& p) {
     std::string env(to_string(p.env)), id, platform_id;
     soci::indicator found = soci::i_null;
-    session << "SELECT q.id, c.platform_id FROM quotes q JOIN platform_configs c ON c.tenant_key = "
+    session << "SELECT typed_id('Quote', q.id), c.platform_id FROM quotes q JOIN platform_configs "
+               "c ON c.tenant_key = "
                "q.tenant_key WHERE q.funding_reference = :r AND c.environment = :e",
         soci::use(p.reference), soci::use(env), soci::into(id, found), soci::into(platform_id);
     if (found != soci::i_ok) return std::nullopt;

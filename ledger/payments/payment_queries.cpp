@@ -12,13 +12,11 @@ namespace corridor {
 namespace {
 
 // The caller's tenant by its key, looked up once per statement (tenant_key_filter's clause).
-const std::string by_tenant_and_id =
-    " WHERE tenant_key = " + tenant_key_of(":p", ":e") + " AND id = :i";
-// Transactions store their ids as 16 bytes (migration 49).
+// Transactions and quotes store their ids as 16 bytes (migrations 49 and 50).
 const std::string by_tenant_and_packed_id =
     " WHERE tenant_key = " + tenant_key_of(":p", ":e") + " AND id = packed_id(:i)";
 const std::string quote_by_id_sql =
-    "SELECT " + quote_select_columns() + " FROM quotes" + by_tenant_and_id;
+    "SELECT " + quote_select_columns() + " FROM quotes" + by_tenant_and_packed_id;
 const std::string transaction_by_id_sql = transaction_select() + by_tenant_and_packed_id;
 
 // A quote with its owner's name (from platform_configs), for reads not made for one tenant.
@@ -79,6 +77,7 @@ int expire_due_quotes(soci::session& session, const payment_services& services, 
 
 std::optional<quote_record> find_quote(soci::session& session, const tenant& owner,
                                        const std::string& id) {
+    if (!is_made_id("Quote", id)) return std::nullopt;  // as find_transaction
     quote_row row;
     std::string env_name(owner.env_name());
     if (!fetch_prepared(session, quote_by_id_sql.c_str(), row, owner.platform_id, env_name, id)) {
@@ -120,7 +119,7 @@ page<quote_record> list_quotes(soci::session& session, const tenant& owner,
     }
     return list_page<quote_record, quote_row>(
         session, "quotes", "SELECT " + quote_select_columns() + " FROM quotes", where, request,
-        [&](const quote_row& r) { return r.to_record(owner); });
+        [&](const quote_row& r) { return r.to_record(owner); }, stored_ids::packed);
 }
 
 std::optional<transaction_record> find_transaction(soci::session& session, const tenant& owner,

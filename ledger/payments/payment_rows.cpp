@@ -39,12 +39,13 @@ const std::string& stored_rate_details(const transaction_record& t) {
 }
 
 // The columns that hold an id as its uuid's 16 bytes, with the id's type: a quote's customers
-// and transaction (migration 48); a transaction's own id, its quote and its customer (migration
-// 49).
+// and transaction (migration 48) and its own id (migration 50); a transaction's own id, its quote
+// and its customer (migration 49).
 struct packed_column {
     std::string_view name, type;
 };
-constexpr packed_column packed_quote_columns[] = {{"source_customer_id", "Customer"},
+constexpr packed_column packed_quote_columns[] = {{"id", "Quote"},
+                                                  {"source_customer_id", "Customer"},
                                                   {"destination_customer_id", "Customer"},
                                                   {"transaction_id", "Transaction"}};
 constexpr packed_column packed_transaction_columns[] = {
@@ -135,19 +136,19 @@ std::string transaction_select_columns(std::string_view alias) {
 }
 
 const std::string& transaction_select() {
-    // The quote's columns by its id, which a transaction stores as 16 bytes (migration 49) and
-    // the quote, and uma_payments, as text.
+    // The quote's columns by its id, which both store as 16 bytes (migrations 49 and 50), and
+    // uma_payments as text.
     static const std::string sql =
         "SELECT " + transaction_select_columns() +
-        ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = typed_id('Quote', "
-        "transactions.quote_id) AND q.tenant_key = transactions.tenant_key), ''), "
+        ", COALESCE((SELECT q.payment_instructions FROM quotes q WHERE q.id = "
+        "transactions.quote_id AND q.tenant_key = transactions.tenant_key), ''), "
         "COALESCE((SELECT u.payee_data FROM uma_payments u WHERE u.quote_id = typed_id('Quote', "
         "transactions.quote_id) AND transactions.type = 'OUTGOING' AND u.platform_id = (SELECT "
         "c.platform_id FROM platform_configs c WHERE c.tenant_key = transactions.tenant_key)), "
         "''), COALESCE((SELECT q.counterparty_multiplier || ' ' || q.counterparty_fixed_fee || ' ' "
         "|| q.service_multiplier || ' ' || q.service_fixed_fee || ' ' || q.variable_fee_rate || ' "
         "' || q.variable_fee_amount FROM quotes q WHERE transactions.rate_details = '' AND q.id = "
-        "typed_id('Quote', transactions.quote_id) AND q.tenant_key = transactions.tenant_key), '') "
+        "transactions.quote_id AND q.tenant_key = transactions.tenant_key), '') "
         "FROM transactions";
     return sql;
 }
@@ -176,8 +177,9 @@ void insert_quote(soci::session& session, const quote_record& q) {
 void update_quote_status(soci::session& session, const quote_record& q, const std::string& status,
                          std::int64_t now_ms) {
     long long now = now_ms;
-    run_prepared(session, "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = :i", status,
-                 now, q.id);
+    run_prepared(session,
+                 "UPDATE quotes SET status = :s, updated_at_ms = :t WHERE id = packed_id(:i)",
+                 status, now, q.id);
 }
 
 // The INSERT of a new quote as a statement for the ledger writer's flush (text parameters).

@@ -75,8 +75,9 @@ void set_quote_status(soci::session& session, const quote_record& quote, const s
         updated.status = status;
         updated.updated_at_ms = now_ms;
         if (deferred->restate_row(quote.id, quote_insert_statement(updated))) return;
-        deferred->add_statement({"UPDATE quotes SET status = $1, updated_at_ms = $2 WHERE id = $3",
-                                 {status, std::to_string(now_ms), quote.id}});
+        deferred->add_statement(
+            {"UPDATE quotes SET status = $1, updated_at_ms = $2 WHERE id = packed_id($3)",
+             {status, std::to_string(now_ms), quote.id}});
         return;
     }
     update_quote_status(session, quote, status, now_ms);

@@ -454,6 +454,124 @@ std::vector<migration> compact_storage_migrations() {
              "postgresql: ALTER INDEX transactions_packed_pkey RENAME TO transactions_pkey",
              "CREATE INDEX transactions_by_tenant ON transactions (tenant_key, id)",
          }},
+        {50,
+         "quotes store their own ids as 16 bytes",
+         {
+             // A quote's id ("Quote:<uuid>", 42 bytes of text) is in its row and in the entries
+             // of its primary key and of quotes_by_tenant; the uuid's 16 bytes say the same, the
+             // type implied by the column (packed_id and typed_id, migration 46), and sort as its
+             // lower-case text does, so lists keep their keyset order. A transaction refers to
+             // its quote by the same 16 bytes since migration 49.
+             // PostgreSQL fills a new table as migration 49 did rather than altering the column
+             // as migration 48 did: a rewrite in place keeps the columns migration 45 dropped,
+             // NULL in every row (so every row carries a null bitmap, 8 bytes with its
+             // alignment), and the BIGINTs between texts pad for alignment. Fixed widths first.
+             R"(postgresql: CREATE TABLE quotes_packed (
+                id UUID PRIMARY KEY,
+                locked_amount BIGINT NOT NULL,
+                total_sending BIGINT NOT NULL,
+                net_sending BIGINT NOT NULL,
+                total_receiving BIGINT NOT NULL,
+                fees_included BIGINT NOT NULL,
+                counterparty_fixed_fee BIGINT NOT NULL,
+                service_fixed_fee BIGINT NOT NULL,
+                variable_fee_amount BIGINT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                expires_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL,
+                tenant_key INTEGER NOT NULL REFERENCES platform_configs(tenant_key),
+                source_customer_id UUID,
+                destination_customer_id UUID,
+                transaction_id UUID,
+                status TEXT NOT NULL,
+                source_type TEXT NOT NULL,
+                source_account_id TEXT NOT NULL,
+                destination_type TEXT NOT NULL,
+                destination_account_id TEXT NOT NULL,
+                sending_currency TEXT NOT NULL,
+                receiving_currency TEXT NOT NULL,
+                locked_side TEXT NOT NULL,
+                exchange_rate TEXT NOT NULL,
+                counterparty_multiplier TEXT NOT NULL,
+                service_multiplier TEXT NOT NULL,
+                variable_fee_rate TEXT NOT NULL,
+                purpose_of_payment TEXT NOT NULL,
+                description TEXT NOT NULL,
+                funding_reference TEXT NOT NULL,
+                payment_instructions TEXT NOT NULL))",
+             "postgresql: INSERT INTO quotes_packed (id, locked_amount, total_sending, "
+             "net_sending, total_receiving, fees_included, counterparty_fixed_fee, "
+             "service_fixed_fee, variable_fee_amount, created_at_ms, expires_at_ms, "
+             "updated_at_ms, tenant_key, source_customer_id, destination_customer_id, "
+             "transaction_id, status, source_type, source_account_id, destination_type, "
+             "destination_account_id, sending_currency, receiving_currency, locked_side, "
+             "exchange_rate, counterparty_multiplier, service_multiplier, variable_fee_rate, "
+             "purpose_of_payment, description, funding_reference, payment_instructions) SELECT "
+             "packed_id(q.id), q.locked_amount, q.total_sending, q.net_sending, "
+             "q.total_receiving, q.fees_included, q.counterparty_fixed_fee, "
+             "q.service_fixed_fee, q.variable_fee_amount, q.created_at_ms, q.expires_at_ms, "
+             "q.updated_at_ms, q.tenant_key, q.source_customer_id, q.destination_customer_id, "
+             "q.transaction_id, q.status, q.source_type, q.source_account_id, "
+             "q.destination_type, q.destination_account_id, q.sending_currency, "
+             "q.receiving_currency, q.locked_side, q.exchange_rate, q.counterparty_multiplier, "
+             "q.service_multiplier, q.variable_fee_rate, q.purpose_of_payment, q.description, "
+             "q.funding_reference, q.payment_instructions FROM quotes q ORDER BY q.id",
+             "postgresql: DROP TABLE quotes",
+             "postgresql: ALTER TABLE quotes_packed RENAME TO quotes",
+             "postgresql: ALTER INDEX quotes_packed_pkey RENAME TO quotes_pkey",
+             // SQLite rebuilds the table as migration 48 did, still a rowid table (migration 45
+             // says why), every row copied in id order, and makes its indexes again.
+             R"(sqlite: CREATE TABLE quotes_rebuilt (
+                id BLOB PRIMARY KEY,
+                tenant_key INTEGER NOT NULL REFERENCES platform_configs(tenant_key),
+                status TEXT NOT NULL,
+                source_type TEXT NOT NULL,
+                source_account_id TEXT NOT NULL,
+                source_customer_id BLOB,
+                destination_type TEXT NOT NULL,
+                destination_account_id TEXT NOT NULL,
+                destination_customer_id BLOB,
+                sending_currency TEXT NOT NULL,
+                receiving_currency TEXT NOT NULL,
+                locked_side TEXT NOT NULL,
+                locked_amount BIGINT NOT NULL,
+                total_sending BIGINT NOT NULL,
+                net_sending BIGINT NOT NULL,
+                total_receiving BIGINT NOT NULL,
+                fees_included BIGINT NOT NULL,
+                exchange_rate TEXT NOT NULL,
+                counterparty_multiplier TEXT NOT NULL,
+                service_multiplier TEXT NOT NULL,
+                variable_fee_rate TEXT NOT NULL,
+                counterparty_fixed_fee BIGINT NOT NULL,
+                service_fixed_fee BIGINT NOT NULL,
+                variable_fee_amount BIGINT NOT NULL,
+                purpose_of_payment TEXT NOT NULL,
+                description TEXT NOT NULL,
+                transaction_id BLOB,
+                funding_reference TEXT NOT NULL,
+                payment_instructions TEXT NOT NULL,
+                created_at_ms BIGINT NOT NULL,
+                expires_at_ms BIGINT NOT NULL,
+                updated_at_ms BIGINT NOT NULL))",
+             "sqlite: INSERT INTO quotes_rebuilt SELECT packed_id(q.id), q.tenant_key, q.status, "
+             "q.source_type, q.source_account_id, q.source_customer_id, q.destination_type, "
+             "q.destination_account_id, q.destination_customer_id, q.sending_currency, "
+             "q.receiving_currency, q.locked_side, q.locked_amount, q.total_sending, "
+             "q.net_sending, q.total_receiving, q.fees_included, q.exchange_rate, "
+             "q.counterparty_multiplier, q.service_multiplier, q.variable_fee_rate, "
+             "q.counterparty_fixed_fee, q.service_fixed_fee, q.variable_fee_amount, "
+             "q.purpose_of_payment, q.description, q.transaction_id, q.funding_reference, "
+             "q.payment_instructions, q.created_at_ms, q.expires_at_ms, q.updated_at_ms FROM "
+             "quotes q ORDER BY q.id",
+             "sqlite: DROP TABLE quotes",
+             "sqlite: ALTER TABLE quotes_rebuilt RENAME TO quotes",
+             // Both: its indexes made again.
+             "CREATE INDEX quotes_pending_expiry ON quotes (expires_at_ms) WHERE status = "
+             "'PENDING'",
+             "CREATE UNIQUE INDEX quotes_funding_reference ON quotes (funding_reference)",
+             "CREATE INDEX quotes_by_tenant ON quotes (tenant_key, id)",
+         }},
         {52,
          "webhook delivery attempts name their tenant by its key, their ids as 16 bytes",
          {

@@ -115,7 +115,9 @@ test('another platform\'s ids and the other environment\'s are not found', async
     `/dashboard/transactions/${encodeURIComponent('Transaction:01a21681-0000-7000-8000-000000000000')}`,
     // Not a transaction's id (ids are stored as 16 bytes): not found either, never a 500.
     `/dashboard/transactions/${encodeURIComponent('Transaction:nope')}`, '/dashboard/transactions/nope',
-    `/dashboard/transactions/${encodeURIComponent(payment.transaction.id.toUpperCase().replace(/^TRANSACTION/, 'Transaction'))}`]) {
+    `/dashboard/transactions/${encodeURIComponent(payment.transaction.id.toUpperCase().replace(/^TRANSACTION/, 'Transaction'))}`,
+    `/dashboard/quotes/${encodeURIComponent('Quote:nope')}`, '/dashboard/quotes/nope',
+    `/dashboard/quotes/${encodeURIComponent(payment.quote.id.toUpperCase().replace(/^QUOTE/, 'Quote'))}`]) {
     assert.equal((await clients.viewer.get(path)).status, 404, path);
   }
   const own = await clients.viewer.get(`/dashboard/customers/${encodeURIComponent(payment.payer.id)}`);

@@ -149,6 +149,12 @@ test('a REALTIME_FUNDING quote is not executable; unknown and foreign quotes are
   const quote = await createQuote(server, sandbox, quoteBody(mine.source.id, mine.destination.id, 10000));
   assertError(await execute(quote.id, {}, other), 404, 'QUOTE_NOT_FOUND');
   assertError(await execute(quote.id, {}, server.platforms[0].production), 404, 'QUOTE_NOT_FOUND');
+  // Stored as 16 bytes: what is no quote's id is not found (never a 500), and executes nothing.
+  const upper = `Quote:${quote.id.slice('Quote:'.length).toUpperCase()}`;
+  assert.notEqual(upper, quote.id);
+  for (const notOne of ['Quote:nope', 'nope', quote.transactionId, upper]) {
+    assertError(await execute(encodeURIComponent(notOne)), 404, 'QUOTE_NOT_FOUND');
+  }
   assert.equal(await quoteStatus(quote.id), 'PENDING');
   assert.deepEqual(await balances(mine.source, mine.destination), [20000, 0]);
 });

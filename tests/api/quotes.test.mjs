@@ -235,6 +235,13 @@ test('GET /quotes/{id} is not found for another tenant or an unknown id', async 
   assertError(await call(server, other, 'GET', `/quotes/${quote.id}`), 404, 'QUOTE_NOT_FOUND');
   assertError(await call(server, production, 'GET', `/quotes/${quote.id}`), 404, 'QUOTE_NOT_FOUND');
   assertError(await call(server, sandbox, 'GET', '/quotes/Quote:00000000-0000-7000-8000-000000000000'), 404, 'QUOTE_NOT_FOUND');
+  // Ids are stored as 16 bytes: what is no quote's id (malformed, a bare word, another type's,
+  // its uuid in upper case) is not found, as an unknown one, on both backends, never a 500.
+  const upper = `Quote:${quote.id.slice('Quote:'.length).toUpperCase()}`;
+  assert.notEqual(upper, quote.id);
+  for (const notOne of ['Quote:nope', 'nope', quote.transactionId, upper, `${quote.id}0`, `Transaction:${quote.id.slice('Quote:'.length)}`]) {
+    assertError(await call(server, sandbox, 'GET', `/quotes/${encodeURIComponent(notOne)}`), 404, 'QUOTE_NOT_FOUND');
+  }
   const theirs = await call(server, other, 'GET', '/quotes');
   assert.equal(theirs.status, 200);
   assert.ok(!theirs.body.data.some((q) => q.id === quote.id));

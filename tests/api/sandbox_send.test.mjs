@@ -121,6 +121,10 @@ test('a wrong currency, an unknown or foreign quote, and an internal-account quo
   assert.equal((await send({ quoteId: quote.id, currencyCode: 'XYZ' })).status, 400);
   assertError(await send({ quoteId: 'Quote:00000000-0000-7000-8000-000000000000', currencyCode: 'USD' }), 404, 'QUOTE_NOT_FOUND');
   assertError(await send({ quoteId: quote.id, currencyCode: 'USD' }, {}, other), 404, 'QUOTE_NOT_FOUND');
+  // Stored as 16 bytes: what is no quote's id is not found, never a 500.
+  for (const quoteId of ['Quote:nope', 'nope', quote.transactionId, `Quote:${quote.id.slice('Quote:'.length).toUpperCase()}`]) {
+    assertError(await send({ quoteId, currencyCode: 'USD' }), 404, 'QUOTE_NOT_FOUND');
+  }
   for (const body of [{ currencyCode: 'USD' }, { quoteId: quote.id }, { quoteId: quote.id, currencyCode: 'USD', currencyAmount: 0 },
     { quoteId: quote.id, currencyCode: 'USD', currencyAmount: 1.5 }, { quoteId: quote.id, currencyCode: 'USD', currencyAmount: '100' }]) {
     assertError(await send(body), 400, 'INVALID_INPUT');

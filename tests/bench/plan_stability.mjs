@@ -99,7 +99,8 @@ function fillPlan(rows) {
       transaction_id: `CAST(${uuid7(created, 'g * 3')} AS uuid)`, created_at_ms: created,
     }],
     ['quotes', rows, {
-      id: "'Quote:plan-' || g", tenant_key: tenantKeyOf('g'),
+      // Its own id stored as a uuid (migration 50), the one its transaction names.
+      id: `CAST(${uuid7(created, 'g')} AS uuid)`, tenant_key: tenantKeyOf('g'),
       status: quoteStatus,
       source_type: "'ACCOUNT'", source_account_id: randomAccount('g * 23'), source_customer_id: `CAST(${uuid7(created, '1 + g % ' + customers)} AS uuid)`,
       // Customers' and transaction ids stored as uuids (migration 48); no receiving customer is NULL.
@@ -112,7 +113,8 @@ function fillPlan(rows) {
       expires_at_ms: `CASE WHEN ${quoteStatus} = 'PENDING' THEN ${now} + 86400000 ELSE ${created} + 300000 END`, updated_at_ms: created,
     }],
     ['transactions', rows, {
-      // Its own, quote's and customer's ids stored as uuids (migration 49).
+      // Its own, quote's and customer's ids stored as uuids (migration 49); its quote's is the
+      // quote's own (migration 50).
       id: `CAST(${uuid7(created, 'g')} AS uuid)`, tenant_key: tenantKeyOf('g'),
       type: "CASE WHEN g % 3 = 0 THEN 'INCOMING' ELSE 'OUTGOING' END",
       status: pick(u('g * 31'), [["'COMPLETED'", 0.95], ["'FAILED'", 0.04], ["'PROCESSING'", 0.01]]),
@@ -138,7 +140,7 @@ function fillPlan(rows) {
     }],
     // UMA payments: one quote in ten (the transaction reads look their payee data up).
     ['uma_payments', Math.floor(rows / 10), {
-      quote_id: "'Quote:plan-' || (g * 10)", platform_id: platformOf('g * 10'), environment: environmentOf('g * 10'),
+      quote_id: `'Quote:' || ${uuid7(createdOf('g * 10', rows), 'g * 10')}`, platform_id: platformOf('g * 10'), environment: environmentOf('g * 10'),
       payment_hash: "md5(g::text)", payee_data: "'{}'", receiver_multiplier: "'1/1'", created_at_ms: createdOf('g * 10', rows),
     }],
     ['webhook_attempts', rows, {

@@ -1424,7 +1424,9 @@ TEST_CASE("migration 48 keeps every quote, its customer and transaction ids stor
                                    : "SELECT COUNT(*) FROM quotes WHERE pg_column_size("
                                      "transaction_id) = 16") == 4);
 
-    // The store reads each quote in its tenant, its ids as text again.
+    // The store of this release (after any later migration: 50 packs the quotes' own ids) reads
+    // each quote in its tenant, its ids as text again.
+    apply_migrations(session);
     tenant one{"Platform:one", environment::sandbox}, two{"Platform:two", environment::production};
     auto first = find_quote(session, one, "Quote:0190a000-0000-7000-8000-000000000001");
     REQUIRE(first.has_value());
@@ -1785,4 +1787,141 @@ TEST_CASE("migration 49 keeps every transaction, its own, quote and customer ids
     CHECK(again->status == "FAILED");
     CHECK(again->failure_reason == "TEST");
     CHECK(of_customer(one, carol).total_count == 1);
+}
+
+// Migration 50 stores a quote's own id as 16 bytes: every quote keeps its tenant and every column,
+// in the same order, with its indexes, and the store finds, lists, updates and joins them as
+// before, refusing what is no quote's id.
+TEST_CASE("migration 50 keeps every quote, its own id stored as 16 bytes", "[store][migrations]") {
+    test_database database(schema::empty);
+    soci::session& session = database.session();
+    apply_migrations_up_to(session, 46);  // its quotes as insert_keyed_quote writes them
+    insert_platform(session, "Platform:one");
+    insert_platform(session, "Platform:two");
+    insert_config(session, "Platform:one", "sandbox", 7);
+    insert_config(session, "Platform:two", "production", 11);
+    const std::string alice = "Customer:0190a000-0000-7000-8000-0000000000a1",
+                      bob = "Customer:0190a000-0000-7000-8000-0000000000b2";
+    auto transaction = [](int n) {
+        return "Transaction:0190b000-0000-7000-8000-00000000000" + std::to_string(n);
+    };
+    auto quote = [](int n) {
+        return "Quote:0190a000-0000-7000-8000-00000000000" + std::to_string(n);
+    };
+    insert_keyed_quote(session, 1, 7, alice, bob, transaction(1));  // PENDING (odd)
+    insert_keyed_quote(session, 2, 7, "", bob, transaction(2));
+    insert_keyed_quote(session, 3, 11, bob, "", transaction(3));
+    insert_keyed_quote(session, 4, 11, alice, bob, transaction(4));
+    apply_migrations_up_to(session, 49);  // the schema before 50
+    std::vector<std::pair<std::string, std::string>> packed = {
+        {"source_customer_id", "Customer"},
+        {"destination_customer_id", "Customer"},
+        {"transaction_id", "Transaction"}};
+    auto before = packed_table_dump(session, "quotes", quote_columns, packed);
+    REQUIRE(before.size() == 4);
+    REQUIRE(before[2].find(quote(3) + "|Platform:two|production|PENDING|ACCOUNT|") == 0);
+
+    CHECK(apply_migrations_up_to(session, 50) == 1);
+    packed.push_back({"id", "Quote"});
+    CHECK(packed_table_dump(session, "quotes", quote_columns, packed) == before);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE tenant_key = 7") == 2);
+    CHECK(count_of(session, "SELECT COUNT(*) FROM quotes WHERE tenant_key = 11") == 2);
+    bool sqlite = database.backend() == database_backend::sqlite;
+    CHECK(count_of(session, sqlite ? "SELECT COUNT(*) FROM quotes WHERE typeof(id) = 'blob' AND "
+                                     "length(id) = 16"
+                                   : "SELECT COUNT(*) FROM quotes WHERE pg_column_size(id) = 16") ==
+          4);
+    // Its indexes: the expiry sweep's PENDING ones, the funding reference unique, by tenant.
+    CHECK(count_of(session,
+                   "SELECT COUNT(*) FROM quotes WHERE status = 'PENDING' AND expires_at_ms <= "
+                   "2000") == 2);
+    CHECK_THROWS_AS(session << "UPDATE quotes SET funding_reference = 'REF1' WHERE id = "
+                               "packed_id('" +
+                                   quote(2) + "')",
+                    soci::soci_error);
+    if (sqlite) {
+        std::string definition;
+        session << "SELECT sql FROM sqlite_master WHERE name = 'quotes'", soci::into(definition);
+        CHECK_THAT(definition, Catch::Contains("id BLOB PRIMARY KEY"));
+        CHECK_THAT(definition, !Catch::Contains("WITHOUT ROWID"));
+        // The id's autoindex, by tenant, expiry and funding reference.
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE tbl_name = 'quotes' AND type = "
+                       "'index'") == 4);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE name = 'quotes_by_tenant' AND sql "
+                       "LIKE '%(tenant_key, id)%'") == 1);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM quotes INDEXED BY quotes_pending_expiry WHERE status "
+                       "= 'PENDING' AND expires_at_ms > 0") == 2);
+    } else {
+        std::string type;
+        session << "SELECT data_type FROM information_schema.columns WHERE table_name = 'quotes' "
+                   "AND column_name = 'id'",
+            soci::into(type);
+        CHECK(type == "uuid");
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pg_indexes WHERE tablename = 'quotes' AND indexname "
+                       "IN ('quotes_pkey', 'quotes_by_tenant', 'quotes_pending_expiry', "
+                       "'quotes_funding_reference')") == 4);
+        CHECK(count_of(session,
+                       "SELECT COUNT(*) FROM pg_indexes WHERE indexname = 'quotes_by_tenant' AND "
+                       "indexdef LIKE '%(tenant_key, id)%'") == 1);
+    }
+
+    // The store reads each quote in its tenant only; what is no quote's id finds nothing.
+    apply_migrations(session);
+    tenant one{"Platform:one", environment::sandbox}, two{"Platform:two", environment::production};
+    auto first = find_quote(session, one, quote(1));
+    REQUIRE(first.has_value());
+    CHECK(first->id == quote(1));
+    CHECK(first->source_customer_id == alice);
+    CHECK(first->transaction_id == transaction(1));
+    CHECK_FALSE(find_quote(session, two, quote(1)));
+    for (const std::string& malformed :
+         std::vector<std::string>{"Quote:nope", "nope", "", transaction(1),
+                                  // quote(1) but for its case
+                                  "Quote:0190A000-0000-7000-8000-000000000001", quote(1) + "0"}) {
+        INFO(malformed);
+        CHECK_FALSE(find_quote(session, one, malformed));
+    }
+    // Keyset pages within the tenant, both ways.
+    auto listed = list_quotes(session, two, {}, {.limit = 1, .descending = false});
+    REQUIRE(listed.items.size() == 1);
+    CHECK(listed.items[0].id == quote(3));
+    CHECK(listed.total_count == 2);
+    CHECK(listed.has_more);
+    auto next =
+        list_quotes(session, two, {}, {.limit = 5, .after_id = quote(3), .descending = false});
+    REQUIRE(next.items.size() == 1);
+    CHECK(next.items[0].id == quote(4));
+    auto back = list_quotes(session, two, {}, {.limit = 5, .after_id = quote(4)});
+    REQUIRE(back.items.size() == 1);
+    CHECK(back.items[0].id == quote(3));
+    // A status change by id, and a new quote written through its 16 bytes.
+    update_quote_status(session, *first, "EXPIRED", 5000);
+    auto expired = find_quote(session, one, quote(1));
+    REQUIRE(expired.has_value());
+    CHECK(expired->status == "EXPIRED");
+    CHECK(expired->updated_at_ms == 5000);
+    auto copy = *first;
+    copy.id = quote(9);
+    copy.funding_reference = "REF9";
+    insert_quote(session, copy);
+    auto again = find_quote(session, one, copy.id);
+    REQUIRE(again.has_value());
+    CHECK(again->funding_reference == "REF9");
+    CHECK(list_quotes(session, one, {}, {}).total_count == 3);
+    // A transaction's quote, named by the same 16 bytes: its columns read through the join.
+    const std::string paid_id = transaction(4), paid_quote = quote(4);
+    session << "INSERT INTO transactions (" + std::string(transaction_columns) +
+                   ") VALUES (packed_id(:i), 11, 'OUTGOING', 'PENDING', packed_id(:q), NULL, "
+                   "'pc', 'ACCOUNT', 'InternalAccount:a', 'USD', 'ACCOUNT', 'InternalAccount:b', "
+                   "'EUR', 1004, 90, 10, '9/10', '', 'note', '', 'TREF4', '', 0, 1004, 1004)",
+        soci::use(paid_id), soci::use(paid_quote);
+    auto paid = find_transaction(session, two, transaction(4));
+    REQUIRE(paid.has_value());
+    CHECK(paid->quote_id == quote(4));
+    CHECK(paid->payment_instructions == "[]");
+    CHECK(paid->rate_details_from_quote);
 }

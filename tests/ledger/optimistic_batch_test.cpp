@@ -339,9 +339,8 @@ std::vector<std::string> stored_row(soci::session& s, bool postgres, const std::
                                           : "typeof(" + name + ") || ':' || CASE typeof(" + name +
                                                 ") WHEN 'blob' THEN hex(" + name + ") ELSE " +
                                                 name + " END";
-        // Transactions store their ids as 16 bytes (migration 49).
-        std::string by_id = table == "transactions" ? "packed_id(:i)" : ":i";
-        s << "SELECT " + expression + " FROM " + table + " WHERE id = " + by_id, soci::use(id),
+        // Transactions and quotes store their ids as 16 bytes (migrations 49 and 50).
+        s << "SELECT " + expression + " FROM " + table + " WHERE id = packed_id(:i)", soci::use(id),
             soci::into(value);
         out.push_back(name + "=" + value);
     }
