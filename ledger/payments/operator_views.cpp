@@ -123,6 +123,11 @@ revoke_outcome revoke_token_any_tenant(soci::session& session, const clock& time
 
 namespace {
 
+// A payment's transactions store no reference: theirs is their quote's funding reference.
+constexpr const char* reference_of_transaction =
+    "COALESCE(NULLIF(t.reference, ''), (SELECT q.funding_reference FROM quotes q WHERE q.id = "
+    "t.quote_id), '')";
+
 std::optional<view_row> transaction_row(soci::session& session, const std::string& transaction_id) {
     // Its ids are stored as 16 bytes (migration 49): what is no transaction's id finds nothing,
     // without reaching packed_id() (find_transaction).
@@ -147,7 +152,7 @@ std::optional<view_row> transaction_row(soci::session& session, const std::strin
                      {"t.fees", "fees", integer},
                      {"t.exchange_rate", "exchange_rate", text},
                      {"t.failure_reason", "failure_reason", text},
-                     {"t.reference", "reference", text},
+                     {reference_of_transaction, "reference", text},
                      {"t.settled_at_ms", "settled_at_ms", integer},
                      {"t.created_at_ms", "created_at_ms", integer},
                      {"t.updated_at_ms", "updated_at_ms", integer}},

@@ -155,7 +155,13 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
         where.equals("destination_account_id", *filter.receiver_account_id);
     if (filter.status) where.equals("status", *filter.status);
     if (filter.type) where.equals("type", *filter.type);
-    if (filter.reference) where.equals("reference", *filter.reference);
+    if (filter.reference) {
+        // A payment's transactions find their reference in their quote (stored_reference).
+        where.clause(
+            "(reference = {} OR (reference = '' AND quote_id = (SELECT q.id FROM quotes q "
+            "WHERE q.funding_reference = {})))",
+            std::vector<std::string>{*filter.reference, *filter.reference});
+    }
     if (filter.start_ms) where.at_least("created_at_ms", *filter.start_ms);
     if (filter.end_ms) where.at_most("created_at_ms", *filter.end_ms);
     return list_page<transaction_record, transaction_row>(

@@ -38,6 +38,12 @@ const std::string& stored_rate_details(const transaction_record& t) {
     return t.rate_details_from_quote && !t.quote_id.empty() ? none : t.rate_details;
 }
 
+// What transactions.reference stores: nothing when it is the quote's funding reference.
+const std::string& stored_reference(const transaction_record& t) {
+    static const std::string none;
+    return t.reference_from_quote && !t.quote_id.empty() ? none : t.reference;
+}
+
 // The columns that hold an id as its uuid's 16 bytes, with the id's type: a quote's customers
 // and transaction (migration 48) and its own id (migration 50); a transaction's own id, its quote
 // and its customer (migration 49).
@@ -148,7 +154,9 @@ const std::string& transaction_select() {
         "''), COALESCE((SELECT q.counterparty_multiplier || ' ' || q.counterparty_fixed_fee || ' ' "
         "|| q.service_multiplier || ' ' || q.service_fixed_fee || ' ' || q.variable_fee_rate || ' "
         "' || q.variable_fee_amount FROM quotes q WHERE transactions.rate_details = '' AND q.id = "
-        "transactions.quote_id AND q.tenant_key = transactions.tenant_key), '') "
+        "transactions.quote_id AND q.tenant_key = transactions.tenant_key), ''), "
+        "COALESCE((SELECT q.funding_reference FROM quotes q WHERE transactions.reference = '' AND "
+        "q.id = transactions.quote_id AND q.tenant_key = transactions.tenant_key), '') "
         "FROM transactions";
     return sql;
 }
@@ -253,7 +261,7 @@ pipelined_statement transaction_insert_statement(const transaction_record& t) {
              stored_rate_details(t),
              t.description,
              t.failure_reason,
-             t.reference,
+             stored_reference(t),
              t.refund,
              n(t.settled_at_ms),
              n(t.created_at_ms),
@@ -268,8 +276,8 @@ void store_new_transaction(soci::session& session, const transaction_record& t) 
                      t.customer_id, t.platform_customer_id, t.source_type, t.source_account_id,
                      t.source_currency, t.destination_type, t.destination_account_id,
                      t.destination_currency, sent, received, fees, t.exchange_rate,
-                     stored_rate_details(t), t.description, t.failure_reason, t.reference, t.refund,
-                     settled, created, updated);
+                     stored_rate_details(t), t.description, t.failure_reason, stored_reference(t),
+                     t.refund, settled, created, updated);
     };
     if (t.tenant_key > 0) {
         long long tenant_key = t.tenant_key;

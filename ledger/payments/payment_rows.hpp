@@ -120,7 +120,8 @@ struct transaction_row {
     std::string exchange_rate, rate_details, description, failure_reason, reference, refund;
     long long settled_at_ms = 0, created_at_ms = 0, updated_at_ms = 0;
     std::string payment_instructions, counterparty_data;
-    std::string quote_rates;  // the quote's rate columns when the row stores no rate details
+    std::string quote_rates;      // the quote's rate columns when the row stores no rate details
+    std::string quote_reference;  // the quote's funding reference when the row stores none
     long long tenant_key = 0;
 
     void bind(soci::statement& s) {
@@ -142,6 +143,7 @@ struct transaction_row {
         s.exchange(soci::into(payment_instructions));
         s.exchange(soci::into(counterparty_data));
         s.exchange(soci::into(quote_rates));
+        s.exchange(soci::into(quote_reference));
     }
 
     // The owner as quote_row's.
@@ -177,6 +179,10 @@ struct transaction_row {
         if (rate_details.empty() && !quote_rates.empty()) {
             t.rate_details = rate_details_of_quote_columns(quote_rates);
             t.rate_details_from_quote = true;
+        }
+        if (reference.empty() && !quote_reference.empty()) {
+            t.reference = quote_reference;
+            t.reference_from_quote = true;
         }
         return t;
     }

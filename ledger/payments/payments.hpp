@@ -71,6 +71,9 @@ struct transaction_record {
     // The rate details are rate_details_json of the quote's price: the row stores none and reads
     // them back from the quote's columns (no copy of what the quote keeps).
     bool rate_details_from_quote = false;
+    // Likewise the reference: a payment's two transactions carry their quote's funding reference,
+    // which their rows do not store again (read back from the quote).
+    bool reference_from_quote = false;
     // The owner's tenant key as stored (platform_config::tenant_key), when known: read with the
     // row, or taken from the quote. 0: the insert looks it up by the owner (store_new_transaction).
     std::int64_t tenant_key = 0;

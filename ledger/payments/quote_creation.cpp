@@ -415,6 +415,7 @@ transaction_record outgoing_transaction_of(const quote_request& request, const q
     outgoing.rate_details_from_quote = true;
     outgoing.description = quote.description;
     outgoing.reference = quote.funding_reference;
+    outgoing.reference_from_quote = true;
     outgoing.payment_instructions = quote.payment_instructions;
     if (request.uma) outgoing.counterparty_data = request.uma->payment.payee_data;
     outgoing.created_at_ms = outgoing.updated_at_ms = now_ms;

@@ -245,6 +245,7 @@ transaction_record incoming_transaction_of(soci::session& session, const payment
     incoming.rate_details_from_quote = outgoing.rate_details_from_quote;
     incoming.description = quote.description;
     incoming.reference = outgoing.reference;
+    incoming.reference_from_quote = outgoing.reference_from_quote;
     incoming.settled_at_ms = incoming.created_at_ms = incoming.updated_at_ms = now_ms;
     return incoming;
 }

@@ -123,6 +123,13 @@ test('filters: status, type, reference', async () => {
   const payment = await filtered(`reference=${quoteReference}`);
   assert.deepEqual(payment.map((t) => t.type).sort(), ['INCOMING', 'OUTGOING']);
   assert.ok(payment.every((t) => t.quoteId === quotes.funded.id));
+  // The rows keep no copy of the quote's reference: read back from the quote, by id and in lists.
+  const incoming = payment.find((t) => t.type === 'INCOMING');
+  assert.equal(incoming.reconciliationInstructions.reference, quoteReference);
+  const byId = await call(server, sandbox, 'GET', `/transactions/${incoming.id}`);
+  assert.equal(byId.body.reconciliationInstructions.reference, quoteReference);
+  const stored = queryRows(server, `SELECT reference FROM transactions WHERE quote_id = ${packedIdLiteral(server, quotes.funded.id)}`);
+  assert.deepEqual(stored.map((r) => r.reference), ['', '']);
   assert.deepEqual(await filtered('reference=NO-SUCH-REFERENCE'), []);
 });
 
