@@ -89,15 +89,8 @@ std::optional<quote_record> find_quote(soci::session& session, const tenant& own
 page<quote_record> list_quotes(soci::session& session, const tenant& owner,
                                const quote_filter& filter, const page_request& request) {
     sql_filter where = tenant_key_filter(owner);
-    if (filter.customer_id) {
-        // The column holds the id's 16 bytes, and PostgreSQL's packed_id() raises on text that is
-        // no id: a malformed one finds nothing, as an unknown one does, without reaching it.
-        if (is_made_id("Customer", *filter.customer_id)) {
-            where.clause("source_customer_id = packed_id({})", *filter.customer_id);
-        } else {
-            where.raw("1 = 0");
-        }
-    }
+    if (filter.customer_id)
+        where.packed_id_equals("source_customer_id", "Customer", *filter.customer_id);
     if (filter.sending_account_id) where.equals("source_account_id", *filter.sending_account_id);
     if (filter.receiving_account_id)
         where.equals("destination_account_id", *filter.receiving_account_id);
@@ -140,14 +133,7 @@ page<transaction_record> list_transactions(soci::session& session, const tenant&
                                            const transaction_filter& filter,
                                            const page_request& request) {
     sql_filter where = tenant_key_filter(owner);
-    if (filter.customer_id) {
-        // As list_quotes' customer filter: the column holds 16 bytes (migration 49).
-        if (is_made_id("Customer", *filter.customer_id)) {
-            where.clause("customer_id = packed_id({})", *filter.customer_id);
-        } else {
-            where.raw("1 = 0");
-        }
-    }
+    if (filter.customer_id) where.packed_id_equals("customer_id", "Customer", *filter.customer_id);
     if (filter.platform_customer_id)
         where.equals("platform_customer_id", *filter.platform_customer_id);
     if (filter.sender_account_id) where.equals("source_account_id", *filter.sender_account_id);

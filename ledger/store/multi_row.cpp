@@ -14,6 +14,7 @@
 #include "ledger/store/control_queue.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/native_connection.hpp"
+#include "ledger/store/pg_arrays.hpp"
 #include "ledger/store/transaction_state.hpp"
 
 namespace corridor {
@@ -151,15 +152,6 @@ void append_copy_value(std::string& out, const std::optional<std::string>& value
 // Bytes of COPY data handed to libpq at a time.
 constexpr std::size_t copy_send_bytes = 256 * 1024;
 
-void append_array_element(std::string& out, const std::string& value) {
-    out += '"';
-    for (char c : value) {
-        if (c == '"' || c == '\\') out += '\\';
-        out += c;
-    }
-    out += '"';
-}
-
 }  // namespace
 
 std::string postgres_array_literal(const std::vector<std::optional<std::string>>& values) {
@@ -167,7 +159,7 @@ std::string postgres_array_literal(const std::vector<std::optional<std::string>>
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (i) out += ',';
         if (values[i]) {
-            append_array_element(out, *values[i]);
+            append_array_text(out, *values[i]);
         } else {
             out += "NULL";
         }
@@ -179,7 +171,7 @@ std::string postgres_array_literal(const std::vector<std::string>& values) {
     std::string out = "{";
     for (std::size_t i = 0; i < values.size(); ++i) {
         if (i) out += ',';
-        append_array_element(out, values[i]);
+        append_array_text(out, values[i]);
     }
     return out + '}';
 }

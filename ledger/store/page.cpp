@@ -116,6 +116,12 @@ void sql_filter::clause(std::string_view sql_with_placeholders,
     clauses_.push_back(std::move(sql));
 }
 
+void sql_filter::packed_id_equals(std::string_view column, std::string_view type,
+                                  const std::string& id) {
+    if (!is_made_id(type, id)) return raw("1 = 0");
+    clause(std::string(column) + " = packed_id({})", id);
+}
+
 std::string sql_filter::where_sql() const {
     std::string sql;
     for (std::size_t i = 0; i < clauses_.size(); ++i) {

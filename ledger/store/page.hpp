@@ -51,6 +51,10 @@ public:
     void clause(std::string_view sql_with_placeholder, std::string value);
     // Free-form clause whose `{}`s stand, in order, for one value each.
     void clause(std::string_view sql_with_placeholders, const std::vector<std::string>& values);
+    // `column` (an id stored as 16 bytes) equals the id `id` of `type`. What is no id of that
+    // type as ids are made (is_made_id) matches nothing, as an unknown id does, and never reaches
+    // PostgreSQL's packed_id(), which would refuse it.
+    void packed_id_equals(std::string_view column, std::string_view type, const std::string& id);
     void raw(std::string sql) { clauses_.push_back(std::move(sql)); }
 
     std::string where_sql() const;

@@ -383,28 +383,18 @@ struct attempt_row {
 page<delivery_attempt> list_delivery_attempts(soci::session& session, const tenant& owner,
                                               const delivery_attempt_filter& filter,
                                               const page_request& request) {
-    // Ids are stored as 16 bytes (migration 52): one that is not an id matches nothing, and never
-    // reaches PostgreSQL's packed_id, which would refuse it.
-    if (filter.event_id && !is_typed_id("Webhook", *filter.event_id)) return {};
-    if (request.after_id && !is_typed_id("WebhookAttempt", *request.after_id)) return {};
+    // Its ids are stored as 16 bytes (migration 52).
     sql_filter where = tenant_key_filter(owner);
-    if (filter.event_id) where.clause("event_id = packed_id({})", *filter.event_id);
+    if (filter.event_id) where.packed_id_equals("event_id", "Webhook", *filter.event_id);
     if (filter.event_type) where.equals("event_type", *filter.event_type);
     if (filter.outcome) where.equals("outcome", *filter.outcome);
-    page_request position = request;  // the cursor as a range of the packed primary key
-    if (position.after_id) {
-        where.clause(position.descending ? "id < packed_id({})" : "id > packed_id({})",
-                     *position.after_id);
-        position.after_id.reset();
-    }
     static const std::string select =
         "SELECT typed_id('WebhookAttempt', id), typed_id('Webhook', event_id), event_type, "
         "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
         "response_excerpt, next_attempt_at_ms FROM webhook_attempts";
-    auto result = list_page<delivery_attempt, attempt_row>(
-        session, "webhook_attempts", select, where, position,
-        [&owner](const attempt_row& row) { return row.to_record(owner); });
-    return result;
+    return list_page<delivery_attempt, attempt_row>(
+        session, "webhook_attempts", select, where, request,
+        [&owner](const attempt_row& row) { return row.to_record(owner); }, stored_ids::packed);
 }
 
 namespace {
@@ -443,8 +433,7 @@ std::int64_t prune_finished_events(soci::session& session, std::int64_t recorded
     // SQLite has one writer: nothing changes these rows between the two statements, which pick the
     // same events.
     static const std::string attempts_sql =
-        std::string("DELETE FROM webhook_attempts WHERE event_id IN (SELECT f.id FROM (") +
-        finished_ids + ") f)";
+        std::string("DELETE FROM webhook_attempts WHERE event_id IN (") + finished_ids + ")";
     static const std::string events_sql =
         std::string("DELETE FROM outbox_events WHERE id IN (") + finished_ids + ")";
     session << attempts_sql, soci::use(bound), soci::use(limit);

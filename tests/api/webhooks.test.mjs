@@ -271,6 +271,10 @@ test('the attempts list is the tenant\'s own, validates its filters, and /metric
   // Ids are stored as 16 bytes: one that is not an id, or a cursor of another list, is refused
   // before the database sees it.
   expectError(await call(server, sandbox, 'GET', '/webhooks/deliveries?webhookId=Webhook:nope'), 400, 'INVALID_INPUT', 'webhookId');
+  // An id's text in upper case was never an id (ids are made lower case): it finds nothing.
+  const upper = await call(server, sandbox, 'GET', `/webhooks/deliveries?webhookId=Webhook:${mine.body.data[0].webhookId.slice(8).toUpperCase()}`);
+  assert.equal(upper.status, 200, upper.text);
+  assert.equal(upper.body.totalCount, 0);
   const quotesCursor = Buffer.from(Buffer.from(mine.body.nextCursor, 'base64url').toString('utf8')
     .replace(/WebhookAttempt:/, 'Quote:')).toString('base64url');
   expectError(await call(server, sandbox, 'GET', `/webhooks/deliveries?cursor=${quotesCursor}`), 400, 'INVALID_INPUT', 'cursor');
