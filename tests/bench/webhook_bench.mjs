@@ -21,7 +21,15 @@ const positional = process.argv.slice(2).filter((arg) => !arg.startsWith('--post
 const buildDir = resolve(positional[0] || 'build');
 const seconds = Number(positional[1] || 10);
 const rate = Number(positional[2] || 1000);
-const backlogPayments = 5000;  // 20,000 events: built in a few seconds, under the 10 s answer time-out
+// 80,000 events: built in under 5 s (the deliveries held by the paused receiver must be answered
+// before the 10 s answer time-out), drained in 3-4 s, so that the 100 to 200 ms that ramps and
+// probes take are a few percent of the measured window and not the 10-20% they were with a quarter
+// of this backlog.
+const backlogPayments = 20000;
+// Posts of the reference: about as many, so that it runs about as long as the drain it is set against.
+const referencePosts = 80000;
+// The drain's progress is probed this often; the 10% and 90% marks are interpolated between probes.
+const probeMs = 20;
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 function waitForLine(child, pattern) {
@@ -46,6 +54,22 @@ async function startReceiver() {
 
 async function stats(receiver, reset = false) {
   return (await fetch(receiver.stats + (reset ? '?reset=1' : ''))).json();
+}
+
+async function receivedCount(receiver) {
+  return (await (await fetch(`${receiver.stats}?count=1`)).json()).received;
+}
+
+async function receiverCpuUs(receiver) {
+  return (await (await fetch(`${receiver.stats}?count=1`)).json()).cpuUs;
+}
+
+// The moment the drain's count crossed `target`, interpolated between the two probes around it.
+function crossing(samples, target) {
+  const after = samples.findIndex(([, n]) => n >= target);
+  if (after <= 0) return after === 0 ? samples[0][0] : NaN;
+  const [t0, n0] = samples[after - 1], [t1, n1] = samples[after];
+  return t0 + (t1 - t0) * (target - n0) / (n1 - n0);
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
@@ -198,23 +222,27 @@ async function measure(backend, database, pg) {
     const backlogEvents = backlog.sent * 4;
     const cpuBefore = threadCpuMs(server.process.pid);
     const pgBefore = pg ? postgresCpuMs(pg) : 0;
+    const receiverCpuBefore = await receiverCpuUs(receiver);
     await fetch(receiver.resume);
     const drainStart = Date.now();
     const samples = [[drainStart, beforeBacklog]];
     while (samples.at(-1)[1] < beforeBacklog + backlogEvents && Date.now() - drainStart < 180000) {
-      await sleep(100);
-      samples.push([Date.now(), (await stats(receiver)).received]);
+      await sleep(probeMs);
+      samples.push([Date.now(), await receivedCount(receiver)]);
     }
     const drainMs = samples.at(-1)[0] - drainStart;
     const drainCpu = cpuPerOperation(cpuBefore, threadCpuMs(server.process.pid),
       Math.max(1, samples.at(-1)[1] - beforeBacklog));
+    const drainReceiverUs = (await receiverCpuUs(receiver) - receiverCpuBefore) / Math.max(1, samples.at(-1)[1] - beforeBacklog);
     const drainPgUs = pg ? (postgresCpuMs(pg) - pgBefore) * 1000 / Math.max(1, samples.at(-1)[1] - beforeBacklog) : null;
-    const mark = (share) => samples.find(([, n]) => n - beforeBacklog >= share * backlogEvents) ?? samples.at(-1);
-    const [t10, n10] = mark(0.1), [t90, n90] = mark(0.9);
-    const steadyRate = t90 > t10 ? (n90 - n10) / ((t90 - t10) / 1000) : NaN;
+    const t10 = crossing(samples, beforeBacklog + 0.1 * backlogEvents);
+    const t90 = crossing(samples, beforeBacklog + 0.9 * backlogEvents);
+    const steadyRate = t90 > t10 ? 0.8 * backlogEvents / ((t90 - t10) / 1000) : NaN;
 
     // 3. Reference: the same receiver, bodies of a payment event's size, 64 kept-alive connections.
-    const reference = await referenceRate(receiver, 1500, 20000, 64);
+    const referenceCpuBefore = await receiverCpuUs(receiver);
+    const reference = await referenceRate(receiver, 1500, referencePosts, 64);
+    const referenceReceiverUs = (await receiverCpuUs(receiver) - referenceCpuBefore) / referencePosts;
 
     console.log(`webhook delivery to a local receiver (${backend}, durable commits, ${seconds} s at ${rate} payments/s requested)`);
     console.log(`lag run: ${load.sent} payments (${load.perSecond.toFixed(0)}/s achieved, ${load.failed} failed), ${events} events, all delivered: ${ok}`);
@@ -228,6 +256,7 @@ async function measure(backend, database, pg) {
     console.log(`server CPU per delivery during the drain: ${drainCpu}`);
     if (pg) console.log(`PostgreSQL CPU per delivery during the drain: ${drainPgUs.toFixed(0)} us`);
     console.log(`reference (Node client, 64 kept-alive connections): ${reference.toFixed(0)} posts/s; ratio ${(steadyRate / reference).toFixed(2)}`);
+    console.log(`receiver CPU per post (both on the same two cores): drain ${drainReceiverUs.toFixed(0)} us, reference ${referenceReceiverUs.toFixed(0)} us`);
     console.log(`baseline events before the runs: ${baseline}`);
   } finally {
     await stopBenchServer(server);
