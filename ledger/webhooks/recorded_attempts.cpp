@@ -1,5 +1,6 @@
 // Recording a delivery round: the finished attempts with their events moved on, and claims
-// given back unsent. On PostgreSQL each of these is one statement whatever the round's size.
+// given back unsent (on PostgreSQL each one statement whatever the round's size); and the delivery
+// log they make, listed for the platform.
 #include <optional>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "ledger/base/utf8.hpp"
 #include "ledger/store/database.hpp"
 #include "ledger/store/multi_row.hpp"
+#include "ledger/store/page.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "ledger/store/tenant_keys.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"
@@ -25,14 +27,19 @@ std::int64_t release_deliveries(soci::session& session, const clock& time,
                                 const std::vector<claimed_delivery>& unsent) {
     long long now = time.now_ms();
     std::int64_t released = 0;
-    if (unsent.empty()) return 0;
+    // A claim held in memory (no token) wrote nothing: forgetting it gives it back.
+    std::vector<const claimed_delivery*> leased;
+    for (const auto& delivery : unsent) {
+        if (!delivery.claim_token.empty()) leased.push_back(&delivery);
+    }
+    if (leased.empty()) return 0;
     if (backend_of(session) == database_backend::postgresql) {
         // One statement: a stopping process may hold thousands of claims in its queue, and a
         // round trip each would add up. The token's match implies PENDING (see the moves).
         std::vector<std::string> ids, tokens;
-        for (const auto& delivery : unsent) {
-            ids.push_back(delivery.id);
-            tokens.push_back(delivery.claim_token);
+        for (const auto* delivery : leased) {
+            ids.push_back(delivery->id);
+            tokens.push_back(delivery->claim_token);
         }
         std::string i = postgres_array_literal(ids), c = postgres_array_literal(tokens);
         soci::statement statement =
@@ -48,14 +55,14 @@ std::int64_t release_deliveries(soci::session& session, const clock& time,
         return statement.get_affected_rows();
     }
     // SQLite, where a statement is a call into the library: the prepared statement per event.
-    for (const auto& delivery : unsent) {
+    for (const auto* delivery : leased) {
         released += run_prepared(
             session,
             "UPDATE outbox_events SET attempts = attempts - 1, next_attempt_at_ms = :n, "
             "claim_token = NULL, first_attempt_at_ms = CASE WHEN attempts = 1 THEN NULL ELSE "
             "first_attempt_at_ms END WHERE id = packed_id(:i) AND claim_token = :c AND state = "
             "'PENDING'",
-            now, delivery.id, delivery.claim_token);
+            now, delivery->id, delivery->claim_token);
     }
     return released;
 }
@@ -118,8 +125,12 @@ const std::string insert_attempt_sqlite =
     "attempted_at_ms, latency_ms, response_status, outcome, error, response_excerpt, "
     "next_attempt_at_ms) VALUES (packed_id(:i), " +
     tenant_key_of(":p", ":e") + ", packed_id(:v), :y, :a, :u, :t, :l, :s, :o, :r, :x, :n)";
-// An event moves only while this claim still holds it (its token matches). A rescheduled event
-// keeps finished_at_ms (NULL while pending); a finished one gets its finishing time in both.
+// An event moves only while this claim still holds it: its token matches, or, for a claim held in
+// memory (no token, read_due_deliveries), no lease holds it and its attempts are those it was read
+// with, so an event that moved on meanwhile is left as it is (the attempt is recorded either way).
+// That move is a claim in memory's only write: it counts the attempt and, for the first, its time.
+// A rescheduled event keeps finished_at_ms (NULL while pending); a finished one gets its finishing
+// time in both.
 // The rows come as arrays, planned with their values each time (not prepared): the planner then
 // knows how many the round moves and looks each up by id. A prepared statement's generic plan,
 // made once from the table's size when the connection first ran it (a few rows at start-up), and
@@ -127,53 +138,76 @@ const std::string insert_attempt_sqlite =
 // the whole outbox (a sequential scan, 38 ms a round at 40,000 events). A claim token is only ever
 // set on a PENDING event and every move out of PENDING clears it, so the token's match is the
 // state's check too: a condition on state had let the planner, with statistics from before a
-// backlog, read every pending event through outbox_events_due instead (14 ms at 25,000). The ids
-// also come as one array (= ANY), which only the primary key answers: joined with the unnested
-// rows alone, the planner hashed them against a sequential scan of the whole outbox while it
-// held fewer than some hundreds of thousands of events (12.5 against 3.4 ms a round of 476 at
-// 40,000 events), the delivered ones kept for the retention included.
+// backlog, read every pending event through outbox_events_due instead (14 ms at 25,000); the
+// state is checked only for claims in memory, after the match by id. The ids also come as one
+// array (= ANY), which only the primary key answers: joined with the unnested rows alone, the
+// planner hashed them against a sequential scan of the whole outbox while it held fewer than some
+// hundreds of thousands of events (12.5 against 3.4 ms a round of 476 at 40,000 events), the
+// delivered ones kept for the retention included.
 constexpr const char* move_events_postgresql =
     "UPDATE outbox_events o SET state = m.s, next_attempt_at_ms = m.n, finished_at_ms = "
-    "COALESCE(m.f, o.finished_at_ms), claim_token = NULL FROM unnest(CAST(:i AS text[]), "
-    "CAST(:c AS text[]), CAST(:s AS text[]), CAST(:n AS bigint[]), CAST(:f AS bigint[])) AS "
-    "m(i, c, s, n, f) WHERE o.id = ANY(ARRAY(SELECT packed_id(a) FROM unnest(CAST(:a AS "
-    "text[])) a)) AND o.id = packed_id(m.i) AND o.claim_token = m.c";
+    "COALESCE(m.f, o.finished_at_ms), claim_token = NULL, attempts = o.attempts + CASE WHEN m.c "
+    "IS NULL THEN 1 ELSE 0 END, first_attempt_at_ms = COALESCE(o.first_attempt_at_ms, m.t) FROM "
+    "unnest(CAST(:i AS text[]), CAST(:c AS text[]), CAST(:s AS text[]), CAST(:n AS bigint[]), "
+    "CAST(:f AS bigint[]), CAST(:k AS integer[]), CAST(:t AS bigint[])) AS m(i, c, s, n, f, k, t) "
+    "WHERE o.id = ANY(ARRAY(SELECT packed_id(a) FROM unnest(CAST(:a AS text[])) a)) AND o.id = "
+    "packed_id(m.i) AND (o.claim_token = m.c OR (m.c IS NULL AND o.claim_token IS NULL AND "
+    "o.state = 'PENDING' AND o.attempts = m.k))";
 
 // A round's event moves, one array per column.
 struct event_moves {
-    std::vector<std::string> ids, tokens, states, next_ms;
-    std::vector<std::optional<std::string>> finished_ms;
+    std::vector<std::string> ids, states, next_ms, attempts_before, attempted_ms;
+    std::vector<std::optional<std::string>> tokens, finished_ms;
     void add(const claimed_delivery& delivery, const delivery_verdict& verdict,
-             std::int64_t now_ms) {
+             const attempt_report& report, std::int64_t now_ms) {
         bool pending = verdict.state == "PENDING";
         ids.push_back(delivery.id);
-        tokens.push_back(delivery.claim_token);
+        tokens.push_back(delivery.claim_token.empty() ? std::nullopt
+                                                      : std::optional(delivery.claim_token));
         states.push_back(verdict.state);
         next_ms.push_back(std::to_string(pending ? verdict.next_attempt_at_ms : now_ms));
         finished_ms.push_back(pending ? std::nullopt : std::optional(std::to_string(now_ms)));
+        attempts_before.push_back(std::to_string(delivery.attempt - 1));
+        attempted_ms.push_back(std::to_string(report.attempted_at_ms));
     }
     void run(soci::session& session) const {
         std::string i = postgres_array_literal(ids), c = postgres_array_literal(tokens),
                     s = postgres_array_literal(states), n = postgres_array_literal(next_ms),
-                    f = postgres_array_literal(finished_ms);
+                    f = postgres_array_literal(finished_ms),
+                    k = postgres_array_literal(attempts_before),
+                    t = postgres_array_literal(attempted_ms);
         session << move_events_postgresql, soci::use(i), soci::use(c), soci::use(s), soci::use(n),
-            soci::use(f), soci::use(i);
+            soci::use(f), soci::use(k), soci::use(t), soci::use(i);
     }
 };
 
-void record_one(soci::session& session, const std::string& attempt_id,
-                const claimed_delivery& delivery, const attempt_report& report,
-                const delivery_verdict& verdict, long long now) {
-    std::string env_name(delivery.owner.env_name());
-    std::string excerpt = excerpt_of(report.response_excerpt);
-    std::string error = excerpt_of(report.error);
-    long long attempted = report.attempted_at_ms, latency = report.latency_ms,
-              next = verdict.next_attempt_at_ms;
-    int status = report.response_status, attempt = delivery.attempt;
-    run_prepared(session, insert_attempt_sqlite.c_str(), attempt_id, delivery.owner.platform_id,
-                 env_name, delivery.id, delivery.type, attempt, delivery.url, attempted, latency,
-                 status, verdict.outcome, error, excerpt, next);
-    if (verdict.state == "PENDING") {
+// SQLite's moves, one statement per event: held by its token, or (a claim in memory) by no lease
+// and the attempts it was read with, as move_events_postgresql.
+void move_one_sqlite(soci::session& session, const claimed_delivery& delivery,
+                     const attempt_report& report, const delivery_verdict& verdict, long long now) {
+    long long next = verdict.next_attempt_at_ms, attempted = report.attempted_at_ms;
+    bool pending = verdict.state == "PENDING";
+    if (delivery.claim_token.empty() && pending) {
+        long long before = delivery.attempt - 1;
+        run_prepared(
+            session,
+            "UPDATE outbox_events SET next_attempt_at_ms = :n, attempts = attempts + 1, "
+            "first_attempt_at_ms = COALESCE(first_attempt_at_ms, :t) WHERE id = "
+            "packed_id(:i) AND claim_token IS NULL AND state = 'PENDING' AND attempts = :k",
+            next, attempted, delivery.id, before);
+        return;
+    }
+    if (delivery.claim_token.empty()) {
+        long long before = delivery.attempt - 1;
+        run_prepared(session,
+                     "UPDATE outbox_events SET state = :s, finished_at_ms = :f, next_attempt_at_ms "
+                     "= :g, attempts = attempts + 1, first_attempt_at_ms = "
+                     "COALESCE(first_attempt_at_ms, :t) WHERE id = packed_id(:i) AND claim_token "
+                     "IS NULL AND state = 'PENDING' AND attempts = :k",
+                     verdict.state, now, now, attempted, delivery.id, before);
+        return;
+    }
+    if (pending) {
         run_prepared(
             session,
             "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = "
@@ -188,6 +222,21 @@ void record_one(soci::session& session, const std::string& attempt_id,
             "'PENDING'",
             verdict.state, now, now, delivery.id, delivery.claim_token);
     }
+}
+
+void record_one(soci::session& session, const std::string& attempt_id,
+                const claimed_delivery& delivery, const attempt_report& report,
+                const delivery_verdict& verdict, long long now) {
+    std::string env_name(delivery.owner.env_name());
+    std::string excerpt = excerpt_of(report.response_excerpt);
+    std::string error = excerpt_of(report.error);
+    long long attempted = report.attempted_at_ms, latency = report.latency_ms,
+              next = verdict.next_attempt_at_ms;
+    int status = report.response_status, attempt = delivery.attempt;
+    run_prepared(session, insert_attempt_sqlite.c_str(), attempt_id, delivery.owner.platform_id,
+                 env_name, delivery.id, delivery.type, attempt, delivery.url, attempted, latency,
+                 status, verdict.outcome, error, excerpt, next);
+    move_one_sqlite(session, delivery, report, verdict, now);
 }
 
 }  // namespace
@@ -227,7 +276,7 @@ std::vector<delivery_verdict> finish_deliveries(soci::session& session, id_gener
         append_json_field(attempts, "x", excerpt_of(report->response_excerpt));
         append_json_field(attempts, "n", verdict.next_attempt_at_ms);
         attempts += '}';
-        moves.add(*delivery, verdict, now_ms);
+        moves.add(*delivery, verdict, *report, now_ms);
         verdicts.push_back(std::move(verdict));
     }
     attempts += ']';
@@ -241,6 +290,52 @@ delivery_verdict finish_delivery(soci::session& session, id_generator& ids, cons
                                  const retry_policy& policy, const claimed_delivery& delivery,
                                  const attempt_report& report) {
     return finish_deliveries(session, ids, time, policy, {{&delivery, &report}}).front();
+}
+
+namespace {
+
+// A row of one tenant's delivery log: the tenant is the caller's (the rows hold its key).
+struct attempt_row {
+    std::string id, event_id, event_type, url, outcome, error, excerpt;
+    int attempt = 0, status = 0;
+    long long attempted = 0, latency = 0, next = 0;
+    void bind(soci::statement& statement) {
+        statement.exchange(soci::into(id));
+        statement.exchange(soci::into(event_id));
+        statement.exchange(soci::into(event_type));
+        statement.exchange(soci::into(attempt));
+        statement.exchange(soci::into(url));
+        statement.exchange(soci::into(attempted));
+        statement.exchange(soci::into(latency));
+        statement.exchange(soci::into(status));
+        statement.exchange(soci::into(outcome));
+        statement.exchange(soci::into(error));
+        statement.exchange(soci::into(excerpt));
+        statement.exchange(soci::into(next));
+    }
+    delivery_attempt to_record(const tenant& owner) const {
+        return delivery_attempt{id,      owner,  event_id, event_type, attempt, url, attempted,
+                                latency, status, outcome,  error,      excerpt, next};
+    }
+};
+
+}  // namespace
+
+page<delivery_attempt> list_delivery_attempts(soci::session& session, const tenant& owner,
+                                              const delivery_attempt_filter& filter,
+                                              const page_request& request) {
+    // Its ids are stored as 16 bytes (migration 52).
+    sql_filter where = tenant_key_filter(owner);
+    if (filter.event_id) where.packed_id_equals("event_id", "Webhook", *filter.event_id);
+    if (filter.event_type) where.equals("event_type", *filter.event_type);
+    if (filter.outcome) where.equals("outcome", *filter.outcome);
+    static const std::string select =
+        "SELECT typed_id('WebhookAttempt', id), typed_id('Webhook', event_id), event_type, "
+        "attempt, url, attempted_at_ms, latency_ms, response_status, outcome, error, "
+        "response_excerpt, next_attempt_at_ms FROM webhook_attempts";
+    return list_page<delivery_attempt, attempt_row>(
+        session, "webhook_attempts", select, where, request,
+        [&owner](const attempt_row& row) { return row.to_record(owner); }, stored_ids::packed);
 }
 
 }  // namespace corridor

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <unordered_set>
 #include <vector>
 
 #include "ledger/base/clock.hpp"
@@ -48,7 +50,7 @@ struct claimed_delivery {
     event_purpose purpose = event_purpose::notify;
     int attempt = 0;  // this attempt's number, from 1
     std::int64_t created_at_ms = 0, claimed_at_ms = 0;
-    std::string claim_token;
+    std::string claim_token;      // empty: held in memory by the reader (read_due_deliveries)
     std::string url;              // the platform's webhook endpoint at claim time
     std::string private_key_pem;  // the tenant's signing key at claim time
     // A TEST or APPROVAL event whose one attempt was started by a process that died: it is not sent
@@ -62,6 +64,35 @@ struct claimed_delivery {
 std::vector<claimed_delivery> claim_due_deliveries(soci::session& session, const clock& time,
                                                    random_source& random,
                                                    const retry_policy& policy, int limit);
+// A place in the order in which due events are read (read_due_deliveries): their due time, then
+// their id (uuid v7: the order in which they were made).
+struct due_position {
+    std::int64_t next_attempt_at_ms = 0;
+    std::string id;  // Webhook:<uuid>
+    friend bool operator<(const due_position& a, const due_position& b) {
+        return std::tie(a.next_attempt_at_ms, a.id) < std::tie(b.next_attempt_at_ms, b.id);
+    }
+};
+
+struct due_read {
+    std::vector<claimed_delivery> claimed;
+    std::optional<due_position> last;  // the last event read; empty when none was
+    bool reached_end = false;          // fewer due events were left than the read asked for
+};
+
+// Reads up to `limit` due events (PENDING, next_attempt_at_ms <= now) in the order of
+// due_position, after `after` (from the first when empty), passing over those in `held`, and
+// makes claims that only the caller holds: for a NOTIFY event no lease holds, nothing is written
+// (claim_token empty), so the move that records its answer (finish_deliveries) is its one write and
+// counts its attempt. TEST and APPROVAL events (sent once) and events whose lease ran out (their
+// process died) are claimed in the database as claim_due_deliveries does. The caller must be the
+// only one reading so (SQLite: the one process; PostgreSQL: the holder of the backlog's lock, see
+// delivery_worker.hpp), must pass what it holds in `held` while any of it may lie after `after`,
+// and must not hold an event past its attempt: once recorded or given back, it is due again.
+due_read read_due_deliveries(soci::session& session, const clock& time, random_source& random,
+                             const retry_policy& policy, const std::optional<due_position>& after,
+                             const std::unordered_set<std::string>& held, int limit);
+
 // Claims one event by id whatever its due time (POST /webhooks/test sends its event at once).
 std::optional<claimed_delivery> claim_delivery(soci::session& session, const clock& time,
                                                random_source& random, const retry_policy& policy,

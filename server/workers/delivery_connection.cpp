@@ -58,6 +58,7 @@ void delivery_connection::run_one(session_job& job) {
         try {
             if (!session_) {
                 session_ = open_session(url_);
+                ++sessions_opened_;
                 // The claim's plan (webhook_deliveries.cpp): without bitmap scans, the walk of
                 // outbox_events_due that stops at the claim's LIMIT rather than a scan and sort of
                 // the whole backlog. This connection's other statements look rows up by id.

@@ -11,6 +11,7 @@
 // turns at the one write lock, and a connection waiting for it sleeps (busy_timeout), which made
 // delivery slower; there this connection only reads (its transactions take no write lock).
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,8 @@ public:
     explicit delivery_connection(database_url url);
     // Whether delivery rounds (which write) may run here: on PostgreSQL.
     bool takes_rounds() const { return url_.backend == database_backend::postgresql; }
+    // SQLite: the database file's path.
+    const std::string& sqlite_path() const { return url_.connect_string; }
     ~delivery_connection() override;
     delivery_connection(const delivery_connection&) = delete;
     delivery_connection& operator=(const delivery_connection&) = delete;
@@ -35,6 +38,10 @@ public:
     void submit(std::unique_ptr<session_job> job) override;
     // Runs what is queued, then stops the thread.
     void stop();
+    // How many sessions this connection has opened: a job sees it change when the session it
+    // runs on is not the one an earlier job ran on (its session-level locks are gone). Read only
+    // by jobs, on the connection's thread.
+    std::uint64_t session_number() const { return sessions_opened_; }
 
     static constexpr int command_attempts_max = 3;
 
@@ -44,6 +51,7 @@ private:
 
     database_url url_;
     session_ptr session_;  // opened on first use, reopened after a failure
+    std::uint64_t sessions_opened_ = 0;
     std::mutex mutex_;
     std::condition_variable ready_;
     std::deque<std::unique_ptr<session_job>> queue_;

@@ -118,9 +118,11 @@ delivery_worker::delivery_worker(app_services& services, session_executor& write
 
 delivery_worker::~delivery_worker() {
     stop(0);
+    if (backlog_lock_fd_ >= 0) ::close(backlog_lock_fd_);
 }
 
 void delivery_worker::start() {
+    if (own_ && !own_->takes_rounds()) backlog_lock_path_ = own_->sqlite_path() + "-webhooks.lock";
     if (own_) {
         // A handed-over event is leased as a claim is: its lease covers the wait in the queue.
         handover_token_ = random_hex(services_.random, 16);
@@ -227,9 +229,20 @@ void delivery_worker::start_round(std::deque<completion> finished,
     std::int64_t now_ms = services_.time.now_ms();
     bool count_depth = room > 0 && now_ms - last_depth_ms_ >= 1000;
     if (count_depth) last_depth_ms_ = now_ms;
+    // Claims in memory that this round answers: no longer held once it ends, recorded or not.
+    std::vector<std::string> answered;
+    for (const auto& done : finished) {
+        if (done.delivery.claim_token.empty()) answered.push_back(done.delivery.id);
+    }
+    bool on_own = &executor != &writer_;
+    read_plan plan;
+    {
+        std::lock_guard lock(mutex_);
+        if (room > 0) plan = plan_read();
+    }
     auto work = [this, finished = std::move(finished), unsent = std::move(unsent), room,
-                 count_depth, payments,
-                 approval_timeout_ms](soci::session& session, round_result& result) {
+                 count_depth, payments, approval_timeout_ms, on_own,
+                 plan = std::move(plan)](soci::session& session, round_result& result) {
         result.asked = room;
         result.recorded = finished.size();
         std::vector<finished_attempt> attempts;
@@ -246,22 +259,40 @@ void delivery_worker::start_round(std::deque<completion> finished,
                                   approval_timeout_ms);
         }
         if (!unsent.empty()) release_deliveries(session, services_.time, unsent);
-        if (room > 0) {
-            result.claimed = claim_due_deliveries(session, services_.time, services_.random,
-                                                  claim_policy_, room);
-        }
+        if (room > 0) claim_more(session, on_own, plan, room, result);
         if (count_depth) result.depth = pending_delivery_count(session);
     };
-    executor.submit(std::make_unique<round_job>(std::move(work), [this](round_result result) {
-        {
-            std::lock_guard lock(mutex_);
-            round_done_ = std::move(result);
-        }
-        ready_.notify_all();
-    }));
+    executor.submit(std::make_unique<round_job>(
+        std::move(work), [this, answered = std::move(answered)](round_result result) mutable {
+            result.answered = std::move(answered);
+            {
+                std::lock_guard lock(mutex_);
+                round_done_ = std::move(result);
+            }
+            ready_.notify_all();
+        }));
 }
 
 void delivery_worker::end_round(round_result& result) {
+    // Recorded, the answered events are no longer held; not recorded, they are due again.
+    bool recorded = result.durable;
+    for (const auto& id : result.answered) {
+        if (recorded) {
+            held_.erase(id);
+        } else {
+            let_go(id);
+        }
+    }
+    if (held_.empty()) held_last_.reset();
+    if (result.durable && result.read_in_order) {
+        for (const auto& delivery : result.claimed) {
+            if (delivery.claim_token.empty()) held_.insert(delivery.id);
+        }
+        if (result.last && (!held_last_ || *held_last_ < *result.last)) held_last_ = result.last;
+        if (result.last) place_ = result.last;
+        reached_end_ = result.reached_end;
+    }
+    held_gauge_.store(static_cast<std::int64_t>(held_.size()), std::memory_order_relaxed);
     if (!result.durable) {
         // Both the finished and the claimed stay leased and come round again after the lease.
         if (result.recorded > 0) {
@@ -279,7 +310,9 @@ void delivery_worker::end_round(round_result& result) {
             gave_up_.fetch_add(1, std::memory_order_relaxed);
     }
     if (result.depth >= 0) queue_depth_.store(result.depth, std::memory_order_relaxed);
-    more_due_ = result.asked > 0 && static_cast<int>(result.claimed.size()) == result.asked;
+    more_due_ = result.read_in_order
+                    ? !result.reached_end
+                    : result.asked > 0 && static_cast<int>(result.claimed.size()) == result.asked;
     enqueue(std::move(result.claimed));
 }
 
@@ -443,6 +476,7 @@ void delivery_worker::loop() {
                (in_flight_ < in_flight_max || queued_.front().purpose != event_purpose::notify)) {
             auto& next = queued_.front();
             if (now_ms - next.claimed_at_ms > queued_ms_max) {
+                if (next.claim_token.empty()) let_go(next.id);  // nothing to give back
                 unsent.push_back(std::move(next));
             } else {
                 batch.push_back(std::move(next));
@@ -521,6 +555,14 @@ std::string delivery_worker::metrics_text() const {
                          "all without a delivery connection) or delivery's own connection.");
     append_sample(out, rounds, "connection", "writer", rounds_on_writer_.load());
     append_sample(out, rounds, "connection", "delivery", rounds_on_own_.load());
+    append_metric(out, "corridor_webhook_backlog_reader", "gauge",
+                  "1 while this process reads the backlog of due events (on PostgreSQL one "
+                  "process at a time, the holder of its lock), else 0.",
+                  reading_backlog_.load() ? 1 : 0);
+    append_metric(out, "corridor_webhook_claims_held", "gauge",
+                  "Events of the backlog this process holds in memory, read and not yet "
+                  "recorded: queued, under way, or answered.",
+                  held_gauge_.load());
     append_metric(out, "corridor_webhook_handed_over_total", "counter",
                   "Events leased to this process by the commit that wrote them and handed to its "
                   "delivery without a claim.",

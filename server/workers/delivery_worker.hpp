@@ -1,11 +1,16 @@
 #pragma once
-// The webhook delivery loop of one process. It claims due events from the outbox (in the database,
-// so any number of processes share the work and none sends an event that another is sending; on a
-// connection of its own when it has one, see delivery_connection.hpp, else on the ledger writer),
-// signs each body with the tenant's key, sends it through the outbound transport, and records every
-// attempt with its outcome. Answers to approval events decide their incoming payment in the same
-// transaction that records the attempt. Nothing is held only in memory: a delivery under way when
-// the process dies is claimed again when its lease runs out.
+// The webhook delivery loop of one process. It takes due events from the outbox, signs each body
+// with the tenant's key, sends it through the outbound transport, and records every attempt with
+// its outcome. Answers to approval events decide their incoming payment in the same transaction
+// that records the attempt.
+// Events come three ways. Those a commit of this process wrote are leased to it at their insert
+// (outbox_handover.hpp). The backlog (the others, and retries) is read in the order of its due
+// time by one reader, whose claims are held in memory and cost no write (read_due_deliveries):
+// on SQLite the one process; on PostgreSQL the process whose delivery connection holds the
+// backlog's advisory lock (another takes it within a poll when that process or its connection
+// dies). Where there is no delivery connection on PostgreSQL, the rounds claim in the database
+// (leases, FOR UPDATE SKIP LOCKED). A delivery under way when its process dies is sent again:
+// a lease's when it runs out, the backlog's by the next reader, which reads from the first.
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -19,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "ledger/platforms/webhook_keys.hpp"
@@ -105,7 +111,22 @@ private:
         std::size_t recorded = 0;
         std::int64_t depth = -1;
         int asked = 0;
+        // A read of the backlog in order: where it stopped, whether it came to the end.
+        bool read_in_order = false, reached_end = false;
+        std::optional<due_position> last;
+        std::vector<std::string> answered;  // claims in memory recorded (or not) by the round
     };
+    // What the next read of the backlog passes to read_due_deliveries (loop thread, mutex_ held).
+    struct read_plan {
+        std::optional<due_position> after;
+        std::unordered_set<std::string> held;
+    };
+    read_plan plan_read();
+    void claim_more(soci::session& session, bool on_own, const read_plan& plan, int room,
+                    round_result& result);
+    bool holds_backlog_lock(soci::session& session);
+    bool holds_backlog_file_lock();
+    void let_go(const std::string& id);  // an event held in memory is no longer (mutex_ held)
     class round_job;
     class read_job;
     void start_reading(std::vector<std::string> ids);  // reads handed-over events back
@@ -144,6 +165,23 @@ private:
     std::optional<std::vector<claimed_delivery>> read_done_;
     std::optional<round_result> round_done_;
     bool more_due_ = false;  // the last round claimed all it asked for
+    // The backlog's reader: the events it holds in memory (claimed, not yet recorded), the place
+    // its next read goes on from (none: from the first), the furthest place of an event held, and
+    // when it last read from the first (which finds events that became due behind the place: a
+    // commit that came late, a lease run out, one given back or not recorded).
+    std::unordered_set<std::string> held_;
+    std::optional<due_position> place_, held_last_;
+    bool reached_end_ = false;
+    bool read_from_first_ = false;  // an event held was let go: it is due behind the place
+    std::chrono::steady_clock::time_point read_from_first_at_{};
+    std::uint64_t lock_session_ = 0;  // delivery connection's thread: the session holding the lock
+    // SQLite: the file beside the database whose lock (flock) makes this process the backlog's
+    // reader; none without a delivery connection (tests on a database of their own), where the
+    // process reads it unasked.
+    std::string backlog_lock_path_;
+    int backlog_lock_fd_ = -1;  // the ledger writer's thread: the locked file, when held
+    std::atomic<bool> reading_backlog_{false};
+    std::atomic<std::int64_t> held_gauge_{0};
     bool stopping_ = false;
     bool woken_ = false;
     int in_flight_ = 0;
