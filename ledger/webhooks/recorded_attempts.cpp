@@ -96,6 +96,11 @@ void append_json_field(std::string& out, const char* key, std::string_view text)
     append_json_string(out, text);
 }
 
+// The uuid of a typed id (Webhook:<uuid>).
+std::string_view bare_uuid(std::string_view typed) {
+    return typed.substr(typed.find(':') + 1);
+}
+
 void append_json_field(std::string& out, const char* key, long long number) {
     out += out.back() == '{' ? "\"" : ",\"";
     out += key;
@@ -111,15 +116,18 @@ void append_json_field(std::string& out, const char* key, long long number) {
 // saved.
 // An attempt names its tenant by its key and its own and its event's ids by their 16 bytes
 // (migration 52); the key is looked up by the tenant the attempt carries, so a tenant without a
-// configuration fails the NOT NULL rather than losing the attempt.
+// configuration fails the NOT NULL rather than losing the attempt. On PostgreSQL the ids travel as
+// bare uuids (both made here or read back from the table, so well formed) and the tenant is
+// joined once for the round: packed_id's parsing of two typed ids and a lookup per row cost 8.4
+// against 6.0 ms for 1,000 attempts (the rows' own insert and three index entries are the rest).
 const std::string insert_attempts_postgresql =
     "INSERT INTO webhook_attempts (id, tenant_key, event_id, event_type, attempt, url, "
     "attempted_at_ms, latency_ms, response_status, outcome, error, response_excerpt, "
-    "next_attempt_at_ms) SELECT packed_id(f.i), " +
-    tenant_key_of("f.p", "f.e") +
-    ", packed_id(f.v), f.y, f.a, f.u, f.t, f.l, f.s, f.o, f.r, f.x, f.n FROM "
-    "json_to_recordset(CAST(:j AS json)) AS f(i text, p text, e text, v text, y text, a integer, "
-    "u text, t bigint, l bigint, s integer, o text, r text, x text, n bigint)";
+    "next_attempt_at_ms) SELECT CAST(f.i AS uuid), c.tenant_key, CAST(f.v AS uuid), f.y, f.a, "
+    "f.u, f.t, f.l, f.s, f.o, f.r, f.x, f.n FROM json_to_recordset(CAST(:j AS json)) AS f(i "
+    "text, p text, e text, v text, y text, a integer, u text, t bigint, l bigint, s integer, o "
+    "text, r text, x text, n bigint) LEFT JOIN platform_configs c ON c.platform_id = f.p AND "
+    "c.environment = f.e";
 const std::string insert_attempt_sqlite =
     "INSERT INTO webhook_attempts (id, tenant_key, event_id, event_type, attempt, url, "
     "attempted_at_ms, latency_ms, response_status, outcome, error, response_excerpt, "
@@ -261,10 +269,10 @@ std::vector<delivery_verdict> finish_deliveries(soci::session& session, id_gener
         }
         if (attempts.size() > 1) attempts += ',';
         attempts += '{';
-        append_json_field(attempts, "i", ids.next("WebhookAttempt"));
+        append_json_field(attempts, "i", bare_uuid(ids.next("WebhookAttempt")));
         append_json_field(attempts, "p", delivery->owner.platform_id);
         append_json_field(attempts, "e", delivery->owner.env_name());
-        append_json_field(attempts, "v", delivery->id);
+        append_json_field(attempts, "v", bare_uuid(delivery->id));
         append_json_field(attempts, "y", delivery->type);
         append_json_field(attempts, "a", delivery->attempt);
         append_json_field(attempts, "u", delivery->url);
