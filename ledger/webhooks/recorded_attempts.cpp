@@ -158,8 +158,8 @@ constexpr const char* move_events_postgresql =
     "IS NULL THEN 1 ELSE 0 END, first_attempt_at_ms = COALESCE(o.first_attempt_at_ms, m.t) FROM "
     "unnest(CAST(:i AS text[]), CAST(:c AS text[]), CAST(:s AS text[]), CAST(:n AS bigint[]), "
     "CAST(:f AS bigint[]), CAST(:k AS integer[]), CAST(:t AS bigint[])) AS m(i, c, s, n, f, k, t) "
-    "WHERE o.id = ANY(ARRAY(SELECT packed_id(a) FROM unnest(CAST(:a AS text[])) a)) AND o.id = "
-    "packed_id(m.i) AND (o.claim_token = m.c OR (m.c IS NULL AND o.claim_token IS NULL AND "
+    "WHERE o.id = ANY(ARRAY(SELECT CAST(a AS uuid) FROM unnest(CAST(:a AS text[])) a)) AND o.id = "
+    "CAST(m.i AS uuid) AND (o.claim_token = m.c OR (m.c IS NULL AND o.claim_token IS NULL AND "
     "o.state = 'PENDING' AND o.attempts = m.k))";
 
 // A round's event moves, one array per column.
@@ -169,7 +169,7 @@ struct event_moves {
     void add(const claimed_delivery& delivery, const delivery_verdict& verdict,
              const attempt_report& report, std::int64_t now_ms) {
         bool pending = verdict.state == "PENDING";
-        ids.push_back(delivery.id);
+        ids.emplace_back(bare_uuid(delivery.id));
         tokens.push_back(delivery.claim_token.empty() ? std::nullopt
                                                       : std::optional(delivery.claim_token));
         states.push_back(verdict.state);
