@@ -167,8 +167,8 @@ void delivery_worker::stop(std::int64_t drain_ms) {
     ready_.notify_all();
     if (thread_.joinable()) thread_.join();
     // Deliveries still under way keep their lease and are claimed again later (by this process
-    // after a restart, or by another): at least once, never lost. Those claimed and not sent are
-    // given back, due at once.
+    // after a restart, or by another), or, held in memory, are due at once for the backlog's next
+    // reader: at least once, never lost. Those claimed and not sent are given back, due at once.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(drain_ms);
     std::unique_lock lock(mutex_);
     ready_.wait(lock, [this] { return !round_pending_ || round_done_.has_value(); });
@@ -294,7 +294,8 @@ void delivery_worker::end_round(round_result& result) {
     }
     held_gauge_.store(static_cast<std::int64_t>(held_.size()), std::memory_order_relaxed);
     if (!result.durable) {
-        // Both the finished and the claimed stay leased and come round again after the lease.
+        // Leased claims, finished or new, come round again after their lease; those held in
+        // memory were let go above and are read again at once.
         if (result.recorded > 0) {
             spdlog::warn("could not record {} webhook attempt(s); they will be retried",
                          result.recorded);
