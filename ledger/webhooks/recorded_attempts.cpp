@@ -189,46 +189,34 @@ struct event_moves {
     }
 };
 
-// SQLite's moves, one statement per event: held by its token, or (a claim in memory) by no lease
-// and the attempts it was read with, as move_events_postgresql.
+// SQLite's moves, one statement per event, held as move_events_postgresql holds them: by the
+// token, or for a claim in memory (no token) by no lease and the attempts it was read with, which
+// the move then counts. The token goes in three times (`:c`, `:d`, `:e`): the parameters are
+// bound by position.
+const std::string move_held_sqlite =
+    " WHERE id = packed_id(:i) AND state = 'PENDING' AND claim_token IS NULLIF(:d, '') AND (:e <> "
+    "'' OR attempts = :k)";
+const std::string reschedule_one_sqlite =
+    "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL, attempts = attempts + "
+    "(:c = ''), first_attempt_at_ms = COALESCE(first_attempt_at_ms, :t)" +
+    move_held_sqlite;
+const std::string finish_one_sqlite =
+    "UPDATE outbox_events SET state = :s, finished_at_ms = :f, next_attempt_at_ms = :g, "
+    "claim_token = NULL, attempts = attempts + (:c = ''), first_attempt_at_ms = "
+    "COALESCE(first_attempt_at_ms, :t)" +
+    move_held_sqlite;
+
 void move_one_sqlite(soci::session& session, const claimed_delivery& delivery,
                      const attempt_report& report, const delivery_verdict& verdict, long long now) {
-    long long next = verdict.next_attempt_at_ms, attempted = report.attempted_at_ms;
-    bool pending = verdict.state == "PENDING";
-    if (delivery.claim_token.empty() && pending) {
-        long long before = delivery.attempt - 1;
-        run_prepared(
-            session,
-            "UPDATE outbox_events SET next_attempt_at_ms = :n, attempts = attempts + 1, "
-            "first_attempt_at_ms = COALESCE(first_attempt_at_ms, :t) WHERE id = "
-            "packed_id(:i) AND claim_token IS NULL AND state = 'PENDING' AND attempts = :k",
-            next, attempted, delivery.id, before);
-        return;
-    }
-    if (delivery.claim_token.empty()) {
-        long long before = delivery.attempt - 1;
-        run_prepared(session,
-                     "UPDATE outbox_events SET state = :s, finished_at_ms = :f, next_attempt_at_ms "
-                     "= :g, attempts = attempts + 1, first_attempt_at_ms = "
-                     "COALESCE(first_attempt_at_ms, :t) WHERE id = packed_id(:i) AND claim_token "
-                     "IS NULL AND state = 'PENDING' AND attempts = :k",
-                     verdict.state, now, now, attempted, delivery.id, before);
-        return;
-    }
-    if (pending) {
-        run_prepared(
-            session,
-            "UPDATE outbox_events SET next_attempt_at_ms = :n, claim_token = NULL WHERE id = "
-            "packed_id(:i) "
-            "AND claim_token = :c AND state = 'PENDING'",
-            next, delivery.id, delivery.claim_token);
+    long long next = verdict.next_attempt_at_ms, attempted = report.attempted_at_ms,
+              before = delivery.attempt - 1;
+    const std::string& token = delivery.claim_token;
+    if (verdict.state == "PENDING") {
+        run_prepared(session, reschedule_one_sqlite.c_str(), next, token, attempted, delivery.id,
+                     token, token, before);
     } else {
-        run_prepared(
-            session,
-            "UPDATE outbox_events SET state = :s, finished_at_ms = :f, next_attempt_at_ms = :g, "
-            "claim_token = NULL WHERE id = packed_id(:i) AND claim_token = :c AND state = "
-            "'PENDING'",
-            verdict.state, now, now, delivery.id, delivery.claim_token);
+        run_prepared(session, finish_one_sqlite.c_str(), verdict.state, now, now, token, attempted,
+                     delivery.id, token, token, before);
     }
 }
 

@@ -218,25 +218,18 @@ std::pair<claimed_delivery, int> due_from_sqlite(sqlite_api::sqlite3_stmt* handl
     return {std::move(claim), attempts_before};
 }
 
-void claim_due_sqlite(soci::session& session, long long lease_until, const std::string& token,
-                      long long now, int limit,
-                      std::vector<std::pair<claimed_delivery, int>>& due) {
-    sqlite_api::sqlite3* connection = sqlite_connection(session);
-    kept_sqlite_statement kept(session, claim_due_sqlite_sql);
+// Steps a kept statement whose parameters are bound to its end, passing each row to `take`, then
+// resets it and clears its bindings (they belong to the caller). When `take` throws (a payload
+// that does not unpack) the statement still runs to its end (an UPDATE's claims are the
+// transaction's, which the caller's failure rolls back) and is kept; a failing step forgets it.
+template <class Take>
+void step_to_end(soci::session& session, kept_sqlite_statement& kept, const char* what, Take take) {
     auto* handle = static_cast<sqlite_api::sqlite3_stmt*>(kept.handle());
-    sqlite_api::sqlite3_bind_int64(handle, 1, lease_until);
-    sqlite_api::sqlite3_bind_text(handle, 2, token.data(), static_cast<int>(token.size()),
-                                  SQLITE_STATIC);
-    sqlite_api::sqlite3_bind_int64(handle, 3, now);
-    sqlite_api::sqlite3_bind_int64(handle, 4, limit);
     count_round_trip();
     int rc = SQLITE_ROW;
     try {
-        while ((rc = sqlite_api::sqlite3_step(handle)) == SQLITE_ROW)
-            due.push_back(due_from_sqlite(handle));
+        while ((rc = sqlite_api::sqlite3_step(handle)) == SQLITE_ROW) take(handle);
     } catch (...) {
-        // A payload that does not unpack: the statement is run to its end (its claims are the
-        // transaction's, which the caller's failure rolls back) and kept.
         while (sqlite_api::sqlite3_step(handle) == SQLITE_ROW) {
         }
         sqlite_api::sqlite3_reset(handle);
@@ -245,12 +238,26 @@ void claim_due_sqlite(soci::session& session, long long lease_until, const std::
     }
     if (rc == SQLITE_DONE) {
         sqlite_api::sqlite3_reset(handle);
-        sqlite_api::sqlite3_clear_bindings(handle);  // the token belongs to the caller
+        sqlite_api::sqlite3_clear_bindings(handle);
         return;
     }
-    soci::sqlite3_soci_error error = sqlite_failure(connection, "claiming due deliveries");
+    soci::sqlite3_soci_error error = sqlite_failure(sqlite_connection(session), what);
     kept.forget();
     throw error;
+}
+
+void claim_due_sqlite(soci::session& session, long long lease_until, const std::string& token,
+                      long long now, int limit,
+                      std::vector<std::pair<claimed_delivery, int>>& due) {
+    kept_sqlite_statement kept(session, claim_due_sqlite_sql);
+    auto* handle = static_cast<sqlite_api::sqlite3_stmt*>(kept.handle());
+    sqlite_api::sqlite3_bind_int64(handle, 1, lease_until);
+    sqlite_api::sqlite3_bind_text(handle, 2, token.data(), static_cast<int>(token.size()),
+                                  SQLITE_STATIC);
+    sqlite_api::sqlite3_bind_int64(handle, 3, now);
+    sqlite_api::sqlite3_bind_int64(handle, 4, limit);
+    step_to_end(session, kept, "claiming due deliveries",
+                [&due](sqlite_api::sqlite3_stmt* row) { due.push_back(due_from_sqlite(row)); });
 }
 
 // The rows the round's statement claimed under `token`, as claims.
@@ -366,28 +373,12 @@ void read_due_sqlite(soci::session& session, long long now,
                                       static_cast<int>(after->id.size()), SQLITE_STATIC);
     }
     sqlite_api::sqlite3_bind_int64(handle, 4, limit);
-    count_round_trip();
-    int rc = SQLITE_ROW;
-    try {
-        while ((rc = sqlite_api::sqlite3_step(handle)) == SQLITE_ROW) {
-            auto claim = due_from_sqlite(handle);
-            due_position position{sqlite_api::sqlite3_column_int64(handle, 8), claim.first.id};
-            rows.push_back({std::move(claim), std::move(position),
-                            sqlite_api::sqlite3_column_int64(handle, 9) != 0});
-        }
-    } catch (...) {
-        sqlite_api::sqlite3_reset(handle);
-        sqlite_api::sqlite3_clear_bindings(handle);
-        throw;
-    }
-    sqlite_api::sqlite3_reset(handle);
-    sqlite_api::sqlite3_clear_bindings(handle);  // the place's id belongs to the caller
-    if (rc != SQLITE_DONE) {
-        soci::sqlite3_soci_error error =
-            sqlite_failure(sqlite_connection(session), "reading due deliveries");
-        kept.forget();
-        throw error;
-    }
+    step_to_end(session, kept, "reading due deliveries", [&rows](sqlite_api::sqlite3_stmt* row) {
+        auto claim = due_from_sqlite(row);
+        due_position position{sqlite_api::sqlite3_column_int64(row, 8), claim.first.id};
+        rows.push_back(
+            {std::move(claim), std::move(position), sqlite_api::sqlite3_column_int64(row, 9) != 0});
+    });
 }
 
 void read_due_postgresql(soci::session& session, long long now,

@@ -60,22 +60,23 @@ bool delivery_worker::holds_backlog_lock(soci::session& session) {
     return true;
 }
 
-// SQLite: whether this process holds the file lock beside the database that makes it the
-// backlog's reader, taking it if it is free. flock: the kernel lets it go with the process.
+// SQLite: opens the file beside the database whose lock makes a process the backlog's reader,
+// once, at the start (a process that is not the reader tries the lock again every round).
+void delivery_worker::open_backlog_lock_file(const std::string& path) {
+    backlog_lock_path_ = path;
+    backlog_lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (backlog_lock_fd_ < 0) {
+        spdlog::error("webhook delivery cannot open {}: {}; this process will not read the backlog",
+                      path, std::strerror(errno));
+    }
+}
+
+// SQLite: whether this process holds that file's lock, taking it if it is free. flock: the kernel
+// lets it go with the process.
 bool delivery_worker::holds_backlog_file_lock() {
-    if (backlog_lock_fd_ >= 0 || backlog_lock_path_.empty()) return true;
-    int fd = ::open(backlog_lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        spdlog::error("webhook delivery cannot open {}: {}; the backlog waits", backlog_lock_path_,
-                      std::strerror(errno));
-        return false;
-    }
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        ::close(fd);
-        return false;
-    }
-    backlog_lock_fd_ = fd;
-    return true;
+    if (backlog_lock_path_.empty() || backlog_locked_) return true;
+    backlog_locked_ = backlog_lock_fd_ >= 0 && ::flock(backlog_lock_fd_, LOCK_EX | LOCK_NB) == 0;
+    return backlog_locked_;
 }
 
 // Where the next read of the backlog starts and what it must pass over (mutex_ held). From the
@@ -102,11 +103,11 @@ delivery_worker::read_plan delivery_worker::plan_read() {
     return plan;
 }
 
-void delivery_worker::let_go(const std::string& id) {
+void delivery_worker::let_go(const std::string& id, bool due_again) {
     if (held_.erase(id) == 0) return;
-    held_gauge_.store(static_cast<std::int64_t>(held_.size()), std::memory_order_relaxed);
-    read_from_first_ = true;  // it is due again, behind the place
+    read_from_first_ = read_from_first_ || due_again;  // due again behind the place
     if (held_.empty()) held_last_.reset();
+    held_gauge_.store(static_cast<std::int64_t>(held_.size()), std::memory_order_relaxed);
 }
 
 }  // namespace corridor

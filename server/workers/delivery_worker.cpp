@@ -122,7 +122,8 @@ delivery_worker::~delivery_worker() {
 }
 
 void delivery_worker::start() {
-    if (own_ && !own_->takes_rounds()) backlog_lock_path_ = own_->sqlite_path() + "-webhooks.lock";
+    if (own_ && !own_->takes_rounds())
+        open_backlog_lock_file(own_->sqlite_path() + "-webhooks.lock");
     if (own_) {
         // A handed-over event is leased as a claim is: its lease covers the wait in the queue.
         handover_token_ = random_hex(services_.random, 16);
@@ -275,15 +276,7 @@ void delivery_worker::start_round(std::deque<completion> finished,
 
 void delivery_worker::end_round(round_result& result) {
     // Recorded, the answered events are no longer held; not recorded, they are due again.
-    bool recorded = result.durable;
-    for (const auto& id : result.answered) {
-        if (recorded) {
-            held_.erase(id);
-        } else {
-            let_go(id);
-        }
-    }
-    if (held_.empty()) held_last_.reset();
+    for (const auto& id : result.answered) let_go(id, !result.durable);
     if (result.durable && result.read_in_order) {
         for (const auto& delivery : result.claimed) {
             if (delivery.claim_token.empty()) held_.insert(delivery.id);
@@ -477,7 +470,7 @@ void delivery_worker::loop() {
                (in_flight_ < in_flight_max || queued_.front().purpose != event_purpose::notify)) {
             auto& next = queued_.front();
             if (now_ms - next.claimed_at_ms > queued_ms_max) {
-                if (next.claim_token.empty()) let_go(next.id);  // nothing to give back
+                if (next.claim_token.empty()) let_go(next.id, true);  // nothing to give back
                 unsent.push_back(std::move(next));
             } else {
                 batch.push_back(std::move(next));

@@ -125,8 +125,10 @@ private:
     void claim_more(soci::session& session, bool on_own, const read_plan& plan, int room,
                     round_result& result);
     bool holds_backlog_lock(soci::session& session);
+    void open_backlog_lock_file(const std::string& path);
     bool holds_backlog_file_lock();
-    void let_go(const std::string& id);  // an event held in memory is no longer (mutex_ held)
+    // An event held in memory is no longer: recorded, or due again (mutex_ held).
+    void let_go(const std::string& id, bool due_again);
     class round_job;
     class read_job;
     void start_reading(std::vector<std::string> ids);  // reads handed-over events back
@@ -179,7 +181,8 @@ private:
     // reader; none without a delivery connection (tests on a database of their own), where the
     // process reads it unasked.
     std::string backlog_lock_path_;
-    int backlog_lock_fd_ = -1;  // the ledger writer's thread: the locked file, when held
+    int backlog_lock_fd_ = -1;  // opened at the start; the lock taken on the writer's thread
+    bool backlog_locked_ = false;
     std::atomic<bool> reading_backlog_{false};
     std::atomic<std::int64_t> held_gauge_{0};
     bool stopping_ = false;

@@ -16,17 +16,23 @@ after(async () => {
   if (receiver) await stopReceiver(receiver);
 });
 
-test('two processes sharing the outbox send each event once', async () => {
-  // A slow receiver keeps deliveries in flight, so both processes look at due events meanwhile.
-  receiver = await startReceiver(async () => { await sleep(30); return { status: 200 }; });
-  const config = { outbound: { allow_private_addresses: true }, webhooks: { poll_interval_ms: 5, in_flight_max: 8 } };
+// Two processes on one database, the platform's endpoint on `receiver`: its credentials and a
+// customer's USD account.
+async function startTwo(config) {
   first = await startCorridor({ platforms: 1, config });
   second = anotherProcess(first);
   await launch(second);
   const credentials = first.platforms[0].sandbox;
   assert.equal((await call(first, credentials, 'PATCH', '/config', { webhookEndpoint: receiver.url })).status, 200);
   const customer = await newCustomer(first, credentials);
-  const account = (await accountsOf(first, credentials, customer.id)).USD;
+  return { credentials, account: (await accountsOf(first, credentials, customer.id)).USD };
+}
+
+test('two processes sharing the outbox send each event once', async () => {
+  // A slow receiver keeps deliveries in flight, so both processes look at due events meanwhile.
+  receiver = await startReceiver(async () => { await sleep(30); return { status: 200 }; });
+  const config = { outbound: { allow_private_addresses: true }, webhooks: { poll_interval_ms: 5, in_flight_max: 8 } };
+  const { credentials, account } = await startTwo(config);
   const funds = 40;
   await Promise.all(Array.from({ length: funds }, (_, i) =>
     call(i % 2 ? first : second, credentials, 'POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: i + 1 })
@@ -64,13 +70,7 @@ test('one process reads the backlog; when it dies another does, and every event 
     webhooks: { poll_interval_ms: 5, in_flight_max: 2, connect_timeout_ms: 500, response_timeout_ms: 2000,
       retry_initial_interval_ms: 100, retry_interval_max_ms: 200 },
   };
-  first = await startCorridor({ platforms: 1, config });
-  second = anotherProcess(first);
-  await launch(second);
-  const credentials = first.platforms[0].sandbox;
-  assert.equal((await call(first, credentials, 'PATCH', '/config', { webhookEndpoint: receiver.url })).status, 200);
-  const customer = await newCustomer(first, credentials);
-  const account = (await accountsOf(first, credentials, customer.id)).USD;
+  const { credentials, account } = await startTwo(config);
   const funds = 30;
   for (let i = 0; i < funds; i++) {
     const r = await call(i % 2 ? first : second, credentials, 'POST', `/sandbox/internal-accounts/${account.id}/fund`, { amount: i + 1 });

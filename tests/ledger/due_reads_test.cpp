@@ -10,9 +10,13 @@
 #include "ledger/store/database.hpp"
 #include "ledger/store/outbox.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"
+#include "tests/support/outbox_backlog.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
+using corridor::testing::backlog_event_id;
+using corridor::testing::insert_due_backlog;
+using corridor::testing::outbox_rows_read;
 using corridor::testing::store_fixture;
 
 namespace {
@@ -190,18 +194,6 @@ TEST_CASE("the reader claims TEST events and lapsed leases in the database", "[s
     CHECK(f.row_of(lapsed).state == "DELIVERED");
 }
 
-namespace {
-
-long long outbox_rows_read(soci::session& session) {
-    long long read = 0;
-    session << "SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0) FROM "
-               "pg_stat_xact_user_tables WHERE relname = 'outbox_events'",
-        soci::into(read);
-    return read;
-}
-
-}  // namespace
-
 TEST_CASE("a read of the backlog stops at its limit, with statistics from before the backlog",
           "[store][webhooks]") {
     reader_fixture f;
@@ -211,20 +203,7 @@ TEST_CASE("a read of the backlog stops at its limit, with statistics from before
         for (auto& delivery : f.read(10).claimed) f.answer(delivery, 200);
     }
     if (postgresql) f.session() << "ANALYZE outbox_events";
-    // 20,000 events due one millisecond apart, each a copy of the last but for its id and times.
-    constexpr int backlog_size = 20000;
-    long long first_ms = f.clock.now_ms() - 60000;
-    f.session() << "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
-                   "next_attempt_at_ms, created_at_ms, purpose) WITH RECURSIVE n(i) AS "
-                   "(SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :c) SELECT "
-                   "packed_id('Webhook:00000000-0000-7000-8000-000000' || CAST(100000 + i AS "
-                   "TEXT)), e.tenant_key, e.type, e.payload, 'PENDING', 0, CAST(:f AS BIGINT) + "
-                   "i, CAST(:g AS BIGINT) + i, 'NOTIFY' FROM n CROSS JOIN (SELECT * FROM "
-                   "outbox_events ORDER BY created_at_ms DESC, id DESC LIMIT 1) e",
-        soci::use(backlog_size), soci::use(first_ms), soci::use(first_ms);
-    auto backlog = [](int i) {
-        return "Webhook:00000000-0000-7000-8000-000000" + std::to_string(100000 + i + 1);
-    };
+    insert_due_backlog(f.session(), 20000, f.clock.now_ms() - 60000);
     soci::transaction round(f.session());
     long long before = postgresql ? outbox_rows_read(f.session()) : 0;
     auto first = f.read(10);
@@ -232,9 +211,9 @@ TEST_CASE("a read of the backlog stops at its limit, with statistics from before
     long long read = postgresql ? outbox_rows_read(f.session()) - before : 0;
     REQUIRE(first.claimed.size() == 10);
     REQUIRE(next.claimed.size() == 10);
-    CHECK(first.claimed.front().id == backlog(0));
-    CHECK(next.claimed.front().id == backlog(10));
-    CHECK(next.claimed.back().id == backlog(19));
+    CHECK(first.claimed.front().id == backlog_event_id(0));
+    CHECK(next.claimed.front().id == backlog_event_id(10));
+    CHECK(next.claimed.back().id == backlog_event_id(19));
     if (postgresql) {
         // The walk of outbox_events_due that stops at each LIMIT: not the 20,000 pending ones
         // (a join hashed and sorted whole).

@@ -16,9 +16,13 @@
 #include "ledger/store/outbox.hpp"
 #include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/statement_cache.hpp"
+#include "tests/support/outbox_backlog.hpp"
 #include "tests/support/store_fixture.hpp"
 
 using namespace corridor;
+using corridor::testing::backlog_event_id;
+using corridor::testing::insert_due_backlog;
+using corridor::testing::outbox_rows_read;
 using corridor::testing::store_fixture;
 
 namespace {
@@ -190,20 +194,6 @@ TEST_CASE("a round is claimed in the order its events were recorded, within a mi
     for (std::size_t i = 0; i < recorded.size(); ++i) CHECK(claimed[i].id == recorded[i]);
 }
 
-namespace {
-
-// Rows of outbox_events read so far in this transaction (PostgreSQL's counters: by sequential
-// scans, and fetched through indexes, bitmap scans included).
-long long outbox_rows_read(soci::session& session) {
-    long long read = 0;
-    session << "SELECT COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0) FROM "
-               "pg_stat_xact_user_tables WHERE relname = 'outbox_events'",
-        soci::into(read);
-    return read;
-}
-
-}  // namespace
-
 TEST_CASE("a round reads its own events, not the backlog, with statistics from before it",
           "[store][webhooks]") {
     delivery_fixture f;
@@ -215,31 +205,15 @@ TEST_CASE("a round reads its own events, not the backlog, with statistics from b
         for (auto& delivery : f.claim()) f.answer(delivery, 200);
     }
     if (postgresql) f.session() << "ANALYZE outbox_events";
-    // Then a backlog builds up: 20,000 events due one millisecond apart (each a copy of the last
-    // event but for its id and times).
-    constexpr int backlog_size = 20000;
-    long long first_ms = f.clock.now_ms() - 60000;
-    std::string pad(1000, ' ');  // rows about as wide as real events
-    f.session()
-        << "INSERT INTO outbox_events (id, tenant_key, type, payload, state, attempts, "
-           "next_attempt_at_ms, created_at_ms, purpose) WITH RECURSIVE n(i) AS "
-           "(SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < :c) SELECT "
-           "packed_id('Webhook:00000000-0000-7000-8000-000000' || CAST(100000 + i AS TEXT)), "
-           "e.tenant_key, e.type || :w, e.payload, "
-           "'PENDING', 0, CAST(:f AS BIGINT) + i, CAST(:g AS BIGINT) + i, 'NOTIFY' FROM n CROSS "
-           "JOIN (SELECT * FROM "
-           "outbox_events ORDER BY created_at_ms DESC, id DESC LIMIT 1) e",
-        soci::use(backlog_size), soci::use(pad), soci::use(first_ms), soci::use(first_ms);
-    auto backlog = [](int i) {
-        return "Webhook:00000000-0000-7000-8000-000000" + std::to_string(100000 + i + 1);
-    };
+    // Then a backlog builds up: 20,000 events due one millisecond apart.
+    insert_due_backlog(f.session(), 20000, f.clock.now_ms() - 60000);
     soci::transaction round(f.session());
     long long before = postgresql ? outbox_rows_read(f.session()) : 0;
     auto claimed = f.claim(10);
     long long claim_read = postgresql ? outbox_rows_read(f.session()) - before : 0;
     REQUIRE(claimed.size() == 10);
     for (std::size_t i = 0; i < claimed.size(); ++i)
-        CHECK(claimed[i].id == backlog(static_cast<int>(i)));
+        CHECK(claimed[i].id == backlog_event_id(static_cast<int>(i)));
     std::vector<attempt_report> reports(claimed.size());
     std::vector<finished_attempt> attempts;
     for (std::size_t i = 0; i < claimed.size(); ++i) {
@@ -258,9 +232,9 @@ TEST_CASE("a round reads its own events, not the backlog, with statistics from b
         CHECK(read <= 60);
     }
     round.commit();
-    CHECK(f.state_of(backlog(0)) == "DELIVERED");
-    CHECK(f.state_of(backlog(9)) == "DELIVERED");
-    CHECK(f.state_of(backlog(10)) == "PENDING");
+    CHECK(f.state_of(backlog_event_id(0)) == "DELIVERED");
+    CHECK(f.state_of(backlog_event_id(9)) == "DELIVERED");
+    CHECK(f.state_of(backlog_event_id(10)) == "PENDING");
 }
 
 TEST_CASE("a 409 stops the retries and a 2xx delivers", "[store][webhooks]") {
