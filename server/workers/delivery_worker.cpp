@@ -185,8 +185,11 @@ void delivery_worker::stop(std::int64_t drain_ms) {
     ready_.wait_until(lock, deadline, [this] { return in_flight_ == 0; });
     std::deque<completion> finished;
     finished.swap(finished_);
-    std::vector<claimed_delivery> unsent(std::make_move_iterator(queued_.begin()),
-                                         std::make_move_iterator(queued_.end()));
+    std::vector<claimed_delivery> unsent;
+    for (auto& next : signed_) unsent.push_back(std::move(next.delivery));
+    signed_.clear();
+    unsent.insert(unsent.end(), std::make_move_iterator(queued_.begin()),
+                  std::make_move_iterator(queued_.end()));
     queued_.clear();
     for (auto& id : handed_) {  // leased at their insert, never read back: given back too
         claimed_delivery leased;
@@ -387,24 +390,24 @@ void delivery_worker::count_answers(std::size_t answered) {
 
 // How many more events may be handed over: as many as may wait in the queue (mutex_ held).
 void delivery_worker::set_handover_room(int in_flight_max) {
-    std::int64_t waiting =
-        in_flight_ + static_cast<std::int64_t>(queued_.size() + handed_.size() + reading_);
+    std::int64_t waiting = in_flight_ + static_cast<std::int64_t>(queued_.size() + signed_.size() +
+                                                                  handed_.size() + reading_);
     set_outbox_handover_room(std::max<std::int64_t>(0, outstanding_max(in_flight_max) - waiting));
 }
 
 // The batch's requests go to the transport a few at a time: together they cost its thread one
 // wake-up, and the first ones leave while the others are signed (about 20 us each).
-void delivery_worker::send(std::vector<claimed_delivery> batch) {
+void delivery_worker::send(std::vector<outgoing> batch) {
     constexpr std::size_t calls_per_post = 16;
     std::vector<outbound_call> calls;
-    for (auto& delivery : batch) {
+    for (auto& [delivery, request] : batch) {
         std::int64_t now_ms = services_.time.now_ms();
         if (delivery.attempt == 1)
             observe_into(lag_, lag_sum_ms_, lag_buckets_ms, now_ms - delivery.created_at_ms);
         auto shared = std::make_shared<claimed_delivery>(std::move(delivery));
         try {
             sender_.prepare(
-                *shared, now_ms,
+                *shared, std::move(request), now_ms,
                 [this, shared](attempt_report report) {
                     completion done{std::move(*shared), std::move(report)};
                     observe(done);
@@ -440,12 +443,12 @@ bool delivery_worker::worth_looking(bool none_finished, int in_flight_max,
                                     std::size_t gather_max) const {
     if (stopping_ || round_done_.has_value() || read_done_.has_value()) return true;
     if (!handed_.empty() && reading_ == 0) return true;
-    if (!queued_.empty() && in_flight_ < in_flight_max) return true;
+    if ((!queued_.empty() || !signed_.empty()) && in_flight_ < in_flight_max) return true;
     if (round_pending_) return false;
     // The first answer to arrive sets the gathering's deadline: look again when it does.
     if (none_finished && !finished_.empty()) return true;
-    return (woken_ &&
-            outstanding_max(in_flight_max) > in_flight_ + static_cast<int>(queued_.size())) ||
+    return (woken_ && outstanding_max(in_flight_max) >
+                          in_flight_ + static_cast<int>(queued_.size() + signed_.size())) ||
            finished_.size() >= gather_max;
 }
 
@@ -464,28 +467,15 @@ void delivery_worker::loop() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
         std::vector<std::string> to_read = take_results();
-        std::vector<claimed_delivery> batch;
-        std::int64_t now_ms = services_.time.now_ms();
-        while (!queued_.empty() &&
-               (in_flight_ < in_flight_max || queued_.front().purpose != event_purpose::notify)) {
-            auto& next = queued_.front();
-            if (now_ms - next.claimed_at_ms > queued_ms_max) {
-                if (next.claim_token.empty()) let_go(next.id, true);  // nothing to give back
-                unsent.push_back(std::move(next));
-            } else {
-                batch.push_back(std::move(next));
-                ++in_flight_;
-            }
-            queued_.pop_front();
-        }
+        std::vector<outgoing> batch = take_sendable(in_flight_max, unsent);
         auto now = clock_type::now();
         bool start = false;
         int room = 0;
         std::deque<completion> finished;
         if (!round_pending_) {
-            room = std::clamp(
-                outstanding_max(in_flight_max) - in_flight_ - static_cast<int>(queued_.size()), 0,
-                claim_round_max);
+            room = std::clamp(outstanding_max(in_flight_max) - in_flight_ -
+                                  static_cast<int>(queued_.size() + signed_.size()),
+                              0, claim_round_max);
             // Without room the poll waits for the next round (answers make room and record).
             if (room == 0 && now >= next_poll) next_poll = now + poll;
             bool claim = room > 0 && (woken_ || more_due_ || now >= next_poll);
@@ -503,9 +493,11 @@ void delivery_worker::loop() {
             }
         }
         set_handover_room(in_flight_max);
-        if (start || !batch.empty() || !to_read.empty()) {
+        auto ahead = take_to_sign_ahead(in_flight_max);  // counted above as queued
+        if (start || !batch.empty() || !to_read.empty() || !ahead.empty()) {
             in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
             lock.unlock();
+            std::vector<outgoing> signed_now;
             try {
                 if (!to_read.empty()) start_reading(std::move(to_read));
                 if (start) start_round(std::move(finished), std::exchange(unsent, {}), room);
@@ -513,7 +505,9 @@ void delivery_worker::loop() {
             } catch (const std::exception& error) {
                 spdlog::error("webhook delivery round failed: {}", error.what());
             }
+            signed_now = sign_ahead(std::move(ahead));
             lock.lock();
+            for (auto& next : signed_now) signed_.push_back(std::move(next));
             continue;
         }
         // Nothing to do until an answer, a commit, a round's end or the next poll.

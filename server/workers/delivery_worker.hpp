@@ -48,6 +48,12 @@ retry_policy webhook_retry_policy(const struct service_config& config);
 inline constexpr std::int64_t claimed_ahead_max = 4096;
 int claims_outstanding_max(int in_flight_max, std::int64_t answered_per_s);
 
+// A delivery's body as sent (its timestamp the signing's) and the signature header over it.
+struct signed_webhook {
+    std::string body, signature_header;
+    std::int64_t signed_at_ms = 0;
+};
+
 // Signs and sends one claimed delivery, then reports the attempt (interrupted or endpoint-less
 // deliveries are reported without being sent). Shared by the loop and POST /webhooks/test.
 class webhook_sender {
@@ -55,10 +61,16 @@ public:
     explicit webhook_sender(outbound_transport& transport) : transport_(transport) {}
     void send(const claimed_delivery& delivery, std::int64_t now_ms,
               std::function<void(attempt_report)> done);
-    // As send(), but the signed request is added to `calls` for post_all() to send together with
-    // others. Throws when the tenant's key cannot sign (nothing added, `done` not run).
-    void prepare(const claimed_delivery& delivery, std::int64_t now_ms,
-                 std::function<void(attempt_report)> done, std::vector<outbound_call>& calls);
+    // Whether sending the delivery means signing it (not interrupted, an endpoint to send to).
+    static bool needs_signing(const claimed_delivery& delivery);
+    // Throws when the tenant's key cannot sign.
+    signed_webhook sign(const claimed_delivery& delivery, std::int64_t now_ms);
+    // As send(), with the request signed at `now_ms` unless `ready` holds it signed already, and
+    // added to `calls` for post_all() to send together with others. Throws when the tenant's key
+    // cannot sign (nothing added, `done` not run).
+    void prepare(const claimed_delivery& delivery, std::optional<signed_webhook> ready,
+                 std::int64_t now_ms, std::function<void(attempt_report)> done,
+                 std::vector<outbound_call>& calls);
     void post_all(std::vector<outbound_call> calls);
 
 private:
@@ -97,11 +109,20 @@ public:
     static constexpr std::int64_t queued_ms_max = 2000;
     // At most this many deliveries claimed by one round.
     static constexpr int claim_round_max = 1024;
+    // While every slot is taken, as many queued deliveries as may be under way are signed ahead;
+    // one signed this long before its slot came is signed again, so that the body's timestamp is
+    // the time it was sent, give or take.
+    static constexpr std::int64_t signed_age_max_ms = 100;
 
 private:
     struct completion {
         claimed_delivery delivery;
         attempt_report report;
+    };
+    // A claimed delivery on its way out, signed ahead or not (then signed as it is sent).
+    struct outgoing {
+        claimed_delivery delivery;
+        std::optional<signed_webhook> request;
     };
     // What a round (one writer job) came to; filled on the writer's thread.
     struct round_result {
@@ -144,7 +165,13 @@ private:
                      int room);
     void end_round(round_result& result);  // on the loop thread, with mutex_ held
     bool worth_looking(bool none_finished, int in_flight_max, std::size_t gather_max) const;
-    void send(std::vector<claimed_delivery> batch);
+    std::vector<outgoing> take_sendable(int in_flight_max, std::vector<claimed_delivery>& unsent);
+    std::vector<claimed_delivery> take_to_sign_ahead(int in_flight_max);
+    void send(std::vector<outgoing> batch);
+    std::vector<outgoing> sign_ahead(std::vector<claimed_delivery> deliveries);
+    // A delivery queued longer than queued_ms_max: given back by the next round (mutex_ held).
+    bool queued_too_long(claimed_delivery& delivery, std::int64_t now_ms,
+                         std::vector<claimed_delivery>& unsent);
     void observe(const completion& done);
 
     app_services& services_;
@@ -160,6 +187,9 @@ private:
     // Claimed, not yet sent: sent as answers free room, so that a slot never waits for a round's
     // commit. Oldest claim first.
     std::deque<claimed_delivery> queued_;
+    // Queued deliveries signed while every slot was taken, older than every one in queued_: the
+    // first to go when answers free room (the loop thread's, mutex_ held).
+    std::deque<outgoing> signed_;
     bool round_pending_ = false;
     std::string handover_token_;       // this process's claim token for handed-over events
     std::vector<std::string> handed_;  // handed over, not yet read back

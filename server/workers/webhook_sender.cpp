@@ -1,6 +1,7 @@
 // The webhook sender: signs a claimed delivery's body with its tenant's key (parsed once per key)
 // and hands the request to the outbound transport, alone or with others of a batch.
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,12 +35,24 @@ const webhook_signer& webhook_sender::signer_for(const claimed_delivery& deliver
 void webhook_sender::send(const claimed_delivery& delivery, std::int64_t now_ms,
                           std::function<void(attempt_report)> done) {
     std::vector<outbound_call> calls;
-    prepare(delivery, now_ms, std::move(done), calls);
+    prepare(delivery, std::nullopt, now_ms, std::move(done), calls);
     post_all(std::move(calls));
 }
 
-void webhook_sender::prepare(const claimed_delivery& delivery, std::int64_t now_ms,
-                             std::function<void(attempt_report)> done,
+bool webhook_sender::needs_signing(const claimed_delivery& delivery) {
+    return !delivery.interrupted && !delivery.url.empty();
+}
+
+signed_webhook webhook_sender::sign(const claimed_delivery& delivery, std::int64_t now_ms) {
+    signed_webhook out;
+    out.body = webhook_body(delivery, now_ms);
+    out.signature_header = signer_for(delivery).signature_header(out.body);
+    out.signed_at_ms = now_ms;
+    return out;
+}
+
+void webhook_sender::prepare(const claimed_delivery& delivery, std::optional<signed_webhook> ready,
+                             std::int64_t now_ms, std::function<void(attempt_report)> done,
                              std::vector<outbound_call>& calls) {
     attempt_report report;
     report.attempted_at_ms = now_ms;
@@ -53,12 +66,12 @@ void webhook_sender::prepare(const claimed_delivery& delivery, std::int64_t now_
         done(std::move(report));
         return;
     }
-    std::string body = webhook_body(delivery, now_ms);
+    signed_webhook request = ready ? std::move(*ready) : sign(delivery, now_ms);
+    report.attempted_at_ms = request.signed_at_ms;  // the body's timestamp
     outbound_call call;
     call.request.url = delivery.url;
-    call.request.headers.emplace_back("X-Service-Signature",
-                                      signer_for(delivery).signature_header(body));
-    call.request.body = std::move(body);
+    call.request.headers.emplace_back("X-Service-Signature", std::move(request.signature_header));
+    call.request.body = std::move(request.body);
     call.done = [report, done = std::move(done)](outbound_response response) mutable {
         report.response_status = response.status;
         report.latency_ms = response.latency_ms;

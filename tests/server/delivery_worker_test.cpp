@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ledger/base/time_format.hpp"
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/payments/approvals.hpp"
 #include "ledger/platforms/platform_store.hpp"
@@ -329,6 +330,60 @@ TEST_CASE("claims wait in a queue while every slot is busy, and a stop gives bac
                "NULL AND next_attempt_at_ms > :n",
         soci::use(now), soci::into(due_later);
     CHECK(due_later == 0);
+}
+
+TEST_CASE(
+    "while every slot is busy the queued are signed ahead, and signed again when held too "
+    "long",
+    "[store][webhooks][worker]") {
+    worker_fixture f;
+    f.services.config.webhooks.in_flight_max = 2;
+    f.record_account_events(6);
+    held_transport endpoint;
+    delivery_worker worker(f.services, f.writer, endpoint);
+    worker.start();
+    REQUIRE(within_ms(5000, [&] { return endpoint.sent().size() == 2; }));
+    // The two next are signed by now; held past signed_age_max_ms, their timestamps would say
+    // they left long before they did.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3 * delivery_worker::signed_age_max_ms));
+    auto answered_at_ms = f.wall.now_ms();
+    endpoint.answer_one(200);
+    REQUIRE(within_ms(5000, [&] { return endpoint.sent().size() == 3; }));
+    auto key = find_webhook_key(f.database.session(), f.owner);
+    REQUIRE(key.has_value());
+    auto check_signed = [&](const outbound_request& request) {
+        REQUIRE(request.headers.size() == 1);
+        auto header = boost::json::parse(request.headers[0].second).as_object();
+        CHECK(verify_webhook_signature(key->public_key_pem, request.body,
+                                       std::string(header.at("s").as_string())));
+    };
+    auto third = endpoint.sent()[2];
+    auto timestamp =
+        parse_timestamp_ms(boost::json::parse(third.body).at("timestamp").as_string().c_str());
+    REQUIRE(timestamp.has_value());
+    CHECK(*timestamp >= answered_at_ms);
+    check_signed(third);
+    // The rest go as answers come, each once and each verifiable.
+    for (int answered = 1; answered < 6; ++answered) {
+        REQUIRE(within_ms(5000, [&] {
+            return endpoint.sent().size() == std::min<std::size_t>(answered + 2, 6);
+        }));
+        endpoint.answer_one(200);
+    }
+    REQUIRE(within_ms(5000, [&] {
+        return count_of(f.database.session(),
+                        "SELECT COUNT(*) FROM outbox_events WHERE state = 'DELIVERED'") == 6;
+    }));
+    worker.stop();
+    auto sent = endpoint.sent();
+    REQUIRE(sent.size() == 6);
+    std::vector<std::string> ids;
+    for (const auto& request : sent) {
+        check_signed(request);
+        ids.emplace_back(boost::json::parse(request.body).at("webhookId").as_string());
+    }
+    std::sort(ids.begin(), ids.end());
+    CHECK(std::adjacent_find(ids.begin(), ids.end()) == ids.end());
 }
 
 namespace {
