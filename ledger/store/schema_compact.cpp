@@ -630,7 +630,7 @@ std::vector<migration> compact_storage_migrations() {
          "the due webhook events in the order of their due time and id",
          {
              // Delivery reads the due events in this order from where its last read stopped,
-             // without writing them (claims held in memory, ledger/webhooks/due_reads.cpp): the
+             // without writing them (claims held in memory, read_due_deliveries): the
              // index must give the order whole, ties of one millisecond included. Only PENDING
              // events are in it, so it is rebuilt in a moment.
              "DROP INDEX outbox_events_due",
