@@ -18,6 +18,7 @@
 
 #include "plugins/common/plugin_json.hpp"
 #include "rails/plugin_sdk.hpp"
+#include "rails/rail_sdk/formats/text.hpp"
 
 namespace sdk = corridor::rail_sdk;
 namespace json = boost::json;
@@ -202,7 +203,7 @@ public:
             return CORRIDOR_RAIL_INVALID_ARGUMENT;
         std::string id(op.operation_id);
         std::string reference = "SBX-" + id.substr(id.size() > 12 ? id.size() - 12 : 0);
-        char pattern = pattern_of(identifier);
+        char pattern = corridor::formats::sandbox_failure_pattern(identifier);
         family f = family_of(op.account_type);
         if (pattern == '5') {
             host_.send({CORRIDOR_RAIL_OUTCOME_PENDING, id, CORRIDOR_RAIL_FAILURE_NONE, "", "",
@@ -239,14 +240,6 @@ private:
         corridor_rail_direction direction;
         std::string reference;
     };
-
-    // '2'..'5' for identifiers ending 002..005; 0 for everything else.
-    static char pattern_of(const std::string& identifier) {
-        if (identifier.size() < 3) return 0;
-        std::string_view tail(identifier.data() + identifier.size() - 3, 3);
-        if (tail == "002" || tail == "003" || tail == "004" || tail == "005") return tail[2];
-        return 0;
-    }
 
     bool read_identifier(sdk::call& c, std::string_view type, std::string_view account_json,
                          std::string& out) const {

@@ -77,14 +77,6 @@ constexpr std::string_view funding_description = "Corridor funding ";
 constexpr std::size_t reference_bytes_max = 200;  // what the host accepts as a reference
 constexpr std::size_t arrivals_per_tick_max = 256;
 
-// The sandbox failure patterns on an identifier: '2'..'5' for one ending 002..005, else 0.
-char failure_pattern(std::string_view identifier) {
-    if (identifier.size() < 3) return 0;
-    std::string_view tail = identifier.substr(identifier.size() - 3);
-    if (tail == "002" || tail == "003" || tail == "004" || tail == "005") return tail[2];
-    return 0;
-}
-
 // An outcome without a failure (PENDING, SETTLED).
 payout_outcome plain(corridor_rail_outcome state) {
     payout_outcome o;
@@ -255,8 +247,9 @@ public:
         auto invoice = draw_invoice(fields, preimage);
         // In the sandbox an invoice whose checksum happens to end in a failure pattern (about one
         // in 8,192) would fail its payer as 002-005 do: the node draws another.
-        for (int drawn = 1; invoice && request.environment == "sandbox" &&
-                            failure_pattern(invoice.value()) != 0 && drawn < 8;
+        for (int drawn = 1;
+             invoice && request.environment == "sandbox" &&
+             corridor::formats::sandbox_failure_pattern(invoice.value()) != 0 && drawn < 8;
              ++drawn)
             invoice = draw_invoice(fields, preimage);
         if (!invoice) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, invoice.error().message);
@@ -305,7 +298,8 @@ public:
             std::array<std::uint8_t, 16> transfer{};
             corridor::plugin_random::fill(transfer.data(), transfer.size());
             record.reference = hex_encode(transfer);
-            record.pattern = sandbox ? failure_pattern(record.destination) : 0;
+            record.pattern =
+                sandbox ? corridor::formats::sandbox_failure_pattern(record.destination) : 0;
             return start(c, std::move(record), op.now_ms);
         }
         auto invoice_text = optional_string(object, "invoice", "");
@@ -331,7 +325,7 @@ public:
         }
         record.destination = *invoice_text;
         record.reference = hex_encode(invoice.fields.payment_hash);
-        record.pattern = sandbox ? failure_pattern(*invoice_text) : 0;
+        record.pattern = sandbox ? corridor::formats::sandbox_failure_pattern(*invoice_text) : 0;
         if (sandbox && record.pattern == 0 && network_folder_) record.route = payout_route::network;
         return start(c, std::move(record), op.now_ms);
     }

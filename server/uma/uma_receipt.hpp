@@ -1,21 +1,22 @@
 #pragma once
 // Receiving an UMA payment for one of our customers: the amount converted with the ledger's pricing
 // (BTC, in satoshis, is the sending side; the receiver's currency the receiving side), the INCOMING
-// transaction created through the approval protocol (ledger/payments/approvals.hpp), and the BOLT #11
-// invoice for it, signed with the service's Lightning node key, whose payment hash is kept with the
-// transaction (ledger/payments/uma_receipts.hpp settles it when paid and approved). Shared by the
-// pay-request callback and POST /sandbox/uma/receive. Runs in the ledger writer's transaction.
+// transaction created through the approval protocol (ledger/payments/approvals.hpp), and the BOLT
+// #11 invoice for it, signed with the service's Lightning node key, whose payment hash is kept with
+// the transaction (ledger/payments/uma_receipts.hpp settles it when paid and approved). Shared by
+// the pay-request callback and POST /sandbox/uma/receive. Runs in the ledger writer's transaction.
 #include <soci/soci.h>
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "ledger/base/result.hpp"
 #include "ledger/customers/customer_store.hpp"
 #include "ledger/payments/payments.hpp"
 #include "ledger/platforms/platform_store.hpp"
-#include "ledger/base/result.hpp"
 #include "rails/rail_sdk/lightning/bolt11.hpp"
 #include "uma/uma_error.hpp"
 
@@ -35,6 +36,13 @@ struct lightning_node {
 // std::runtime_error naming the bad key. Without settings a fresh key is drawn from `random`.
 lightning_node lightning_node_from_settings(const std::string& spark_settings_json,
                                             random_source& random);
+
+// An invoice of `node` for `amount_msats` and its payment hash (hex). In the sandbox it never
+// ends in a failure pattern: a payer there would fail it as 002-005 do, and its checksum's last
+// characters make one about once in 8,192.
+result<std::pair<std::string, std::string>, uma::uma_error> make_receipt_invoice(
+    const payment_services& services, const lightning_node& node, std::int64_t amount_msats,
+    const std::string& description, bool sandbox);
 
 struct incoming_uma_request {
     customer receiver;

@@ -26,6 +26,16 @@ inline char to_upper(char c) {
     return is_lower(c) ? static_cast<char>(c - 'a' + 'A') : c;
 }
 
+// The sandbox failure pattern an identifier ends in: '2' to '5' for 002 to 005, else 0 (README,
+// Sandbox failure patterns). Shared by the rails that honour them and the host that makes
+// sandbox invoices, which must not end in one by chance.
+inline char sandbox_failure_pattern(std::string_view identifier) {
+    if (identifier.size() < 3) return 0;
+    std::string_view tail = identifier.substr(identifier.size() - 3);
+    if (tail == "002" || tail == "003" || tail == "004" || tail == "005") return tail[2];
+    return 0;
+}
+
 inline bool all_digits(std::string_view text) {
     if (text.empty()) return false;
     for (char c : text)
