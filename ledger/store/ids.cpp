@@ -90,9 +90,13 @@ bool is_uuid(std::string_view text) {
     return true;
 }
 
+std::string_view uuid_part(std::string_view id) {
+    std::size_t colon = id.find(':');
+    return colon == std::string_view::npos ? id : id.substr(colon + 1);
+}
+
 bool pack_id(std::string_view typed, unsigned char (&out)[16]) {
-    std::size_t colon = typed.find(':');
-    std::string_view uuid = colon == std::string_view::npos ? typed : typed.substr(colon + 1);
+    std::string_view uuid = uuid_part(typed);
     if (!is_uuid(uuid)) return false;
     auto nibble = [](char c) {
         if (c >= '0' && c <= '9') return c - '0';

@@ -35,6 +35,8 @@ private:
 std::string first_id_at(std::string_view type, std::int64_t ms);
 
 bool is_uuid(std::string_view text);
+// The uuid of "<type>:<uuid>" (a bare uuid as it is), unchecked.
+std::string_view uuid_part(std::string_view id);
 
 // Ids stored as 16 bytes (the postings' own and transaction ids, migration 46): the uuid of
 // "<type>:<uuid>" (or of a bare uuid), its type implied by the column. False when `typed` holds no

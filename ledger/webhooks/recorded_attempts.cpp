@@ -7,6 +7,7 @@
 
 #include "ledger/base/utf8.hpp"
 #include "ledger/store/database.hpp"
+#include "ledger/store/ids.hpp"
 #include "ledger/store/multi_row.hpp"
 #include "ledger/store/page.hpp"
 #include "ledger/store/statement_cache.hpp"
@@ -96,11 +97,6 @@ void append_json_field(std::string& out, const char* key, std::string_view text)
     append_json_string(out, text);
 }
 
-// The uuid of a typed id (Webhook:<uuid>).
-std::string_view bare_uuid(std::string_view typed) {
-    return typed.substr(typed.find(':') + 1);
-}
-
 void append_json_field(std::string& out, const char* key, long long number) {
     out += out.back() == '{' ? "\"" : ",\"";
     out += key;
@@ -169,7 +165,7 @@ struct event_moves {
     void add(const claimed_delivery& delivery, const delivery_verdict& verdict,
              const attempt_report& report, std::int64_t now_ms) {
         bool pending = verdict.state == "PENDING";
-        ids.emplace_back(bare_uuid(delivery.id));
+        ids.emplace_back(uuid_part(delivery.id));
         tokens.push_back(delivery.claim_token.empty() ? std::nullopt
                                                       : std::optional(delivery.claim_token));
         states.push_back(verdict.state);
@@ -257,10 +253,10 @@ std::vector<delivery_verdict> finish_deliveries(soci::session& session, id_gener
         }
         if (attempts.size() > 1) attempts += ',';
         attempts += '{';
-        append_json_field(attempts, "i", bare_uuid(ids.next("WebhookAttempt")));
+        append_json_field(attempts, "i", ids.next_uuid());
         append_json_field(attempts, "p", delivery->owner.platform_id);
         append_json_field(attempts, "e", delivery->owner.env_name());
-        append_json_field(attempts, "v", bare_uuid(delivery->id));
+        append_json_field(attempts, "v", uuid_part(delivery->id));
         append_json_field(attempts, "y", delivery->type);
         append_json_field(attempts, "a", delivery->attempt);
         append_json_field(attempts, "u", delivery->url);

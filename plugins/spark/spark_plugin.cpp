@@ -219,14 +219,6 @@ public:
         return CORRIDOR_RAIL_OK;
     }
 
-    // An invoice of `fields` paying a new preimage's hash with a new payment secret.
-    auto draw_invoice(invoice_fields& fields, bytes32& preimage) const {
-        corridor::plugin_random::fill(preimage.data(), preimage.size());
-        SHA256(preimage.data(), preimage.size(), fields.payment_hash.data());
-        corridor::plugin_random::fill(fields.payment_secret.data(), fields.payment_secret.size());
-        return encode_invoice(fields, node_key_);
-    }
-
     sdk::status funding_instructions(sdk::call& c, const sdk::funding_request& request) override {
         if (request.currency != "BTC")
             return c.fail(CORRIDOR_RAIL_UNSUPPORTED, "the spark rail funds BTC accounts only");
@@ -244,14 +236,12 @@ public:
         fields.min_final_cltv_expiry_delta = static_cast<std::uint64_t>(cltv_delta_);
         fields.feature_bits = {8, 14};
         bytes32 preimage{};
-        auto invoice = draw_invoice(fields, preimage);
-        // In the sandbox an invoice whose checksum happens to end in a failure pattern (about one
-        // in 8,192) would fail its payer as 002-005 do: the node draws another.
-        for (int drawn = 1;
-             invoice && request.environment == "sandbox" &&
-             corridor::formats::sandbox_failure_pattern(invoice.value()) != 0 && drawn < 8;
-             ++drawn)
-            invoice = draw_invoice(fields, preimage);
+        auto invoice = encode_fresh_invoice(
+            fields, node_key_, request.environment == "sandbox", [&preimage](invoice_fields& f) {
+                corridor::plugin_random::fill(preimage.data(), preimage.size());
+                SHA256(preimage.data(), preimage.size(), f.payment_hash.data());
+                corridor::plugin_random::fill(f.payment_secret.data(), f.payment_secret.size());
+            });
         if (!invoice) return c.fail(CORRIDOR_RAIL_INVALID_ARGUMENT, invoice.error().message);
         preimages_[hex_encode(fields.payment_hash)] = preimage;
         boost::json::object info{{"accountType", "SPARK_WALLET"},

@@ -11,7 +11,6 @@
 #include "ledger/book/pricing.hpp"
 #include "ledger/payments/approvals.hpp"
 #include "ledger/payments/uma_receipts.hpp"
-#include "rails/rail_sdk/formats/text.hpp"
 #include "uma/hex.hpp"
 
 namespace corridor {
@@ -118,20 +117,13 @@ result<std::pair<std::string, std::string>, uma::uma_error> make_receipt_invoice
     fields.description = description.substr(0, 600);
     fields.expiry_seconds = node.invoice_expiry_seconds;
     fields.feature_bits = {8, 14};
-    auto draw = [&] {
-        std::array<std::uint8_t, 32> preimage{};
-        services.random.fill(preimage);
-        SHA256(preimage.data(), preimage.size(), fields.payment_hash.data());
-        services.random.fill(fields.payment_secret);
-        return lightning::encode_invoice(fields, node.private_key);
-    };
-    auto invoice = draw();
-    // A sandbox payer fails an invoice ending in a failure pattern, as its checksum does about
-    // once in 8,192: another is drawn.
-    for (int drawn = 1;
-         invoice && sandbox && formats::sandbox_failure_pattern(invoice.value()) != 0 && drawn < 8;
-         ++drawn)
-        invoice = draw();
+    auto invoice = lightning::encode_fresh_invoice(
+        fields, node.private_key, sandbox, [&services](lightning::invoice_fields& f) {
+            std::array<std::uint8_t, 32> preimage{};
+            services.random.fill(preimage);
+            SHA256(preimage.data(), preimage.size(), f.payment_hash.data());
+            services.random.fill(f.payment_secret);
+        });
     if (!invoice) return error_of(uma::error_kind::internal_error, invoice.error().message);
     return std::pair{invoice.value(), uma::to_hex(fields.payment_hash)};
 }

@@ -63,7 +63,6 @@ bool delivery_worker::holds_backlog_lock(soci::session& session) {
 // SQLite: opens the file beside the database whose lock makes a process the backlog's reader,
 // once, at the start (a process that is not the reader tries the lock again every round).
 void delivery_worker::open_backlog_lock_file(const std::string& path) {
-    backlog_lock_path_ = path;
     backlog_lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (backlog_lock_fd_ < 0) {
         spdlog::error("webhook delivery cannot open {}: {}; this process will not read the backlog",
@@ -74,7 +73,7 @@ void delivery_worker::open_backlog_lock_file(const std::string& path) {
 // SQLite: whether this process holds that file's lock, taking it if it is free. flock: the kernel
 // lets it go with the process.
 bool delivery_worker::holds_backlog_file_lock() {
-    if (backlog_lock_path_.empty() || backlog_locked_) return true;
+    if (!own_ || backlog_locked_) return true;
     backlog_locked_ = backlog_lock_fd_ >= 0 && ::flock(backlog_lock_fd_, LOCK_EX | LOCK_NB) == 0;
     return backlog_locked_;
 }

@@ -22,6 +22,7 @@ std::vector<delivery_worker::outgoing> delivery_worker::take_sendable(
         }
         signed_.pop_front();
     }
+    signed_gauge_.store(static_cast<std::int64_t>(signed_.size()), std::memory_order_relaxed);
     while (!queued_.empty() &&
            (in_flight_ < in_flight_max || queued_.front().purpose != event_purpose::notify)) {
         if (!queued_too_long(queued_.front(), now_ms, unsent)) {

@@ -188,6 +188,7 @@ void delivery_worker::stop(std::int64_t drain_ms) {
     std::vector<claimed_delivery> unsent;
     for (auto& next : signed_) unsent.push_back(std::move(next.delivery));
     signed_.clear();
+    signed_gauge_.store(0, std::memory_order_relaxed);
     unsent.insert(unsent.end(), std::make_move_iterator(queued_.begin()),
                   std::make_move_iterator(queued_.end()));
     queued_.clear();
@@ -390,8 +391,8 @@ void delivery_worker::count_answers(std::size_t answered) {
 
 // How many more events may be handed over: as many as may wait in the queue (mutex_ held).
 void delivery_worker::set_handover_room(int in_flight_max) {
-    std::int64_t waiting = in_flight_ + static_cast<std::int64_t>(queued_.size() + signed_.size() +
-                                                                  handed_.size() + reading_);
+    std::int64_t waiting =
+        in_flight_ + claims_waiting() + static_cast<std::int64_t>(handed_.size() + reading_);
     set_outbox_handover_room(std::max<std::int64_t>(0, outstanding_max(in_flight_max) - waiting));
 }
 
@@ -443,12 +444,11 @@ bool delivery_worker::worth_looking(bool none_finished, int in_flight_max,
                                     std::size_t gather_max) const {
     if (stopping_ || round_done_.has_value() || read_done_.has_value()) return true;
     if (!handed_.empty() && reading_ == 0) return true;
-    if ((!queued_.empty() || !signed_.empty()) && in_flight_ < in_flight_max) return true;
+    if (claims_waiting() > 0 && in_flight_ < in_flight_max) return true;
     if (round_pending_) return false;
     // The first answer to arrive sets the gathering's deadline: look again when it does.
     if (none_finished && !finished_.empty()) return true;
-    return (woken_ && outstanding_max(in_flight_max) >
-                          in_flight_ + static_cast<int>(queued_.size() + signed_.size())) ||
+    return (woken_ && outstanding_max(in_flight_max) > in_flight_ + claims_waiting()) ||
            finished_.size() >= gather_max;
 }
 
@@ -473,9 +473,8 @@ void delivery_worker::loop() {
         int room = 0;
         std::deque<completion> finished;
         if (!round_pending_) {
-            room = std::clamp(outstanding_max(in_flight_max) - in_flight_ -
-                                  static_cast<int>(queued_.size() + signed_.size()),
-                              0, claim_round_max);
+            room = std::clamp(outstanding_max(in_flight_max) - in_flight_ - claims_waiting(), 0,
+                              claim_round_max);
             // Without room the poll waits for the next round (answers make room and record).
             if (room == 0 && now >= next_poll) next_poll = now + poll;
             bool claim = room > 0 && (woken_ || more_due_ || now >= next_poll);
@@ -497,7 +496,6 @@ void delivery_worker::loop() {
         if (start || !batch.empty() || !to_read.empty() || !ahead.empty()) {
             in_flight_gauge_.store(in_flight_, std::memory_order_relaxed);
             lock.unlock();
-            std::vector<outgoing> signed_now;
             try {
                 if (!to_read.empty()) start_reading(std::move(to_read));
                 if (start) start_round(std::move(finished), std::exchange(unsent, {}), room);
@@ -505,9 +503,11 @@ void delivery_worker::loop() {
             } catch (const std::exception& error) {
                 spdlog::error("webhook delivery round failed: {}", error.what());
             }
-            signed_now = sign_ahead(std::move(ahead));
+            auto signed_now = sign_ahead(std::move(ahead));
             lock.lock();
             for (auto& next : signed_now) signed_.push_back(std::move(next));
+            signed_gauge_.store(static_cast<std::int64_t>(signed_.size()),
+                                std::memory_order_relaxed);
             continue;
         }
         // Nothing to do until an answer, a commit, a round's end or the next poll.
@@ -551,6 +551,9 @@ std::string delivery_worker::metrics_text() const {
                   "Events of the backlog this process holds in memory, read and not yet "
                   "recorded: queued, under way, or answered.",
                   held_gauge_.load());
+    append_metric(out, "corridor_webhook_signed_ahead", "gauge",
+                  "Deliveries signed while every slot was taken, waiting for one.",
+                  signed_gauge_.load());
     append_metric(out, "corridor_webhook_handed_over_total", "counter",
                   "Events leased to this process by the commit that wrote them and handed to its "
                   "delivery without a claim.",

@@ -169,6 +169,8 @@ private:
     std::vector<claimed_delivery> take_to_sign_ahead(int in_flight_max);
     void send(std::vector<outgoing> batch);
     std::vector<outgoing> sign_ahead(std::vector<claimed_delivery> deliveries);
+    // Claimed and not yet under way: queued, or signed ahead (mutex_ held).
+    int claims_waiting() const { return static_cast<int>(queued_.size() + signed_.size()); }
     // A delivery queued longer than queued_ms_max: given back by the next round (mutex_ held).
     bool queued_too_long(claimed_delivery& delivery, std::int64_t now_ms,
                          std::vector<claimed_delivery>& unsent);
@@ -208,13 +210,13 @@ private:
     std::chrono::steady_clock::time_point read_from_first_at_{};
     std::uint64_t lock_session_ = 0;  // delivery connection's thread: the session holding the lock
     // SQLite: the file beside the database whose lock (flock) makes this process the backlog's
-    // reader; none without a delivery connection (tests on a database of their own), where the
-    // process reads it unasked.
-    std::string backlog_lock_path_;
-    int backlog_lock_fd_ = -1;  // opened at the start; the lock taken on the writer's thread
+    // reader, opened at the start when there is a delivery connection (without one, in tests on a
+    // database of their own, the process reads the backlog unasked); the lock is taken on the
+    // writer's thread.
+    int backlog_lock_fd_ = -1;
     bool backlog_locked_ = false;
     std::atomic<bool> reading_backlog_{false};
-    std::atomic<std::int64_t> held_gauge_{0};
+    std::atomic<std::int64_t> held_gauge_{0}, signed_gauge_{0};
     bool stopping_ = false;
     bool woken_ = false;
     int in_flight_ = 0;

@@ -56,13 +56,11 @@ void webhook_sender::prepare(const claimed_delivery& delivery, std::optional<sig
                              std::vector<outbound_call>& calls) {
     attempt_report report;
     report.attempted_at_ms = now_ms;
-    if (delivery.interrupted) {
-        report.error = "the attempt was interrupted by a restart; this event is not sent twice";
-        done(std::move(report));
-        return;
-    }
-    if (delivery.url.empty()) {
-        report.error = "no webhook endpoint is configured";
+    if (!needs_signing(delivery)) {  // reported without being sent
+        report.error =
+            delivery.interrupted
+                ? "the attempt was interrupted by a restart; this event is not sent twice"
+                : "no webhook endpoint is configured";
         done(std::move(report));
         return;
     }

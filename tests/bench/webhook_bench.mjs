@@ -181,7 +181,7 @@ async function referenceRate(receiver, bodyBytes, total, concurrency) {
 async function drained(server, receiver, expected, timeoutMs) {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
-    if ((await stats(receiver)).received >= expected) return true;
+    if (await receivedCount(receiver) >= expected) return true;
     await sleep(50);
   }
   return false;
@@ -192,7 +192,7 @@ async function drained(server, receiver, expected, timeoutMs) {
 // and 90% of the backlog had arrived.
 async function drainBacklog(server, receiver, pairs, pg) {
   await fetch(receiver.pause);
-  const beforeBacklog = (await stats(receiver)).received;
+  const beforeBacklog = await receivedCount(receiver);
   const buildStart = Date.now();
   const backlog = await burst(server, pairs, backlogPayments);
   const events = backlog.sent * 4;
@@ -231,12 +231,12 @@ async function measure(backend, database, pg) {
     await api(server, 'PATCH', '/config', { webhookEndpoint: receiver.url });
     const pairs = await prepare(server, 32);
     await sleep(500);
-    const baseline = (await stats(receiver)).received;
+    const baseline = await receivedCount(receiver);
 
     // 1. Lag at the requested payment rate.
     await stats(receiver, true);
     const histogramBefore = lagFromHistogram(await metrics(server));
-    const receivedBefore = (await stats(receiver)).received;
+    const receivedBefore = await receivedCount(receiver);
     const lagCpuBefore = threadCpuMs(server.process.pid);
     const lagPgBefore = pg ? postgresCpuMs(pg) : 0;
     const load = await paceLoad(server, pairs, rate, seconds);

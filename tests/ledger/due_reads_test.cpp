@@ -11,37 +11,21 @@
 #include "ledger/store/outbox.hpp"
 #include "ledger/webhooks/webhook_deliveries.hpp"
 #include "tests/support/outbox_backlog.hpp"
-#include "tests/support/store_fixture.hpp"
+#include "tests/support/webhook_fixture.hpp"
 
 using namespace corridor;
 using corridor::testing::backlog_event_id;
 using corridor::testing::insert_due_backlog;
 using corridor::testing::outbox_rows_read;
-using corridor::testing::store_fixture;
+using corridor::testing::webhook_fixture;
 
 namespace {
 
-struct reader_fixture : store_fixture {
-    reader_fixture() {
-        owner = tenant{make_platform("reader.example"), environment::sandbox};
-        config_patch patch;
-        patch.webhook_endpoint = std::optional<std::string>("https://receiver.example/hooks");
-        REQUIRE(update_platform_config(session(), platforms(), owner, patch).ok());
-    }
-    std::string event(event_purpose purpose = event_purpose::notify) {
-        return record_event(session(), ids, clock, owner,
-                            purpose == event_purpose::test ? "TEST" : "OUTGOING_PAYMENT",
-                            R"({"transaction":{"id":"Transaction:x"}})", purpose);
-    }
+struct reader_fixture : webhook_fixture {
+    reader_fixture() : webhook_fixture("reader.example") {}
     due_read read(int limit, const std::optional<due_position>& after = std::nullopt,
                   const std::unordered_set<std::string>& held = {}) {
         return read_due_deliveries(session(), clock, random, policy, after, held, limit);
-    }
-    delivery_verdict answer(const claimed_delivery& delivery, int status) {
-        attempt_report report;
-        report.attempted_at_ms = clock.now_ms();
-        report.response_status = status;
-        return finish_delivery(session(), ids, clock, policy, delivery, report);
     }
     struct row {
         std::string state;
@@ -66,8 +50,6 @@ struct reader_fixture : store_fixture {
         for (const auto& claim : claims) out.push_back(claim.id);
         return out;
     }
-    tenant owner;
-    retry_policy policy;
 };
 
 }  // namespace
@@ -90,7 +72,7 @@ TEST_CASE("the backlog is read in order from a place, held events passed over, n
     for (const auto& claim : first.claimed) {
         CHECK(claim.claim_token.empty());  // held in memory
         CHECK(claim.attempt == 1);
-        CHECK(claim.url == "https://receiver.example/hooks");
+        CHECK(claim.url == webhook_fixture::endpoint);
         CHECK_FALSE(claim.private_key_pem.empty());
     }
     for (const auto& id : events) {  // nothing was written
@@ -171,7 +153,7 @@ TEST_CASE("the reader claims TEST events and lapsed leases in the database", "[s
     auto leased = claim_due_deliveries(f.session(), f.clock, f.random, f.policy, 10);
     REQUIRE(leased.size() == 1);
     f.clock.advance_ms(f.policy.lease_ms);  // its process died with it
-    std::string test = f.event(event_purpose::test);
+    std::string test = f.event(event_purpose::test, "TEST");
     auto read = f.read(10);
     REQUIRE(f.ids_of(read.claimed) == std::vector<std::string>{lapsed, test});
     for (const auto& claim : read.claimed) {

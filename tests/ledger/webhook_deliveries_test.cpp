@@ -17,44 +17,23 @@
 #include "ledger/store/outbox_handover.hpp"
 #include "ledger/store/statement_cache.hpp"
 #include "tests/support/outbox_backlog.hpp"
-#include "tests/support/store_fixture.hpp"
+#include "tests/support/webhook_fixture.hpp"
 
 using namespace corridor;
 using corridor::testing::backlog_event_id;
 using corridor::testing::insert_due_backlog;
 using corridor::testing::outbox_rows_read;
-using corridor::testing::store_fixture;
+using corridor::testing::webhook_fixture;
 
 namespace {
 
 constexpr std::int64_t minute_ms = 60000;
 constexpr std::int64_t day_ms = 24 * 60 * minute_ms;
 
-struct delivery_fixture : store_fixture {
-    delivery_fixture() {
-        owner = tenant{make_platform("hooks.example"), environment::sandbox};
-        set_endpoint(owner, "https://receiver.example/hooks");
-    }
-    void set_endpoint(const tenant& who, const std::string& url) {
-        config_patch patch;
-        patch.webhook_endpoint = std::optional<std::string>(url);
-        REQUIRE(update_platform_config(session(), platforms(), who, patch).ok());
-    }
-    std::string event(event_purpose purpose = event_purpose::notify,
-                      const std::string& type = "OUTGOING_PAYMENT") {
-        return record_event(session(), ids, clock, owner, type,
-                            R"({"transaction":{"id":"Transaction:x"}})", purpose);
-    }
+struct delivery_fixture : webhook_fixture {
+    delivery_fixture() : webhook_fixture("hooks.example") {}
     std::vector<claimed_delivery> claim(int limit = 10) {
         return claim_due_deliveries(session(), clock, random, policy, limit);
-    }
-    delivery_verdict answer(const claimed_delivery& delivery, int status) {
-        attempt_report report;
-        report.attempted_at_ms = clock.now_ms();
-        report.response_status = status;
-        report.response_excerpt = status == 0 ? "" : "answer " + std::to_string(status);
-        if (status == 0) report.error = "connecting failed";
-        return finish_delivery(session(), ids, clock, policy, delivery, report);
     }
     std::string state_of(const std::string& id) {
         std::string state;
@@ -76,8 +55,6 @@ struct delivery_fixture : store_fixture {
         return state == "NO_ENDPOINT" && attempts == 0 && first == soci::i_null &&
                finished == soci::i_ok && finished_ms == at_ms && next_ms == at_ms;
     }
-    tenant owner;
-    retry_policy policy;
 };
 
 // Sends what a ledger batch kept and commits, as the writer does on each backend.

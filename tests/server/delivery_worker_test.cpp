@@ -92,6 +92,14 @@ long long count_of(soci::session& session, const std::string& sql) {
     return count;
 }
 
+// A gauge of the worker's /metrics text; -1 when it is not there.
+long long gauge_of(const delivery_worker& worker, const std::string& name) {
+    auto text = worker.metrics_text();
+    auto line = "\n" + name + " ";
+    auto at = text.find(line);
+    return at == std::string::npos ? -1 : std::stoll(text.substr(at + line.size()));
+}
+
 template <class Predicate>
 bool within_ms(int timeout_ms, Predicate predicate) {
     for (int waited = 0; waited < timeout_ms; waited += 10) {
@@ -275,11 +283,7 @@ TEST_CASE("claims wait in a queue while every slot is busy, and a stop gives bac
     held_transport endpoint;
     delivery_worker worker(f.services, f.writer, endpoint);
     worker.start();
-    auto held = [&worker] {
-        auto text = worker.metrics_text();
-        auto at = text.find("\ncorridor_webhook_claims_held ");
-        return at == std::string::npos ? -1 : std::stoll(text.substr(at + 30));
-    };
+    auto held = [&worker] { return gauge_of(worker, "corridor_webhook_claims_held"); };
     const std::string leased_sql =
         "SELECT COUNT(*) FROM outbox_events WHERE claim_token IS NOT NULL";
     // SQLite reads the backlog in order and holds its claims in memory; PostgreSQL without a
@@ -342,13 +346,13 @@ TEST_CASE(
     held_transport endpoint;
     delivery_worker worker(f.services, f.writer, endpoint);
     worker.start();
-    REQUIRE(within_ms(5000, [&] { return endpoint.sent().size() == 2; }));
-    // The two next are signed by now; held past signed_age_max_ms, their timestamps would say
-    // they left long before they did.
-    std::this_thread::sleep_for(std::chrono::milliseconds(3 * delivery_worker::signed_age_max_ms));
-    auto answered_at_ms = f.wall.now_ms();
-    endpoint.answer_one(200);
-    REQUIRE(within_ms(5000, [&] { return endpoint.sent().size() == 3; }));
+    auto signed_ahead = [&worker] { return gauge_of(worker, "corridor_webhook_signed_ahead"); };
+    auto timestamp_of = [](const outbound_request& request) {
+        auto at = parse_timestamp_ms(
+            boost::json::parse(request.body).at("timestamp").as_string().c_str());
+        REQUIRE(at.has_value());
+        return *at;
+    };
     auto key = find_webhook_key(f.database.session(), f.owner);
     REQUIRE(key.has_value());
     auto check_signed = [&](const outbound_request& request) {
@@ -357,14 +361,25 @@ TEST_CASE(
         CHECK(verify_webhook_signature(key->public_key_pem, request.body,
                                        std::string(header.at("s").as_string())));
     };
-    auto third = endpoint.sent()[2];
-    auto timestamp =
-        parse_timestamp_ms(boost::json::parse(third.body).at("timestamp").as_string().c_str());
-    REQUIRE(timestamp.has_value());
-    CHECK(*timestamp >= answered_at_ms);
-    check_signed(third);
+    // Two under way, the two next signed while they wait for a slot.
+    REQUIRE(within_ms(5000, [&] { return endpoint.sent().size() == 2 && signed_ahead() == 2; }));
+    // A slot freed soon after: the next goes as it was signed, before the answer came.
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    auto answered_at_ms = f.wall.now_ms();
+    endpoint.answer_one(200);
+    REQUIRE(within_ms(5000, [&] { return endpoint.sent().size() == 3 && signed_ahead() == 2; }));
+    CHECK(timestamp_of(endpoint.sent()[2]) < answered_at_ms);
+    check_signed(endpoint.sent()[2]);
+    // Held past signed_age_max_ms, its timestamp would say it left long before it did: signed
+    // again when its slot comes.
+    std::this_thread::sleep_for(std::chrono::milliseconds(3 * delivery_worker::signed_age_max_ms));
+    answered_at_ms = f.wall.now_ms();
+    endpoint.answer_one(200);
+    REQUIRE(within_ms(5000, [&] { return endpoint.sent().size() == 4; }));
+    CHECK(timestamp_of(endpoint.sent()[3]) >= answered_at_ms);
+    check_signed(endpoint.sent()[3]);
     // The rest go as answers come, each once and each verifiable.
-    for (int answered = 1; answered < 6; ++answered) {
+    for (int answered = 2; answered < 6; ++answered) {
         REQUIRE(within_ms(5000, [&] {
             return endpoint.sent().size() == std::min<std::size_t>(answered + 2, 6);
         }));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../formats/result.hpp"
+#include "../formats/text.hpp"
 
 namespace corridor::lightning {
 
@@ -82,6 +83,25 @@ formats::outcome<decoded_invoice> decode_invoice(std::string_view text,
 // bits and both/neither description kinds.
 formats::outcome<std::string> encode_invoice(const invoice_fields& fields,
                                              const bytes32& node_private_key);
+
+// An invoice of `fields` paying a fresh payment hash: `draw_payment(fields)` sets its hash and
+// secret (from a new preimage that the caller keeps). For the sandbox it draws again, at most
+// eight times, while the invoice ends in a sandbox failure pattern (002-005), as its checksum does
+// about once in 8,192: a sandbox payer would fail it as that pattern says.
+template <class DrawPayment>
+formats::outcome<std::string> encode_fresh_invoice(invoice_fields& fields,
+                                                   const bytes32& node_private_key, bool sandbox,
+                                                   DrawPayment draw_payment) {
+    draw_payment(fields);
+    auto invoice = encode_invoice(fields, node_private_key);
+    for (int drawn = 1;
+         invoice && sandbox && formats::sandbox_failure_pattern(invoice.value()) != 0 && drawn < 8;
+         ++drawn) {
+        draw_payment(fields);
+        invoice = encode_invoice(fields, node_private_key);
+    }
+    return invoice;
+}
 
 // The compressed public key of a node private key.
 formats::outcome<bytes33> node_public_key(const bytes32& node_private_key);
